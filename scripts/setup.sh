@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# setup.sh — installs the Debian 12 packages depthsort builds and tests with.
+# Idempotent: a no-op when everything is present. Needs root (or sudo) only
+# when something is missing. The CUDA 13 toolkit is expected in
+# /usr/local/cuda (or nvcc on PATH); it is not a Debian package.
+set -euo pipefail
+
+packages=(cmake pkg-config build-essential python3-glad
+          libglfw3-dev libcglm-dev libegl-dev libgl-dev libstb-dev libcmocka-dev
+          libegl-mesa0 libgl1-mesa-dri mesa-utils-bin
+          gnuplot-nox xvfb xauth clang libclang-rt-14-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "setup: the CUDA toolkit (nvcc) was not found in PATH or /usr/local/cuda" >&2
+  exit 1
+fi

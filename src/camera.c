@@ -1,0 +1,2 @@
+/* camera.c — placeholder until the foundation issue lands. */
+#include "camera.h"

@@ -1,0 +1,70 @@
+/* cli.h — the parsed command line, shared by main, the headless runner and
+ * the viewer (which only read it). */
+#ifndef DS_CLI_H
+#define DS_CLI_H
+
+#include <stddef.h>
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ds_primitive {
+    DS_PRIMITIVE_TRIANGLES = 0,
+    DS_PRIMITIVE_POINTS
+} ds_primitive;
+
+typedef enum ds_triangle_key {
+    DS_TRIANGLE_KEY_FARTHEST = 0, /* max of the three vertex distances */
+    DS_TRIANGLE_KEY_MEAN,         /* mean of the three vertex distances */
+    DS_TRIANGLE_KEY_CENTROID,     /* distance to the centroid */
+    DS_TRIANGLE_KEY_COUNT
+} ds_triangle_key;
+
+typedef enum ds_interop_mode {
+    DS_INTEROP_AUTO = 0,  /* external memory where supported, else map */
+    DS_INTEROP_MAP,       /* cudaGraphicsMapResources each frame */
+    DS_INTEROP_EXTERNAL,  /* CUDA VMM memory imported with GL_EXT_memory_object_fd */
+    DS_INTEROP_NONE       /* CPU path: host sort and buffer uploads */
+} ds_interop_mode;
+
+typedef struct ds_options {
+    const char *model_path;   /* positional MODEL, or NULL */
+    const char *scene;        /* --scene NAME[:SIZE], or NULL */
+    int grid_x, grid_y;       /* --grid NxM; 1x1 default */
+    int info;                 /* --info: print one line and exit */
+    int headless;             /* --headless */
+    int frames;               /* --frames N (headless), default 100 */
+    const char *sort;         /* --sort NAME|all, default "cub" (cpu w/o GPU) */
+    int shuffle;              /* --shuffle */
+    int width, height;        /* --size WxH, default 1920x1080 */
+    ds_primitive primitive;   /* --primitive; points for point clouds */
+    int primitive_given;      /* --primitive was on the command line */
+    ds_triangle_key triangle_key; /* --key farthest|mean|centroid */
+    ds_interop_mode interop;  /* --interop auto|map|external|none */
+    float orbit_degrees;      /* --orbit DEG: total orbit over the frames */
+    float alpha;              /* --alpha A in (0,1], default 0.35 */
+    const char *csv_path;     /* --csv FILE */
+    const char *json_path;    /* --json FILE */
+    const char *screenshot_path; /* --screenshot FILE.png */
+    int verify;               /* --verify */
+    int no_sort;              /* --no-sort: draw unsorted */
+    int vsync;                /* viewer: 1 default, --no-vsync */
+    const char *script_path;  /* viewer: --script FILE of scripted input */
+} ds_options;
+
+/* Fills defaults, then parses argv with getopt_long. Returns DS_OK, or
+ * DS_ERR_INVALID_ARG after printing the error and usage to stderr.
+ * *exit_now is set when --help or --version already printed and the program
+ * should exit 0. */
+ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now);
+
+/* Prints the usage text (every option and hotkey) to `stream` (a FILE *). */
+void ds_cli_usage(void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,4 @@
+/* obj.c — placeholder until the foundation issue lands. */
+#include "load.h"
+
+ds_status ds_load_obj_memory(const void *data, size_t size, const char *name, ds_mesh *dest) { (void)data; (void)size; (void)dest; return ds_fail(DS_ERR_NOT_BUILT, "%s: OBJ loader not built yet", name); }

@@ -1,0 +1,256 @@
+/* sort.c — the sort library's front end: algorithm names, the backend
+ * table, argument checks, the optional shuffle pass, and dispatch. The
+ * algorithms themselves live in kernels/sort_<algo>.cu and src/sort_cpu.c. */
+#include "sort.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "sort_backend.h"
+
+#include "cuda_check.h"
+
+struct ds_sorter {
+    ds_sort_algo algo;
+    const ds_sort_backend *backend;
+    void *state;
+    size_t max_count;
+    int shuffle;
+    uint64_t shuffle_seed;
+    uint64_t sort_count;  /* sorts so far: varies the shuffle per call */
+    int time_phases;
+    /* Shuffle pass: scratch pairs (device, allocated only for GPU algorithms
+     * when the sorter may shuffle) and events timing it. */
+    float *scratch_keys;
+    uint32_t *scratch_values;
+    cudaEvent_t shuffle_start, shuffle_stop;
+    int shuffled_last;
+};
+
+static const ds_sort_backend *const backends[DS_SORT_ALGO_COUNT] = {
+    [DS_SORT_CUB] = &ds_sort_backend_cub,
+    [DS_SORT_RADIX] = &ds_sort_backend_radix,
+    [DS_SORT_HYBRID] = &ds_sort_backend_hybrid,
+    [DS_SORT_QUICK] = &ds_sort_backend_quick,
+    [DS_SORT_BITONIC0] = &ds_sort_backend_bitonic0,
+    [DS_SORT_BITONIC1] = &ds_sort_backend_bitonic1,
+    [DS_SORT_BITONIC2] = &ds_sort_backend_bitonic2,
+    [DS_SORT_CPU] = &ds_sort_backend_cpu,
+};
+
+static const char *const algo_names[DS_SORT_ALGO_COUNT] = {
+    [DS_SORT_CUB] = "cub",           [DS_SORT_RADIX] = "radix",
+    [DS_SORT_HYBRID] = "hybrid",     [DS_SORT_QUICK] = "quick",
+    [DS_SORT_BITONIC0] = "bitonic0", [DS_SORT_BITONIC1] = "bitonic1",
+    [DS_SORT_BITONIC2] = "bitonic2", [DS_SORT_CPU] = "cpu",
+};
+
+const char *ds_sort_algo_name(ds_sort_algo algo)
+{
+    if ((unsigned)algo >= DS_SORT_ALGO_COUNT)
+        return "unknown";
+    return algo_names[algo];
+}
+
+ds_sort_algo ds_sort_algo_from_name(const char *name)
+{
+    for (int i = 0; i < DS_SORT_ALGO_COUNT; i++)
+        if (name && strcmp(name, algo_names[i]) == 0)
+            return (ds_sort_algo)i;
+    return DS_SORT_ALGO_COUNT;
+}
+
+int ds_sort_algo_on_host(ds_sort_algo algo)
+{
+    return (unsigned)algo < DS_SORT_ALGO_COUNT && backends[algo]->on_host;
+}
+
+int ds_sort_algo_built(ds_sort_algo algo)
+{
+    return (unsigned)algo < DS_SORT_ALGO_COUNT && backends[algo]->built;
+}
+
+static ds_status require_cuda_device(const char *name)
+{
+    int devices = 0;
+    cudaError_t err = cudaGetDeviceCount(&devices);
+    if (err != cudaSuccess || devices == 0) {
+        cudaGetLastError(); /* clear the sticky "no device" error */
+        return ds_fail(DS_ERR_NO_DEVICE,
+                       "sort %s: no CUDA device (%s); use --sort cpu", name,
+                       err != cudaSuccess ? cudaGetErrorString(err)
+                                          : "device count is 0");
+    }
+    return DS_OK;
+}
+
+ds_status ds_sorter_create(const ds_sorter_desc *desc, ds_sorter **dest)
+{
+    ds_status status = DS_OK;
+    ds_sorter *sorter = NULL;
+    if (!dest)
+        return ds_fail(DS_ERR_INVALID_ARG, "sort: dest is NULL");
+    *dest = NULL;
+    if (!desc || (unsigned)desc->algo >= DS_SORT_ALGO_COUNT)
+        return ds_fail(DS_ERR_INVALID_ARG, "sort: unknown algorithm");
+    if (desc->key_bits != 0 && desc->key_bits != 16 && desc->key_bits != 24 &&
+        desc->key_bits != 32)
+        return ds_fail(DS_ERR_INVALID_ARG,
+                       "sort: key_bits must be 16, 24 or 32, not %d",
+                       desc->key_bits);
+    if (desc->max_count > ((size_t)1 << 31))
+        return ds_fail(DS_ERR_TOO_LARGE,
+                       "sort: max_count %zu exceeds 2^31 pairs",
+                       desc->max_count);
+    const ds_sort_backend *backend = backends[desc->algo];
+    if (!backend->built)
+        return ds_fail(DS_ERR_NOT_BUILT, "sort %s: not built yet",
+                       backend->name);
+    if (!backend->on_host && (status = require_cuda_device(backend->name)))
+        return status;
+
+    sorter = calloc(1, sizeof *sorter);
+    if (!sorter)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "sort: out of host memory");
+    sorter->algo = desc->algo;
+    sorter->backend = backend;
+    sorter->max_count = desc->max_count;
+    sorter->shuffle = desc->shuffle;
+    sorter->shuffle_seed = desc->shuffle_seed ? desc->shuffle_seed
+                                              : 0x9E3779B97F4A7C15ull;
+    sorter->time_phases = desc->time_phases;
+
+    ds_sorter_desc backend_desc = *desc;
+    if (backend_desc.key_bits == 0)
+        backend_desc.key_bits = 32;
+    if ((status = backend->create(&backend_desc, &sorter->state)))
+        goto fail;
+
+    /* The shuffle scratch is made for every GPU sorter, not only those
+     * created with shuffle on, so that ds_sorter_set_shuffle() never
+     * allocates. The CPU backend shuffles on the host itself. */
+    if (!backend->on_host && desc->max_count > 0) {
+        DS_CUDA_GOTO(status, fail, "sort",
+                       cudaMalloc((void **)&sorter->scratch_keys,
+                                  desc->max_count * sizeof(float)));
+        DS_CUDA_GOTO(status, fail, "sort",
+                       cudaMalloc((void **)&sorter->scratch_values,
+                                  desc->max_count * sizeof(uint32_t)));
+        DS_CUDA_GOTO(status, fail, "sort", cudaEventCreate(&sorter->shuffle_start));
+        DS_CUDA_GOTO(status, fail, "sort", cudaEventCreate(&sorter->shuffle_stop));
+    }
+    *dest = sorter;
+    return DS_OK;
+fail:
+    ds_sorter_destroy(sorter);
+    return status;
+}
+
+void ds_sorter_destroy(ds_sorter *sorter)
+{
+    if (!sorter)
+        return;
+    if (!sorter->backend->on_host)
+        cudaDeviceSynchronize();
+    if (sorter->state)
+        sorter->backend->destroy(sorter->state);
+    cudaFree(sorter->scratch_keys);
+    cudaFree(sorter->scratch_values);
+    if (sorter->shuffle_start)
+        cudaEventDestroy(sorter->shuffle_start);
+    if (sorter->shuffle_stop)
+        cudaEventDestroy(sorter->shuffle_stop);
+    free(sorter);
+}
+
+/* Host shuffle for the CPU backend: Fisher–Yates with a splitmix64 stream. */
+static void shuffle_host(float *keys, uint32_t *values, size_t count,
+                         uint64_t seed)
+{
+    uint64_t state = seed;
+    for (size_t i = count; i > 1; i--) {
+        uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        size_t j = (size_t)(z % i);
+        float k = keys[i - 1];
+        keys[i - 1] = keys[j];
+        keys[j] = k;
+        uint32_t v = values[i - 1];
+        values[i - 1] = values[j];
+        values[j] = v;
+    }
+}
+
+ds_status ds_sorter_sort(ds_sorter *sorter, float *keys, uint32_t *values,
+                         size_t count, ds_sort_order order, ds_stream stream)
+{
+    ds_status status;
+    if (!sorter)
+        return ds_fail(DS_ERR_INVALID_ARG, "sort: sorter is NULL");
+    if (count > sorter->max_count)
+        return ds_fail(DS_ERR_INVALID_ARG,
+                       "sort %s: count %zu exceeds the sorter's max_count %zu",
+                       sorter->backend->name, count, sorter->max_count);
+    sorter->shuffled_last = 0;
+    if (count == 0)
+        return DS_OK;
+    if (!keys || !values)
+        return ds_fail(DS_ERR_INVALID_ARG, "sort %s: NULL keys or values",
+                       sorter->backend->name);
+    uint64_t seed = sorter->shuffle_seed + sorter->sort_count++;
+    if (sorter->shuffle) {
+        if (sorter->backend->on_host) {
+            shuffle_host(keys, values, count, seed);
+        } else {
+            cudaStream_t s = (cudaStream_t)stream;
+            if (sorter->time_phases)
+                DS_CUDA_TRY("sort", cudaEventRecord(sorter->shuffle_start, s));
+            if ((status = ds_shuffle_pairs(keys, values, sorter->scratch_keys,
+                                           sorter->scratch_values, count, seed,
+                                           stream)))
+                return status;
+            if (sorter->time_phases)
+                DS_CUDA_TRY("sort", cudaEventRecord(sorter->shuffle_stop, s));
+            sorter->shuffled_last = 1;
+        }
+    }
+    return sorter->backend->sort(sorter->state, keys, values, count, order,
+                                 stream);
+}
+
+const char *ds_sorter_name(const ds_sorter *sorter)
+{
+    return sorter ? sorter->backend->name : "none";
+}
+
+void ds_sorter_set_shuffle(ds_sorter *sorter, int shuffle)
+{
+    if (sorter)
+        sorter->shuffle = shuffle;
+}
+
+int ds_sorter_phases(ds_sorter *sorter, const char **names, float *ms,
+                     int capacity)
+{
+    int written = 0;
+    if (!sorter || !sorter->time_phases || capacity <= 0)
+        return 0;
+    if (sorter->shuffled_last) {
+        float elapsed = 0.0f;
+        if (cudaEventSynchronize(sorter->shuffle_stop) == cudaSuccess &&
+            cudaEventElapsedTime(&elapsed, sorter->shuffle_start,
+                                 sorter->shuffle_stop) == cudaSuccess) {
+            names[written] = "shuffle";
+            ms[written] = elapsed;
+            written++;
+        }
+    }
+    if (sorter->backend->phases && written < capacity)
+        written += sorter->backend->phases(sorter->state, names + written,
+                                           ms + written, capacity - written);
+    return written;
+}

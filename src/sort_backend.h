@@ -1,0 +1,57 @@
+/* sort_backend.h — the contract between the sort front end (src/sort.c) and
+ * each algorithm (kernels/sort_<algo>.cu, src/sort_cpu.c). Internal to the
+ * sort library.
+ *
+ * Adding an algorithm: write kernels/sort_<algo>.cu defining
+ *   extern "C" const ds_sort_backend ds_sort_backend_<algo> = {...};
+ * list it in CMakeLists.txt and in the table in src/sort.c.
+ *
+ * The front end has already validated arguments, returned early for
+ * count == 0, and run the shuffle pass when enabled; the backend sorts
+ * keys/values in place with the full semantics of sort.h (descending, NaN
+ * last, -0 == +0, key_bits).
+ */
+#ifndef DS_SORT_BACKEND_H
+#define DS_SORT_BACKEND_H
+
+#include "sort.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DS_SORT_MAX_PHASES 16
+
+typedef struct ds_sort_backend {
+    const char *name;
+    int on_host; /* sorts host memory */
+    int built;   /* 0: create() reports DS_ERR_NOT_BUILT */
+    /* Allocates everything for up to desc->max_count pairs into *state. */
+    ds_status (*create)(const ds_sorter_desc *desc, void **state);
+    void (*destroy)(void *state);
+    ds_status (*sort)(void *state, float *keys, uint32_t *values, size_t count,
+                      ds_sort_order order, ds_stream stream);
+    /* Optional (may be NULL): per-phase times of the last sort, as
+     * ds_sorter_phases(); returns the number written. */
+    int (*phases)(void *state, const char **names, float *ms, int capacity);
+} ds_sort_backend;
+
+extern const ds_sort_backend ds_sort_backend_cub;
+extern const ds_sort_backend ds_sort_backend_radix;
+extern const ds_sort_backend ds_sort_backend_hybrid;
+extern const ds_sort_backend ds_sort_backend_quick;
+extern const ds_sort_backend ds_sort_backend_bitonic0;
+extern const ds_sort_backend ds_sort_backend_bitonic1;
+extern const ds_sort_backend ds_sort_backend_bitonic2;
+extern const ds_sort_backend ds_sort_backend_cpu;
+
+/* The shuffle pass (kernels/shuffle.cu): randomly permutes count pairs.
+ * scratch_keys/scratch_values hold max_count elements, made at create. */
+ds_status ds_shuffle_pairs(float *keys, uint32_t *values, float *scratch_keys,
+                           uint32_t *scratch_values, size_t count,
+                           uint64_t seed, ds_stream stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
