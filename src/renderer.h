@@ -1,0 +1,182 @@
+/* renderer.h — the transparency renderer: per frame, per-vertex camera
+ * distances on the GPU, a key per triangle (or per vertex in points mode),
+ * an optional shuffle, the selected sort (far first), a scatter of the sorted
+ * indices into the GL element buffer, and one indexed draw, back to front.
+ * The viewer and the headless runner only drive it.
+ *
+ * Step by step:
+ *   // A GL 4.5 core context is current and GL is loaded through glad
+ *   // (gladLoadGL(glfwGetProcAddress) or ds_egl_context_create()).
+ *   ds_renderer_desc desc = {0};          // zero means default
+ *   desc.mesh = &mesh;                    // copied to GL/CUDA at create
+ *   desc.width = 1920; desc.height = 1080;
+ *   desc.sort_algo = DS_SORT_CUB;         // DS_SORT_CPU without a GPU
+ *   ds_renderer *renderer;
+ *   if (ds_renderer_create(&desc, &renderer) != DS_OK) ...;
+ *   for (each frame) {
+ *       ds_renderer_frame(renderer, &camera, DS_RENDERER_OWN_FRAMEBUFFER);
+ *       ds_frame_timings t;
+ *       if (ds_renderer_timings(renderer, &t)) ... // a frame or two behind
+ *   }
+ *   ds_renderer_destroy(renderer);        // in the same context
+ *
+ * Blending: straight (non-premultiplied) alpha, "over" operator,
+ *   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA) — every fragment has
+ *   the same alpha (desc.alpha) times the vertex colour's alpha, and is
+ *   drawn back to front with the depth test on and depth writes off.
+ * Triangle key: DS_TRIANGLE_KEY_FARTHEST by default — the farthest of the
+ *   three vertex distances (the painter's classic choice: a triangle that
+ *   reaches further back is drawn earlier).
+ * Interop: DS_INTEROP_AUTO uses CUDA-allocated memory imported into GL
+ *   (GL_EXT_memory_object_fd) where the driver allows it, else registered
+ *   GL buffers mapped each frame, else (no CUDA device, Mesa) the CPU path:
+ *   the cpu sort on host copies and glNamedBufferSubData uploads — the same
+ *   image. ds_renderer_interop() tells which one is in use.
+ * Threading: one thread, the one whose GL context was current at create;
+ *   every call below needs that context current.
+ * GL state: ds_renderer_frame() sets everything it relies on (program,
+ *   vertex array, blend, depth, viewport, framebuffer) and does not restore
+ *   it; callers drawing overlays afterwards set their own state.
+ */
+#ifndef DS_RENDERER_H
+#define DS_RENDERER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "mesh.h"
+#include "camera.h"
+#include "sort.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Pass as `framebuffer` to draw into the renderer's own off-screen
+ * framebuffer (RGBA8 + depth, desc.width × desc.height). */
+#define DS_RENDERER_OWN_FRAMEBUFFER 0xFFFFFFFFu
+
+/* Zero-initialise, then fill what you need; zero means default. */
+typedef struct ds_renderer_desc {
+    const ds_mesh *mesh;          /* required; not kept after create */
+    int width, height;            /* size of the own framebuffer and viewport */
+    ds_sort_algo sort_algo;       /* default DS_SORT_CUB; forced to
+                                     DS_SORT_CPU on the CPU path */
+    int shuffle;                  /* shuffle before each sort */
+    ds_primitive primitive;       /* forced to points when the mesh has no
+                                     triangles */
+    ds_triangle_key triangle_key; /* default farthest */
+    ds_interop_mode interop;      /* default DS_INTEROP_AUTO */
+    float alpha;                  /* 0: 0.35 */
+    float background[4];          /* straight RGBA clear colour; all zero:
+                                     black, transparent */
+    float point_size;             /* points mode: splat diameter in world
+                                     units; 0: from the mesh's spacing */
+    int no_sort;                  /* nonzero: draw in mesh order (unsorted) */
+    int verify;                   /* nonzero: keep the keys of each frame so
+                                     that ds_renderer_verify() can check it */
+} ds_renderer_desc;
+
+/* GPU times of one completed frame, milliseconds. Stages that did not run
+ * (shuffle off, keys in points mode, interop on the CPU path) are 0. On the
+ * CPU path the sort stage is host wall time. */
+typedef struct ds_frame_timings {
+    uint64_t frame;       /* 0-based frame number since create */
+    float distances_ms;   /* per-vertex camera distance kernel */
+    float keys_ms;        /* per-triangle key kernel (triangles mode) */
+    float shuffle_ms;     /* optional shuffle before the sort */
+    float sort_ms;        /* the sort itself (without the shuffle) */
+    float scatter_ms;     /* sorted indices into the element buffer */
+    float interop_ms;     /* map + unmap, or the GL/CUDA hand-over waits;
+                             on the CPU path the buffer upload */
+    float draw_ms;        /* clear + indexed draw (GL timer query) */
+    float frame_ms;       /* GPU time from the end of the previous frame's
+                             draw to the end of this one (GL timestamps):
+                             the frame time in a busy pipeline */
+} ds_frame_timings;
+
+typedef struct ds_renderer ds_renderer;
+
+/* Creates the renderer in the current GL context: uploads the mesh, builds
+ * the shaders, the framebuffer, the interop buffers and the sorter (all
+ * per-frame storage is made here). Installs a KHR_debug callback that counts
+ * GL errors (ds_renderer_gl_errors()). Errors: DS_ERR_INVALID_ARG,
+ * DS_ERR_GL, DS_ERR_CUDA, DS_ERR_NO_DEVICE, DS_ERR_NOT_BUILT (sort),
+ * DS_ERR_UNSUPPORTED (interop mode explicitly asked for but refused),
+ * DS_ERR_OUT_OF_MEMORY. *dest is NULL on failure. */
+ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest);
+
+/* Frees everything (waits for the GPU first); NULL is allowed. The same GL
+ * context must be current. */
+void ds_renderer_destroy(ds_renderer *renderer);
+
+/* Renders one frame seen by `camera` into `framebuffer` (a GL framebuffer
+ * name, 0 for the window, or DS_RENDERER_OWN_FRAMEBUFFER), viewport
+ * 0,0,width,height. Does not wait for the GPU. Errors: DS_ERR_CUDA,
+ * DS_ERR_GL, DS_ERR_INVALID_ARG. */
+ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
+                            uint32_t framebuffer);
+
+/* Resizes the viewport and the own framebuffer. Errors: DS_ERR_GL,
+ * DS_ERR_INVALID_ARG (non-positive size). */
+ds_status ds_renderer_resize(ds_renderer *renderer, int width, int height);
+
+/* Changing the sort recreates the sorter (allocation: not a per-frame call).
+ * Errors as ds_sorter_create(); on error the previous sort stays. On the CPU
+ * path only DS_SORT_CPU is accepted (DS_ERR_NO_DEVICE otherwise). */
+ds_status ds_renderer_set_sort(ds_renderer *renderer, ds_sort_algo algo);
+void ds_renderer_set_shuffle(ds_renderer *renderer, int shuffle);
+/* DS_ERR_INVALID_ARG for triangles on a point cloud. */
+ds_status ds_renderer_set_primitive(ds_renderer *renderer, ds_primitive primitive);
+void ds_renderer_set_triangle_key(ds_renderer *renderer, ds_triangle_key key);
+void ds_renderer_set_alpha(ds_renderer *renderer, float alpha);
+/* sorting 0: draw in mesh order (the "wrong" order, for comparison). */
+void ds_renderer_set_sorting(ds_renderer *renderer, int sorting);
+void ds_renderer_set_background(ds_renderer *renderer, const float rgba[4]);
+void ds_renderer_set_point_size(ds_renderer *renderer, float world_size);
+
+/* Timings of the latest frame whose GPU results are available, read without
+ * stalling (usually one or two frames behind). Returns 1 and writes *dest,
+ * or 0 when no frame has completed yet. */
+int ds_renderer_timings(ds_renderer *renderer, ds_frame_timings *dest);
+
+/* Pops the oldest completed frame's timings not popped yet, so that a
+ * runner sees every frame exactly once (a backlog of up to 256 frames is
+ * kept; older ones are dropped). Returns 1 and writes *dest, or 0. */
+int ds_renderer_next_timings(ds_renderer *renderer, ds_frame_timings *dest);
+
+/* Waits until every frame rendered so far has completed on the GPU and its
+ * timings are collected (end of a run, before read-back). */
+ds_status ds_renderer_finish(ds_renderer *renderer);
+
+/* Checks the last frame's sorted order against the CPU reference sort of
+ * the same keys (desc.verify must have been set; a host round trip, so not
+ * for timed runs). Returns DS_OK, or DS_ERR_MISMATCH after logging the
+ * frame number and the first wrong position. Errors also DS_ERR_CUDA,
+ * DS_ERR_INVALID_ARG (verify not enabled, or sorting off). */
+ds_status ds_renderer_verify(ds_renderer *renderer);
+
+/* Reads the own framebuffer's colour (after waiting for the GPU) into dest:
+ * width * height * 4 bytes RGBA8, top row first (ready for a PNG).
+ * Errors: DS_ERR_GL. */
+ds_status ds_renderer_read_pixels(ds_renderer *renderer, uint8_t *dest);
+
+/* Facts for reports and overlays; the strings live as long as the renderer. */
+const char *ds_renderer_gpu_name(const ds_renderer *renderer); /* CUDA device
+                                   name, or GL_RENDERER on the CPU path */
+ds_interop_mode ds_renderer_interop(const ds_renderer *renderer); /* MAP,
+                                   EXTERNAL or NONE: the path in use */
+const char *ds_interop_mode_name(ds_interop_mode mode); /* "map", ... */
+ds_sort_algo ds_renderer_sort(const ds_renderer *renderer);
+ds_primitive ds_renderer_primitive(const ds_renderer *renderer);
+size_t ds_renderer_sorted_count(const ds_renderer *renderer); /* triangles
+                                   or vertices sorted per frame */
+/* GL errors reported through KHR_debug since create (tests fail on > 0). */
+unsigned ds_renderer_gl_errors(const ds_renderer *renderer);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
