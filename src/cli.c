@@ -1,15 +1,402 @@
-/* cli.c — placeholder until the foundation issue lands. */
+/* cli.c — the command line: getopt_long into a ds_options (see cli.h), the
+ * usage text with every option and the viewer's hotkeys. Every value is
+ * validated here, so the runners can trust what they read. */
 #include "cli.h"
 
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-void ds_cli_usage(void *stream) { fprintf((FILE *)stream, "usage: depthsort [MODEL] (placeholder)\n"); }
-ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
+#include "scene.h"
+#include "sort.h"
+
+#ifndef DS_VERSION
+#define DS_VERSION "unknown" /* set by the build for the depthsort target */
+#endif
+
+/* Sanity limits on numeric options. */
+#define MAX_GRID_SIDE 4096
+#define MAX_IMAGE_SIDE 16384
+#define MAX_FRAMES 100000000L
+
+enum {
+    OPT_SCENE = 256,
+    OPT_GRID,
+    OPT_INFO,
+    OPT_HEADLESS,
+    OPT_FRAMES,
+    OPT_SORT,
+    OPT_SHUFFLE,
+    OPT_SIZE,
+    OPT_PRIMITIVE,
+    OPT_KEY,
+    OPT_INTEROP,
+    OPT_ORBIT,
+    OPT_ALPHA,
+    OPT_CSV,
+    OPT_JSON,
+    OPT_SCREENSHOT,
+    OPT_VERIFY,
+    OPT_NO_SORT,
+    OPT_VSYNC,
+    OPT_NO_VSYNC,
+    OPT_SCRIPT,
+    OPT_HELP,
+    OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+    {"scene", required_argument, NULL, OPT_SCENE},
+    {"grid", required_argument, NULL, OPT_GRID},
+    {"info", no_argument, NULL, OPT_INFO},
+    {"headless", no_argument, NULL, OPT_HEADLESS},
+    {"frames", required_argument, NULL, OPT_FRAMES},
+    {"sort", required_argument, NULL, OPT_SORT},
+    {"shuffle", no_argument, NULL, OPT_SHUFFLE},
+    {"size", required_argument, NULL, OPT_SIZE},
+    {"primitive", required_argument, NULL, OPT_PRIMITIVE},
+    {"key", required_argument, NULL, OPT_KEY},
+    {"interop", required_argument, NULL, OPT_INTEROP},
+    {"orbit", required_argument, NULL, OPT_ORBIT},
+    {"alpha", required_argument, NULL, OPT_ALPHA},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"screenshot", required_argument, NULL, OPT_SCREENSHOT},
+    {"verify", no_argument, NULL, OPT_VERIFY},
+    {"no-sort", no_argument, NULL, OPT_NO_SORT},
+    {"vsync", no_argument, NULL, OPT_VSYNC},
+    {"no-vsync", no_argument, NULL, OPT_NO_VSYNC},
+    {"script", required_argument, NULL, OPT_SCRIPT},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+static const char *const triangle_key_names[DS_TRIANGLE_KEY_COUNT] = {"farthest", "mean", "centroid"};
+static const char *const interop_names[] = {"auto", "map", "external", "none"};
+static const char *const primitive_names[] = {"triangles", "points"};
+
+void ds_cli_usage(void *stream)
+{
+    FILE *out = stream;
+    fprintf(out,
+            "usage: depthsort [MODEL.ply|MODEL.obj | --scene NAME[:SIZE]] [options]\n"
+            "\n"
+            "Draws a transparent model back to front, depth-sorted on the GPU every frame.\n"
+            "Without MODEL or --scene it shows the built-in scene %s:%d.\n"
+            "\n"
+            "Input:\n"
+            "  MODEL                 Stanford PLY (ascii or binary) or Wavefront OBJ file\n"
+            "  --scene NAME[:SIZE]   built-in scene of about SIZE triangles (k, M, G suffixes)\n"
+            "  --grid NxM            replicate the model N x M times in the XZ plane (1x1)\n"
+            "  --info                print one line (vertices, triangles, format, bounds,\n"
+            "                        load_ms) and exit\n"
+            "\n"
+            "Rendering:\n"
+            "  --sort NAME|all       sort algorithm (cub); 'all' runs each in turn (headless)\n"
+            "  --shuffle             randomly permute the keys before each sort\n"
+            "  --no-sort             draw unsorted, to show what wrong blending looks like\n"
+            "  --primitive triangles|points\n"
+            "                        sort and draw triangles, or vertices as round splats\n"
+            "                        (default: triangles; points for point clouds)\n"
+            "  --key farthest|mean|centroid\n"
+            "                        triangle sort key: farthest vertex (default), mean of\n"
+            "                        the vertex distances, or centroid distance\n"
+            "  --alpha A             opacity of every surface, in (0, 1] (0.35)\n"
+            "  --interop auto|map|external|none\n"
+            "                        CUDA-GL sharing: external memory where supported (auto),\n"
+            "                        per-frame map/unmap, imported CUDA memory, or none (CPU)\n"
+            "  --size WxH            framebuffer or window size (1920x1080)\n"
+            "\n"
+            "Headless timing:\n"
+            "  --headless            no window: time a scripted orbit and print a table\n"
+            "  --frames N            frames per sort (100)\n"
+            "  --orbit DEG           total camera orbit over the frames (360)\n"
+            "  --csv FILE            write per-stage timings as CSV\n"
+            "  --json FILE           write per-stage timings as JSON\n"
+            "  --screenshot FILE.png save the last frame\n"
+            "  --verify              check every frame's order against the CPU sort\n"
+            "\n"
+            "Viewer:\n"
+            "  --no-vsync            start with vsync off (--vsync: on, the default)\n"
+            "  --script FILE         feed scripted input (keys and frame counts)\n"
+            "\n"
+            "  --help                this text\n"
+            "  --version             print the version\n",
+            DS_SCENE_DEFAULT, DS_SCENE_DEFAULT_SIZE);
+
+    fprintf(out, "\nSorts:");
+    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
+        fprintf(out, " %s", ds_sort_algo_name((ds_sort_algo)a));
+    fprintf(out, "\n\nScenes:\n");
+    for (int s = 0; s < ds_scene_count(); s++)
+        fprintf(out, "  %-10s %s\n", ds_scene_name(s), ds_scene_description(s));
+
+    fprintf(out,
+            "\nViewer hotkeys:\n"
+            "  1-8                   select sort: 1 cub, 2 radix, 3 hybrid, 4 quick,\n"
+            "                        5 bitonic0, 6 bitonic1, 7 bitonic2, 8 cpu\n"
+            "  Tab / Shift+Tab       next / previous sort\n"
+            "  S                     shuffle on/off\n"
+            "  P                     triangles / points\n"
+            "  K                     cycle the triangle key (farthest, mean, centroid)\n"
+            "  U                     sorting on/off (show unsorted blending)\n"
+            "  + / -                 raise / lower alpha (also = and the keypad)\n"
+            "  B                     background dark / light\n"
+            "  C                     screenshot (PNG; the path is printed)\n"
+            "  O                     overlay on/off\n"
+            "  H                     help overlay\n"
+            "  F                     frame the model to fit\n"
+            "  F11                   fullscreen\n"
+            "  V                     vsync on/off\n"
+            "  Esc                   quit\n"
+            "Mouse: left-drag orbits, right- or middle-drag pans, the wheel zooms.\n");
+}
+
+/* Logs the one error line, then the usage, on stderr. */
+static ds_status usage_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+static ds_status usage_error(const char *fmt, ...)
+{
+    char message[512];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(message, sizeof message, fmt, args);
+    va_end(args);
+    ds_status status = ds_fail(DS_ERR_INVALID_ARG, "%s", message);
+    fputc('\n', stderr);
+    ds_cli_usage(stderr);
+    return status;
+}
+
+static int parse_long(const char *text, long lo, long hi, long *dest)
+{
+    char *end;
+    errno = 0;
+    long value = strtol(text, &end, 10);
+    if (errno || end == text || *end || value < lo || value > hi)
+        return 0;
+    *dest = value;
+    return 1;
+}
+
+static int parse_float(const char *text, float *dest)
+{
+    char *end;
+    errno = 0;
+    float value = strtof(text, &end);
+    if (errno || end == text || *end || !isfinite(value))
+        return 0;
+    *dest = value;
+    return 1;
+}
+
+/* "AxB" with both sides in [1, max]. */
+static int parse_pair(const char *text, int max, int *a, int *b)
+{
+    const char *x = strchr(text, 'x');
+    if (!x || x == text)
+        return 0;
+    char first[32];
+    size_t length = (size_t)(x - text);
+    if (length >= sizeof first)
+        return 0;
+    memcpy(first, text, length);
+    first[length] = '\0';
+    long va, vb;
+    if (!parse_long(first, 1, max, &va) || !parse_long(x + 1, 1, max, &vb))
+        return 0;
+    /* strtol accepts leading blanks and signs; a size does not. */
+    if (first[0] < '0' || first[0] > '9' || x[1] < '0' || x[1] > '9')
+        return 0;
+    *a = (int)va;
+    *b = (int)vb;
+    return 1;
+}
+
+static int parse_choice(const char *text, const char *const *names, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (!strcmp(text, names[i]))
+            return i;
+    return -1;
+}
+
+static void set_defaults(ds_options *dest)
 {
     memset(dest, 0, sizeof *dest);
+    dest->grid_x = 1;
+    dest->grid_y = 1;
+    dest->frames = 100;
+    dest->sort = "cub";
+    dest->width = 1920;
+    dest->height = 1080;
+    dest->primitive = DS_PRIMITIVE_TRIANGLES;
+    dest->triangle_key = DS_TRIANGLE_KEY_FARTHEST;
+    dest->interop = DS_INTEROP_AUTO;
+    dest->orbit_degrees = 360.0f;
+    dest->alpha = 0.35f;
+    dest->vsync = 1;
+}
+
+ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
+{
+    set_defaults(dest);
     *exit_now = 0;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help")) { ds_cli_usage(stdout); *exit_now = 1; }
+    optind = 0; /* glibc: restart scanning, so that parsing can repeat */
+    opterr = 0; /* we print our own one-line errors */
+    int previous = 1;
+    for (;;) {
+        int c = getopt_long(argc, argv, "+:", long_options, NULL);
+        if (c == -1) {
+            if (optind >= argc)
+                break;
+            if (!strcmp(argv[optind - 1], "--")) {
+                /* After "--" everything is positional. */
+                for (; optind < argc; optind++) {
+                    if (dest->model_path)
+                        return usage_error("more than one model given ('%s' and '%s')", dest->model_path,
+                                           argv[optind]);
+                    dest->model_path = argv[optind];
+                }
+                break;
+            }
+            /* A positional argument; '+' stopped at it, so take it and go on
+             * (options may follow the model). */
+            if (dest->model_path)
+                return usage_error("more than one model given ('%s' and '%s')", dest->model_path,
+                                   argv[optind]);
+            dest->model_path = argv[optind];
+            optind++;
+            previous = optind;
+            continue;
+        }
+        const char *arg = optarg;
+        const char *name = argv[previous];
+        previous = optind;
+        long value;
+        int choice;
+        switch (c) {
+        case OPT_SCENE: {
+            char scene[64];
+            size_t triangles;
+            if (ds_scene_parse(arg, scene, sizeof scene, &triangles) != DS_OK) {
+                /* ds_scene_parse has logged the one error line. */
+                fputc('\n', stderr);
+                ds_cli_usage(stderr);
+                return DS_ERR_INVALID_ARG;
+            }
+            dest->scene = arg;
+            break;
+        }
+        case OPT_GRID:
+            if (!parse_pair(arg, MAX_GRID_SIDE, &dest->grid_x, &dest->grid_y))
+                return usage_error("--grid '%s': expected NxM with N and M from 1 to %d", arg, MAX_GRID_SIDE);
+            break;
+        case OPT_INFO:
+            dest->info = 1;
+            break;
+        case OPT_HEADLESS:
+            dest->headless = 1;
+            break;
+        case OPT_FRAMES:
+            if (!parse_long(arg, 1, MAX_FRAMES, &value))
+                return usage_error("--frames '%s': expected a whole number from 1 to %ld", arg, MAX_FRAMES);
+            dest->frames = (int)value;
+            break;
+        case OPT_SORT:
+            if (strcmp(arg, "all") && ds_sort_algo_from_name(arg) == DS_SORT_ALGO_COUNT) {
+                char known[256] = "";
+                for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
+                    strncat(known, ds_sort_algo_name((ds_sort_algo)a), sizeof known - strlen(known) - 1);
+                    strncat(known, ", ", sizeof known - strlen(known) - 1);
+                }
+                return usage_error("--sort '%s': unknown sort; known: %sall", arg, known);
+            }
+            dest->sort = arg;
+            break;
+        case OPT_SHUFFLE:
+            dest->shuffle = 1;
+            break;
+        case OPT_SIZE:
+            if (!parse_pair(arg, MAX_IMAGE_SIDE, &dest->width, &dest->height))
+                return usage_error("--size '%s': expected WxH with W and H from 1 to %d", arg, MAX_IMAGE_SIDE);
+            break;
+        case OPT_PRIMITIVE:
+            choice = parse_choice(arg, primitive_names, 2);
+            if (choice < 0)
+                return usage_error("--primitive '%s': expected triangles or points", arg);
+            dest->primitive = (ds_primitive)choice;
+            dest->primitive_given = 1;
+            break;
+        case OPT_KEY:
+            choice = parse_choice(arg, triangle_key_names, DS_TRIANGLE_KEY_COUNT);
+            if (choice < 0)
+                return usage_error("--key '%s': expected farthest, mean or centroid", arg);
+            dest->triangle_key = (ds_triangle_key)choice;
+            break;
+        case OPT_INTEROP:
+            choice = parse_choice(arg, interop_names, 4);
+            if (choice < 0)
+                return usage_error("--interop '%s': expected auto, map, external or none", arg);
+            dest->interop = (ds_interop_mode)choice;
+            break;
+        case OPT_ORBIT:
+            if (!parse_float(arg, &dest->orbit_degrees))
+                return usage_error("--orbit '%s': expected an angle in degrees", arg);
+            break;
+        case OPT_ALPHA:
+            if (!parse_float(arg, &dest->alpha) || !(dest->alpha > 0.0f && dest->alpha <= 1.0f))
+                return usage_error("--alpha '%s': expected a number in (0, 1]", arg);
+            break;
+        case OPT_CSV:
+            dest->csv_path = arg;
+            break;
+        case OPT_JSON:
+            dest->json_path = arg;
+            break;
+        case OPT_SCREENSHOT:
+            dest->screenshot_path = arg;
+            break;
+        case OPT_VERIFY:
+            dest->verify = 1;
+            break;
+        case OPT_NO_SORT:
+            dest->no_sort = 1;
+            break;
+        case OPT_VSYNC:
+            dest->vsync = 1;
+            break;
+        case OPT_NO_VSYNC:
+            dest->vsync = 0;
+            break;
+        case OPT_SCRIPT:
+            dest->script_path = arg;
+            break;
+        case OPT_HELP:
+            ds_cli_usage(stdout);
+            *exit_now = 1;
+            return DS_OK;
+        case OPT_VERSION:
+            printf("depthsort %s\n", DS_VERSION);
+            *exit_now = 1;
+            return DS_OK;
+        case ':':
+            return usage_error("option '%s' needs a value", name);
+        default:
+            return usage_error("unknown option '%s'", name);
+        }
+    }
+    if (dest->model_path && dest->scene)
+        return usage_error("give a model or --scene, not both ('%s' and --scene %s)", dest->model_path,
+                           dest->scene);
     return DS_OK;
 }
