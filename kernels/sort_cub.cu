@@ -1,4 +1,220 @@
-/* sort_cub.cu — placeholder: reports "not built yet" until its issue lands. */
-#include "sort_backend.h"
+/* sort_cub.cu — the baseline: cub::DeviceRadixSort::SortPairs from the
+ * toolkit's CCCL (onesweep LSD radix sort, Adinets & Merrill), wrapped so
+ * that it keeps the sort.h semantics.
+ *
+ * CUB's own float ordering puts negative NaNs first and tells -0 from +0,
+ * so keys are first mapped in place to the ordered uint32 of
+ * kernels/sort_keys.cuh (direction folded in, so CUB always sorts
+ * ascending), sorted as uint32 on bits [32 - key_bits, 32), and mapped back.
+ * The caller's arrays are one half of CUB's DoubleBuffers and ours the
+ * other, so nothing is copied unless CUB ends in our half (odd pass count),
+ * in which case the inverse transform writes back into the caller's arrays.
+ * O(n * passes); temporary storage is sized once at create.
+ */
+#include <cub/device/device_radix_sort.cuh>
 
-extern "C" const ds_sort_backend ds_sort_backend_cub = {"cub", 0, 0, NULL, NULL, NULL, NULL};
+#include <climits>
+#include <new>
+
+#include "cuda_check.h"
+#include "sort_backend.h"
+#include "sort_keys.cuh"
+
+/* ---- tuning ------------------------------------------------------------ */
+
+/* The transforms are streaming passes: 256 threads and a grid of a few
+ * waves of blocks saturate bandwidth; each thread strides over the rest. */
+static const int kCubTransformThreads = 256;
+static const int kCubTransformMaxBlocks = 4096;
+
+enum { PHASE_TO_ORDERED, PHASE_SORT, PHASE_FROM_ORDERED, PHASE_COUNT };
+static const char *const phase_names[PHASE_COUNT] = {"to_ordered", "cub_sort",
+                                                     "from_ordered"};
+
+struct cub_state {
+    size_t max_count;
+    int begin_bit;          /* 32 - key_bits */
+    uint32_t *alt_keys;     /* the other half of CUB's DoubleBuffers */
+    uint32_t *alt_values;
+    void *temp;             /* CUB's temporary storage */
+    size_t temp_bytes;
+    int time_phases;
+    int timed_last;
+    cudaEvent_t events[PHASE_COUNT + 1];
+};
+
+/* ---- kernels ----------------------------------------------------------- */
+
+/* One thread per element (grid-stride): keys[i] becomes its ordered uint32
+ * in place; the float and uint32 views alias the same 4 bytes. */
+__global__ void k_cub_to_ordered(uint32_t *keys, size_t count, int descending)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x) {
+        float key = __uint_as_float(keys[i]);
+        keys[i] = ds_key_to_ordered(key, descending);
+    }
+}
+
+/* One thread per element (grid-stride): maps sorted ordered keys back to
+ * floats into `keys_dest` (may equal `ordered`), copying the values along
+ * when they are not already in `values_dest`. */
+__global__ void k_cub_from_ordered(const uint32_t *ordered,
+                                   const uint32_t *values, float *keys_dest,
+                                   uint32_t *values_dest, size_t count,
+                                   int descending)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x) {
+        keys_dest[i] = ds_ordered_to_key(ordered[i], descending);
+        if (values != values_dest)
+            values_dest[i] = values[i];
+    }
+}
+
+/* ---- host helpers ------------------------------------------------------ */
+
+static unsigned transform_blocks(size_t count)
+{
+    size_t blocks = (count + kCubTransformThreads - 1) / kCubTransformThreads;
+    return (unsigned)(blocks < (size_t)kCubTransformMaxBlocks
+                          ? blocks
+                          : (size_t)kCubTransformMaxBlocks);
+}
+
+/* CUB picks 32-bit offsets for int counts; 64-bit ones only when needed. */
+template <typename Count>
+static cudaError_t cub_sort_pairs(void *temp, size_t &temp_bytes,
+                                  cub::DoubleBuffer<uint32_t> &keys,
+                                  cub::DoubleBuffer<uint32_t> &values,
+                                  Count count, int begin_bit,
+                                  cudaStream_t stream)
+{
+    return cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys, values,
+                                           count, begin_bit, 32, stream);
+}
+
+static cudaError_t sort_pairs(void *temp, size_t &temp_bytes,
+                              cub::DoubleBuffer<uint32_t> &keys,
+                              cub::DoubleBuffer<uint32_t> &values,
+                              size_t count, int begin_bit, cudaStream_t stream)
+{
+    if (count <= (size_t)INT_MAX)
+        return cub_sort_pairs(temp, temp_bytes, keys, values, (int)count,
+                              begin_bit, stream);
+    return cub_sort_pairs(temp, temp_bytes, keys, values, (int64_t)count,
+                          begin_bit, stream);
+}
+
+static void cub_destroy(void *state)
+{
+    cub_state *cub_s = (cub_state *)state;
+    if (!cub_s)
+        return;
+    cudaFree(cub_s->alt_keys);
+    cudaFree(cub_s->alt_values);
+    cudaFree(cub_s->temp);
+    for (int e = 0; e <= PHASE_COUNT; e++)
+        if (cub_s->events[e])
+            cudaEventDestroy(cub_s->events[e]);
+    delete cub_s;
+}
+
+static ds_status cub_create(const ds_sorter_desc *desc, void **dest)
+{
+    ds_status status = DS_OK;
+    cub_state *cub_s = new (std::nothrow) cub_state();
+    if (!cub_s)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "sort cub: out of host memory");
+    cub_s->max_count = desc->max_count;
+    cub_s->begin_bit = 32 - (desc->key_bits ? desc->key_bits : 32);
+    cub_s->time_phases = desc->time_phases;
+    size_t n = desc->max_count ? desc->max_count : 1;
+    DS_CUDA_GOTO(status, fail, "sort cub",
+                 cudaMalloc(&cub_s->alt_keys, n * sizeof(uint32_t)));
+    DS_CUDA_GOTO(status, fail, "sort cub",
+                 cudaMalloc(&cub_s->alt_values, n * sizeof(uint32_t)));
+    {
+        /* Size query only: CUB reads no memory when temp is NULL. */
+        cub::DoubleBuffer<uint32_t> keys(cub_s->alt_keys, cub_s->alt_keys);
+        cub::DoubleBuffer<uint32_t> values(cub_s->alt_values,
+                                           cub_s->alt_values);
+        DS_CUDA_GOTO(status, fail, "sort cub",
+                     sort_pairs(NULL, cub_s->temp_bytes, keys, values, n,
+                                cub_s->begin_bit, 0));
+    }
+    DS_CUDA_GOTO(status, fail, "sort cub",
+                 cudaMalloc(&cub_s->temp, cub_s->temp_bytes));
+    if (cub_s->time_phases)
+        for (int e = 0; e <= PHASE_COUNT; e++)
+            DS_CUDA_GOTO(status, fail, "sort cub",
+                         cudaEventCreate(&cub_s->events[e]));
+    *dest = cub_s;
+    return DS_OK;
+fail:
+    cub_destroy(cub_s);
+    return status;
+}
+
+static ds_status cub_sort(void *state, float *keys, uint32_t *values,
+                          size_t count, ds_sort_order order, ds_stream stream)
+{
+    cub_state *cub_s = (cub_state *)state;
+    cudaStream_t s = (cudaStream_t)stream;
+    const int descending = order == DS_SORT_DESCENDING;
+    const unsigned blocks = transform_blocks(count);
+    uint32_t *caller_keys = reinterpret_cast<uint32_t *>(keys);
+
+    cub_s->timed_last = cub_s->time_phases;
+    if (cub_s->time_phases)
+        DS_CUDA_TRY("sort cub", cudaEventRecord(cub_s->events[0], s));
+
+    k_cub_to_ordered<<<blocks, kCubTransformThreads, 0, s>>>(caller_keys,
+                                                             count, descending);
+    DS_CUDA_TRY_LAUNCH("sort cub", "k_cub_to_ordered");
+    if (cub_s->time_phases)
+        DS_CUDA_TRY("sort cub", cudaEventRecord(cub_s->events[1], s));
+
+    /* The caller's arrays are the current halves; CUB ping-pongs into ours
+     * and tells (on the host, at once) which half holds the result. */
+    cub::DoubleBuffer<uint32_t> key_buffers(caller_keys, cub_s->alt_keys);
+    cub::DoubleBuffer<uint32_t> value_buffers(values, cub_s->alt_values);
+    size_t temp_bytes = cub_s->temp_bytes;
+    DS_CUDA_TRY("sort cub",
+                sort_pairs(cub_s->temp, temp_bytes, key_buffers, value_buffers,
+                           count, cub_s->begin_bit, s));
+    if (cub_s->time_phases)
+        DS_CUDA_TRY("sort cub", cudaEventRecord(cub_s->events[2], s));
+
+    k_cub_from_ordered<<<blocks, kCubTransformThreads, 0, s>>>(
+        key_buffers.Current(), value_buffers.Current(), keys, values, count,
+        descending);
+    DS_CUDA_TRY_LAUNCH("sort cub", "k_cub_from_ordered");
+    if (cub_s->time_phases)
+        DS_CUDA_TRY("sort cub", cudaEventRecord(cub_s->events[3], s));
+    return DS_OK;
+}
+
+static int cub_phases(void *state, const char **names, float *ms, int capacity)
+{
+    cub_state *cub_s = (cub_state *)state;
+    if (!cub_s->timed_last)
+        return 0;
+    if (cudaEventSynchronize(cub_s->events[PHASE_COUNT]) != cudaSuccess)
+        return 0;
+    int written = 0;
+    for (int p = 0; p < PHASE_COUNT && written < capacity; p++) {
+        float elapsed = 0.0f;
+        if (cudaEventElapsedTime(&elapsed, cub_s->events[p],
+                                 cub_s->events[p + 1]) != cudaSuccess)
+            return written;
+        names[written] = phase_names[p];
+        ms[written] = elapsed;
+        written++;
+    }
+    return written;
+}
+
+extern "C" const ds_sort_backend ds_sort_backend_cub = {
+    "cub", 0, 1, cub_create, cub_destroy, cub_sort, cub_phases,
+};

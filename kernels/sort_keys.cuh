@@ -7,9 +7,12 @@
 #include <stdint.h>
 #include <string.h>
 
-#ifndef __CUDACC__
-#define __host__
-#define __device__
+/* Host-and-device qualifier under our own name, so that C files that also
+ * include cuda_runtime.h (which defines __host__) see no redefinition. */
+#ifdef __CUDACC__
+#define DS_KEYS_HD __host__ __device__
+#else
+#define DS_KEYS_HD
 #endif
 
 /* Order-preserving map from a float key to a uint32 that sorts ascending by
@@ -18,7 +21,7 @@
  * Ascending, finite keys and infinities land in [0x007FFFFF, 0xFF800000];
  * descending flips those bits, which keeps them in the same range, so
  * 0xFFFFFFFF stays NaN's alone. */
-__host__ __device__ static inline uint32_t ds_key_to_ordered(float key,
+DS_KEYS_HD static inline uint32_t ds_key_to_ordered(float key,
                                                              int descending)
 {
     uint32_t bits;
@@ -33,7 +36,7 @@ __host__ __device__ static inline uint32_t ds_key_to_ordered(float key,
 
 /* Inverse of ds_key_to_ordered: NaN comes back as the canonical quiet NaN
  * and -0 as +0, which sort.h allows. */
-__host__ __device__ static inline float ds_ordered_to_key(uint32_t ordered,
+DS_KEYS_HD static inline float ds_ordered_to_key(uint32_t ordered,
                                                           int descending)
 {
     uint32_t bits;
@@ -49,9 +52,6 @@ __host__ __device__ static inline float ds_ordered_to_key(uint32_t ordered,
     return key;
 }
 
-#ifndef __CUDACC__
-#undef __host__
-#undef __device__
-#endif
+#undef DS_KEYS_HD
 
 #endif

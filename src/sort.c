@@ -130,14 +130,16 @@ ds_status ds_sorter_create(const ds_sorter_desc *desc, ds_sorter **dest)
 
     /* The shuffle scratch is made for every GPU sorter, not only those
      * created with shuffle on, so that ds_sorter_set_shuffle() never
-     * allocates. The CPU backend shuffles on the host itself. */
+     * allocates. The CPU backend shuffles on the host itself. One spare
+     * element lets the atomic shuffle pack an odd count of 64-bit pairs
+     * across the two arrays (sort_backend.h). */
     if (!backend->on_host && desc->max_count > 0) {
         DS_CUDA_GOTO(status, fail, "sort",
                        cudaMalloc((void **)&sorter->scratch_keys,
-                                  desc->max_count * sizeof(float)));
+                                  (desc->max_count + 1) * sizeof(float)));
         DS_CUDA_GOTO(status, fail, "sort",
                        cudaMalloc((void **)&sorter->scratch_values,
-                                  desc->max_count * sizeof(uint32_t)));
+                                  (desc->max_count + 1) * sizeof(uint32_t)));
         DS_CUDA_GOTO(status, fail, "sort", cudaEventCreate(&sorter->shuffle_start));
         DS_CUDA_GOTO(status, fail, "sort", cudaEventCreate(&sorter->shuffle_stop));
     }
@@ -156,8 +158,11 @@ void ds_sorter_destroy(ds_sorter *sorter)
         cudaDeviceSynchronize();
     if (sorter->state)
         sorter->backend->destroy(sorter->state);
-    cudaFree(sorter->scratch_keys);
-    cudaFree(sorter->scratch_values);
+    /* Guarded so that a CPU sorter never initialises the CUDA runtime. */
+    if (sorter->scratch_keys)
+        cudaFree(sorter->scratch_keys);
+    if (sorter->scratch_values)
+        cudaFree(sorter->scratch_values);
     if (sorter->shuffle_start)
         cudaEventDestroy(sorter->shuffle_start);
     if (sorter->shuffle_stop)

@@ -46,10 +46,27 @@ extern const ds_sort_backend ds_sort_backend_bitonic2;
 extern const ds_sort_backend ds_sort_backend_cpu;
 
 /* The shuffle pass (kernels/shuffle.cu): randomly permutes count pairs.
- * scratch_keys/scratch_values hold max_count elements, made at create. */
+ * scratch_keys/scratch_values hold max_count + 1 elements, made at create
+ * (the atomic-exchange method packs count 64-bit pairs across both). */
 ds_status ds_shuffle_pairs(float *keys, uint32_t *values, float *scratch_keys,
                            uint32_t *scratch_values, size_t count,
                            uint64_t seed, ds_stream stream);
+
+/* The two shuffle methods, for the benchmark and tests; ds_shuffle_pairs()
+ * uses the faster one (DS_SHUFFLE_DEFAULT). NaN keys may come out as the
+ * canonical NaN (sort.h allows it). */
+typedef enum ds_shuffle_method {
+    DS_SHUFFLE_FEISTEL = 0,      /* seeded bijective index permutation */
+    DS_SHUFFLE_ATOMIC_EXCHANGE,  /* the hybrid-sort paper's atomicExch pass */
+    DS_SHUFFLE_METHOD_COUNT
+} ds_shuffle_method;
+#define DS_SHUFFLE_DEFAULT DS_SHUFFLE_FEISTEL
+
+const char *ds_shuffle_method_name(ds_shuffle_method method);
+ds_status ds_shuffle_pairs_with(ds_shuffle_method method, float *keys,
+                                uint32_t *values, float *scratch_keys,
+                                uint32_t *scratch_values, size_t count,
+                                uint64_t seed, ds_stream stream);
 
 #ifdef __cplusplus
 }
