@@ -44,6 +44,9 @@
 #define GYROID_CELLS_PER_PERIOD 32.0
 /* Gyroid: never fewer periods than this, so small scenes still nest. */
 #define GYROID_MIN_PERIODS 2.0
+/* Gyroid: the coarsest grid that still resolves the sheets (about 800
+ * triangles); smaller requests get this. */
+#define GYROID_MIN_CELLS 6.0
 /* Gyroid: measured triangles per (period × cells²): T ≈ K · P · N². */
 #define GYROID_TRIANGLES_PER_PERIOD_CELL2 9.62
 /* Gyroid: phase offset so that grid points rarely hit the surface exactly. */
@@ -540,8 +543,8 @@ static void gyroid_resolution(size_t triangles, int *cells, double *periods)
         p = GYROID_MIN_PERIODS;
         n = sqrt(t / (GYROID_TRIANGLES_PER_PERIOD_CELL2 * p));
     }
-    if (n < 2.0)
-        n = 2.0;
+    if (n < GYROID_MIN_CELLS)
+        n = GYROID_MIN_CELLS;
     *cells = (int)lround(n);
     *periods = p;
 }

@@ -185,6 +185,31 @@ static void test_every_scene_every_size(void **state)
     }
 }
 
+/* Requests below a scene's smallest form still give a valid, non-empty
+ * mesh (of that smallest form). */
+static void test_tiny_sizes(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {1, 30, 100};
+    for (int s = 0; s < ds_scene_count(); s++) {
+        const char *name = ds_scene_name(s);
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            ds_mesh mesh;
+            assert_int_equal(ds_scene_build(name, sizes[i], &mesh), DS_OK);
+            assert_true(mesh.triangle_count > 0);
+            assert_true(mesh.triangle_count <= 1000);
+            for (size_t k = 0; k < 3 * mesh.triangle_count; k++)
+                assert_true(mesh.indices[k] < mesh.vertex_count);
+            check_no_degenerate(name, &mesh);
+            if (!strcmp(name, "gyroid"))
+                check_closed(name, &mesh, 1);
+            if (!strcmp(name, "shells"))
+                check_closed(name, &mesh, 0);
+            ds_mesh_free(&mesh);
+        }
+    }
+}
+
 static void test_gyroid_fills_box_and_is_deterministic(void **state)
 {
     (void)state;
@@ -315,6 +340,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry),
         cmocka_unit_test(test_every_scene_every_size),
+        cmocka_unit_test(test_tiny_sizes),
         cmocka_unit_test(test_gyroid_fills_box_and_is_deterministic),
         cmocka_unit_test(test_planes_layers),
         cmocka_unit_test(test_default_size),
