@@ -1,0 +1,84 @@
+/* viewer_script.h — scripted input for the viewer (--script FILE), so that
+ * tests can drive the real key and mouse handlers without a person.
+ *
+ * A script is a text file, one command per line; blank lines and lines whose
+ * first non-blank character is '#' are ignored; words are separated by
+ * blanks; key names are case-insensitive:
+ *
+ *   frames N              render N frames (N >= 1)
+ *   key NAME              press and release a key, NAME being a letter, a
+ *                         digit, + - = , TAB, ESC, SPACE, ENTER, F1..F12,
+ *                         KP_ADD, KP_SUBTRACT, with optional prefixes
+ *                         shift+ / ctrl+ / alt+ ("key shift+TAB"); "+" is
+ *                         shift+= as on a US keyboard
+ *   drag BUTTON DX DY     drag with left|right|middle by DX, DY pixels
+ *   scroll DY             turn the wheel by DY notches (positive: away)
+ *   screenshot PATH       write the next frame, overlay included, as PNG
+ *   quit                  close the window (the exit status is 0)
+ *
+ * The viewer runs the steps in order between frames and feeds keys and
+ * mouse moves through the same functions as the GLFW callbacks; when the
+ * script ends without "quit" the viewer stays interactive.
+ *
+ * Key codes are GLFW's (GLFW_KEY_*, GLFW_MOD_*); this module needs only the
+ * GLFW header, not the library, so that it is testable without a display.
+ */
+#ifndef DS_VIEWER_SCRIPT_H
+#define DS_VIEWER_SCRIPT_H
+
+#include <stddef.h>
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Longest line, and longest screenshot path, a script may hold. */
+#define DS_SCRIPT_MAX_LINE 1024
+
+typedef enum ds_script_op {
+    DS_SCRIPT_FRAMES = 0, /* count frames */
+    DS_SCRIPT_KEY,        /* key, mods */
+    DS_SCRIPT_DRAG,       /* button, dx, dy */
+    DS_SCRIPT_SCROLL,     /* dy */
+    DS_SCRIPT_SCREENSHOT, /* path */
+    DS_SCRIPT_QUIT
+} ds_script_op;
+
+typedef struct ds_script_step {
+    ds_script_op op;
+    int line;     /* 1-based line in the script, for messages */
+    int count;    /* frames */
+    int key;      /* GLFW_KEY_* */
+    int mods;     /* GLFW_MOD_* bits */
+    int button;   /* GLFW_MOUSE_BUTTON_* */
+    float dx, dy; /* drag pixels, or scroll notches in dy */
+    char *path;   /* screenshot; owned by the script */
+} ds_script_step;
+
+typedef struct ds_script {
+    ds_script_step *steps; /* owned */
+    size_t count;
+} ds_script;
+
+/* Parses a script held in memory; `name` is used in error messages
+ * ("run.txt: line 3: unknown key \"F13\""). *dest is empty on failure.
+ * Errors: DS_ERR_PARSE, DS_ERR_OUT_OF_MEMORY. */
+ds_status ds_script_parse(const char *text, size_t size, const char *name,
+                          ds_script *dest);
+
+/* Reads and parses a script file. Errors: DS_ERR_IO and as above. */
+ds_status ds_script_load(const char *path, ds_script *dest);
+
+/* Frees the steps and zeroes the struct; a zeroed script is valid. */
+void ds_script_free(ds_script *script);
+
+/* Parses a key name as "key NAME" takes it into a GLFW key code and
+ * modifier bits. Returns 0 on success, -1 for an unknown name. */
+int ds_script_key_from_name(const char *name, int *key, int *mods);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
