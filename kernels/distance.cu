@@ -1,0 +1,125 @@
+/* distance.cu — the renderer's per-frame kernels: per-vertex camera distance
+ * (the paper's per-vertex distance sort reads positions straight from the GL
+ * vertex buffer through interop), per-triangle sort keys from those
+ * distances, and the scatter that writes the sorted triangles' (or points')
+ * indices into the GL element buffer. All are memory bound, one element per
+ * thread; none allocates. */
+#include "distance.h"
+
+#include "cuda_check.h"
+#include "distance_math.h"
+
+/* ---- tuning --------------------------------------------------------------- */
+/* 256 threads: full occupancy on sm_75..sm_90 for these register-light,
+ * bandwidth-bound kernels. */
+#define BLOCK_THREADS 256
+
+static unsigned grid_for(size_t count)
+{
+    return (unsigned)((count + BLOCK_THREADS - 1) / BLOCK_THREADS);
+}
+
+/* ---- kernels -------------------------------------------------------------- */
+
+/* One thread owns vertex v: reads its position, writes its distance (and,
+ * in points mode, its own index as the sort value). */
+__global__ void k_distance_vertices(const float *__restrict__ positions,
+                                    size_t vertex_count, float ex, float ey,
+                                    float ez, float *__restrict__ distances,
+                                    uint32_t *__restrict__ values)
+{
+    size_t v = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (v >= vertex_count)
+        return;
+    distances[v] = ds_point_distance(positions + 3 * v, ex, ey, ez);
+    if (values)
+        values[v] = (uint32_t)v;
+}
+
+/* One thread owns triangle t: gathers its three vertex distances (and, for
+ * the centroid key, positions) and writes key t and value t. */
+__global__ void k_distance_triangle_keys(const uint32_t *__restrict__ indices,
+                                         size_t triangle_count,
+                                         const float *__restrict__ distances,
+                                         const float *__restrict__ positions,
+                                         float ex, float ey, float ez,
+                                         ds_triangle_key key,
+                                         float *__restrict__ keys,
+                                         uint32_t *__restrict__ values)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= triangle_count)
+        return;
+    uint32_t a = indices[3 * t], b = indices[3 * t + 1], c = indices[3 * t + 2];
+    keys[t] = ds_triangle_key_of(key, distances[a], distances[b], distances[c],
+                                 positions + 3 * (size_t)a,
+                                 positions + 3 * (size_t)b,
+                                 positions + 3 * (size_t)c, ex, ey, ez);
+    values[t] = (uint32_t)t;
+}
+
+/* One thread owns sorted position i: copies the `per` indices of element
+ * order[i] to elements[i * per ...]. */
+__global__ void k_distance_scatter(const uint32_t *__restrict__ order,
+                                   size_t count,
+                                   const uint32_t *__restrict__ indices,
+                                   int per, uint32_t *__restrict__ elements)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count)
+        return;
+    uint32_t source = order[i];
+    if (!indices) {
+        elements[i] = source;
+        return;
+    }
+    for (int k = 0; k < per; k++)
+        elements[i * per + k] = indices[(size_t)source * per + k];
+}
+
+/* ---- launchers ------------------------------------------------------------ */
+
+extern "C" ds_status ds_vertex_distances(const float *positions,
+                                         size_t vertex_count,
+                                         const float eye[3], float *distances,
+                                         uint32_t *values, ds_stream stream)
+{
+    if (vertex_count == 0)
+        return DS_OK;
+    k_distance_vertices<<<grid_for(vertex_count), BLOCK_THREADS, 0,
+                          (cudaStream_t)stream>>>(
+        positions, vertex_count, eye[0], eye[1], eye[2], distances, values);
+    DS_CUDA_TRY_LAUNCH("render", "k_distance_vertices");
+    return DS_OK;
+}
+
+extern "C" ds_status ds_triangle_keys(const uint32_t *indices,
+                                      size_t triangle_count,
+                                      const float *distances,
+                                      const float *positions,
+                                      const float eye[3], ds_triangle_key key,
+                                      float *keys, uint32_t *values,
+                                      ds_stream stream)
+{
+    if (triangle_count == 0)
+        return DS_OK;
+    k_distance_triangle_keys<<<grid_for(triangle_count), BLOCK_THREADS, 0,
+                               (cudaStream_t)stream>>>(
+        indices, triangle_count, distances, positions, eye[0], eye[1], eye[2],
+        key, keys, values);
+    DS_CUDA_TRY_LAUNCH("render", "k_distance_triangle_keys");
+    return DS_OK;
+}
+
+extern "C" ds_status ds_scatter_indices(const uint32_t *order, size_t count,
+                                        const uint32_t *indices, int per,
+                                        uint32_t *elements, ds_stream stream)
+{
+    if (count == 0)
+        return DS_OK;
+    k_distance_scatter<<<grid_for(count), BLOCK_THREADS, 0,
+                         (cudaStream_t)stream>>>(order, count, indices, per,
+                                                 elements);
+    DS_CUDA_TRY_LAUNCH("render", "k_distance_scatter");
+    return DS_OK;
+}

@@ -1,0 +1,982 @@
+/* renderer.c — composes the per-frame pipeline of renderer.h:
+ *
+ *   interop begin -> distances -> keys -> [shuffle] -> sort (far first)
+ *   -> scatter into the element buffer -> interop end -> one indexed draw
+ *
+ * on one CUDA stream, or the same stages on the host with the cpu sort and
+ * a glNamedBufferSubData upload when there is no CUDA device behind the GL
+ * context (Mesa, CI). Stage times come from CUDA events and GL timer
+ * queries kept in a ring of TIMING_RING frames and read back once their
+ * results are available, so the frame path never waits for them. */
+#include "renderer.h"
+
+#include <glad/gl.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime.h>
+
+#include "cuda_check.h"
+#include "distance.h"
+#include "distance_math.h"
+#include "interop.h"
+#include "sort_backend.h" /* ds_shuffle_pairs: the shuffle as its own timed stage */
+
+/* Frames whose timer results may be outstanding at once; the oldest is read
+ * (waiting if it must) before its slot is reused. Four covers the driver's
+ * usual two or three frames of queue. */
+#define TIMING_RING 4
+/* Completed frames kept for ds_renderer_next_timings(). */
+#define TIMINGS_BACKLOG 256
+#define DEFAULT_ALPHA 0.35f
+/* Points mode: splat diameter as a multiple of the mean spacing of points
+ * spread over the bounding sphere's surface, enough to close the gaps. */
+#define POINT_SIZE_SPACING 1.5f
+
+/* Shader sources, embedded from shaders/ by cmake/embed.cmake. */
+extern const char ds_shader_mesh_vert[];
+extern const char ds_shader_mesh_frag[];
+extern const char ds_shader_points_vert[];
+extern const char ds_shader_points_frag[];
+
+/* Uniform locations fixed in the shaders. */
+enum { U_VIEW_PROJECTION = 0, U_ALPHA = 1, U_POINT_SCALE = 2 };
+/* CUDA events of one frame, in stream order. */
+enum { EV_START, EV_DISTANCES, EV_KEYS, EV_SHUFFLE, EV_SORT, EV_SCATTER, EV_COUNT };
+
+typedef struct frame_record {
+    int pending;         /* issued, results not collected yet */
+    uint64_t frame;
+    cudaEvent_t events[EV_COUNT];
+    GLuint draw_query;   /* GL_TIME_ELAPSED of clear + draw */
+    GLuint end_query;    /* GL_TIMESTAMP after the draw */
+    float host_interop_ms;
+    float host_stage_ms[EV_COUNT]; /* CPU path: the stages on the host */
+} frame_record;
+
+struct ds_renderer {
+    /* settings */
+    int width, height;
+    ds_primitive primitive;
+    ds_triangle_key triangle_key;
+    float alpha;
+    float background[4];
+    float point_size;
+    int sorting, shuffle, verify;
+    int cpu_path;
+    ds_sort_algo algo;
+    ds_sorter *sorter;
+    ds_sorter *reference_sorter; /* verify: the cpu sort */
+    char gpu_name[256];
+
+    /* the mesh */
+    size_t vertex_count, triangle_count, element_capacity;
+    uint32_t *host_indices;  /* CPU path and verify */
+    float *host_positions;   /* CPU path */
+
+    /* GL */
+    GLuint mesh_program, points_program;
+    GLuint color_buffer;
+    GLuint cpu_position_buffer, cpu_element_buffer; /* CPU path */
+    GLuint vertex_arrays[DS_INTEROP_SLOTS];
+    GLuint framebuffer, color_renderbuffer, depth_renderbuffer;
+    unsigned gl_errors;
+    int debug_installed;
+
+    /* CUDA path */
+    ds_interop *interop;
+    cudaStream_t stream;
+    float *distances, *keys;
+    uint32_t *values, *indices;
+    float *shuffle_keys;
+    uint32_t *shuffle_values;
+    float *verify_keys;
+
+    /* CPU path scratch (host) */
+    float *host_distances, *host_keys;
+    uint32_t *host_values, *host_elements;
+
+    /* verify: the last frame's pre-sort keys and state */
+    float *host_verify_keys;
+    uint32_t *host_verify_values, *host_verify_elements;
+    uint8_t *host_seen;
+    int last_sorted;
+    int last_slot;
+
+    /* timing */
+    uint64_t frame_count, next_collect;
+    frame_record records[TIMING_RING];
+    GLuint64 last_end_timestamp;
+    int have_last_end;
+    ds_frame_timings latest;
+    int have_latest;
+    ds_frame_timings backlog[TIMINGS_BACKLOG];
+    size_t backlog_head, backlog_count;
+};
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static void GLAD_API_PTR on_gl_debug(GLenum source, GLenum type, GLuint id,
+                                 GLenum severity, GLsizei length,
+                                 const GLchar *message, const void *user)
+{
+    (void)source; (void)id; (void)severity; (void)length;
+    if (type != GL_DEBUG_TYPE_ERROR)
+        return;
+    ds_renderer *renderer = (ds_renderer *)user;
+    renderer->gl_errors++;
+    ds_warn("GL error: %s", message);
+}
+
+static ds_status compile_program(const char *vertex_source,
+                                 const char *fragment_source, const char *name,
+                                 GLuint *dest)
+{
+    const char *sources[2] = {vertex_source, fragment_source};
+    const GLenum stages[2] = {GL_VERTEX_SHADER, GL_FRAGMENT_SHADER};
+    char log[1024];
+    GLint ok = 0;
+    GLuint program = glCreateProgram();
+    for (int i = 0; i < 2; i++) {
+        GLuint shader = glCreateShader(stages[i]);
+        glShaderSource(shader, 1, &sources[i], NULL);
+        glCompileShader(shader);
+        glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+        if (!ok) {
+            glGetShaderInfoLog(shader, sizeof log, NULL, log);
+            glDeleteShader(shader);
+            glDeleteProgram(program);
+            return ds_fail(DS_ERR_GL, "render: shader %s.%s.glsl: %s", name,
+                           i ? "frag" : "vert", log);
+        }
+        glAttachShader(program, shader);
+        glDeleteShader(shader); /* freed with the program */
+    }
+    glLinkProgram(program);
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        glGetProgramInfoLog(program, sizeof log, NULL, log);
+        glDeleteProgram(program);
+        return ds_fail(DS_ERR_GL, "render: linking %s: %s", name, log);
+    }
+    *dest = program;
+    return DS_OK;
+}
+
+static ds_status make_framebuffer(ds_renderer *renderer)
+{
+    if (renderer->framebuffer) {
+        glDeleteFramebuffers(1, &renderer->framebuffer);
+        glDeleteRenderbuffers(1, &renderer->color_renderbuffer);
+        glDeleteRenderbuffers(1, &renderer->depth_renderbuffer);
+    }
+    glCreateRenderbuffers(1, &renderer->color_renderbuffer);
+    glNamedRenderbufferStorage(renderer->color_renderbuffer, GL_RGBA8,
+                               renderer->width, renderer->height);
+    glCreateRenderbuffers(1, &renderer->depth_renderbuffer);
+    glNamedRenderbufferStorage(renderer->depth_renderbuffer, GL_DEPTH_COMPONENT24,
+                               renderer->width, renderer->height);
+    glCreateFramebuffers(1, &renderer->framebuffer);
+    glNamedFramebufferRenderbuffer(renderer->framebuffer, GL_COLOR_ATTACHMENT0,
+                                   GL_RENDERBUFFER, renderer->color_renderbuffer);
+    glNamedFramebufferRenderbuffer(renderer->framebuffer, GL_DEPTH_ATTACHMENT,
+                                   GL_RENDERBUFFER, renderer->depth_renderbuffer);
+    GLenum complete = glCheckNamedFramebufferStatus(renderer->framebuffer, GL_FRAMEBUFFER);
+    if (complete != GL_FRAMEBUFFER_COMPLETE)
+        return ds_fail(DS_ERR_GL, "render: framebuffer %dx%d incomplete (0x%x)",
+                       renderer->width, renderer->height, complete);
+    return DS_OK;
+}
+
+static float default_point_size(const ds_mesh *mesh)
+{
+    double n = mesh->vertex_count ? (double)mesh->vertex_count : 1.0;
+    double radius = mesh->radius > 0.0f ? mesh->radius : 1.0;
+    return (float)(POINT_SIZE_SPACING * radius * sqrt(4.0 * M_PI / n));
+}
+
+static ds_status make_sorter(ds_sort_algo algo, size_t count, ds_sorter **dest)
+{
+    ds_sorter_desc desc = {0};
+    desc.algo = algo;
+    desc.max_count = count;
+    return ds_sorter_create(&desc, dest);
+}
+
+/* Vertex arrays: positions (binding 0) and colours (binding 1), one array
+ * per element buffer. */
+static void make_vertex_arrays(ds_renderer *renderer)
+{
+    GLuint positions = renderer->cpu_path ? renderer->cpu_position_buffer
+                                          : ds_interop_position_buffer(renderer->interop);
+    glCreateVertexArrays(DS_INTEROP_SLOTS, renderer->vertex_arrays);
+    for (int s = 0; s < DS_INTEROP_SLOTS; s++) {
+        GLuint vao = renderer->vertex_arrays[s];
+        glVertexArrayVertexBuffer(vao, 0, positions, 0, 3 * sizeof(float));
+        glVertexArrayAttribFormat(vao, 0, 3, GL_FLOAT, GL_FALSE, 0);
+        glVertexArrayAttribBinding(vao, 0, 0);
+        glEnableVertexArrayAttrib(vao, 0);
+        glVertexArrayVertexBuffer(vao, 1, renderer->color_buffer, 0, 4);
+        glVertexArrayAttribFormat(vao, 1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 0);
+        glVertexArrayAttribBinding(vao, 1, 1);
+        glEnableVertexArrayAttrib(vao, 1);
+        glVertexArrayElementBuffer(vao, renderer->cpu_path
+                                            ? renderer->cpu_element_buffer
+                                            : ds_interop_element_buffer(renderer->interop, s));
+    }
+}
+
+static void *host_alloc(size_t count, size_t size, ds_status *status)
+{
+    void *p = calloc(count ? count : 1, size);
+    if (!p && *status == DS_OK)
+        *status = ds_fail(DS_ERR_OUT_OF_MEMORY, "render: out of host memory");
+    return p;
+}
+
+/* CUDA side: stream, per-frame buffers, events, interop, sorter. */
+static ds_status create_cuda(ds_renderer *renderer, const ds_mesh *mesh,
+                             ds_interop_mode mode, int device)
+{
+    ds_status status = DS_OK;
+    size_t n = ds_renderer_sorted_count(renderer);
+    size_t v = mesh->vertex_count, t = mesh->triangle_count;
+    struct cudaDeviceProp prop;
+    DS_CUDA_TRY("render", cudaSetDevice(device));
+    DS_CUDA_TRY("render", cudaGetDeviceProperties(&prop, device));
+    snprintf(renderer->gpu_name, sizeof renderer->gpu_name, "%s", prop.name);
+    DS_CUDA_TRY("render", cudaStreamCreateWithFlags(&renderer->stream, cudaStreamNonBlocking));
+
+    ds_interop_desc interop_desc = {0};
+    interop_desc.mode = mode;
+    interop_desc.positions = mesh->positions;
+    interop_desc.vertex_count = v;
+    interop_desc.element_count = renderer->element_capacity;
+    if ((status = ds_interop_create(&interop_desc, &renderer->interop)))
+        return status;
+
+    /* Keys and values are sized for either primitive, so that switching
+     * between triangles and points never allocates. */
+    size_t most = v > t ? v : t;
+    DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->distances, (v ? v : 1) * sizeof(float)));
+    DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->keys, (most ? most : 1) * sizeof(float)));
+    DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->values, (most ? most : 1) * sizeof(uint32_t)));
+    DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->shuffle_keys, (most + 1) * sizeof(float)));
+    DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->shuffle_values, (most + 1) * sizeof(uint32_t)));
+    DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->indices, (t ? 3 * t : 1) * sizeof(uint32_t)));
+    if (t)
+        DS_CUDA_TRY("render", cudaMemcpy(renderer->indices, mesh->indices,
+                                         3 * t * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    if (renderer->verify)
+        DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->verify_keys, (most ? most : 1) * sizeof(float)));
+    for (int r = 0; r < TIMING_RING; r++)
+        for (int e = 0; e < EV_COUNT; e++)
+            DS_CUDA_TRY("render", cudaEventCreate(&renderer->records[r].events[e]));
+    (void)n;
+    return make_sorter(renderer->algo, most, &renderer->sorter);
+}
+
+static ds_status create_cpu(ds_renderer *renderer, const ds_mesh *mesh)
+{
+    ds_status status = DS_OK;
+    size_t v = mesh->vertex_count, t = mesh->triangle_count;
+    size_t most = v > t ? v : t;
+    const GLubyte *name = glGetString(GL_RENDERER);
+    snprintf(renderer->gpu_name, sizeof renderer->gpu_name, "%s",
+             name ? (const char *)name : "unknown GL renderer");
+    renderer->host_positions = host_alloc(3 * v, sizeof(float), &status);
+    renderer->host_distances = host_alloc(v, sizeof(float), &status);
+    renderer->host_keys = host_alloc(most, sizeof(float), &status);
+    renderer->host_values = host_alloc(most, sizeof(uint32_t), &status);
+    renderer->host_elements = host_alloc(renderer->element_capacity, sizeof(uint32_t), &status);
+    if (status)
+        return status;
+    memcpy(renderer->host_positions, mesh->positions, 3 * v * sizeof(float));
+    glCreateBuffers(1, &renderer->cpu_position_buffer);
+    glNamedBufferStorage(renderer->cpu_position_buffer,
+                         (GLsizeiptr)((v ? 3 * v : 1) * sizeof(float)),
+                         mesh->positions, 0);
+    glCreateBuffers(1, &renderer->cpu_element_buffer);
+    glNamedBufferStorage(renderer->cpu_element_buffer,
+                         (GLsizeiptr)(renderer->element_capacity * sizeof(uint32_t)),
+                         NULL, GL_DYNAMIC_STORAGE_BIT);
+    return make_sorter(DS_SORT_CPU, most, &renderer->sorter);
+}
+
+ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
+{
+    ds_status status = DS_OK;
+    if (!dest)
+        return ds_fail(DS_ERR_INVALID_ARG, "render: dest is NULL");
+    *dest = NULL;
+    if (!desc || !desc->mesh || desc->width <= 0 || desc->height <= 0)
+        return ds_fail(DS_ERR_INVALID_ARG, "render: need a mesh and a positive size");
+    if (!glad_glCreateBuffers || !GLAD_GL_VERSION_4_5)
+        return ds_fail(DS_ERR_GL, "render: no current OpenGL 4.5 context loaded through glad");
+    const ds_mesh *mesh = desc->mesh;
+    if (mesh->vertex_count > DS_MESH_MAX_ELEMENTS || mesh->triangle_count > DS_MESH_MAX_ELEMENTS / 3)
+        return ds_fail(DS_ERR_TOO_LARGE, "render: mesh too large");
+    if ((unsigned)desc->sort_algo >= DS_SORT_ALGO_COUNT ||
+        (unsigned)desc->triangle_key >= DS_TRIANGLE_KEY_COUNT)
+        return ds_fail(DS_ERR_INVALID_ARG, "render: bad sort or triangle key");
+
+    ds_renderer *renderer = calloc(1, sizeof *renderer);
+    if (!renderer)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "render: out of host memory");
+    renderer->width = desc->width;
+    renderer->height = desc->height;
+    renderer->primitive = mesh->triangle_count ? desc->primitive : DS_PRIMITIVE_POINTS;
+    renderer->triangle_key = desc->triangle_key;
+    renderer->alpha = desc->alpha > 0.0f ? desc->alpha : DEFAULT_ALPHA;
+    memcpy(renderer->background, desc->background, sizeof renderer->background);
+    renderer->point_size = desc->point_size > 0.0f ? desc->point_size : default_point_size(mesh);
+    renderer->sorting = !desc->no_sort;
+    renderer->shuffle = desc->shuffle;
+    renderer->verify = desc->verify;
+    renderer->algo = desc->sort_algo;
+    renderer->vertex_count = mesh->vertex_count;
+    renderer->triangle_count = mesh->triangle_count;
+    renderer->element_capacity = 3 * mesh->triangle_count > mesh->vertex_count
+                                     ? 3 * mesh->triangle_count : mesh->vertex_count;
+    if (renderer->element_capacity == 0)
+        renderer->element_capacity = 1;
+
+    /* Errors from here on are counted, so tests can fail on any. */
+    glEnable(GL_DEBUG_OUTPUT);
+    glDebugMessageCallback(on_gl_debug, renderer);
+    renderer->debug_installed = 1;
+
+    /* Which path: CUDA behind this GL context, or the host. */
+    int device = -1;
+    if (desc->interop != DS_INTEROP_NONE)
+        device = ds_interop_gl_cuda_device();
+    if (device < 0) {
+        if (desc->interop == DS_INTEROP_MAP || desc->interop == DS_INTEROP_EXTERNAL) {
+            status = ds_fail(DS_ERR_UNSUPPORTED,
+                             "render: interop %s needs a CUDA device behind the GL context",
+                             ds_interop_mode_name(desc->interop));
+            goto fail;
+        }
+        renderer->cpu_path = 1;
+        if (renderer->algo != DS_SORT_CPU && desc->interop != DS_INTEROP_NONE)
+            ds_warn("render: no CUDA device drives this GL context; using the cpu sort");
+        renderer->algo = DS_SORT_CPU;
+    }
+
+    size_t t = mesh->triangle_count, most = mesh->vertex_count > t ? mesh->vertex_count : t;
+    if (renderer->verify || renderer->cpu_path) {
+        renderer->host_indices = host_alloc(3 * t, sizeof(uint32_t), &status);
+        if (status)
+            goto fail;
+        if (t)
+            memcpy(renderer->host_indices, mesh->indices, 3 * t * sizeof(uint32_t));
+    }
+    if (renderer->verify) {
+        renderer->host_verify_keys = host_alloc(most, sizeof(float), &status);
+        renderer->host_verify_values = host_alloc(most, sizeof(uint32_t), &status);
+        renderer->host_verify_elements = host_alloc(renderer->element_capacity, sizeof(uint32_t), &status);
+        renderer->host_seen = host_alloc(most, 1, &status);
+        if (status || (status = make_sorter(DS_SORT_CPU, most, &renderer->reference_sorter)))
+            goto fail;
+    }
+
+    if ((status = compile_program(ds_shader_mesh_vert, ds_shader_mesh_frag, "mesh",
+                                  &renderer->mesh_program)) ||
+        (status = compile_program(ds_shader_points_vert, ds_shader_points_frag, "points",
+                                  &renderer->points_program)))
+        goto fail;
+    glCreateBuffers(1, &renderer->color_buffer);
+    glNamedBufferStorage(renderer->color_buffer,
+                         (GLsizeiptr)((mesh->vertex_count ? mesh->vertex_count : 1) * 4),
+                         mesh->colors, 0);
+    if ((status = make_framebuffer(renderer)))
+        goto fail;
+
+    status = renderer->cpu_path ? create_cpu(renderer, mesh)
+                                : create_cuda(renderer, mesh, desc->interop, device);
+    if (status)
+        goto fail;
+    make_vertex_arrays(renderer);
+    for (int r = 0; r < TIMING_RING; r++) {
+        glCreateQueries(GL_TIME_ELAPSED, 1, &renderer->records[r].draw_query);
+        glCreateQueries(GL_TIMESTAMP, 1, &renderer->records[r].end_query);
+    }
+    if (renderer->gl_errors) {
+        status = ds_fail(DS_ERR_GL, "render: %u GL errors while creating the renderer",
+                         renderer->gl_errors);
+        goto fail;
+    }
+    *dest = renderer;
+    return DS_OK;
+fail:
+    ds_renderer_destroy(renderer);
+    return status;
+}
+
+void ds_renderer_destroy(ds_renderer *renderer)
+{
+    if (!renderer)
+        return;
+    if (!renderer->cpu_path && renderer->stream)
+        cudaStreamSynchronize(renderer->stream);
+    ds_sorter_destroy(renderer->sorter);
+    ds_sorter_destroy(renderer->reference_sorter);
+    ds_interop_destroy(renderer->interop);
+    cudaFree(renderer->distances);
+    cudaFree(renderer->keys);
+    cudaFree(renderer->values);
+    cudaFree(renderer->indices);
+    cudaFree(renderer->shuffle_keys);
+    cudaFree(renderer->shuffle_values);
+    cudaFree(renderer->verify_keys);
+    for (int r = 0; r < TIMING_RING; r++) {
+        for (int e = 0; e < EV_COUNT; e++)
+            if (renderer->records[r].events[e])
+                cudaEventDestroy(renderer->records[r].events[e]);
+        if (renderer->records[r].draw_query)
+            glDeleteQueries(1, &renderer->records[r].draw_query);
+        if (renderer->records[r].end_query)
+            glDeleteQueries(1, &renderer->records[r].end_query);
+    }
+    if (renderer->stream)
+        cudaStreamDestroy(renderer->stream);
+    if (renderer->mesh_program)
+        glDeleteProgram(renderer->mesh_program);
+    if (renderer->points_program)
+        glDeleteProgram(renderer->points_program);
+    glDeleteVertexArrays(DS_INTEROP_SLOTS, renderer->vertex_arrays);
+    if (renderer->color_buffer)
+        glDeleteBuffers(1, &renderer->color_buffer);
+    if (renderer->cpu_position_buffer)
+        glDeleteBuffers(1, &renderer->cpu_position_buffer);
+    if (renderer->cpu_element_buffer)
+        glDeleteBuffers(1, &renderer->cpu_element_buffer);
+    if (renderer->framebuffer) {
+        glDeleteFramebuffers(1, &renderer->framebuffer);
+        glDeleteRenderbuffers(1, &renderer->color_renderbuffer);
+        glDeleteRenderbuffers(1, &renderer->depth_renderbuffer);
+    }
+    if (renderer->debug_installed)
+        glDebugMessageCallback(NULL, NULL);
+    free(renderer->host_indices);
+    free(renderer->host_positions);
+    free(renderer->host_distances);
+    free(renderer->host_keys);
+    free(renderer->host_values);
+    free(renderer->host_elements);
+    free(renderer->host_verify_keys);
+    free(renderer->host_verify_values);
+    free(renderer->host_verify_elements);
+    free(renderer->host_seen);
+    free(renderer);
+}
+
+/* ---- timings -------------------------------------------------------------- */
+
+static float event_ms(const frame_record *record, int from, int to)
+{
+    float ms = 0.0f;
+    if (cudaEventElapsedTime(&ms, record->events[from], record->events[to]) != cudaSuccess) {
+        cudaGetLastError();
+        return 0.0f;
+    }
+    return ms;
+}
+
+/* Reads the results of the oldest outstanding frame if they are available
+ * (or, with wait set, once they are). Returns 1 if a frame was collected. */
+static int collect_one(ds_renderer *renderer, int wait)
+{
+    frame_record *record = &renderer->records[renderer->next_collect % TIMING_RING];
+    if (!record->pending || record->frame != renderer->next_collect)
+        return 0;
+    if (!wait) {
+        GLint available = 0;
+        glGetQueryObjectiv(record->end_query, GL_QUERY_RESULT_AVAILABLE, &available);
+        if (!available)
+            return 0;
+        if (!renderer->cpu_path) {
+            cudaError_t done = cudaEventQuery(record->events[EV_SCATTER]);
+            if (done == cudaErrorNotReady)
+                return 0;
+        }
+    }
+    ds_frame_timings t = {0};
+    t.frame = record->frame;
+    if (renderer->cpu_path) {
+        t.distances_ms = record->host_stage_ms[EV_DISTANCES];
+        t.keys_ms = record->host_stage_ms[EV_KEYS];
+        t.sort_ms = record->host_stage_ms[EV_SORT];
+        t.scatter_ms = record->host_stage_ms[EV_SCATTER];
+    } else {
+        cudaEventSynchronize(record->events[EV_SCATTER]);
+        t.distances_ms = event_ms(record, EV_START, EV_DISTANCES);
+        t.keys_ms = event_ms(record, EV_DISTANCES, EV_KEYS);
+        t.shuffle_ms = event_ms(record, EV_KEYS, EV_SHUFFLE);
+        t.sort_ms = event_ms(record, EV_SHUFFLE, EV_SORT);
+        t.scatter_ms = event_ms(record, EV_SORT, EV_SCATTER);
+    }
+    t.interop_ms = record->host_interop_ms;
+    GLuint64 draw_ns = 0, end_ns = 0;
+    glGetQueryObjectui64v(record->draw_query, GL_QUERY_RESULT, &draw_ns);
+    glGetQueryObjectui64v(record->end_query, GL_QUERY_RESULT, &end_ns);
+    t.draw_ms = (float)(draw_ns * 1e-6);
+    if (renderer->have_last_end && end_ns > renderer->last_end_timestamp)
+        t.frame_ms = (float)((end_ns - renderer->last_end_timestamp) * 1e-6);
+    renderer->last_end_timestamp = end_ns;
+    renderer->have_last_end = 1;
+
+    record->pending = 0;
+    renderer->next_collect++;
+    renderer->latest = t;
+    renderer->have_latest = 1;
+    size_t tail = (renderer->backlog_head + renderer->backlog_count) % TIMINGS_BACKLOG;
+    renderer->backlog[tail] = t;
+    if (renderer->backlog_count < TIMINGS_BACKLOG)
+        renderer->backlog_count++;
+    else
+        renderer->backlog_head = (renderer->backlog_head + 1) % TIMINGS_BACKLOG;
+    return 1;
+}
+
+int ds_renderer_timings(ds_renderer *renderer, ds_frame_timings *dest)
+{
+    while (collect_one(renderer, 0))
+        ;
+    if (!renderer->have_latest)
+        return 0;
+    *dest = renderer->latest;
+    return 1;
+}
+
+int ds_renderer_next_timings(ds_renderer *renderer, ds_frame_timings *dest)
+{
+    while (collect_one(renderer, 0))
+        ;
+    if (!renderer->backlog_count)
+        return 0;
+    *dest = renderer->backlog[renderer->backlog_head];
+    renderer->backlog_head = (renderer->backlog_head + 1) % TIMINGS_BACKLOG;
+    renderer->backlog_count--;
+    return 1;
+}
+
+ds_status ds_renderer_finish(ds_renderer *renderer)
+{
+    glFinish();
+    if (!renderer->cpu_path)
+        DS_CUDA_TRY("render", cudaStreamSynchronize(renderer->stream));
+    while (collect_one(renderer, 1))
+        ;
+    return DS_OK;
+}
+
+/* ---- the frame -------------------------------------------------------------- */
+
+#define RECORD(e)                                                              \
+    DS_CUDA_TRY("render", cudaEventRecord(record->events[(e)], renderer->stream))
+
+static ds_status cuda_stages(ds_renderer *renderer, frame_record *record,
+                             int slot, const float eye[3])
+{
+    ds_status status;
+    const float *positions = NULL;
+    uint32_t *elements = NULL;
+    double interop_ms = 0.0;
+    ds_stream stream = (ds_stream)renderer->stream;
+    int points = renderer->primitive == DS_PRIMITIVE_POINTS;
+    size_t n = ds_renderer_sorted_count(renderer);
+
+    if ((status = ds_interop_begin(renderer->interop, slot, stream, &positions,
+                                   &elements, &interop_ms)))
+        return status;
+    RECORD(EV_START);
+    /* Points: the vertex distance is the key, written straight into keys. */
+    if ((status = ds_vertex_distances(positions, renderer->vertex_count, eye,
+                                      points ? renderer->keys : renderer->distances,
+                                      points ? renderer->values : NULL, stream)))
+        return status;
+    RECORD(EV_DISTANCES);
+    if (!points &&
+        (status = ds_triangle_keys(renderer->indices, renderer->triangle_count,
+                                   renderer->distances, positions, eye,
+                                   renderer->triangle_key, renderer->keys,
+                                   renderer->values, stream)))
+        return status;
+    RECORD(EV_KEYS);
+    if (renderer->verify && renderer->sorting)
+        DS_CUDA_TRY("render", cudaMemcpyAsync(renderer->verify_keys, renderer->keys,
+                                              n * sizeof(float), cudaMemcpyDeviceToDevice,
+                                              renderer->stream));
+    if (renderer->sorting && renderer->shuffle &&
+        (status = ds_shuffle_pairs(renderer->keys, renderer->values,
+                                   renderer->shuffle_keys, renderer->shuffle_values, n,
+                                   0x5EED0000ull + renderer->frame_count, stream)))
+        return status;
+    RECORD(EV_SHUFFLE);
+    if (renderer->sorting &&
+        (status = ds_sorter_sort(renderer->sorter, renderer->keys, renderer->values, n,
+                                 DS_SORT_DESCENDING, stream)))
+        return status;
+    RECORD(EV_SORT);
+    if ((status = ds_scatter_indices(renderer->values, n, points ? NULL : renderer->indices,
+                                     points ? 1 : 3, elements, stream)))
+        return status;
+    RECORD(EV_SCATTER);
+    if ((status = ds_interop_end(renderer->interop, slot, stream, &interop_ms)))
+        return status;
+    record->host_interop_ms = (float)interop_ms;
+    return DS_OK;
+}
+
+/* The same stages on the host, then one upload into the element buffer. */
+static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
+                            const float eye[3])
+{
+    ds_status status;
+    int points = renderer->primitive == DS_PRIMITIVE_POINTS;
+    size_t n = ds_renderer_sorted_count(renderer);
+    const float *p = renderer->host_positions;
+    float *distances = points ? renderer->host_keys : renderer->host_distances;
+    double t0 = now_ms();
+    for (size_t v = 0; v < renderer->vertex_count; v++)
+        distances[v] = ds_point_distance(p + 3 * v, eye[0], eye[1], eye[2]);
+    double t1 = now_ms();
+    if (points) {
+        for (size_t v = 0; v < n; v++)
+            renderer->host_values[v] = (uint32_t)v;
+    } else {
+        const uint32_t *idx = renderer->host_indices;
+        for (size_t t = 0; t < n; t++) {
+            uint32_t a = idx[3 * t], b = idx[3 * t + 1], c = idx[3 * t + 2];
+            renderer->host_keys[t] = ds_triangle_key_of(
+                renderer->triangle_key, distances[a], distances[b], distances[c],
+                p + 3 * (size_t)a, p + 3 * (size_t)b, p + 3 * (size_t)c, eye[0],
+                eye[1], eye[2]);
+            renderer->host_values[t] = (uint32_t)t;
+        }
+    }
+    double t2 = now_ms();
+    if (renderer->verify && renderer->sorting)
+        memcpy(renderer->host_verify_keys, renderer->host_keys, n * sizeof(float));
+    if (renderer->sorting) {
+        ds_sorter_set_shuffle(renderer->sorter, renderer->shuffle);
+        if ((status = ds_sorter_sort(renderer->sorter, renderer->host_keys,
+                                     renderer->host_values, n, DS_SORT_DESCENDING, 0)))
+            return status;
+    }
+    double t3 = now_ms();
+    uint32_t *elements = renderer->host_elements;
+    if (points) {
+        memcpy(elements, renderer->host_values, n * sizeof(uint32_t));
+    } else {
+        for (size_t i = 0; i < n; i++)
+            for (int k = 0; k < 3; k++)
+                elements[3 * i + k] = renderer->host_indices[3 * (size_t)renderer->host_values[i] + k];
+    }
+    double t4 = now_ms();
+    /* The upload waits, inside GL, for earlier draws still reading. */
+    glNamedBufferSubData(renderer->cpu_element_buffer, 0,
+                         (GLsizeiptr)(n * (points ? 1 : 3) * sizeof(uint32_t)), elements);
+    double t5 = now_ms();
+    record->host_stage_ms[EV_DISTANCES] = (float)(t1 - t0);
+    record->host_stage_ms[EV_KEYS] = (float)(t2 - t1);
+    record->host_stage_ms[EV_SORT] = (float)(t3 - t2);
+    record->host_stage_ms[EV_SCATTER] = (float)(t4 - t3);
+    record->host_interop_ms = (float)(t5 - t4);
+    return DS_OK;
+}
+
+ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
+                            uint32_t framebuffer)
+{
+    ds_status status;
+    if (!renderer || !camera)
+        return ds_fail(DS_ERR_INVALID_ARG, "render: NULL renderer or camera");
+    frame_record *record = &renderer->records[renderer->frame_count % TIMING_RING];
+    /* Read whatever finished; the slot about to be reused must be read
+     * first (it is four frames old, so this rarely waits). */
+    while (collect_one(renderer, 0))
+        ;
+    while (record->pending && collect_one(renderer, 1))
+        ;
+    record->pending = 0;
+    record->frame = renderer->frame_count;
+    int slot = (int)(renderer->frame_count % DS_INTEROP_SLOTS);
+
+    float eye[3], view_projection[16], projection[16];
+    ds_camera_eye(camera, eye);
+    ds_camera_view_projection(camera, view_projection);
+    ds_camera_projection(camera, projection);
+
+    status = renderer->cpu_path ? cpu_stages(renderer, record, eye)
+                                : cuda_stages(renderer, record, slot, eye);
+    if (status)
+        return status;
+    renderer->last_sorted = renderer->sorting;
+    renderer->last_slot = renderer->cpu_path ? 0 : slot;
+
+    /* The draw: straight alpha "over", back to front; the depth test stays
+     * on (for opaque geometry a caller may add) but nothing writes depth. */
+    int points = renderer->primitive == DS_PRIMITIVE_POINTS;
+    GLuint target = framebuffer == DS_RENDERER_OWN_FRAMEBUFFER ? renderer->framebuffer
+                                                               : framebuffer;
+    GLuint program = points ? renderer->points_program : renderer->mesh_program;
+    glBeginQuery(GL_TIME_ELAPSED, record->draw_query);
+    glBindFramebuffer(GL_FRAMEBUFFER, target);
+    glViewport(0, 0, renderer->width, renderer->height);
+    glDepthMask(GL_TRUE);
+    glClearColor(renderer->background[0], renderer->background[1],
+                 renderer->background[2], renderer->background[3]);
+    glClearDepth(1.0);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_FALSE);
+    glDisable(GL_CULL_FACE);
+    glEnable(GL_BLEND);
+    glBlendEquation(GL_FUNC_ADD);
+    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    glUseProgram(program);
+    glUniformMatrix4fv(U_VIEW_PROJECTION, 1, GL_FALSE, view_projection);
+    glUniform1f(U_ALPHA, renderer->alpha);
+    if (points) {
+        glEnable(GL_PROGRAM_POINT_SIZE);
+        glUniform1f(U_POINT_SCALE,
+                    renderer->point_size * projection[5] * 0.5f * (float)renderer->height);
+    }
+    glBindVertexArray(renderer->vertex_arrays[renderer->last_slot]);
+    size_t n = ds_renderer_sorted_count(renderer);
+    glDrawElements(points ? GL_POINTS : GL_TRIANGLES,
+                   (GLsizei)(points ? n : 3 * n), GL_UNSIGNED_INT, NULL);
+    glBindVertexArray(0);
+    glDepthMask(GL_TRUE);
+    glEndQuery(GL_TIME_ELAPSED);
+    glQueryCounter(record->end_query, GL_TIMESTAMP);
+    if (!renderer->cpu_path) {
+        double interop_ms = 0.0;
+        if ((status = ds_interop_gl_used(renderer->interop, slot, &interop_ms)))
+            return status;
+        record->host_interop_ms += (float)interop_ms;
+    }
+    record->pending = 1;
+    renderer->frame_count++;
+    return DS_OK;
+}
+
+/* ---- settings and facts ----------------------------------------------------- */
+
+ds_status ds_renderer_resize(ds_renderer *renderer, int width, int height)
+{
+    if (width <= 0 || height <= 0)
+        return ds_fail(DS_ERR_INVALID_ARG, "render: size %dx%d", width, height);
+    if (width == renderer->width && height == renderer->height)
+        return DS_OK;
+    renderer->width = width;
+    renderer->height = height;
+    return make_framebuffer(renderer);
+}
+
+ds_status ds_renderer_set_sort(ds_renderer *renderer, ds_sort_algo algo)
+{
+    ds_status status;
+    ds_sorter *sorter = NULL;
+    if (algo == renderer->algo)
+        return DS_OK;
+    if (renderer->cpu_path)
+        return ds_fail(DS_ERR_NO_DEVICE, "render: sort %s needs a CUDA device behind GL",
+                       ds_sort_algo_name(algo));
+    size_t most = renderer->vertex_count > renderer->triangle_count
+                      ? renderer->vertex_count : renderer->triangle_count;
+    DS_CUDA_TRY("render", cudaStreamSynchronize(renderer->stream));
+    if ((status = make_sorter(algo, most, &sorter)))
+        return status;
+    ds_sorter_destroy(renderer->sorter);
+    renderer->sorter = sorter;
+    renderer->algo = algo;
+    return DS_OK;
+}
+
+void ds_renderer_set_shuffle(ds_renderer *renderer, int shuffle) { renderer->shuffle = shuffle; }
+
+ds_status ds_renderer_set_primitive(ds_renderer *renderer, ds_primitive primitive)
+{
+    if (primitive == DS_PRIMITIVE_TRIANGLES && renderer->triangle_count == 0)
+        return ds_fail(DS_ERR_INVALID_ARG, "render: a point cloud has no triangles");
+    renderer->primitive = primitive;
+    return DS_OK;
+}
+
+void ds_renderer_set_triangle_key(ds_renderer *renderer, ds_triangle_key key)
+{
+    if ((unsigned)key < DS_TRIANGLE_KEY_COUNT)
+        renderer->triangle_key = key;
+}
+
+void ds_renderer_set_alpha(ds_renderer *renderer, float alpha)
+{
+    if (alpha > 0.0f && alpha <= 1.0f)
+        renderer->alpha = alpha;
+}
+
+void ds_renderer_set_sorting(ds_renderer *renderer, int sorting) { renderer->sorting = sorting != 0; }
+
+void ds_renderer_set_background(ds_renderer *renderer, const float rgba[4])
+{
+    memcpy(renderer->background, rgba, sizeof renderer->background);
+}
+
+void ds_renderer_set_point_size(ds_renderer *renderer, float world_size)
+{
+    if (world_size > 0.0f)
+        renderer->point_size = world_size;
+}
+
+const char *ds_renderer_gpu_name(const ds_renderer *renderer) { return renderer->gpu_name; }
+
+ds_interop_mode ds_renderer_interop(const ds_renderer *renderer)
+{
+    return renderer->cpu_path ? DS_INTEROP_NONE : ds_interop_mode_in_use(renderer->interop);
+}
+
+const char *ds_interop_mode_name(ds_interop_mode mode)
+{
+    switch (mode) {
+    case DS_INTEROP_AUTO: return "auto";
+    case DS_INTEROP_MAP: return "map";
+    case DS_INTEROP_EXTERNAL: return "external";
+    case DS_INTEROP_NONE: return "none";
+    }
+    return "unknown";
+}
+
+ds_sort_algo ds_renderer_sort(const ds_renderer *renderer) { return renderer->algo; }
+ds_primitive ds_renderer_primitive(const ds_renderer *renderer) { return renderer->primitive; }
+
+size_t ds_renderer_sorted_count(const ds_renderer *renderer)
+{
+    return renderer->primitive == DS_PRIMITIVE_POINTS ? renderer->vertex_count
+                                                      : renderer->triangle_count;
+}
+
+unsigned ds_renderer_gl_errors(const ds_renderer *renderer) { return renderer->gl_errors; }
+
+/* ---- read-back and verification --------------------------------------------- */
+
+ds_status ds_renderer_read_pixels(ds_renderer *renderer, uint8_t *dest)
+{
+    int w = renderer->width, h = renderer->height;
+    size_t row = (size_t)w * 4;
+    unsigned errors = renderer->gl_errors;
+    glFinish();
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, renderer->framebuffer);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, dest);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+    if (renderer->gl_errors != errors)
+        return ds_fail(DS_ERR_GL, "render: glReadPixels failed");
+    /* GL's first row is the bottom one; images start at the top. */
+    for (int y = 0; y < h / 2; y++) {
+        uint8_t *a = dest + (size_t)y * row, *b = dest + (size_t)(h - 1 - y) * row;
+        for (size_t i = 0; i < row; i++) {
+            uint8_t s = a[i];
+            a[i] = b[i];
+            b[i] = s;
+        }
+    }
+    return DS_OK;
+}
+
+static int same_key(float a, float b)
+{
+    return a == b || (isnan(a) && isnan(b));
+}
+
+ds_status ds_renderer_verify(ds_renderer *renderer)
+{
+    ds_status status;
+    if (!renderer->verify || !renderer->last_sorted || renderer->frame_count == 0)
+        return ds_fail(DS_ERR_INVALID_ARG,
+                       "render: verify needs desc.verify, sorting on and a frame");
+    uint64_t frame = renderer->frame_count - 1;
+    int points = renderer->primitive == DS_PRIMITIVE_POINTS;
+    size_t n = ds_renderer_sorted_count(renderer);
+    int per = points ? 1 : 3;
+    if ((status = ds_renderer_finish(renderer)))
+        return status;
+    uint32_t *values = renderer->host_verify_values;
+    if (renderer->cpu_path) {
+        memcpy(values, renderer->host_values, n * sizeof(uint32_t));
+    } else {
+        DS_CUDA_TRY("render", cudaMemcpy(renderer->host_verify_keys, renderer->verify_keys,
+                                         n * sizeof(float), cudaMemcpyDeviceToHost));
+        DS_CUDA_TRY("render", cudaMemcpy(values, renderer->values,
+                                         n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    }
+    GLuint element_buffer = renderer->cpu_path
+                                ? renderer->cpu_element_buffer
+                                : ds_interop_element_buffer(renderer->interop, renderer->last_slot);
+    glGetNamedBufferSubData(element_buffer, 0, (GLsizeiptr)(n * per * sizeof(uint32_t)),
+                            renderer->host_verify_elements);
+
+    /* The reference: the cpu sort of the same keys. The GPU order must give
+     * the same key sequence (ties may come in any order), be a permutation,
+     * and its indices must be what the element buffer holds. */
+    const float *keys = renderer->host_verify_keys;
+    memset(renderer->host_seen, 0, n);
+    for (size_t i = 0; i < n; i++) {
+        if (values[i] >= n || renderer->host_seen[values[i]])
+            return ds_fail(DS_ERR_MISMATCH,
+                           "verify: frame %llu, sort %s: position %zu holds %s value %u",
+                           (unsigned long long)frame, ds_sort_algo_name(renderer->algo), i,
+                           values[i] >= n ? "out-of-range" : "repeated", values[i]);
+        renderer->host_seen[values[i]] = 1;
+    }
+    /* Verification is an off-line check, not the frame path: it may allocate. */
+    float *reference_keys = NULL;
+    uint32_t *reference_values = NULL;
+    reference_keys = malloc(n * sizeof(float) + 1);
+    reference_values = malloc(n * sizeof(uint32_t) + 1);
+    if (!reference_keys || !reference_values) {
+        free(reference_keys);
+        free(reference_values);
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "verify: out of host memory");
+    }
+    memcpy(reference_keys, keys, n * sizeof(float));
+    for (size_t i = 0; i < n; i++)
+        reference_values[i] = (uint32_t)i;
+    status = ds_sorter_sort(renderer->reference_sorter, reference_keys, reference_values, n,
+                            DS_SORT_DESCENDING, 0);
+    for (size_t i = 0; status == DS_OK && i < n; i++) {
+        if (!same_key(keys[values[i]], reference_keys[i])) {
+            status = ds_fail(DS_ERR_MISMATCH,
+                             "verify: frame %llu, sort %s: position %zu has key %.9g "
+                             "(element %u) but the cpu reference has %.9g",
+                             (unsigned long long)frame, ds_sort_algo_name(renderer->algo),
+                             i, keys[values[i]], values[i], reference_keys[i]);
+            break;
+        }
+        for (int k = 0; k < per; k++) {
+            uint32_t want = points ? values[i] : renderer->host_indices[(size_t)values[i] * 3 + k];
+            if (renderer->host_verify_elements[i * per + k] != want) {
+                status = ds_fail(DS_ERR_MISMATCH,
+                                 "verify: frame %llu: element buffer index %zu is %u, expected %u",
+                                 (unsigned long long)frame, i * per + k,
+                                 renderer->host_verify_elements[i * per + k], want);
+                break;
+            }
+        }
+    }
+    free(reference_keys);
+    free(reference_values);
+    return status;
+}
