@@ -1,4 +1,438 @@
-/* obj.c — placeholder until the foundation issue lands. */
-#include "load.h"
+/* obj.c — Wavefront OBJ loader (geometry subset) into a ds_mesh.
+ *
+ * Used statements: `v x y z [w | r g b]` (w ignored, colours 0..1), `vn`,
+ * and `f` with corners `v`, `v/vt`, `v//vn` or `v/vt/vn`; indices are
+ * 1-based, negative ones count back from the last vertex (or normal) defined
+ * so far, and a face may only refer to vertices defined before it. Polygons
+ * are fan-triangulated from their first corner. Every other statement (vt,
+ * o, g, s, usemtl, mtllib, l, p, ...) and `#` comments are ignored; CRLF
+ * line ends are accepted.
+ *
+ * Normals: OBJ attaches normals to face corners, the mesh to vertices. The
+ * file's normals are used only when every face corner names one and every
+ * vertex is always paired with the same normal vector (the common case of
+ * smooth exports); otherwise they are dropped and ds_mesh_finish()
+ * recomputes area-weighted normals. Vertices no face uses get +Y.
+ *
+ * Two passes: the first counts v, vn and triangles (a cheap scan of line
+ * starts and face tokens), so that the mesh arrays are allocated once at
+ * their final size; the second parses. Nothing is allocated per line.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
-ds_status ds_load_obj_memory(const void *data, size_t size, const char *name, ds_mesh *dest) { (void)data; (void)size; (void)dest; return ds_fail(DS_ERR_NOT_BUILT, "%s: OBJ loader not built yet", name); }
+#include "load.h"
+#include "load_private.h"
+#include "parse_util.h"
+
+typedef enum obj_keyword { KEYWORD_OTHER, KEYWORD_V, KEYWORD_VN, KEYWORD_F } obj_keyword;
+
+/* Both passes classify lines with this, so their counts always agree. */
+static obj_keyword classify(const char *s, const char *end)
+{
+    size_t left = (size_t)(end - s);
+    if (left >= 1 && s[0] == 'v' && (left == 1 || is_blank(s[1]) || s[1] == '\n'))
+        return KEYWORD_V;
+    if (left >= 2 && s[0] == 'v' && s[1] == 'n' && (left == 2 || is_blank(s[2]) || s[2] == '\n'))
+        return KEYWORD_VN;
+    if (left >= 1 && s[0] == 'f' && (left == 1 || is_blank(s[1]) || s[1] == '\n'))
+        return KEYWORD_F;
+    return KEYWORD_OTHER;
+}
+
+static const char *skip_blanks(const char *p, const char *end)
+{
+    while (p < end && is_blank(*p))
+        p++;
+    return p;
+}
+
+static const char *line_end_of(const char *p, const char *end)
+{
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    return nl ? nl : end;
+}
+
+/* A face corner token ends at a blank, the end of the line or a comment. */
+static bool ends_token(const char *p, const char *end)
+{
+    return p == end || is_blank(*p) || *p == '\n' || *p == '#';
+}
+
+typedef struct obj_counts {
+    uint64_t vertices, normals, triangles;
+} obj_counts;
+
+static void count_statements(const char *p, const char *end, obj_counts *counts)
+{
+    memset(counts, 0, sizeof *counts);
+    while (p < end) {
+        p = skip_blanks(p, end);
+        obj_keyword keyword = classify(p, end);
+        if (keyword == KEYWORD_V) {
+            counts->vertices++;
+        } else if (keyword == KEYWORD_VN) {
+            counts->normals++;
+        } else if (keyword == KEYWORD_F) {
+            uint64_t corners = 0;
+            p++;
+            for (;;) {
+                p = skip_blanks(p, end);
+                if (p == end || *p == '\n' || *p == '#')
+                    break;
+                corners++;
+                while (!ends_token(p, end))
+                    p++;
+            }
+            if (corners >= 3)
+                counts->triangles += corners - 2;
+        }
+        p = line_end_of(p, end);
+        if (p < end)
+            p++;
+    }
+}
+
+typedef struct obj_parser {
+    const char *name;
+    const char *p;
+    const char *end;
+    size_t line;
+    ds_mesh *mesh;
+    size_t vertices_defined;
+    float *file_normals; /* 3 per vn statement; freed when parsing ends */
+    size_t normals_defined;
+    size_t normal_capacity;
+    size_t vertex_capacity;
+    size_t triangle_capacity;
+    bool use_normals;      /* still consistent: every corner so far had a vn */
+    bool any_face;
+} obj_parser;
+
+static ds_status bad_number(const obj_parser *ps, const char *at, const char *what)
+{
+    char preview[24];
+    return ds_fail(DS_ERR_PARSE, "%s: line %zu: '%s' is not a valid %s", ps->name, ps->line,
+                   token_preview(at, ps->end, preview, sizeof preview), what);
+}
+
+/* Reads up to `max` floats from the rest of the line; *read says how many. */
+static ds_status read_floats(obj_parser *ps, float *dest, int max, int *read)
+{
+    *read = 0;
+    for (;;) {
+        ps->p = skip_blanks(ps->p, ps->end);
+        if (ps->p == ps->end || *ps->p == '\n' || *ps->p == '#')
+            return DS_OK;
+        if (*read == max) {
+            char preview[24];
+            return ds_fail(DS_ERR_PARSE, "%s: line %zu: unexpected '%s' (too many numbers)",
+                           ps->name, ps->line, token_preview(ps->p, ps->end, preview, sizeof preview));
+        }
+        const char *after = parse_float(ps->p, ps->end, &dest[*read]);
+        if (!after || !ends_token(after, ps->end))
+            return bad_number(ps, ps->p, "number");
+        ps->p = after;
+        (*read)++;
+    }
+}
+
+static uint8_t unit_color(float value)
+{
+    if (!(value > 0.0f))
+        return 0;
+    if (value >= 1.0f)
+        return 255;
+    return (uint8_t)(value * 255.0f + 0.5f);
+}
+
+static ds_status parse_vertex(obj_parser *ps)
+{
+    ds_mesh *mesh = ps->mesh;
+    float values[6];
+    int read = 0;
+    ds_status status = read_floats(ps, values, 6, &read);
+    if (status != DS_OK)
+        return status;
+    if (read != 3 && read != 4 && read != 6)
+        return ds_fail(DS_ERR_PARSE, "%s: line %zu: 'v' needs x y z, x y z w or x y z r g b (got %d numbers)",
+                       ps->name, ps->line, read);
+    size_t v = ps->vertices_defined;
+    if (v >= ps->vertex_capacity) /* cannot happen: both passes classify alike */
+        return ds_fail(DS_ERR_PARSE, "%s: line %zu: more vertices than counted", ps->name, ps->line);
+    if (!isfinite(values[0]) || !isfinite(values[1]) || !isfinite(values[2]))
+        return ds_fail(DS_ERR_PARSE, "%s: line %zu: vertex %zu has a NaN or infinite coordinate",
+                       ps->name, ps->line, v + 1);
+    memcpy(mesh->positions + 3 * v, values, 3 * sizeof(float));
+    if (read == 6) {
+        if (!mesh->colors) {
+            /* First coloured vertex: earlier ones become white. */
+            mesh->colors = malloc(ps->vertex_capacity * 4);
+            if (!mesh->colors)
+                return ds_fail(DS_ERR_OUT_OF_MEMORY, "%s: out of memory for vertex colours", ps->name);
+            memset(mesh->colors, 255, ps->vertex_capacity * 4);
+        }
+        uint8_t *c = mesh->colors + 4 * v;
+        c[0] = unit_color(values[3]);
+        c[1] = unit_color(values[4]);
+        c[2] = unit_color(values[5]);
+    }
+    ps->vertices_defined++;
+    return DS_OK;
+}
+
+static ds_status parse_normal(obj_parser *ps)
+{
+    float values[3];
+    int read = 0;
+    ds_status status = read_floats(ps, values, 3, &read);
+    if (status != DS_OK)
+        return status;
+    if (read != 3)
+        return ds_fail(DS_ERR_PARSE, "%s: line %zu: 'vn' needs 3 numbers (got %d)", ps->name,
+                       ps->line, read);
+    if (!isfinite(values[0]) || !isfinite(values[1]) || !isfinite(values[2]))
+        return ds_fail(DS_ERR_PARSE, "%s: line %zu: normal %zu has a NaN or infinite component",
+                       ps->name, ps->line, ps->normals_defined + 1);
+    if (ps->normals_defined >= ps->normal_capacity)
+        return ds_fail(DS_ERR_PARSE, "%s: line %zu: more normals than counted", ps->name, ps->line);
+    if (ps->file_normals)
+        memcpy(ps->file_normals + 3 * ps->normals_defined, values, sizeof values);
+    ps->normals_defined++;
+    return DS_OK;
+}
+
+/* Resolves a 1-based or negative OBJ index against `defined` items. */
+static ds_status resolve_index(const obj_parser *ps, int64_t index, size_t defined, const char *what,
+                               size_t *dest)
+{
+    if (index > 0 && (uint64_t)index <= defined) {
+        *dest = (size_t)(index - 1);
+        return DS_OK;
+    }
+    if (index < 0 && (uint64_t)(-index) <= defined) {
+        *dest = defined - (size_t)(-index);
+        return DS_OK;
+    }
+    if (index == 0)
+        return ds_fail(DS_ERR_PARSE, "%s: line %zu: face uses %s index 0 (OBJ indices start at 1)",
+                       ps->name, ps->line, what);
+    return ds_fail(DS_ERR_PARSE, "%s: line %zu: face refers to %s %lld but only %zu are defined so far",
+                   ps->name, ps->line, what, (long long)index, defined);
+}
+
+/* Records that vertex v is used with file normal n (or none when n is
+ * SIZE_MAX); drops the file normals at the first inconsistency. */
+static void pair_normal(obj_parser *ps, size_t v, size_t n)
+{
+    float *normals = ps->mesh->normals;
+    if (!ps->use_normals)
+        return;
+    if (n == SIZE_MAX) {
+        ps->use_normals = false;
+        return;
+    }
+    const float *given = ps->file_normals + 3 * n;
+    float *slot = normals + 3 * v;
+    if (isnan(slot[0])) {
+        memcpy(slot, given, 3 * sizeof(float));
+    } else if (slot[0] != given[0] || slot[1] != given[1] || slot[2] != given[2]) {
+        ps->use_normals = false;
+    }
+}
+
+static ds_status parse_face(obj_parser *ps)
+{
+    ds_mesh *mesh = ps->mesh;
+    size_t corners = 0;
+    uint32_t first = 0, previous = 0;
+    for (;;) {
+        ps->p = skip_blanks(ps->p, ps->end);
+        if (ps->p == ps->end || *ps->p == '\n' || *ps->p == '#')
+            break;
+        const char *token = ps->p;
+        int64_t v = 0, vn = 0;
+        bool has_vn = false;
+        const char *q = parse_int(token, ps->end, &v);
+        if (!q)
+            return bad_number(ps, token, "face corner");
+        if (q < ps->end && *q == '/') {
+            q++;
+            if (q < ps->end && *q != '/' && !ends_token(q, ps->end)) {
+                int64_t vt = 0;
+                q = parse_int(q, ps->end, &vt); /* texture index: checked, not used */
+                if (!q)
+                    return bad_number(ps, token, "face corner");
+            }
+            if (q < ps->end && *q == '/') {
+                q = parse_int(q + 1, ps->end, &vn);
+                if (!q)
+                    return bad_number(ps, token, "face corner");
+                has_vn = true;
+            }
+        }
+        if (!ends_token(q, ps->end))
+            return bad_number(ps, token, "face corner");
+        ps->p = q;
+
+        size_t vertex, normal = SIZE_MAX;
+        ds_status status = resolve_index(ps, v, ps->vertices_defined, "vertex", &vertex);
+        if (status == DS_OK && has_vn)
+            status = resolve_index(ps, vn, ps->normals_defined, "normal", &normal);
+        if (status != DS_OK)
+            return status;
+        pair_normal(ps, vertex, normal);
+
+        if (corners == 0) {
+            first = (uint32_t)vertex;
+        } else if (corners >= 2) {
+            if (mesh->triangle_count >= ps->triangle_capacity)
+                return ds_fail(DS_ERR_PARSE, "%s: line %zu: more triangles than counted", ps->name, ps->line);
+            uint32_t *tri = mesh->indices + 3 * mesh->triangle_count++;
+            tri[0] = first;
+            tri[1] = previous;
+            tri[2] = (uint32_t)vertex;
+        }
+        previous = (uint32_t)vertex;
+        corners++;
+    }
+    if (corners < 3)
+        return ds_fail(DS_ERR_PARSE, "%s: line %zu: face has %zu vertices (at least 3 needed)",
+                       ps->name, ps->line, corners);
+    ps->any_face = true;
+    return DS_OK;
+}
+
+static ds_status parse_statements(obj_parser *ps)
+{
+    while (ps->p < ps->end) {
+        ps->p = skip_blanks(ps->p, ps->end);
+        obj_keyword keyword = classify(ps->p, ps->end);
+        ds_status status = DS_OK;
+        if (keyword == KEYWORD_V) {
+            ps->p += 1;
+            status = parse_vertex(ps);
+        } else if (keyword == KEYWORD_VN) {
+            ps->p += 2;
+            status = parse_normal(ps);
+        } else if (keyword == KEYWORD_F) {
+            ps->p += 1;
+            status = parse_face(ps);
+        }
+        if (status != DS_OK)
+            return status;
+        /* After a statement only a comment may remain; other lines are
+         * skipped whole. */
+        ps->p = line_end_of(ps->p, ps->end);
+        if (ps->p < ps->end) {
+            ps->p++;
+            ps->line++;
+        }
+    }
+    return DS_OK;
+}
+
+/* Normalises the paired file normals; unused vertices get +Y. */
+static void finish_normals(float *normals, size_t count)
+{
+    for (size_t v = 0; v < count; v++) {
+        float *n = normals + 3 * v;
+        float length_sq = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+        if (isnan(n[0]) || !(length_sq > 1e-30f) || !isfinite(length_sq)) {
+            n[0] = 0.0f;
+            n[1] = 1.0f;
+            n[2] = 0.0f;
+        } else {
+            float inv = 1.0f / sqrtf(length_sq);
+            n[0] *= inv;
+            n[1] *= inv;
+            n[2] *= inv;
+        }
+    }
+}
+
+ds_status ds_parse_obj(const void *data, size_t size, const char *name, ds_mesh *dest)
+{
+    if (!dest)
+        return ds_fail(DS_ERR_INVALID_ARG, "ds_parse_obj: dest is NULL");
+    memset(dest, 0, sizeof *dest);
+    if (!name)
+        name = "(memory)";
+    if (!data && size > 0)
+        return ds_fail(DS_ERR_INVALID_ARG, "%s: no data", name);
+    if (size == 0)
+        return ds_fail(DS_ERR_PARSE, "%s: empty file", name);
+
+    const char *text = data;
+    obj_counts counts;
+    count_statements(text, text + size, &counts);
+    if (counts.vertices == 0)
+        return ds_fail(DS_ERR_PARSE, "%s: no 'v' lines: the file has no vertices (not an OBJ file?)", name);
+    if (counts.vertices > DS_MESH_MAX_ELEMENTS || counts.triangles > DS_MESH_MAX_ELEMENTS)
+        return ds_fail(DS_ERR_TOO_LARGE, "%s: %llu vertices and %llu triangles exceed the limit of %u",
+                       name, (unsigned long long)counts.vertices,
+                       (unsigned long long)counts.triangles, DS_MESH_MAX_ELEMENTS);
+
+    obj_parser ps = {
+        .name = name,
+        .p = text,
+        .end = text + size,
+        .line = 1,
+        .mesh = dest,
+        .vertex_capacity = (size_t)counts.vertices,
+        .normal_capacity = (size_t)counts.normals,
+        .triangle_capacity = (size_t)counts.triangles,
+        .use_normals = counts.normals > 0 && counts.triangles > 0,
+    };
+    ds_status status = DS_OK;
+    dest->positions = malloc(ps.vertex_capacity * 3 * sizeof(float));
+    if (ps.triangle_capacity)
+        dest->indices = malloc(ps.triangle_capacity * 3 * sizeof(uint32_t));
+    if (ps.use_normals) {
+        ps.file_normals = malloc(ps.normal_capacity * 3 * sizeof(float));
+        dest->normals = malloc(ps.vertex_capacity * 3 * sizeof(float));
+    }
+    if (!dest->positions || (ps.triangle_capacity && !dest->indices) ||
+        (ps.use_normals && (!ps.file_normals || !dest->normals))) {
+        status = ds_fail(DS_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu vertices", name, ps.vertex_capacity);
+        goto done;
+    }
+    if (ps.use_normals)
+        for (size_t i = 0; i < 3 * ps.vertex_capacity; i++)
+            dest->normals[i] = NAN; /* "not paired yet" */
+
+    status = parse_statements(&ps);
+    if (status != DS_OK)
+        goto done;
+    dest->vertex_count = ps.vertices_defined;
+    if (ps.use_normals && ps.any_face) {
+        finish_normals(dest->normals, dest->vertex_count);
+    } else {
+        free(dest->normals);
+        dest->normals = NULL;
+    }
+    if (dest->triangle_count == 0) {
+        free(dest->indices);
+        dest->indices = NULL;
+    }
+
+done:
+    free(ps.file_normals);
+    if (status != DS_OK)
+        ds_mesh_free(dest);
+    return status;
+}
+
+ds_status ds_load_obj_memory(const void *data, size_t size, const char *name, ds_mesh *dest)
+{
+    ds_status status = ds_parse_obj(data, size, name, dest);
+    if (status == DS_OK) {
+        status = ds_mesh_finish(dest);
+        if (status != DS_OK)
+            ds_mesh_free(dest);
+    }
+    return status;
+}
