@@ -1,4 +1,1028 @@
-/* sort_hybrid.cu — placeholder: reports "not built yet" until its issue lands. */
-#include "sort_backend.h"
+/* sort_hybrid.cu — the hybrid sort of "Fast Parallel GPU-Sorting Using a
+ * Hybrid Algorithm" (Sintorn & Assarsson, JPDC 2008): a bucket sort that
+ * splits the input into L ordered sublists, then a vector merge sort of
+ * every sublist. O(n) for the bucket sort, O(n log(n / L)) for the merges.
+ *
+ * Keys are sorted as the ordered uint32 of kernels/sort_keys.cuh with the
+ * direction folded in, so every compare is one unsigned compare and NaN,
+ * -0 and descending order cost nothing; a uint4 of keys plays the paper's
+ * float4, with a uint4 of values beside it. NaN's 0xFFFFFFFF is moved to
+ * 0xFFFFFFFE inside the sort, which frees 0 as the paper's "lower than the
+ * minimum" bucket padding and 0xFFFFFFFF as a "beyond the end" tile pad;
+ * neither is ever a real key. key_bits is ignored (full 32-bit keys).
+ *
+ * The passes, in stream order (phase names for ds_sorter_phases()):
+ *   min/max     min and max ordered key (block reduce + atomicMin/Max).
+ *   histogram   Fig. 7: H bins linear in the ordered-key domain between min
+ *               and max (the uint domain stays sane with infinities and any
+ *               exponent range), each bin also keeping the lowest and
+ *               highest key that fell in it.
+ *   refine      Fig. 5 on the GPU (one block; the paper read the counts back
+ *               to the CPU): pivot j targets rank j*n/L and is interpolated
+ *               inside its bin, between that bin's actual lowest and highest
+ *               key rather than the bin's edges.
+ *   count       Fig. 4: binary search over the pivots (shared memory, the
+ *               paper's fixed-jump search, L a power of two), and an atomic
+ *               increment of the bucket's counter. The increments are
+ *               aggregated per warp (__match_any_sync) and per block (shared
+ *               counters, one global atomicAdd per block and bucket, whose
+ *               old value is the block's base inside the bucket), so sorted
+ *               or all-equal input does not serialise on one counter (the
+ *               paper instead shuffled first). Then one block lays out the
+ *               buckets: prefix sums of sizes, each bucket starting at a
+ *               4-aligned offset, its padding slots set to the sentinel.
+ *   reposition  Fig. 6: each block walks the same chunk again and gives
+ *               every element base + its rank from a second round of
+ *               shared atomic increments (the paper stored bucket and index
+ *               per element; re-deriving them saves 8 bytes per element of
+ *               traffic).
+ *   merge       the vector merge sort of each bucket, then the sentinels
+ *               dropped while mapping keys back to floats.
+ *
+ * The merge sort, faithful where it pays and modern where the paper starves:
+ * each thread loads four uint4 (16 pairs), sorts each with the journal's
+ * sortElements network, merges them with Fig. 1's two compare-and-swap
+ * steps and the paper's merge loop (kernels/hybrid_network.cuh, proven on the
+ * CPU by tests/test_hybrid.c) into one sorted run of 16. The paper then runs
+ * one thread per pair of runs, which leaves most of an H100 idle once few
+ * long runs remain; here a block instead merges its 256 runs into a 4096-pair
+ * tile in shared memory, each thread finding its 16 outputs by merge-path
+ * search, and buckets longer than a tile take merge-path partitioned global
+ * passes (a block per 4096 outputs, run length doubling), so every pass
+ * keeps the whole GPU busy whatever the bucket sizes.
+ *
+ * Robustness beyond the paper (no input may cost more than 3x uniform):
+ *   - min == max (all keys equal, all zero, all NaN, n == 1): every later
+ *     kernel sees it on the device and returns at once; nothing is written.
+ *   - A bin holding a single key value gets its pivots at v and v + 1, so
+ *     that value becomes a bucket of width one. Such constant buckets (any
+ *     bucket whose pivot range holds one value) are neither tile-sorted nor
+ *     merged: the compaction copies them as they are. Few-unique inputs
+ *     therefore cost less than uniform ones.
+ *   - Oversized buckets (spikes that the histogram cannot split, e.g. two
+ *     values sharing one bin) are not re-split; they are sorted by the same
+ *     merge-path passes, which are parallel across the bucket, so their cost
+ *     is log2(bucket / 4096) extra streaming passes, never a serial merge.
+ *   - The number of merge passes depends on the largest bucket, which only
+ *     the device knows; the host launches the worst case for n and passes
+ *     with nothing to do return after reading one word.
+ * The paper's shuffle pass is the front end's (src/sort.c, phase
+ * "shuffle"); this sort needs it for speed on no input.
+ */
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 
-extern "C" const ds_sort_backend ds_sort_backend_hybrid = {"hybrid", 0, 0, NULL, NULL, NULL, NULL};
+#include <cstdlib>
+#include <new>
+
+#include "cuda_check.h"
+#include "hybrid_network.cuh"
+#include "sort_backend.h"
+#include "sort_keys.cuh"
+
+/* ---- tuning ------------------------------------------------------------ */
+
+/* Tile sort and merge passes: 256 threads x 16 pairs (four uint4 vectors),
+ * a 4096-pair tile of keys and values in 32 KB of shared memory. */
+#define TILE_THREADS 256
+#define TILE_ITEMS 16
+#define TILE_SIZE (TILE_THREADS * TILE_ITEMS)
+/* Shared tiles get one spare word per 32 so that thread t's 16 consecutive
+ * slots (t * 16 + i) fall in distinct banks across a warp. */
+#define TILE_SMEM (TILE_SIZE + TILE_SIZE / 32)
+
+/* Buckets: L = the power of two nearest n / kBucketTarget, clamped to
+ * [1, MAX_BUCKETS]. Measured on the H100 (README "Hybrid sort"): buckets of
+ * about one tile leave few buckets needing a global merge pass, while the
+ * count/reposition cost grows slowly with L. MAX_BUCKETS bounds the shared
+ * memory of the count kernels (pivots + counters, 8 bytes a bucket). The
+ * environment variable DS_HYBRID_BUCKETS overrides L (tuning only). */
+#define MAX_BUCKETS 8192
+static const size_t kBucketTarget = 2048;
+
+/* Histogram bins per bucket (the paper: "several times more buckets" helps
+ * spiky input) and their cap: 12 bytes of shared memory per bin. */
+static const int kHistPerBucket = 4;
+#define MAX_HIST_BINS 8192
+
+/* Streaming passes (min/max, histogram, count, reposition): 512-thread
+ * blocks, as many as are resident, each owning one contiguous chunk in the
+ * count passes so that sorted input touches few buckets per block. */
+#define STREAM_THREADS 512
+/* One-block passes (refine, layout). */
+#define SINGLE_THREADS 1024
+#define SINGLE_ITEMS (MAX_HIST_BINS / SINGLE_THREADS) /* also >= MAX_BUCKETS / 1024 */
+
+/* Internal keys: NaN moved down one, freeing both ends of the uint range. */
+#define KEY_NAN 0xFFFFFFFEu
+#define KEY_SENTINEL 0x00000000u /* bucket padding: sorts first, dropped */
+#define KEY_PAD 0xFFFFFFFFu      /* past the end of a partial tile */
+
+enum {
+    PHASE_MINMAX,
+    PHASE_HISTOGRAM,
+    PHASE_REFINE,
+    PHASE_COUNT,
+    PHASE_REPOSITION,
+    PHASE_MERGE,
+    PHASE_COUNT_ALL
+};
+static const char *const phase_names[PHASE_COUNT_ALL] = {
+    "min/max", "histogram", "refine", "count", "reposition", "merge"};
+
+/* Device-side results that steer later kernels without a round trip. */
+struct hybrid_globals {
+    uint32_t min_key, max_key;  /* min == max: nothing to sort */
+    uint32_t max_padded;        /* largest padded size of a merged bucket */
+    uint32_t total_tiles;       /* tiles over all buckets */
+};
+
+/* Per-bucket layout, written by k_hybrid_layout. */
+struct hybrid_buckets {
+    uint32_t *count;     /* elements (atomic counters during count) */
+    uint32_t *offset;    /* 4-aligned start in the padded arrays */
+    uint32_t *out;       /* start in the caller's arrays */
+    uint32_t *tile;      /* first tile; tile[L] = total tiles */
+    uint32_t *constant;  /* 1: all keys equal, no sorting needed */
+};
+
+struct hybrid_state {
+    size_t max_count;
+    size_t capacity;          /* padded arrays: max_count + 4 * MAX_BUCKETS */
+    int forced_buckets;       /* DS_HYBRID_BUCKETS, 0 = tuned rule */
+    int sms;
+    int stream_blocks;        /* resident blocks of the count kernels */
+    int histogram_blocks;
+    int tile_blocks;          /* resident blocks of the tile kernels */
+    hybrid_globals *globals;
+    uint32_t *hist, *bin_min, *bin_max;
+    uint32_t *pivots;         /* L + 1: pivots[0] = min, pivots[L] = max + 1 */
+    hybrid_buckets buckets;
+    uint32_t *block_base;     /* [stream_blocks][L] */
+    uint32_t *keys[2], *values[2]; /* padded ping-pong arrays */
+    int time_phases;
+    int timed_last;
+    cudaEvent_t events[PHASE_COUNT_ALL + 1];
+};
+
+/* ---- device helpers ---------------------------------------------------- */
+
+struct min_op {
+    __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a < b ? a : b; }
+};
+struct max_op {
+    __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
+};
+
+__device__ static inline uint32_t to_internal(float key, int descending)
+{
+    uint32_t ordered = ds_key_to_ordered(key, descending);
+    return ordered == 0xFFFFFFFFu ? KEY_NAN : ordered;
+}
+
+__device__ static inline float from_internal(uint32_t key, int descending)
+{
+    return ds_ordered_to_key(key == KEY_NAN ? 0xFFFFFFFFu : key, descending);
+}
+
+__device__ static inline int nothing_to_sort(const hybrid_globals *g)
+{
+    return g->min_key == g->max_key;
+}
+
+__device__ static inline uint32_t lanemask_lt(void)
+{
+    return (1u << (threadIdx.x & 31)) - 1u;
+}
+
+/* Fig. 4's search: the number of pivots[1..L-1] that are <= key, with a
+ * jump halving from L/2 (L a power of two). */
+__device__ static inline uint32_t bucket_of(const uint32_t *pivots, uint32_t L,
+                                            uint32_t key)
+{
+    uint32_t bucket = 0;
+    for (uint32_t jump = L >> 1; jump >= 1; jump >>= 1)
+        if (pivots[bucket + jump] <= key)
+            bucket += jump;
+    return bucket;
+}
+
+/* Slot of tile element i in a padded shared tile (see TILE_SMEM). */
+__device__ static inline uint32_t slot(uint32_t i)
+{
+    return i + (i >> 5);
+}
+
+/* Number of elements of a[0..na) among the first `diag` of merge(a, b),
+ * elements of a first on ties (global memory). */
+__device__ static inline uint32_t merge_path(const uint32_t *a, uint32_t na,
+                                             const uint32_t *b, uint32_t nb,
+                                             uint32_t diag)
+{
+    uint32_t lo = diag > nb ? diag - nb : 0;
+    uint32_t hi = diag < na ? diag : na;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) >> 1;
+        if (a[mid] <= b[diag - 1 - mid])
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* merge_path on a padded shared tile: runs [a0, a0 + na) and [b0, b0 + nb). */
+__device__ static inline uint32_t merge_path_shared(const uint32_t *tile,
+                                                    uint32_t a0, uint32_t na,
+                                                    uint32_t b0, uint32_t nb,
+                                                    uint32_t diag)
+{
+    uint32_t lo = diag > nb ? diag - nb : 0;
+    uint32_t hi = diag < na ? diag : na;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) >> 1;
+        if (tile[slot(a0 + mid)] <= tile[slot(b0 + diag - 1 - mid)])
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Merges up to TILE_ITEMS outputs from shared a[ai..a_end) and
+ * b[bi..b_end) into registers (a first on ties); returns how many. */
+__device__ static inline int merge_serial(const uint32_t *keys,
+                                          const uint32_t *values, uint32_t ai,
+                                          uint32_t a_end, uint32_t bi,
+                                          uint32_t b_end, uint32_t *out_keys,
+                                          uint32_t *out_values)
+{
+    int produced = 0;
+#pragma unroll
+    for (int i = 0; i < TILE_ITEMS; i++) {
+        int a_ok = ai < a_end, b_ok = bi < b_end;
+        uint32_t ka = a_ok ? keys[slot(ai)] : 0, kb = b_ok ? keys[slot(bi)] : 0;
+        int take_a = a_ok && (!b_ok || ka <= kb);
+        uint32_t src = take_a ? ai : bi;
+        out_keys[i] = take_a ? ka : kb;
+        out_values[i] = (a_ok || b_ok) ? values[slot(src)] : 0;
+        produced += a_ok || b_ok;
+        ai += take_a;
+        bi += !take_a && b_ok;
+    }
+    return produced;
+}
+
+/* The bucket owning tile t: the last bucket whose first tile is <= t. */
+__device__ static inline uint32_t bucket_of_tile(const uint32_t *tile,
+                                                 uint32_t L, uint32_t t)
+{
+    uint32_t lo = 0, hi = L; /* answer in [lo, hi) */
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) >> 1;
+        if (tile[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+__device__ static inline uint32_t padded(uint32_t count)
+{
+    return (count + 3u) & ~3u;
+}
+
+/* Merge passes a bucket of `padded_size` takes: ceil(log2(tiles)). */
+__device__ static inline uint32_t passes_for(uint32_t padded_size)
+{
+    uint32_t tiles = (padded_size + TILE_SIZE - 1) / TILE_SIZE;
+    return tiles <= 1 ? 0 : 32 - __clz(tiles - 1);
+}
+
+/* ---- kernels ----------------------------------------------------------- */
+
+/* Resets the histogram, bucket counters and globals; grid-stride. */
+__global__ void k_hybrid_reset(hybrid_globals *g, uint32_t *hist,
+                               uint32_t *bin_min, uint32_t *bin_max,
+                               uint32_t bins, uint32_t *bucket_count,
+                               uint32_t L)
+{
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    uint32_t stride = gridDim.x * blockDim.x;
+    for (uint32_t j = i; j < bins; j += stride) {
+        hist[j] = 0;
+        bin_min[j] = 0xFFFFFFFFu;
+        bin_max[j] = 0;
+    }
+    for (uint32_t j = i; j < L; j += stride)
+        bucket_count[j] = 0;
+    if (i == 0) {
+        g->min_key = 0xFFFFFFFFu;
+        g->max_key = 0;
+        g->max_padded = 0;
+        g->total_tiles = 0;
+    }
+}
+
+/* Each thread folds a grid-stride slice into a min and max; one atomic per
+ * block. */
+__global__ void __launch_bounds__(STREAM_THREADS)
+k_hybrid_minmax(const float *keys, size_t n, int descending, hybrid_globals *g)
+{
+    typedef cub::BlockReduce<uint32_t, STREAM_THREADS> reduce;
+    __shared__ typename reduce::TempStorage temp;
+    uint32_t lo = 0xFFFFFFFFu, hi = 0;
+    for (size_t i = blockIdx.x * (size_t)STREAM_THREADS + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * STREAM_THREADS) {
+        uint32_t k = to_internal(keys[i], descending);
+        lo = min(lo, k);
+        hi = max(hi, k);
+    }
+    uint32_t block_lo = reduce(temp).Reduce(lo, min_op());
+    __syncthreads();
+    uint32_t block_hi = reduce(temp).Reduce(hi, max_op());
+    if (threadIdx.x == 0) {
+        atomicMin(&g->min_key, block_lo);
+        atomicMax(&g->max_key, block_hi);
+    }
+}
+
+/* Fig. 7 with per-bin min/max. A block keeps `bins` counters plus lowest and
+ * highest key in shared memory over a grid-stride slice; lanes of a warp
+ * with the same bin combine first (one shared atomic per distinct bin per
+ * warp), and the block adds its nonzero bins to the global arrays once. */
+__global__ void __launch_bounds__(STREAM_THREADS)
+k_hybrid_histogram(const float *keys, size_t n, int descending,
+                   const hybrid_globals *g, uint32_t *hist, uint32_t *bin_min,
+                   uint32_t *bin_max, uint32_t bins)
+{
+    extern __shared__ uint32_t shared[];
+    if (nothing_to_sort(g))
+        return;
+    uint32_t *s_hist = shared, *s_min = shared + bins, *s_max = shared + 2 * bins;
+    for (uint32_t j = threadIdx.x; j < bins; j += STREAM_THREADS) {
+        s_hist[j] = 0;
+        s_min[j] = 0xFFFFFFFFu;
+        s_max[j] = 0;
+    }
+    __syncthreads();
+    uint32_t lo = g->min_key;
+    uint64_t span = (uint64_t)(g->max_key - lo) + 1;
+    for (size_t base = blockIdx.x * (size_t)STREAM_THREADS; base < n;
+         base += (size_t)gridDim.x * STREAM_THREADS) {
+        size_t i = base + threadIdx.x;
+        int valid = i < n;
+        uint32_t k = valid ? to_internal(keys[i], descending) : 0;
+        uint32_t bin = valid ? (uint32_t)(((uint64_t)(k - lo) * bins) / span)
+                             : bins;
+        uint32_t peers = __match_any_sync(0xFFFFFFFFu, bin);
+        uint32_t group_min = __reduce_min_sync(peers, k);
+        uint32_t group_max = __reduce_max_sync(peers, k);
+        if (valid && (peers & lanemask_lt()) == 0) {
+            atomicAdd(&s_hist[bin], __popc(peers));
+            atomicMin(&s_min[bin], group_min);
+            atomicMax(&s_max[bin], group_max);
+        }
+    }
+    __syncthreads();
+    for (uint32_t j = threadIdx.x; j < bins; j += STREAM_THREADS) {
+        if (s_hist[j]) {
+            atomicAdd(&hist[j], s_hist[j]);
+            atomicMin(&bin_min[j], s_min[j]);
+            atomicMax(&bin_max[j], s_max[j]);
+        }
+    }
+}
+
+/* Fig. 5, one block: scans the histogram, then each thread places pivots
+ * j = tid, tid + 1024, ...: the bin holding rank j * n / L, and a key
+ * interpolated between that bin's lowest and highest key. A bin with one
+ * key value v gets v for the first pivot that lands in it and v + 1 for the
+ * rest, so that v alone makes up the bucket between them. */
+__global__ void __launch_bounds__(SINGLE_THREADS)
+k_hybrid_refine(const hybrid_globals *g, const uint32_t *hist,
+                const uint32_t *bin_min, const uint32_t *bin_max,
+                uint32_t bins, size_t n, uint32_t L, uint32_t *pivots)
+{
+    typedef cub::BlockScan<uint32_t, SINGLE_THREADS> scan;
+    __shared__ typename scan::TempStorage temp;
+    __shared__ uint32_t s_cum[MAX_HIST_BINS];
+    if (nothing_to_sort(g))
+        return;
+    uint32_t items[SINGLE_ITEMS];
+    for (int i = 0; i < SINGLE_ITEMS; i++) {
+        uint32_t j = threadIdx.x * SINGLE_ITEMS + i;
+        items[i] = j < bins ? hist[j] : 0;
+    }
+    scan(temp).ExclusiveSum(items, items);
+    for (int i = 0; i < SINGLE_ITEMS; i++) {
+        uint32_t j = threadIdx.x * SINGLE_ITEMS + i;
+        if (j < bins)
+            s_cum[j] = items[i];
+    }
+    __syncthreads();
+    for (uint32_t j = threadIdx.x; j <= L; j += SINGLE_THREADS) {
+        if (j == 0) {
+            pivots[0] = g->min_key;
+            continue;
+        }
+        if (j == L) {
+            pivots[L] = g->max_key + 1; /* max <= KEY_NAN: no wrap */
+            continue;
+        }
+        uint64_t target = (uint64_t)j * n / L;
+        uint64_t previous = (uint64_t)(j - 1) * n / L;
+        /* Last bin whose cumulative start is <= target: it is nonempty. */
+        uint32_t lo = 0, hi = bins;
+        while (hi - lo > 1) {
+            uint32_t mid = (lo + hi) >> 1;
+            if (s_cum[mid] <= target)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        uint32_t key_lo = bin_min[lo], key_hi = bin_max[lo];
+        uint32_t pivot;
+        if (key_lo == key_hi) {
+            pivot = key_lo + (previous >= s_cum[lo] ? 1u : 0u);
+        } else {
+            double fraction = (double)(target - s_cum[lo]) / (double)hist[lo];
+            double width = (double)(key_hi - key_lo) + 1.0;
+            uint64_t step = (uint64_t)(fraction * width);
+            pivot = key_lo + (uint32_t)min(step, (uint64_t)(key_hi - key_lo));
+        }
+        pivots[j] = pivot;
+    }
+}
+
+/* Fig. 4, block-aggregated. Block b owns keys [b * chunk, (b + 1) * chunk):
+ * counts its elements per bucket in shared memory (warp-combined), then
+ * adds each nonzero count to the bucket's global counter; the old value is
+ * this block's base inside the bucket, kept for the reposition pass. */
+__global__ void __launch_bounds__(STREAM_THREADS)
+k_hybrid_count(const float *keys, size_t n, int descending,
+               const hybrid_globals *g, const uint32_t *pivots, uint32_t L,
+               size_t chunk, uint32_t *bucket_count, uint32_t *block_base)
+{
+    extern __shared__ uint32_t shared[];
+    if (nothing_to_sort(g))
+        return;
+    uint32_t *s_pivots = shared, *s_count = shared + L + 1;
+    for (uint32_t j = threadIdx.x; j <= L; j += STREAM_THREADS) {
+        s_pivots[j] = pivots[j];
+        if (j < L)
+            s_count[j] = 0;
+    }
+    __syncthreads();
+    size_t begin = blockIdx.x * chunk;
+    size_t end = min(n, begin + chunk);
+    for (size_t base = begin; base < end; base += STREAM_THREADS) {
+        size_t i = base + threadIdx.x;
+        int valid = i < end;
+        uint32_t bucket = valid ? bucket_of(s_pivots, L,
+                                            to_internal(keys[i], descending))
+                                : L;
+        uint32_t peers = __match_any_sync(0xFFFFFFFFu, bucket);
+        if (valid && (peers & lanemask_lt()) == 0)
+            atomicAdd(&s_count[bucket], __popc(peers));
+    }
+    __syncthreads();
+    uint32_t *my_base = block_base + (size_t)blockIdx.x * L;
+    for (uint32_t j = threadIdx.x; j < L; j += STREAM_THREADS)
+        if (s_count[j])
+            my_base[j] = atomicAdd(&bucket_count[j], s_count[j]);
+}
+
+/* One block: the bucket layout. Prefix sums of padded sizes (4-aligned
+ * starts), of sizes (output starts) and of tiles; constant buckets; the
+ * largest padded size still to merge; sentinel keys in the padding slots
+ * (at most 3 a bucket) of the first ping-pong array. */
+__global__ void __launch_bounds__(SINGLE_THREADS)
+k_hybrid_layout(hybrid_globals *g, const uint32_t *pivots, uint32_t L,
+                hybrid_buckets buckets, uint32_t *keys, uint32_t *values)
+{
+    typedef cub::BlockScan<uint32_t, SINGLE_THREADS> scan;
+    typedef cub::BlockReduce<uint32_t, SINGLE_THREADS> reduce;
+    __shared__ typename scan::TempStorage scan_temp;
+    __shared__ typename reduce::TempStorage reduce_temp;
+    if (nothing_to_sort(g))
+        return;
+    const int per = SINGLE_ITEMS;
+    uint32_t size[per], pad[per], out[per], tiles[per], largest = 0;
+    int constant[per];
+    for (int i = 0; i < per; i++) {
+        uint32_t b = threadIdx.x * per + i;
+        size[i] = b < L ? buckets.count[b] : 0;
+        constant[i] = b < L && pivots[b + 1] - pivots[b] == 1;
+        pad[i] = padded(size[i]);
+        out[i] = size[i];
+        tiles[i] = (pad[i] + TILE_SIZE - 1) / TILE_SIZE;
+        if (!constant[i])
+            largest = max(largest, pad[i]);
+    }
+    uint32_t total_tiles;
+    scan(scan_temp).ExclusiveSum(pad, pad);
+    __syncthreads();
+    scan(scan_temp).ExclusiveSum(out, out);
+    __syncthreads();
+    scan(scan_temp).ExclusiveSum(tiles, tiles, total_tiles);
+    uint32_t block_largest = reduce(reduce_temp).Reduce(largest, max_op());
+    for (int i = 0; i < per; i++) {
+        uint32_t b = threadIdx.x * per + i;
+        if (b >= L)
+            continue;
+        buckets.offset[b] = pad[i];
+        buckets.out[b] = out[i];
+        buckets.tile[b] = tiles[i];
+        buckets.constant[b] = constant[i];
+        if (!constant[i])
+            for (uint32_t s = pad[i] + size[i]; s < pad[i] + padded(size[i]); s++) {
+                keys[s] = KEY_SENTINEL;
+                values[s] = 0;
+            }
+    }
+    if (threadIdx.x == 0) {
+        buckets.tile[L] = total_tiles;
+        g->total_tiles = total_tiles;
+        g->max_padded = block_largest;
+    }
+}
+
+/* Fig. 6: the same chunks as k_hybrid_count; each element's slot is its
+ * bucket's offset + the block's base + its rank from a shared atomic
+ * increment (warp-combined: the group's leader adds the group size and the
+ * group shares the old value). Writes internal keys into the padded array. */
+__global__ void __launch_bounds__(STREAM_THREADS)
+k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
+                    int descending, const hybrid_globals *g,
+                    const uint32_t *pivots, uint32_t L, size_t chunk,
+                    const uint32_t *bucket_offset, const uint32_t *block_base,
+                    uint32_t *out_keys, uint32_t *out_values)
+{
+    extern __shared__ uint32_t shared[];
+    if (nothing_to_sort(g))
+        return;
+    uint32_t *s_pivots = shared, *s_next = shared + L + 1;
+    const uint32_t *my_base = block_base + (size_t)blockIdx.x * L;
+    for (uint32_t j = threadIdx.x; j <= L; j += STREAM_THREADS) {
+        s_pivots[j] = pivots[j];
+        if (j < L)
+            s_next[j] = 0;
+    }
+    __syncthreads();
+    size_t begin = blockIdx.x * chunk;
+    size_t end = min(n, begin + chunk);
+    for (size_t base = begin; base < end; base += STREAM_THREADS) {
+        size_t i = base + threadIdx.x;
+        int valid = i < end;
+        uint32_t k = valid ? to_internal(keys[i], descending) : 0;
+        uint32_t bucket = valid ? bucket_of(s_pivots, L, k) : L;
+        uint32_t peers = __match_any_sync(0xFFFFFFFFu, bucket);
+        int leader = __ffs(peers) - 1;
+        uint32_t first = 0;
+        if (valid && (int)(threadIdx.x & 31) == leader)
+            first = atomicAdd(&s_next[bucket], __popc(peers));
+        first = __shfl_sync(0xFFFFFFFFu, first, leader);
+        if (valid) {
+            uint32_t slot = bucket_offset[bucket] + my_base[bucket] + first +
+                            __popc(peers & lanemask_lt());
+            out_keys[slot] = k;
+            out_values[slot] = values[i];
+        }
+    }
+}
+
+/* The vector merge sort's first passes, one tile (4096 pairs of one bucket)
+ * per block iteration: thread t sorts pairs [16t, 16t + 16) in registers
+ * (sortElements, Fig. 1, the merge loop), then the block merges runs of
+ * 16 -> 4096 in shared memory, each thread producing 16 outputs located by
+ * merge-path search. Sorts in place; slots past a partial tile are padded
+ * with KEY_PAD and not written back. Constant buckets are skipped. */
+__global__ void __launch_bounds__(TILE_THREADS)
+k_hybrid_tile_sort(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
+                   uint32_t *keys, uint32_t *values)
+{
+    __shared__ uint32_t s_keys[TILE_SMEM];
+    __shared__ uint32_t s_values[TILE_SMEM];
+    if (nothing_to_sort(g))
+        return;
+    uint32_t total = g->total_tiles;
+    for (uint32_t t = blockIdx.x; t < total; t += gridDim.x) {
+        uint32_t b = bucket_of_tile(buckets.tile, L, t);
+        if (buckets.constant[b])
+            continue;
+        uint32_t first = (t - buckets.tile[b]) * TILE_SIZE;
+        uint32_t valid = min((uint32_t)TILE_SIZE, padded(buckets.count[b]) - first);
+        uint32_t base = buckets.offset[b] + first; /* multiple of 4 */
+        const uint4 *k4 = (const uint4 *)(keys + base);
+        const uint4 *v4 = (const uint4 *)(values + base);
+
+        hybrid_vec4 vk[4], vv[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            uint32_t vector = threadIdx.x * 4 + i;
+            uint4 kk = make_uint4(KEY_PAD, KEY_PAD, KEY_PAD, KEY_PAD);
+            uint4 vvv = make_uint4(0, 0, 0, 0);
+            if (vector * 4 < valid) {
+                kk = k4[vector];
+                vvv = v4[vector];
+            }
+            vk[i] = {kk.x, kk.y, kk.z, kk.w};
+            vv[i] = {vvv.x, vvv.y, vvv.z, vvv.w};
+        }
+        hybrid_sort16_pairs(vk, vv);
+        uint32_t rk[TILE_ITEMS], rv[TILE_ITEMS];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            rk[4 * i] = vk[i].x, rk[4 * i + 1] = vk[i].y;
+            rk[4 * i + 2] = vk[i].z, rk[4 * i + 3] = vk[i].w;
+            rv[4 * i] = vv[i].x, rv[4 * i + 1] = vv[i].y;
+            rv[4 * i + 2] = vv[i].z, rv[4 * i + 3] = vv[i].w;
+        }
+        for (uint32_t run = TILE_ITEMS; run < TILE_SIZE; run <<= 1) {
+            __syncthreads(); /* the previous pass has read s_keys */
+#pragma unroll
+            for (int i = 0; i < TILE_ITEMS; i++) {
+                s_keys[slot(threadIdx.x * TILE_ITEMS + i)] = rk[i];
+                s_values[slot(threadIdx.x * TILE_ITEMS + i)] = rv[i];
+            }
+            __syncthreads(); /* all runs of this pass are in s_keys */
+            uint32_t mine = threadIdx.x * TILE_ITEMS;
+            uint32_t pair = mine & ~(2 * run - 1);
+            uint32_t diag = mine - pair;
+            uint32_t ai = merge_path_shared(s_keys, pair, run, pair + run, run, diag);
+            merge_serial(s_keys, s_values, pair + ai, pair + run,
+                         pair + run + diag - ai, pair + 2 * run, rk, rv);
+        }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < TILE_ITEMS; i++) {
+            s_keys[slot(threadIdx.x * TILE_ITEMS + i)] = rk[i];
+            s_values[slot(threadIdx.x * TILE_ITEMS + i)] = rv[i];
+        }
+        __syncthreads(); /* the tile is whole in shared memory */
+        for (uint32_t j = threadIdx.x; j < valid; j += TILE_THREADS) {
+            keys[base + j] = s_keys[slot(j)];
+            values[base + j] = s_values[slot(j)];
+        }
+        __syncthreads(); /* s_keys is reused by the next tile */
+    }
+}
+
+/* One merge-path partitioned global pass: sorted runs of `run` pairs inside
+ * each bucket become runs of 2 * run. A block iteration owns 4096 outputs
+ * of one bucket: two threads find where its output range starts and ends
+ * on the merge path of its pair of runs, the block stages those input
+ * slices in shared memory, and each thread merges 16 outputs. A run with
+ * no partner is copied. Buckets already sorted (padded size <= run) and
+ * constant buckets are left where they are; k_hybrid_compact knows from
+ * their size which array holds them. */
+__global__ void __launch_bounds__(TILE_THREADS)
+k_hybrid_merge_pass(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
+                    uint32_t run, const uint32_t *src_keys,
+                    const uint32_t *src_values, uint32_t *dst_keys,
+                    uint32_t *dst_values)
+{
+    __shared__ uint32_t s_keys[TILE_SMEM];
+    __shared__ uint32_t s_values[TILE_SMEM];
+    __shared__ uint32_t s_split[2];
+    if (nothing_to_sort(g) || g->max_padded <= run)
+        return;
+    uint32_t total = g->total_tiles;
+    for (uint32_t t = blockIdx.x; t < total; t += gridDim.x) {
+        uint32_t b = bucket_of_tile(buckets.tile, L, t);
+        uint32_t size = padded(buckets.count[b]);
+        if (buckets.constant[b] || size <= run)
+            continue;
+        uint32_t out_begin = (t - buckets.tile[b]) * TILE_SIZE;
+        uint32_t out_end = min(out_begin + TILE_SIZE, size);
+        uint32_t base = buckets.offset[b];
+        uint32_t pair = out_begin - out_begin % (2 * run);
+        uint32_t a_count = min(run, size - pair);
+        uint32_t b_count = min(run, size - pair - a_count);
+        const uint32_t *a = src_keys + base + pair, *bk = a + a_count;
+        uint32_t d0 = out_begin - pair, d1 = out_end - pair;
+        if (threadIdx.x < 2)
+            s_split[threadIdx.x] =
+                merge_path(a, a_count, bk, b_count, threadIdx.x ? d1 : d0);
+        __syncthreads(); /* splits known */
+        uint32_t a0 = s_split[0], a1 = s_split[1];
+        uint32_t b0 = d0 - a0;
+        uint32_t na = a1 - a0, count = d1 - d0;
+        const uint32_t *av = src_values + base + pair;
+        for (uint32_t j = threadIdx.x; j < count; j += TILE_THREADS) {
+            uint32_t from = j < na ? a0 + j : a_count + b0 + (j - na);
+            s_keys[slot(j)] = a[from];
+            s_values[slot(j)] = av[from];
+        }
+        __syncthreads(); /* slices staged */
+        uint32_t mine = min(threadIdx.x * TILE_ITEMS, count);
+        uint32_t ai = merge_path_shared(s_keys, 0, na, na, count - na, mine);
+        uint32_t rk[TILE_ITEMS], rv[TILE_ITEMS];
+        uint32_t limit = min(mine + TILE_ITEMS, count);
+        /* bound the B side so that exactly limit - mine outputs are made */
+        int made = merge_serial(s_keys, s_values, ai, na, na + mine - ai, count,
+                                rk, rv);
+        made = min(made, (int)(limit - mine));
+        __syncthreads(); /* everyone has read the staged slices */
+#pragma unroll
+        for (int i = 0; i < TILE_ITEMS; i++)
+            if (i < made) {
+                s_keys[slot(mine + i)] = rk[i];
+                s_values[slot(mine + i)] = rv[i];
+            }
+        __syncthreads(); /* merged outputs staged */
+        for (uint32_t j = threadIdx.x; j < count; j += TILE_THREADS) {
+            dst_keys[base + out_begin + j] = s_keys[slot(j)];
+            dst_values[base + out_begin + j] = s_values[slot(j)];
+        }
+        __syncthreads(); /* shared arrays reused by the next tile */
+    }
+}
+
+/* Last pass: per tile, drops the sentinels at the front of each merged
+ * bucket (a constant bucket has its keys at the front, padding after),
+ * maps keys back to floats and writes the caller's arrays. A merged bucket
+ * sits in array passes_for(size) % 2. */
+__global__ void __launch_bounds__(TILE_THREADS)
+k_hybrid_compact(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
+                 uint32_t *keys0, uint32_t *keys1,
+                 uint32_t *values0, uint32_t *values1, float *out_keys,
+                 uint32_t *out_values, int descending)
+{
+    if (nothing_to_sort(g))
+        return;
+    uint32_t total = g->total_tiles;
+    for (uint32_t t = blockIdx.x; t < total; t += gridDim.x) {
+        uint32_t b = bucket_of_tile(buckets.tile, L, t);
+        uint32_t count = buckets.count[b];
+        uint32_t size = padded(count);
+        int constant = buckets.constant[b];
+        uint32_t skip = constant ? 0 : size - count;
+        int odd = constant ? 0 : (int)(passes_for(size) & 1);
+        const uint32_t *k = (odd ? keys1 : keys0) + buckets.offset[b];
+        const uint32_t *v = (odd ? values1 : values0) + buckets.offset[b];
+        uint32_t first = (t - buckets.tile[b]) * TILE_SIZE;
+        uint32_t last = min(first + TILE_SIZE, skip + count);
+        size_t out = (size_t)buckets.out[b] - skip;
+        for (uint32_t q = max(first, skip) + threadIdx.x; q < last; q += TILE_THREADS) {
+            out_keys[out + q] = from_internal(k[q], descending);
+            out_values[out + q] = v[q];
+        }
+    }
+}
+
+/* ---- host helpers ------------------------------------------------------ */
+
+static uint32_t buckets_for(const hybrid_state *s, size_t n)
+{
+    size_t want = s->forced_buckets ? (size_t)s->forced_buckets
+                                    : (n + kBucketTarget / 2) / kBucketTarget;
+    uint32_t L = 1;
+    while (L < MAX_BUCKETS && (size_t)L * 2 <= want)
+        L *= 2;
+    /* nearest power of two: round up when want is closer to 2L */
+    if (L < MAX_BUCKETS && want > L && want - L > 2 * (size_t)L - want)
+        L *= 2;
+    return L;
+}
+
+static uint32_t bins_for(uint32_t L)
+{
+    uint32_t bins = L * kHistPerBucket;
+    if (bins < 256)
+        bins = 256;
+    return bins > MAX_HIST_BINS ? MAX_HIST_BINS : bins;
+}
+
+static int resident_blocks(const void *kernel, int threads, size_t smem, int sms)
+{
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads,
+                                                      smem) != cudaSuccess ||
+        per_sm < 1)
+        per_sm = 1;
+    return per_sm * sms;
+}
+
+static void hybrid_destroy(void *opaque)
+{
+    hybrid_state *s = (hybrid_state *)opaque;
+    if (!s)
+        return;
+    cudaFree(s->globals);
+    cudaFree(s->hist);
+    cudaFree(s->bin_min);
+    cudaFree(s->bin_max);
+    cudaFree(s->pivots);
+    cudaFree(s->buckets.count);
+    cudaFree(s->buckets.offset);
+    cudaFree(s->buckets.out);
+    cudaFree(s->buckets.tile);
+    cudaFree(s->buckets.constant);
+    cudaFree(s->block_base);
+    for (int i = 0; i < 2; i++) {
+        cudaFree(s->keys[i]);
+        cudaFree(s->values[i]);
+    }
+    for (int i = 0; i <= PHASE_COUNT_ALL; i++)
+        if (s->events[i])
+            cudaEventDestroy(s->events[i]);
+    delete s;
+}
+
+static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
+{
+    ds_status status = DS_OK;
+    hybrid_state *s = new (std::nothrow) hybrid_state();
+    if (!s)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "sort hybrid: out of host memory");
+    s->max_count = desc->max_count;
+    s->capacity = desc->max_count + 4 * (size_t)MAX_BUCKETS;
+    s->time_phases = desc->time_phases;
+    const char *forced = getenv("DS_HYBRID_BUCKETS");
+    if (forced && atoi(forced) > 0)
+        s->forced_buckets = atoi(forced);
+
+    int device = 0;
+    DS_CUDA_GOTO(status, fail, "sort hybrid", cudaGetDevice(&device));
+    DS_CUDA_GOTO(status, fail, "sort hybrid",
+                 cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount,
+                                        device));
+    {
+        size_t hist_smem = 3 * sizeof(uint32_t) * MAX_HIST_BINS;
+        size_t count_smem = sizeof(uint32_t) * (2 * MAX_BUCKETS + 1);
+        DS_CUDA_GOTO(status, fail, "sort hybrid",
+                     cudaFuncSetAttribute(k_hybrid_histogram,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          (int)hist_smem));
+        DS_CUDA_GOTO(status, fail, "sort hybrid",
+                     cudaFuncSetAttribute(k_hybrid_count,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          (int)count_smem));
+        DS_CUDA_GOTO(status, fail, "sort hybrid",
+                     cudaFuncSetAttribute(k_hybrid_reposition,
+                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          (int)count_smem));
+        s->histogram_blocks = resident_blocks((const void *)k_hybrid_histogram,
+                                              STREAM_THREADS, hist_smem, s->sms);
+        s->stream_blocks = resident_blocks((const void *)k_hybrid_reposition,
+                                           STREAM_THREADS, count_smem, s->sms);
+        s->tile_blocks = resident_blocks((const void *)k_hybrid_merge_pass,
+                                         TILE_THREADS, 0, s->sms);
+    }
+    DS_CUDA_GOTO(status, fail, "sort hybrid",
+                 cudaMalloc((void **)&s->globals, sizeof(hybrid_globals)));
+    DS_CUDA_GOTO(status, fail, "sort hybrid",
+                 cudaMalloc((void **)&s->hist, MAX_HIST_BINS * sizeof(uint32_t)));
+    DS_CUDA_GOTO(status, fail, "sort hybrid",
+                 cudaMalloc((void **)&s->bin_min, MAX_HIST_BINS * sizeof(uint32_t)));
+    DS_CUDA_GOTO(status, fail, "sort hybrid",
+                 cudaMalloc((void **)&s->bin_max, MAX_HIST_BINS * sizeof(uint32_t)));
+    DS_CUDA_GOTO(status, fail, "sort hybrid",
+                 cudaMalloc((void **)&s->pivots, (MAX_BUCKETS + 1) * sizeof(uint32_t)));
+    DS_CUDA_GOTO(status, fail, "sort hybrid",
+                 cudaMalloc((void **)&s->buckets.count, MAX_BUCKETS * sizeof(uint32_t)));
+    DS_CUDA_GOTO(status, fail, "sort hybrid",
+                 cudaMalloc((void **)&s->buckets.offset, MAX_BUCKETS * sizeof(uint32_t)));
+    DS_CUDA_GOTO(status, fail, "sort hybrid",
+                 cudaMalloc((void **)&s->buckets.out, MAX_BUCKETS * sizeof(uint32_t)));
+    DS_CUDA_GOTO(status, fail, "sort hybrid",
+                 cudaMalloc((void **)&s->buckets.tile, (MAX_BUCKETS + 1) * sizeof(uint32_t)));
+    DS_CUDA_GOTO(status, fail, "sort hybrid",
+                 cudaMalloc((void **)&s->buckets.constant, MAX_BUCKETS * sizeof(uint32_t)));
+    DS_CUDA_GOTO(status, fail, "sort hybrid",
+                 cudaMalloc((void **)&s->block_base,
+                            (size_t)s->stream_blocks * MAX_BUCKETS * sizeof(uint32_t)));
+    for (int i = 0; i < 2; i++) {
+        DS_CUDA_GOTO(status, fail, "sort hybrid",
+                     cudaMalloc((void **)&s->keys[i], s->capacity * sizeof(uint32_t)));
+        DS_CUDA_GOTO(status, fail, "sort hybrid",
+                     cudaMalloc((void **)&s->values[i], s->capacity * sizeof(uint32_t)));
+    }
+    if (s->time_phases)
+        for (int i = 0; i <= PHASE_COUNT_ALL; i++)
+            DS_CUDA_GOTO(status, fail, "sort hybrid", cudaEventCreate(&s->events[i]));
+    *state = s;
+    return DS_OK;
+fail:
+    hybrid_destroy(s);
+    return status;
+}
+
+/* Records phase boundary `i` when timing. */
+static ds_status mark(hybrid_state *s, int i, cudaStream_t stream)
+{
+    if (s->time_phases)
+        DS_CUDA_TRY("sort hybrid", cudaEventRecord(s->events[i], stream));
+    return DS_OK;
+}
+
+static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
+                             size_t count, ds_sort_order order, ds_stream stream)
+{
+    hybrid_state *s = (hybrid_state *)opaque;
+    cudaStream_t st = (cudaStream_t)stream;
+    ds_status status;
+    int descending = order == DS_SORT_DESCENDING;
+    uint32_t L = buckets_for(s, count);
+    uint32_t bins = bins_for(L);
+    size_t count_smem = sizeof(uint32_t) * (2 * (size_t)L + 1);
+    size_t hist_smem = 3 * sizeof(uint32_t) * bins;
+    size_t chunk = (count + s->stream_blocks - 1) / s->stream_blocks;
+    chunk = (chunk + STREAM_THREADS - 1) / STREAM_THREADS * STREAM_THREADS;
+    unsigned count_grid = (unsigned)((count + chunk - 1) / chunk);
+    size_t stream_grid_full = (count + STREAM_THREADS - 1) / STREAM_THREADS;
+    unsigned minmax_grid = (unsigned)(stream_grid_full < (size_t)s->stream_blocks * 2
+                                          ? stream_grid_full : (size_t)s->stream_blocks * 2);
+    unsigned hist_grid = (unsigned)(stream_grid_full < (size_t)s->histogram_blocks
+                                        ? stream_grid_full : (size_t)s->histogram_blocks);
+    size_t tiles_bound = (count + 3 * (size_t)L) / TILE_SIZE + L + 1;
+    unsigned tile_grid = (unsigned)(tiles_bound < (size_t)s->tile_blocks
+                                        ? tiles_bound : (size_t)s->tile_blocks);
+    /* worst case passes: one bucket of every element, padded */
+    size_t max_tiles = (count + 3 + TILE_SIZE - 1) / TILE_SIZE;
+    int passes = 0;
+    while (((size_t)1 << passes) < max_tiles)
+        passes++;
+
+    s->timed_last = 0;
+    if ((status = mark(s, 0, st)))
+        return status;
+    k_hybrid_reset<<<8, 1024, 0, st>>>(s->globals, s->hist, s->bin_min,
+                                       s->bin_max, bins, s->buckets.count, L);
+    DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_reset");
+    k_hybrid_minmax<<<minmax_grid, STREAM_THREADS, 0, st>>>(keys, count,
+                                                            descending, s->globals);
+    DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_minmax");
+    if ((status = mark(s, 1, st)))
+        return status;
+    k_hybrid_histogram<<<hist_grid, STREAM_THREADS, hist_smem, st>>>(
+        keys, count, descending, s->globals, s->hist, s->bin_min, s->bin_max, bins);
+    DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_histogram");
+    if ((status = mark(s, 2, st)))
+        return status;
+    k_hybrid_refine<<<1, SINGLE_THREADS, 0, st>>>(s->globals, s->hist, s->bin_min,
+                                                  s->bin_max, bins, count, L,
+                                                  s->pivots);
+    DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_refine");
+    if ((status = mark(s, 3, st)))
+        return status;
+    k_hybrid_count<<<count_grid, STREAM_THREADS, count_smem, st>>>(
+        keys, count, descending, s->globals, s->pivots, L, chunk,
+        s->buckets.count, s->block_base);
+    DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_count");
+    k_hybrid_layout<<<1, SINGLE_THREADS, 0, st>>>(s->globals, s->pivots, L,
+                                                  s->buckets, s->keys[0],
+                                                  s->values[0]);
+    DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_layout");
+    if ((status = mark(s, 4, st)))
+        return status;
+    k_hybrid_reposition<<<count_grid, STREAM_THREADS, count_smem, st>>>(
+        keys, values, count, descending, s->globals, s->pivots, L, chunk,
+        s->buckets.offset, s->block_base, s->keys[0], s->values[0]);
+    DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_reposition");
+    if ((status = mark(s, 5, st)))
+        return status;
+    k_hybrid_tile_sort<<<tile_grid, TILE_THREADS, 0, st>>>(s->globals, s->buckets,
+                                                           L, s->keys[0],
+                                                           s->values[0]);
+    DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_tile_sort");
+    /* Ping-pong: pass p reads array p % 2 and writes the other; a bucket
+     * that needs q passes therefore ends in array q % 2 (k_hybrid_compact). */
+    for (int p = 0; p < passes; p++) {
+        k_hybrid_merge_pass<<<tile_grid, TILE_THREADS, 0, st>>>(
+            s->globals, s->buckets, L, (uint32_t)TILE_SIZE << p, s->keys[p & 1],
+            s->values[p & 1], s->keys[!(p & 1)], s->values[!(p & 1)]);
+        DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_merge_pass");
+    }
+    k_hybrid_compact<<<tile_grid, TILE_THREADS, 0, st>>>(
+        s->globals, s->buckets, L, s->keys[0], s->keys[1], s->values[0],
+        s->values[1], keys, values, descending);
+    DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_compact");
+    if ((status = mark(s, 6, st)))
+        return status;
+    s->timed_last = s->time_phases;
+    return DS_OK;
+}
+
+static int hybrid_phases(void *opaque, const char **names, float *ms, int capacity)
+{
+    hybrid_state *s = (hybrid_state *)opaque;
+    int written = 0;
+    if (!s->timed_last || cudaEventSynchronize(s->events[PHASE_COUNT_ALL]) != cudaSuccess)
+        return 0;
+    for (int i = 0; i < PHASE_COUNT_ALL && written < capacity; i++) {
+        float elapsed = 0.0f;
+        if (cudaEventElapsedTime(&elapsed, s->events[i], s->events[i + 1]) != cudaSuccess)
+            return written;
+        names[written] = phase_names[i];
+        ms[written] = elapsed;
+        written++;
+    }
+    return written;
+}
+
+extern "C" const ds_sort_backend ds_sort_backend_hybrid = {
+    "hybrid", 0, 1, hybrid_create, hybrid_destroy, hybrid_sort, hybrid_phases};
