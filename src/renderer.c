@@ -67,6 +67,7 @@ struct ds_renderer {
     float background[4];
     float point_size;
     int sorting, shuffle, verify;
+    int key_bits;
     int cpu_path;
     ds_sort_algo algo;
     ds_sorter *sorter;
@@ -204,11 +205,13 @@ static float default_point_size(const ds_mesh *mesh)
     return (float)(POINT_SIZE_SPACING * radius * sqrt(4.0 * M_PI / n));
 }
 
-static ds_status make_sorter(ds_sort_algo algo, size_t count, ds_sorter **dest)
+static ds_status make_sorter(ds_sort_algo algo, size_t count, int key_bits,
+                             ds_sorter **dest)
 {
     ds_sorter_desc desc = {0};
     desc.algo = algo;
     desc.max_count = count;
+    desc.key_bits = key_bits;
     return ds_sorter_create(&desc, dest);
 }
 
@@ -282,7 +285,7 @@ static ds_status create_cuda(ds_renderer *renderer, const ds_mesh *mesh,
         for (int e = 0; e < EV_COUNT; e++)
             DS_CUDA_TRY("render", cudaEventCreate(&renderer->records[r].events[e]));
     (void)n;
-    return make_sorter(renderer->algo, most, &renderer->sorter);
+    return make_sorter(renderer->algo, most, renderer->key_bits, &renderer->sorter);
 }
 
 static ds_status create_cpu(ds_renderer *renderer, const ds_mesh *mesh)
@@ -309,7 +312,7 @@ static ds_status create_cpu(ds_renderer *renderer, const ds_mesh *mesh)
     glNamedBufferStorage(renderer->cpu_element_buffer,
                          (GLsizeiptr)(renderer->element_capacity * sizeof(uint32_t)),
                          NULL, GL_DYNAMIC_STORAGE_BIT);
-    return make_sorter(DS_SORT_CPU, most, &renderer->sorter);
+    return make_sorter(DS_SORT_CPU, most, renderer->key_bits, &renderer->sorter);
 }
 
 ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
@@ -342,6 +345,7 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     renderer->sorting = !desc->no_sort;
     renderer->shuffle = desc->shuffle;
     renderer->verify = desc->verify;
+    renderer->key_bits = desc->key_bits ? desc->key_bits : 32;
     renderer->algo = desc->sort_algo;
     renderer->vertex_count = mesh->vertex_count;
     renderer->triangle_count = mesh->triangle_count;
@@ -385,7 +389,7 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
         renderer->host_verify_values = host_alloc(most, sizeof(uint32_t), &status);
         renderer->host_verify_elements = host_alloc(renderer->element_capacity, sizeof(uint32_t), &status);
         renderer->host_seen = host_alloc(most, 1, &status);
-        if (status || (status = make_sorter(DS_SORT_CPU, most, &renderer->reference_sorter)))
+        if (status || (status = make_sorter(DS_SORT_CPU, most, renderer->key_bits, &renderer->reference_sorter)))
             goto fail;
     }
 
@@ -798,7 +802,7 @@ ds_status ds_renderer_set_sort(ds_renderer *renderer, ds_sort_algo algo)
     size_t most = renderer->vertex_count > renderer->triangle_count
                       ? renderer->vertex_count : renderer->triangle_count;
     DS_CUDA_TRY("render", cudaStreamSynchronize(renderer->stream));
-    if ((status = make_sorter(algo, most, &sorter)))
+    if ((status = make_sorter(algo, most, renderer->key_bits, &sorter)))
         return status;
     ds_sorter_destroy(renderer->sorter);
     renderer->sorter = sorter;
@@ -896,9 +900,18 @@ ds_status ds_renderer_read_pixels(ds_renderer *renderer, uint8_t *dest)
     return DS_OK;
 }
 
-static int same_key(float a, float b)
+/* The sort's view of a key: the top `bits` bits of its order-preserving
+ * transform, -0 as +0 and every NaN alike (sort.h's semantics). */
+static uint32_t sort_key(float key, int bits)
 {
-    return a == b || (isnan(a) && isnan(b));
+    uint32_t u;
+    if (isnan(key))
+        return UINT32_MAX >> (32 - bits);
+    if (key == 0.0f)
+        key = 0.0f;
+    memcpy(&u, &key, sizeof u);
+    u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+    return u >> (32 - bits);
 }
 
 ds_status ds_renderer_verify(ds_renderer *renderer)
@@ -957,7 +970,8 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
     status = ds_sorter_sort(renderer->reference_sorter, reference_keys, reference_values, n,
                             DS_SORT_DESCENDING, 0);
     for (size_t i = 0; status == DS_OK && i < n; i++) {
-        if (!same_key(keys[values[i]], reference_keys[i])) {
+        if (sort_key(keys[values[i]], renderer->key_bits) !=
+            sort_key(reference_keys[i], renderer->key_bits)) {
             status = ds_fail(DS_ERR_MISMATCH,
                              "verify: frame %llu, sort %s: position %zu has key %.9g "
                              "(element %u) but the cpu reference has %.9g",

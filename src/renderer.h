@@ -77,6 +77,10 @@ typedef struct ds_renderer_desc {
     int no_sort;                  /* nonzero: draw in mesh order (unsorted) */
     int verify;                   /* nonzero: keep the keys of each frame so
                                      that ds_renderer_verify() can check it */
+    int key_bits;                 /* 0 or 32: sort on full float keys; 24:
+                                     on the top 24 bits of their order-
+                                     preserving transform (relative depth
+                                     resolution 2^-15, one radix pass less) */
 } ds_renderer_desc;
 
 /* GPU times of one completed frame, milliseconds. Stages that did not run
