@@ -16,8 +16,8 @@
 #   --test-args "ARGS"   extra test_sort_gpu arguments (e.g. "--quick" or
 #                        "--max-size 1100000")
 #   --san-max-size N     largest size under memcheck (default 5000)
-#   --race-max-size N    largest size under racecheck (default 1100; it is
-#                        slow on CUB's shared-memory kernels)
+#   --race-sizes LIST    sizes under racecheck (default 1,33,1025,4099: it
+#                        is slow, about 20 ms per kernel launch)
 #   --san-dists LIST     distributions under racecheck (default
 #                        uniform,special; memcheck runs them all)
 #   --bench-args "ARGS"  bench_sort arguments (default: uniform at
@@ -39,7 +39,7 @@ if [[ ${1:-} == --prepare ]]; then
     exit 0
 fi
 
-algos="" test_args="" san_max=5000 race_max=1100 san_dists="uniform,special"
+algos="" test_args="" san_max=5000 race_sizes=1,33,1025,4099 san_dists="uniform,special"
 bench_args="--sizes 1024,4096,16384,65536,69451,262144,871414,1048576,4194304,5000000,16777216"
 skip="" budget_tests=150 budget_san=60 budget_bench=100
 while [[ $# -gt 1 ]]; do
@@ -47,7 +47,7 @@ while [[ $# -gt 1 ]]; do
     --algos) algos=$2 ;;
     --test-args) test_args=$2 ;;
     --san-max-size) san_max=$2 ;;
-    --race-max-size) race_max=$2 ;;
+    --race-sizes) race_sizes=$2 ;;
     --san-dists) san_dists=$2 ;;
     --bench-args) bench_args=$2 ;;
     --skip) skip=$2 ;;
@@ -109,7 +109,7 @@ step memcheck "$budget_san" "$out/memcheck.log" \
 step racecheck "$budget_san" "$out/racecheck.log" \
     compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 3 \
     --print-limit 20 \
-    "$bin/test_sort_gpu" "${algo_args[@]}" "${san_dist_args[@]}" --max-size "$race_max"
+    "$bin/test_sort_gpu" "${algo_args[@]}" "${san_dist_args[@]}" --sizes "$race_sizes"
 step bench "$budget_bench" "$out/bench.log" \
     "$bin/bench_sort" "${bench_algo_args[@]}" $bench_args --commit "$commit" \
     --csv "$out/bench.csv"

@@ -10,6 +10,7 @@
  *   --dist NAME      only this distribution (repeatable; "mesh" included)
  *   --max-size N     skip sizes above N
  *   --quick          sizes up to 4099 plus 2^20 + 1 only
+ *   --sizes LIST     only these sizes (comma separated), e.g. for racecheck
  *   --exact          allocate exactly count elements per case (no guard),
  *                    so that compute-sanitizer memcheck sees any read or
  *                    write beyond count; slower, use with small sizes
@@ -53,6 +54,8 @@ static struct {
     size_t max_size;
     int quick;
     int exact;
+    size_t only_sizes[32];
+    int only_size_count;
 } opts = {.max_size = SIZE_MAX};
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -68,6 +71,12 @@ static int size_wanted(size_t n)
         return 0;
     if (opts.quick && n > 4099 && n != (1u << 20) + 1)
         return 0;
+    if (opts.only_size_count) {
+        for (int i = 0; i < opts.only_size_count; i++)
+            if (opts.only_sizes[i] == n)
+                return 1;
+        return 0;
+    }
     return 1;
 }
 
@@ -383,7 +392,7 @@ static void both_shuffles_permute_the_pairs(void **state)
     for (int m = 0; m < DS_SHUFFLE_METHOD_COUNT; m++) {
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
             const size_t n = sizes[s];
-            if (n > opts.max_size)
+            if (n > largest_size())
                 continue;
             float *keys = malloc(n * sizeof *keys);
             float *out = malloc(n * sizeof *out);
@@ -519,7 +528,7 @@ static void usage(const char *program)
 {
     fprintf(stderr,
             "usage: %s [--algo NAME]... [--dist NAME]... [--max-size N] "
-            "[--quick] [--exact]\n",
+            "[--sizes LIST] [--quick] [--exact]\n",
             program);
 }
 
@@ -547,6 +556,12 @@ int main(int argc, char **argv)
             opts.any_dist = 1;
         } else if (strcmp(argv[i], "--max-size") == 0 && i + 1 < argc) {
             opts.max_size = strtoull(argv[++i], NULL, 0);
+        } else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
+            for (char *item = strtok(argv[++i], ","); item;
+                 item = strtok(NULL, ","))
+                if (opts.only_size_count < 32)
+                    opts.only_sizes[opts.only_size_count++] =
+                        strtoull(item, NULL, 0);
         } else if (strcmp(argv[i], "--quick") == 0) {
             opts.quick = 1;
         } else if (strcmp(argv[i], "--exact") == 0) {
