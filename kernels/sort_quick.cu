@@ -60,9 +60,15 @@
 /* Keys each thread holds per tile of the partition pass: eight loads in
  * flight per thread hide latency; a tile is threads * 8 keys. */
 #define QUICK_ITEMS 8
-/* Smallest phase-one section: below this a block's fixed cost (two
- * reductions, three atomics) outweighs its share of the pass. */
+/* Smallest phase-one section allowed (quick_params.min_section may ask
+ * for more): below this a block's fixed cost (two reductions, atomics)
+ * outweighs its share of the pass. */
 #define QUICK_MIN_SECTION 4096u
+/* The bitonic small sort keeps 8 pairs per thread in registers, striped
+ * over a warp (a 256-pair segment): steps with distance < 256 run in
+ * registers and shuffles, only longer ones go through shared memory. */
+#define QUICK_SORT_ITEMS 8
+#define QUICK_SEGMENT (32 * QUICK_SORT_ITEMS)
 /* Uniform children that sit in the auxiliary buffer are copied back in
  * chunks of this many pairs, one phase-two block each. */
 #define QUICK_COPY_CHUNK 65536u
@@ -81,6 +87,7 @@ typedef struct quick_params {
     int threads;      /* per block, both phases: 128, 256 or 512 */
     uint32_t maxseq;  /* phase one stops at this many sequences */
     uint32_t sbsize;  /* bitonic small sort at or below this length */
+    uint32_t min_section; /* phase-one keys per block, at least */
 } quick_params;
 
 /* optp from the paper: a power of two near s*k + m. */
@@ -102,6 +109,7 @@ static quick_params quick_params_for(size_t n)
     p.threads = (int)clamp_u32(optp(s, 0.0, 256.0), 128, 512);
     p.maxseq = clamp_u32(optp(s, 0.00012, 256.0), 64, 16384);
     p.sbsize = clamp_u32(optp(s, 0.0, 2048.0), 256, QUICK_MAX_SBSIZE);
+    p.min_section = QUICK_MIN_SECTION;
     return p;
 }
 
@@ -132,6 +140,13 @@ typedef struct quick_block_record {
     uint32_t seq, section_begin, equal_count, equal_offset;
 } quick_block_record;
 
+/* What the host reads after each plan, through mapped pinned memory: the
+ * plan kernel writes the fields, fences, then writes `ticket`. */
+typedef struct quick_report {
+    uint32_t go, blocks, task_count, overflow;
+    volatile uint32_t ticket;
+} quick_report;
+
 typedef struct quick_control {
     uint32_t work_count[2];  /* sequences in each work list */
     uint32_t task_count;
@@ -150,8 +165,9 @@ typedef struct quick_args {
     quick_block_record *blocks;
     quick_task *tasks;
     quick_control *control;
+    quick_report *report;             /* mapped host memory */
     uint32_t work_cap, block_cap, task_cap;
-    uint32_t count, maxseq, min_length, sbsize;
+    uint32_t count, maxseq, min_length, sbsize, min_section;
 } quick_args;
 
 /* ---- device helpers ---------------------------------------------------- */
@@ -369,7 +385,7 @@ __device__ void file_sequence(const quick_args &q, int next, uint32_t start,
         q.control->overflow = 1;
         return;
     }
-    quick_seq *s = &q.work[next][i];
+    quick_seq *s = &(next ? q.work[1] : q.work[0])[i];
     s->start = start;
     s->end = end;
     s->lo = lo;
@@ -431,14 +447,28 @@ __global__ void k_quick_root(quick_args q)
  * work list `cur`; if so gives each sequence its blocks (sections of about
  * total/maxseq keys) and resets its cursors, else hands every sequence left
  * to phase two. */
+/* Thread 0, at the end of the plan: publishes the decision to the host. */
+__device__ void publish(const quick_args &q, uint32_t ticket)
+{
+    /* Volatile: other threads' atomics on these live in L2, not in this
+     * SM's L1 where an earlier plain read may have left a stale copy. */
+    volatile quick_control *c = q.control;
+    q.report->go = c->go;
+    q.report->blocks = c->blocks;
+    q.report->task_count = c->task_count;
+    q.report->overflow = c->overflow;
+    __threadfence_system(); /* the fields are visible before the ticket */
+    q.report->ticket = ticket;
+}
+
 __global__ void __launch_bounds__(QUICK_PLAN_THREADS)
-k_quick_plan(quick_args q, int cur, int iteration)
+k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket)
 {
     __shared__ unsigned long long s_sum[QUICK_PLAN_THREADS / 32];
     __shared__ uint32_t s_scan[QUICK_PLAN_THREADS / 32];
     __shared__ uint32_t s_section, s_running;
     quick_control *c = q.control;
-    quick_seq *work = q.work[cur];
+    quick_seq *work = cur ? q.work[1] : q.work[0];
     const uint32_t w = min(c->work_count[cur], q.work_cap);
     const uint32_t done = c->task_count;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -448,13 +478,16 @@ k_quick_plan(quick_args q, int cur, int iteration)
         for (uint32_t i = threadIdx.x; i < w; i += blockDim.x)
             push_task(q, work[i].start, work[i].end,
                       work[i].in_aux ? QUICK_TASK_SORT_AUX : QUICK_TASK_SORT_MAIN);
+        __syncthreads(); /* every task is filed before the count is sent */
         if (threadIdx.x == 0) {
+            __threadfence();
             c->go = 0;
             c->blocks = 0;
+            publish(q, ticket);
         }
         return;
     }
-    /* Section length: the paper's total/maxseq, at least QUICK_MIN_SECTION. */
+    /* Section length: the paper's total/maxseq, at least min_section. */
     unsigned long long total = 0;
     for (uint32_t i = threadIdx.x; i < w; i += blockDim.x)
         total += work[i].end - work[i].start;
@@ -468,7 +501,7 @@ k_quick_plan(quick_args q, int cur, int iteration)
         for (int i = 0; i < QUICK_PLAN_THREADS / 32; i++)
             t += s_sum[i];
         unsigned long long section = (t + q.maxseq - 1) / q.maxseq;
-        s_section = (uint32_t)max(section, (unsigned long long)QUICK_MIN_SECTION);
+        s_section = (uint32_t)max(section, (unsigned long long)q.min_section);
         s_running = 0;
     }
     __syncthreads();
@@ -508,6 +541,7 @@ k_quick_plan(quick_args q, int cur, int iteration)
         if (s_running > q.block_cap)
             c->overflow = 1;
         c->work_count[cur ^ 1] = 0;
+        publish(q, ticket);
     }
 }
 
@@ -519,8 +553,8 @@ __global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur)
 {
     __shared__ uint32_t s_reduce[T / 32][4];
     __shared__ tile_shared s_tile;
-    __shared__ uint32_t s_seq, s_below_pos, s_above_pos, s_is_last;
-    quick_seq *work = q.work[cur];
+    __shared__ uint32_t s_seq, s_is_last, s_offset[3];
+    quick_seq *work = cur ? q.work[1] : q.work[0];
     const quick_control *c = q.control;
     if (threadIdx.x == 0) {
         uint32_t lo = 0, hi = min(c->work_count[cur], q.work_cap) - 1;
@@ -549,23 +583,25 @@ __global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur)
     count_pass<T, true>(src_keys, begin, stop, pivot, &below, &above,
                         &below_max, &above_min);
     reduce_counts<T>(&below, &above, &below_max, &above_min, s_reduce);
+    /* Five threads issue the reservations and bounds in parallel. */
+    const uint32_t equal = (stop - begin) - below - above;
+    if (threadIdx.x == 0)
+        s_offset[0] = atomicAdd(&s->below, below);
+    else if (threadIdx.x == 1)
+        s_offset[1] = atomicAdd(&s->above, above);
+    else if (threadIdx.x == 2)
+        s_offset[2] = atomicAdd(&s->equal, equal);
+    else if (threadIdx.x == 3 && below)
+        atomicMax(&s->below_max, below_max);
+    else if (threadIdx.x == 4 && above)
+        atomicMin(&s->above_min, above_min);
+    __syncthreads();
     if (threadIdx.x == 0) {
-        uint32_t equal = (stop - begin) - below - above;
-        uint32_t below_off = atomicAdd(&s->below, below);
-        uint32_t above_off = atomicAdd(&s->above, above);
-        uint32_t equal_off = atomicAdd(&s->equal, equal);
-        if (below)
-            atomicMax(&s->below_max, below_max);
-        if (above)
-            atomicMin(&s->above_min, above_min);
-        s_below_pos = start + below_off;
-        s_above_pos = end - above_off - above;
-        quick_block_record r = {s_seq, begin, equal, equal_off};
+        quick_block_record r = {s_seq, begin, equal, s_offset[2]};
         q.blocks[blockIdx.x] = r;
     }
-    __syncthreads();
     partition_pass<T>(src_keys, src_values, begin, stop, pivot, dst_keys,
-                      dst_values, s_below_pos, s_above_pos,
+                      dst_values, start + s_offset[0], end - s_offset[1] - above,
                       q.equal_values + begin, &s_tile);
 
     /* The last block to finish reads the other blocks' totals and bounds:
@@ -595,7 +631,7 @@ __global__ void __launch_bounds__(T) k_quick_fill(quick_args q, int cur)
     const quick_block_record r = q.blocks[blockIdx.x];
     if (r.equal_count == 0)
         return;
-    const quick_seq *s = &q.work[cur][r.seq];
+    const quick_seq *s = &(cur ? q.work[1] : q.work[0])[r.seq];
     const uint32_t pivot = midpoint(s->lo, s->hi);
     const uint32_t out = s->gap_start + r.equal_offset;
     for (uint32_t i = threadIdx.x; i < r.equal_count; i += T) {
@@ -606,15 +642,70 @@ __global__ void __launch_bounds__(T) k_quick_fill(quick_args q, int cur)
 
 /* ---- kernels: phase two ------------------------------------------------- */
 
+/* Compare-exchange of a pair held by one thread: x gets the smaller when
+ * `up`, else the larger. */
+__device__ __forceinline__ void exchange(unsigned long long &x,
+                                         unsigned long long &y, bool up)
+{
+    unsigned long long lo = min(x, y), hi = max(x, y);
+    x = up ? lo : hi;
+    y = up ? hi : lo;
+}
+
+/* Bitonic steps (k, j) for k in [k_first, k_last] and every j < segment,
+ * on each 256-pair segment of s: warp w owns segments w, w + T/32, ...;
+ * lane l holds pairs seg + r*32 + l, r < 8 (conflict-free loads). Distances
+ * 32..128 pair registers of one lane, distances 1..16 pair lanes
+ * (shuffles). Direction of a pair: ascending iff (index & k) == 0. */
+template <int T>
+__device__ void bitonic_segments(unsigned long long *s, uint32_t n2,
+                                 uint32_t k_first, uint32_t k_last)
+{
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (uint32_t seg = warp * QUICK_SEGMENT; seg < n2;
+         seg += (T / 32) * QUICK_SEGMENT) {
+        unsigned long long x[QUICK_SORT_ITEMS];
+#pragma unroll
+        for (int r = 0; r < QUICK_SORT_ITEMS; r++)
+            x[r] = s[seg + r * 32 + lane];
+        for (uint32_t k = k_first; k <= k_last; k <<= 1) {
+#pragma unroll
+            for (int m = QUICK_SORT_ITEMS / 2; m >= 1; m >>= 1) {
+                if (32u * m > k / 2)
+                    continue;
+#pragma unroll
+                for (int r = 0; r < QUICK_SORT_ITEMS; r++)
+                    if (!(r & m))
+                        exchange(x[r], x[r | m], ((seg + r * 32 + lane) & k) == 0);
+            }
+            for (uint32_t j = min(16u, k / 2); j >= 1; j >>= 1) {
+                const bool lower = (lane & j) == 0;
+#pragma unroll
+                for (int r = 0; r < QUICK_SORT_ITEMS; r++) {
+                    unsigned long long y = __shfl_xor_sync(~0u, x[r], j);
+                    bool up = ((seg + r * 32 + lane) & k) == 0;
+                    bool keep_min = lower == up;
+                    x[r] = keep_min ? min(x[r], y) : max(x[r], y);
+                }
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < QUICK_SORT_ITEMS; r++)
+            s[seg + r * 32 + lane] = x[r];
+    }
+}
+
 /* Bitonic sort of `len` pairs (len <= sbsize) from src into the caller's
- * arrays at the same place, as 64-bit (key, value) words in shared memory;
- * thread t owns compare-exchanges t, t + T, ... of each step. */
+ * arrays at the same place, as 64-bit (key, value) words in shared memory,
+ * padded to n2 = max(2^ceil(log2 len), 256). Steps of distance >= 256 go
+ * through shared memory (thread t owns exchanges t, t + T, ...), the rest
+ * through bitonic_segments. */
 template <int T>
 __device__ void bitonic_small_sort(const quick_args &q, const uint32_t *src_keys,
                                    const uint32_t *src_values, uint32_t start,
                                    uint32_t len, unsigned long long *s_sort)
 {
-    uint32_t n2 = 2;
+    uint32_t n2 = QUICK_SEGMENT;
     while (n2 < len)
         n2 <<= 1;
     for (uint32_t i = threadIdx.x; i < n2; i += T)
@@ -622,19 +713,21 @@ __device__ void bitonic_small_sort(const quick_args &q, const uint32_t *src_keys
                                   src_values[start + i]
                             : ~0ull;
     __syncthreads();
-    for (uint32_t k = 2; k <= n2; k <<= 1) {
-        for (uint32_t j = k >> 1; j > 0; j >>= 1) {
+    bitonic_segments<T>(s_sort, n2, 2, QUICK_SEGMENT);
+    __syncthreads();
+    for (uint32_t k = 2 * QUICK_SEGMENT; k <= n2; k <<= 1) {
+        for (uint32_t j = k >> 1; j >= QUICK_SEGMENT; j >>= 1) {
             for (uint32_t t = threadIdx.x; t < n2 / 2; t += T) {
                 uint32_t a = ((t & ~(j - 1)) << 1) | (t & (j - 1)), b = a + j;
                 unsigned long long x = s_sort[a], y = s_sort[b];
-                bool up = (a & k) == 0;
-                if ((x > y) == up) {
-                    s_sort[a] = y;
-                    s_sort[b] = x;
-                }
+                exchange(x, y, (a & k) == 0);
+                s_sort[a] = x;
+                s_sort[b] = y;
             }
             __syncthreads();
         }
+        bitonic_segments<T>(s_sort, n2, k, k);
+        __syncthreads();
     }
     for (uint32_t i = threadIdx.x; i < len; i += T) {
         unsigned long long w = s_sort[i];
@@ -735,7 +828,9 @@ typedef struct quick_state {
     quick_block_record *blocks;
     quick_task *tasks;
     quick_control *control;
-    quick_control *host_control;  /* pinned, for the per-iteration readback */
+    quick_report *report;         /* mapped pinned host memory */
+    quick_report *report_device;  /* its device address */
+    uint32_t ticket;              /* last plan's ticket */
     uint32_t work_cap, block_cap, task_cap;
     int sm_count;
     int time_phases, timed, iterations;
@@ -760,7 +855,8 @@ template <int T>
 static ds_status launch_tasks(const quick_args &q, uint32_t tasks,
                               cudaStream_t stream)
 {
-    size_t smem = (size_t)q.sbsize * sizeof(unsigned long long);
+    size_t smem = (size_t)max(q.sbsize, (uint32_t)QUICK_SEGMENT) *
+                  sizeof(unsigned long long);
     k_quick_tasks<T><<<tasks, T, smem, stream>>>(q);
     DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_tasks");
     return DS_OK;
@@ -785,6 +881,27 @@ static ds_status record(quick_state *st, int i, cudaStream_t stream)
     return DS_OK;
 }
 
+/* Spins until the plan kernel's report with `ticket` lands in mapped host
+ * memory: a few microseconds, against tens for a copy and a stream
+ * synchronise. Every 4096 spins the stream is queried, so that a failed
+ * or finished stream ends the wait. */
+static ds_status wait_report(quick_state *st, uint32_t ticket, cudaStream_t stream)
+{
+    for (unsigned spins = 1;; spins++) {
+        if (st->report->ticket == ticket)
+            break;
+        if ((spins & 4095u) == 0) {
+            cudaError_t err = cudaStreamQuery(stream);
+            if (err == cudaSuccess && st->report->ticket != ticket)
+                return ds_fail(DS_ERR_CUDA, "sort quick: plan report missing");
+            if (err != cudaSuccess && err != cudaErrorNotReady)
+                return ds_fail(DS_ERR_CUDA, "sort quick: %s", cudaGetErrorString(err));
+        }
+    }
+    __sync_synchronize(); /* read the fields after the ticket */
+    return DS_OK;
+}
+
 /* The whole sort with explicit parameters (the tuning driver calls this
  * directly; the backend passes quick_params_for(count)). */
 static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
@@ -793,6 +910,7 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
 {
     ds_status status;
     if (p.maxseq > st->cap_params.maxseq || p.sbsize > QUICK_MAX_SBSIZE ||
+        p.min_section < QUICK_MIN_SECTION || (p.sbsize & (p.sbsize - 1)) ||
         (p.threads != 128 && p.threads != 256 && p.threads != 512))
         return ds_fail(DS_ERR_INVALID_ARG, "sort quick: parameters out of range");
     const int descending = order == DS_SORT_DESCENDING;
@@ -807,12 +925,14 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
     q.blocks = st->blocks;
     q.tasks = st->tasks;
     q.control = st->control;
+    q.report = st->report_device;
     q.work_cap = st->work_cap;
     q.block_cap = st->block_cap;
     q.task_cap = st->task_cap;
     q.count = (uint32_t)count;
     q.maxseq = p.maxseq;
     q.sbsize = p.sbsize;
+    q.min_section = p.min_section;
     uint32_t min_length = (uint32_t)((count + p.maxseq - 1) / p.maxseq);
     q.min_length = min_length > p.sbsize ? min_length : p.sbsize + 1;
 
@@ -834,24 +954,22 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
     k_quick_root<<<1, 1, 0, stream>>>(q);
     DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_root");
 
-    /* Phase one: plan, read back (the one host round trip per iteration:
-     * whether to go on and how many blocks), partition, fill. */
+    /* Phase one: plan, wait for its report (the one host round trip per
+     * iteration: whether to go on and how many blocks), partition, fill. */
     int cur = 0;
     st->iterations = 0;
     for (int iteration = 0;; iteration++) {
-        k_quick_plan<<<1, QUICK_PLAN_THREADS, 0, stream>>>(q, cur, iteration);
+        uint32_t ticket = ++st->ticket;
+        k_quick_plan<<<1, QUICK_PLAN_THREADS, 0, stream>>>(q, cur, iteration, ticket);
         DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_plan");
-        DS_CUDA_TRY("sort quick",
-                    cudaMemcpyAsync(st->host_control, st->control,
-                                    sizeof *st->control,
-                                    cudaMemcpyDeviceToHost, stream));
-        DS_CUDA_TRY("sort quick", cudaStreamSynchronize(stream));
-        if (st->host_control->overflow)
+        if ((status = wait_report(st, ticket, stream)))
+            return status;
+        if (st->report->overflow)
             return ds_fail(DS_ERR_CUDA, "sort quick: internal list overflow "
                                         "(%zu keys)", count);
-        if (!st->host_control->go)
+        if (!st->report->go)
             break;
-        uint32_t blocks = st->host_control->blocks;
+        uint32_t blocks = st->report->blocks;
         st->iterations++;
         if (blocks > 0) {
             switch (p.threads) {
@@ -866,7 +984,7 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
     }
     if ((status = record(st, 2, stream)))
         return status;
-    uint32_t tasks = st->host_control->task_count;
+    uint32_t tasks = st->report->task_count;
     if (tasks > 0) {
         switch (p.threads) {
         case 128: status = launch_tasks<128>(q, tasks, stream); break;
@@ -902,8 +1020,8 @@ static void quick_destroy(void *state)
     cudaFree(st->blocks);
     cudaFree(st->tasks);
     cudaFree(st->control);
-    if (st->host_control)
-        cudaFreeHost(st->host_control);
+    if (st->report)
+        cudaFreeHost(st->report);
     for (int i = 0; i < 5; i++)
         if (st->events[i])
             cudaEventDestroy(st->events[i]);
@@ -951,7 +1069,11 @@ static ds_status quick_create_with(const ds_sorter_desc *desc, uint32_t maxseq_c
     DS_CUDA_GOTO(status, fail, "sort quick",
                  cudaMalloc((void **)&st->control, sizeof(quick_control)));
     DS_CUDA_GOTO(status, fail, "sort quick",
-                 cudaMallocHost((void **)&st->host_control, sizeof(quick_control)));
+                 cudaHostAlloc((void **)&st->report, sizeof(quick_report),
+                               cudaHostAllocMapped));
+    DS_CUDA_GOTO(status, fail, "sort quick",
+                 cudaHostGetDevicePointer((void **)&st->report_device, st->report, 0));
+    st->report->ticket = 0;
     if (st->time_phases)
         for (int i = 0; i < 5; i++)
             DS_CUDA_GOTO(status, fail, "sort quick", cudaEventCreate(&st->events[i]));
