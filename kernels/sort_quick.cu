@@ -101,15 +101,21 @@ static uint32_t clamp_u32(uint32_t x, uint32_t lo, uint32_t hi)
     return x < lo ? lo : (x > hi ? hi : x);
 }
 
-/* The fitted rule (H100; the fit is in README "GPU quicksort"). */
+/* The fitted rule. Constants from a sweep on an H100 (uniform keys, n =
+ * 2^16 .. 2^24; threads 128/256/512, maxseq 128 .. 8192, sbsize 512 ..
+ * 8192, min_section 4096/16384/65536): the best per size was 256 threads,
+ * sbsize 4096 up to 2^20, and 512 threads, sbsize 8192, min_section 16384
+ * at 2^22 and 2^24; maxseq mattered least (within 1-2% over 128 .. 8192),
+ * best near 128 at 2^16 rising to 4096-8192 at 2^24. README "GPU
+ * quicksort" has the table. */
 static quick_params quick_params_for(size_t n)
 {
     quick_params p;
     double s = (double)n;
-    p.threads = (int)clamp_u32(optp(s, 0.0, 256.0), 128, 512);
-    p.maxseq = clamp_u32(optp(s, 0.00012, 256.0), 64, 16384);
-    p.sbsize = clamp_u32(optp(s, 0.0, 2048.0), 256, QUICK_MAX_SBSIZE);
-    p.min_section = QUICK_MIN_SECTION;
+    p.threads = (int)clamp_u32(optp(s, 0.00004, 250.0), 128, 512);
+    p.maxseq = clamp_u32(optp(s, 0.00025, 128.0), 64, 8192);
+    p.sbsize = clamp_u32(optp(s, 0.001, 4000.0), 256, QUICK_MAX_SBSIZE);
+    p.min_section = clamp_u32(optp(s, 0.001, 4096.0), QUICK_MIN_SECTION, 65536);
     return p;
 }
 
@@ -583,18 +589,23 @@ __global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur)
     count_pass<T, true>(src_keys, begin, stop, pivot, &below, &above,
                         &below_max, &above_min);
     reduce_counts<T>(&below, &above, &below_max, &above_min, s_reduce);
-    /* Five threads issue the reservations and bounds in parallel. */
+    /* Five threads issue the reservations and bounds in parallel; each
+     * fences, so that all five are visible before the barrier and thus
+     * before this block's blocks_left decrement below. */
     const uint32_t equal = (stop - begin) - below - above;
-    if (threadIdx.x == 0)
-        s_offset[0] = atomicAdd(&s->below, below);
-    else if (threadIdx.x == 1)
-        s_offset[1] = atomicAdd(&s->above, above);
-    else if (threadIdx.x == 2)
-        s_offset[2] = atomicAdd(&s->equal, equal);
-    else if (threadIdx.x == 3 && below)
-        atomicMax(&s->below_max, below_max);
-    else if (threadIdx.x == 4 && above)
-        atomicMin(&s->above_min, above_min);
+    if (threadIdx.x < 5) {
+        if (threadIdx.x == 0)
+            s_offset[0] = atomicAdd(&s->below, below);
+        else if (threadIdx.x == 1)
+            s_offset[1] = atomicAdd(&s->above, above);
+        else if (threadIdx.x == 2)
+            s_offset[2] = atomicAdd(&s->equal, equal);
+        else if (threadIdx.x == 3 && below)
+            atomicMax(&s->below_max, below_max);
+        else if (threadIdx.x == 4 && above)
+            atomicMin(&s->above_min, above_min);
+        __threadfence();
+    }
     __syncthreads();
     if (threadIdx.x == 0) {
         quick_block_record r = {s_seq, begin, equal, s_offset[2]};
@@ -604,10 +615,9 @@ __global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur)
                       dst_values, start + s_offset[0], end - s_offset[1] - above,
                       q.equal_values + begin, &s_tile);
 
-    /* The last block to finish reads the other blocks' totals and bounds:
-     * the fence orders this block's atomics and writes before its count. */
-    __threadfence();
-    __syncthreads();
+    /* The last block to finish reads the other blocks' totals and bounds
+     * (fenced above). The partitioned data itself is read only by the next
+     * launch, so it needs no fence. */
     if (threadIdx.x == 0)
         s_is_last = atomicSub(&s->blocks_left, 1u) == 1u;
     __syncthreads();
