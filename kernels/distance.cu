@@ -26,14 +26,19 @@ static unsigned grid_for(size_t count)
 __global__ void k_distance_vertices(const float *__restrict__ positions,
                                     size_t vertex_count, float ex, float ey,
                                     float ez, float *__restrict__ distances,
-                                    uint32_t *__restrict__ values)
+                                    uint32_t *__restrict__ values,
+                                    ds_key_range range)
 {
     size_t v = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (v >= vertex_count)
         return;
-    distances[v] = ds_point_distance(positions + 3 * v, ex, ey, ez);
-    if (values)
+    float distance = ds_point_distance(positions + 3 * v, ex, ey, ez);
+    if (values) {
+        if (range.scale != 0.0f)
+            distance = ds_quantise_key(distance, range.lo, range.scale);
         values[v] = (uint32_t)v;
+    }
+    distances[v] = distance;
 }
 
 /* One thread owns triangle t: gathers its three vertex distances (and, for
@@ -44,6 +49,7 @@ __global__ void k_distance_triangle_keys(const uint32_t *__restrict__ indices,
                                          const float *__restrict__ positions,
                                          float ex, float ey, float ez,
                                          ds_triangle_key key,
+                                         ds_key_range range,
                                          float *__restrict__ keys,
                                          uint32_t *__restrict__ values)
 {
@@ -51,10 +57,13 @@ __global__ void k_distance_triangle_keys(const uint32_t *__restrict__ indices,
     if (t >= triangle_count)
         return;
     uint32_t a = indices[3 * t], b = indices[3 * t + 1], c = indices[3 * t + 2];
-    keys[t] = ds_triangle_key_of(key, distances[a], distances[b], distances[c],
+    float k = ds_triangle_key_of(key, distances[a], distances[b], distances[c],
                                  positions + 3 * (size_t)a,
                                  positions + 3 * (size_t)b,
                                  positions + 3 * (size_t)c, ex, ey, ez);
+    if (range.scale != 0.0f)
+        k = ds_quantise_key(k, range.lo, range.scale);
+    keys[t] = k;
     values[t] = (uint32_t)t;
 }
 
@@ -82,13 +91,15 @@ __global__ void k_distance_scatter(const uint32_t *__restrict__ order,
 extern "C" ds_status ds_vertex_distances(const float *positions,
                                          size_t vertex_count,
                                          const float eye[3], float *distances,
-                                         uint32_t *values, ds_stream stream)
+                                         uint32_t *values, ds_key_range range,
+                                         ds_stream stream)
 {
     if (vertex_count == 0)
         return DS_OK;
     k_distance_vertices<<<grid_for(vertex_count), BLOCK_THREADS, 0,
                           (cudaStream_t)stream>>>(
-        positions, vertex_count, eye[0], eye[1], eye[2], distances, values);
+        positions, vertex_count, eye[0], eye[1], eye[2], distances, values,
+        range);
     DS_CUDA_TRY_LAUNCH("render", "k_distance_vertices");
     return DS_OK;
 }
@@ -98,15 +109,15 @@ extern "C" ds_status ds_triangle_keys(const uint32_t *indices,
                                       const float *distances,
                                       const float *positions,
                                       const float eye[3], ds_triangle_key key,
-                                      float *keys, uint32_t *values,
-                                      ds_stream stream)
+                                      ds_key_range range, float *keys,
+                                      uint32_t *values, ds_stream stream)
 {
     if (triangle_count == 0)
         return DS_OK;
     k_distance_triangle_keys<<<grid_for(triangle_count), BLOCK_THREADS, 0,
                                (cudaStream_t)stream>>>(
         indices, triangle_count, distances, positions, eye[0], eye[1], eye[2],
-        key, keys, values);
+        key, range, keys, values);
     DS_CUDA_TRY_LAUNCH("render", "k_distance_triangle_keys");
     return DS_OK;
 }

@@ -17,18 +17,27 @@
 extern "C" {
 #endif
 
+/* Depth range for 16-bit keys (ds_quantise_key); scale 0: full float keys. */
+typedef struct ds_key_range {
+    float lo, scale;
+} ds_key_range;
+
 /* distances[v] = |positions[v] - eye|. With `values` non-NULL (points mode,
- * where the vertex distance is the sort key) also values[v] = v. */
+ * where the vertex distance is the sort key) also values[v] = v, and the
+ * distance is quantised by `range` when its scale is nonzero. */
 ds_status ds_vertex_distances(const float *positions, size_t vertex_count,
                               const float eye[3], float *distances,
-                              uint32_t *values, ds_stream stream);
+                              uint32_t *values, ds_key_range range,
+                              ds_stream stream);
 
 /* keys[t] = the triangle key of triangle t (farthest / mean vertex distance,
- * or centroid distance) and values[t] = t, for the sort to permute. */
+ * or centroid distance; quantised by `range` when its scale is nonzero) and
+ * values[t] = t, for the sort to permute. */
 ds_status ds_triangle_keys(const uint32_t *indices, size_t triangle_count,
                            const float *distances, const float *positions,
                            const float eye[3], ds_triangle_key key,
-                           float *keys, uint32_t *values, ds_stream stream);
+                           ds_key_range range, float *keys, uint32_t *values,
+                           ds_stream stream);
 
 /* elements[i * per + k] = indices[order[i] * per + k] for k < per (3 for
  * triangles; 1 for points, where `indices` may be NULL: elements[i] =

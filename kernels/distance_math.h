@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -38,6 +39,27 @@ DS_HOST_DEVICE float ds_triangle_key_of(ds_triangle_key key, float da,
     }
     float farthest = da > db ? da : db;
     return farthest > dc ? farthest : dc;
+}
+
+/* 16-bit sort keys (renderer key_bits 16): the key's place in the depth
+ * range [lo, lo + 1/scale] as one of QUANTISED_LEVELS steps, stored as the
+ * positive float whose top 16 bits (of the sorts' order-preserving
+ * transform) are that step. The step is offset by QUANTISED_FIRST so the
+ * float is normal (never a denormal that flush-to-zero could merge), and
+ * stays below 0x7F80 so it is never Inf or NaN. Monotonic in key. */
+#define DS_QUANTISED_FIRST 0x0080u
+#define DS_QUANTISED_LEVELS (0x7F80u - DS_QUANTISED_FIRST)
+
+DS_HOST_DEVICE float ds_quantise_key(float key, float lo, float scale)
+{
+    float place = (key - lo) * scale * (float)(DS_QUANTISED_LEVELS - 1);
+    uint32_t step = place > 0.0f ? (uint32_t)place : 0u; /* NaN -> 0 */
+    if (step > DS_QUANTISED_LEVELS - 1)
+        step = DS_QUANTISED_LEVELS - 1;
+    uint32_t bits = (step + DS_QUANTISED_FIRST) << 16;
+    float result;
+    memcpy(&result, &bits, sizeof result);
+    return result;
 }
 
 #endif

@@ -40,22 +40,31 @@ static int has_extension(const char *list, const char *name)
  * EGL_NO_DISPLAY. */
 static EGLDisplay cuda_device_display(int cuda_device)
 {
-    const char *client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-    if (!has_extension(client, "EGL_EXT_device_enumeration") ||
-        !has_extension(client, "EGL_EXT_platform_device") || !eglQueryDevicesEXT)
+    /* Fetched here rather than trusted from glad: a driver may list only
+     * EGL_EXT_device_base, which implies the enumeration and query
+     * extensions, and glad loads entry points by the names it sees. */
+    PFNEGLQUERYDEVICESEXTPROC query_devices =
+        (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+    PFNEGLQUERYDEVICESTRINGEXTPROC query_string =
+        (PFNEGLQUERYDEVICESTRINGEXTPROC)eglGetProcAddress("eglQueryDeviceStringEXT");
+    PFNEGLQUERYDEVICEATTRIBEXTPROC query_attribute =
+        (PFNEGLQUERYDEVICEATTRIBEXTPROC)eglGetProcAddress("eglQueryDeviceAttribEXT");
+    PFNEGLGETPLATFORMDISPLAYEXTPROC platform_display =
+        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+    if (!query_devices || !query_string || !query_attribute || !platform_display)
         return EGL_NO_DISPLAY;
     EGLDeviceEXT devices[16];
     EGLint count = 0;
-    if (!eglQueryDevicesEXT(16, devices, &count))
+    if (!query_devices(16, devices, &count))
         return EGL_NO_DISPLAY;
     for (EGLint i = 0; i < count; i++) {
-        const char *extensions = eglQueryDeviceStringEXT(devices[i], EGL_EXTENSIONS);
+        const char *extensions = query_string(devices[i], EGL_EXTENSIONS);
         EGLAttrib attribute = -1;
         if (!has_extension(extensions, "EGL_NV_device_cuda") ||
-            !eglQueryDeviceAttribEXT(devices[i], EGL_CUDA_DEVICE_NV, &attribute) ||
+            !query_attribute(devices[i], EGL_CUDA_DEVICE_NV, &attribute) ||
             attribute != cuda_device)
             continue;
-        return eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devices[i], NULL);
+        return platform_display(EGL_PLATFORM_DEVICE_EXT, devices[i], NULL);
     }
     return EGL_NO_DISPLAY;
 }

@@ -394,6 +394,13 @@ uint32_t ds_interop_element_buffer(const ds_interop *interop, int slot)
                                                 : interop->element_buffers[slot];
 }
 
+const uint32_t *ds_interop_element_pointer(const ds_interop *interop, int slot)
+{
+    return interop->mode == DS_INTEROP_EXTERNAL
+               ? (const uint32_t *)interop->elements[slot].pointer
+               : NULL;
+}
+
 ds_status ds_interop_begin(ds_interop *interop, int slot, ds_stream stream,
                            const float **positions, uint32_t **elements,
                            double *host_ms)

@@ -71,6 +71,9 @@ void ds_interop_destroy(ds_interop *interop);
 ds_interop_mode ds_interop_mode_in_use(const ds_interop *interop);
 uint32_t ds_interop_position_buffer(const ds_interop *interop); /* GL name */
 uint32_t ds_interop_element_buffer(const ds_interop *interop, int slot);
+/* CUDA's address of element buffer `slot` outside a frame: the external
+ * path's fixed allocation; NULL on the map path (mapped only per frame). */
+const uint32_t *ds_interop_element_pointer(const ds_interop *interop, int slot);
 
 /* Hands the positions and element buffer `slot` to CUDA for this frame.
  * Adds the host time spent in interop calls to *host_ms (waits for GPU work

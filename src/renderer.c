@@ -68,6 +68,7 @@ struct ds_renderer {
     float point_size;
     int sorting, shuffle, verify;
     int key_bits;
+    float mesh_center[3], mesh_radius; /* depth range of 16-bit keys */
     int cpu_path;
     ds_sort_algo algo;
     ds_sorter *sorter;
@@ -105,6 +106,7 @@ struct ds_renderer {
     float *host_verify_keys;
     uint32_t *host_verify_values, *host_verify_elements;
     uint8_t *host_seen;
+    GLuint verify_copy_buffer; /* GL's view of the element buffer, copied */
     int last_sorted;
     int last_slot;
 
@@ -346,6 +348,13 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     renderer->shuffle = desc->shuffle;
     renderer->verify = desc->verify;
     renderer->key_bits = desc->key_bits ? desc->key_bits : 32;
+    if (renderer->key_bits != 16 && renderer->key_bits != 24 && renderer->key_bits != 32) {
+        free(renderer);
+        return ds_fail(DS_ERR_INVALID_ARG, "render: key_bits must be 16, 24 or 32, not %d",
+                       desc->key_bits);
+    }
+    memcpy(renderer->mesh_center, mesh->center, sizeof renderer->mesh_center);
+    renderer->mesh_radius = mesh->radius;
     renderer->algo = desc->sort_algo;
     renderer->vertex_count = mesh->vertex_count;
     renderer->triangle_count = mesh->triangle_count;
@@ -414,6 +423,12 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
         glCreateQueries(GL_TIME_ELAPSED, 1, &renderer->records[r].draw_query);
         glCreateQueries(GL_TIMESTAMP, 1, &renderer->records[r].end_query);
     }
+    if (renderer->verify) {
+        glCreateBuffers(1, &renderer->verify_copy_buffer);
+        glNamedBufferStorage(renderer->verify_copy_buffer,
+                             (GLsizeiptr)(renderer->element_capacity * sizeof(uint32_t)),
+                             NULL, 0);
+    }
     if (renderer->gl_errors) {
         status = ds_fail(DS_ERR_GL, "render: %u GL errors while creating the renderer",
                          renderer->gl_errors);
@@ -464,6 +479,8 @@ void ds_renderer_destroy(ds_renderer *renderer)
         glDeleteBuffers(1, &renderer->cpu_position_buffer);
     if (renderer->cpu_element_buffer)
         glDeleteBuffers(1, &renderer->cpu_element_buffer);
+    if (renderer->verify_copy_buffer)
+        glDeleteBuffers(1, &renderer->verify_copy_buffer);
     if (renderer->framebuffer) {
         glDeleteFramebuffers(1, &renderer->framebuffer);
         glDeleteRenderbuffers(1, &renderer->color_renderbuffer);
@@ -586,6 +603,20 @@ ds_status ds_renderer_finish(ds_renderer *renderer)
 
 /* ---- the frame -------------------------------------------------------------- */
 
+/* 16-bit keys: quantise over the depth range the bounding sphere spans
+ * from the eye (the range where every key lies). */
+static ds_key_range key_range(const ds_renderer *renderer, const float eye[3])
+{
+    ds_key_range range = {0.0f, 0.0f};
+    if (renderer->key_bits != 16)
+        return range;
+    float d = ds_point_distance(renderer->mesh_center, eye[0], eye[1], eye[2]);
+    float r = renderer->mesh_radius > 0.0f ? renderer->mesh_radius * 1.001f : 1.0f;
+    range.lo = d > r ? d - r : 0.0f;
+    range.scale = 1.0f / (d + r - range.lo);
+    return range;
+}
+
 #define RECORD(e)                                                              \
     DS_CUDA_TRY("render", cudaEventRecord(record->events[(e)], renderer->stream))
 
@@ -605,15 +636,16 @@ static ds_status cuda_stages(ds_renderer *renderer, frame_record *record,
         return status;
     RECORD(EV_START);
     /* Points: the vertex distance is the key, written straight into keys. */
+    ds_key_range range = key_range(renderer, eye);
     if ((status = ds_vertex_distances(positions, renderer->vertex_count, eye,
                                       points ? renderer->keys : renderer->distances,
-                                      points ? renderer->values : NULL, stream)))
+                                      points ? renderer->values : NULL, range, stream)))
         return status;
     RECORD(EV_DISTANCES);
     if (!points &&
         (status = ds_triangle_keys(renderer->indices, renderer->triangle_count,
                                    renderer->distances, positions, eye,
-                                   renderer->triangle_key, renderer->keys,
+                                   renderer->triangle_key, range, renderer->keys,
                                    renderer->values, stream)))
         return status;
     RECORD(EV_KEYS);
@@ -651,13 +683,17 @@ static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
     size_t n = ds_renderer_sorted_count(renderer);
     const float *p = renderer->host_positions;
     float *distances = points ? renderer->host_keys : renderer->host_distances;
+    ds_key_range range = key_range(renderer, eye);
     double t0 = now_ms();
     for (size_t v = 0; v < renderer->vertex_count; v++)
         distances[v] = ds_point_distance(p + 3 * v, eye[0], eye[1], eye[2]);
     double t1 = now_ms();
     if (points) {
-        for (size_t v = 0; v < n; v++)
+        for (size_t v = 0; v < n; v++) {
+            if (range.scale != 0.0f)
+                distances[v] = ds_quantise_key(distances[v], range.lo, range.scale);
             renderer->host_values[v] = (uint32_t)v;
+        }
     } else {
         const uint32_t *idx = renderer->host_indices;
         for (size_t t = 0; t < n; t++) {
@@ -666,6 +702,9 @@ static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
                 renderer->triangle_key, distances[a], distances[b], distances[c],
                 p + 3 * (size_t)a, p + 3 * (size_t)b, p + 3 * (size_t)c, eye[0],
                 eye[1], eye[2]);
+            if (range.scale != 0.0f)
+                renderer->host_keys[t] = ds_quantise_key(renderer->host_keys[t], range.lo,
+                                                         range.scale);
             renderer->host_values[t] = (uint32_t)t;
         }
     }
@@ -938,7 +977,13 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
     GLuint element_buffer = renderer->cpu_path
                                 ? renderer->cpu_element_buffer
                                 : ds_interop_element_buffer(renderer->interop, renderer->last_slot);
-    glGetNamedBufferSubData(element_buffer, 0, (GLsizeiptr)(n * per * sizeof(uint32_t)),
+    /* What the draw read: a GPU copy inside GL, then a read-back of the
+     * copy. (Reading an element buffer that lives in imported CUDA memory
+     * back directly can return data GL cached at an earlier read-back: GL
+     * does not know that CUDA wrote it, without a semaphore.) */
+    GLsizeiptr element_bytes = (GLsizeiptr)(n * per * sizeof(uint32_t));
+    glCopyNamedBufferSubData(element_buffer, renderer->verify_copy_buffer, 0, 0, element_bytes);
+    glGetNamedBufferSubData(renderer->verify_copy_buffer, 0, element_bytes,
                             renderer->host_verify_elements);
 
     /* The reference: the cpu sort of the same keys. The GPU order must give
@@ -982,10 +1027,19 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
         for (int k = 0; k < per; k++) {
             uint32_t want = points ? values[i] : renderer->host_indices[(size_t)values[i] * 3 + k];
             if (renderer->host_verify_elements[i * per + k] != want) {
+                /* Tell a GL visibility problem from a wrong scatter. */
+                uint32_t written = want;
+                const uint32_t *cuda_view = renderer->cpu_path ? NULL
+                    : ds_interop_element_pointer(renderer->interop, renderer->last_slot);
+                if (cuda_view)
+                    cudaMemcpy(&written, cuda_view + i * per + k, sizeof written,
+                               cudaMemcpyDeviceToHost);
                 status = ds_fail(DS_ERR_MISMATCH,
-                                 "verify: frame %llu: element buffer index %zu is %u, expected %u",
+                                 "verify: frame %llu: element buffer index %zu is %u in GL, "
+                                 "expected %u%s",
                                  (unsigned long long)frame, i * per + k,
-                                 renderer->host_verify_elements[i * per + k], want);
+                                 renderer->host_verify_elements[i * per + k], want,
+                                 cuda_view && written == want ? " (CUDA wrote it right)" : "");
                 break;
             }
         }

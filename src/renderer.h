@@ -80,7 +80,10 @@ typedef struct ds_renderer_desc {
     int key_bits;                 /* 0 or 32: sort on full float keys; 24:
                                      on the top 24 bits of their order-
                                      preserving transform (relative depth
-                                     resolution 2^-15, one radix pass less) */
+                                     resolution 2^-15, one radix pass less);
+                                     16: keys quantised to 32512 steps of
+                                     the depth range the model's bounding
+                                     sphere spans (two passes less) */
 } ds_renderer_desc;
 
 /* GPU times of one completed frame, milliseconds. Stages that did not run

@@ -124,9 +124,11 @@ static float screen_x(const ds_camera *camera, float x, float z)
     return (clip_x / clip_w * 0.5f + 0.5f) * WIDTH;
 }
 
-static ds_renderer *make_renderer(const ds_mesh *mesh, ds_primitive primitive, int verify)
+static ds_renderer *make_renderer_bits(const ds_mesh *mesh, ds_primitive primitive, int verify,
+                                       int key_bits)
 {
     ds_renderer_desc desc = {0};
+    desc.key_bits = key_bits;
     desc.mesh = mesh;
     desc.width = WIDTH;
     desc.height = HEIGHT;
@@ -139,6 +141,11 @@ static ds_renderer *make_renderer(const ds_mesh *mesh, ds_primitive primitive, i
     ds_renderer *renderer = NULL;
     assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
     return renderer;
+}
+
+static ds_renderer *make_renderer(const ds_mesh *mesh, ds_primitive primitive, int verify)
+{
+    return make_renderer_bits(mesh, primitive, verify, 0);
 }
 
 static void render(ds_renderer *renderer, uint8_t *pixels)
@@ -245,6 +252,42 @@ static void test_points_sorted(void **state)
     ds_mesh_free(&cloud);
 }
 
+/* 24-bit keys and 16-bit keys quantised over the depth range sort the
+ * layers the same way, and verify at their precision. */
+static void test_short_keys(void **state)
+{
+    (void)state;
+    ds_mesh mesh;
+    make_layers(&mesh);
+    static uint8_t pixels[WIDTH * HEIGHT * 4];
+    float sorted[3];
+    composite((const int[]){2, 1, 0}, 3, sorted);
+    const int bits[2] = {24, 16};
+    for (int b = 0; b < 2; b++) {
+        for (int primitive = 0; primitive < 2; primitive++) {
+            ds_renderer *renderer = make_renderer_bits(&mesh, (ds_primitive)primitive, 1, bits[b]);
+            for (int frame = 0; frame < 3; frame++) {
+                render(renderer, pixels);
+                assert_int_equal(ds_renderer_verify(renderer), DS_OK);
+            }
+            if (primitive == DS_PRIMITIVE_TRIANGLES)
+                assert_true(pixel_matches(pixels, WIDTH / 2, HEIGHT / 2, sorted));
+            assert_int_equal(ds_renderer_gl_errors(renderer), 0);
+            ds_renderer_destroy(renderer);
+        }
+    }
+    ds_renderer_desc desc = {0};
+    desc.mesh = &mesh;
+    desc.width = WIDTH;
+    desc.height = HEIGHT;
+    desc.key_bits = 20;
+    ds_renderer *renderer = NULL;
+    ds_log_set_quiet(1);
+    assert_int_equal(ds_renderer_create(&desc, &renderer), DS_ERR_INVALID_ARG);
+    ds_log_set_quiet(0);
+    ds_mesh_free(&mesh);
+}
+
 static void test_invalid_arguments(void **state)
 {
     (void)state;
@@ -325,6 +368,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layers_sorted_and_unsorted),
         cmocka_unit_test(test_points_sorted),
+        cmocka_unit_test(test_short_keys),
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_headless_smoke),
     };
