@@ -27,7 +27,7 @@
  * caller's float keys) and the inverse into the last (it writes float keys),
  * and passes alternate between the caller's buffers and one scratch pair, so
  * with an even number of passes the result lands in place with no copy; an
- * odd number ends with one fused copy back.
+ * odd number ends with one streaming copy back (k_radix_copy).
  *
  * Early exit (the paper's section 3.3.3): a pass whose digit is the same
  * for every key leaves the order unchanged, so it is skipped. The decision
@@ -42,8 +42,8 @@
  * pair is 4 bytes for the upsweep plus 16 bytes per pass.
  *
  * Limits: count < 2^32 (positions are 32-bit); the look-back status array
- * holds one 64-bit word per (tile, digit) for max_count, about 0.5 bytes per
- * key at 8-bit digits. key_bits < 32 sorts by the top key_bits bits only.
+ * holds one 64-bit word per (tile, digit) for max_count, at most 0.33 bytes
+ * per key. key_bits < 32 sorts by the top key_bits bits only.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -57,22 +57,27 @@
 
 /* ---- tuning ------------------------------------------------------------ */
 
-/* Digit width, measured on an H100-class GPU at 16M uniform pairs (README,
- * "Radix sort"): 8 bits gives 4 passes for 32-bit keys; narrower digits
- * cost more passes than their cheaper ranking saves. */
-static const int kDefaultDigitBits = 8;
+/* Digit width, measured on an H100 at 4M and 16M uniform pairs (README,
+ * "Radix sort"): for 32-bit keys, 7 bits (5 passes and a streaming copy
+ * back) beat 8 bits (4 passes) by 4% — ranking 256 digits costs more than
+ * the extra pass — while 4 to 6 bits lose to their extra passes. Keys cut
+ * to 24 or 16 bits keep 8-bit digits (3 passes and a copy, or 2 passes). */
+static const int kDigitBitsFullKeys = 7;
+static const int kDigitBitsShortKeys = 8;
 
-/* Downsweep tile shapes: threads per block, keys per thread, and blocks
- * per SM the register budget must allow. Larger tiles amortise the
- * per-tile latencies (tile dispenser, look-back, barriers) that a
- * persistent block cannot hide, and lengthen each digit's write run.
- * SHAPE0 is the backend's, chosen by measurement (README, "Radix sort");
- * the others are built (8-bit digits only) for that measurement. */
-#define SHAPE0 384, 16, 2
-#define SHAPE1 256, 16, 2
-#define SHAPE2 384, 21, 1
-#define SHAPE3 512, 12, 2
-#define SHAPE4 256, 24, 2
+/* Downsweep tile shapes: threads per block, keys per thread, blocks per SM
+ * the register budget must allow, early count publication, next-tile
+ * prefetch (k_radix_downsweep). Larger tiles amortise the per-tile
+ * latencies (tile dispenser, look-back, barriers) that a persistent block
+ * cannot hide, and lengthen each digit's write run.
+ * SHAPE0 is the backend's, the fastest at 4M and 16M pairs on an H100
+ * (README, "Radix sort"); the others are built (8-bit digits only) for
+ * that measurement. */
+#define SHAPE0 384, 16, 2, true, false
+#define SHAPE1 384, 21, 1, true, false
+#define SHAPE2 384, 21, 1, false, false
+#define SHAPE3 384, 16, 2, true, true
+#define SHAPE4 256, 16, 2, true, false
 #define RADIX_SHAPE_COUNT 5
 
 /* Upsweep: 256 threads x 16 keys (four 16-byte loads) per tile; four
@@ -344,17 +349,21 @@ struct downsweep_smem {
 };
 
 /* Downsweep: one stable digit pass. A block takes THREADS x ITEMS tiles in
- * order from control->next_tile[pass] (fetching the next tile's number
- * while it works on the current one); warp w of the block owns keys
+ * order from control->next_tile[pass]; warp w of the block owns keys
  * [w * 32 * ITEMS, (w + 1) * 32 * ITEMS) of the tile, lane l the keys l,
  * l + 32, ... of it (so loads coalesce and warp-local ranks follow input
- * order). The block ranks its tile (per-warp digit counters, ballot
- * matching within a warp), publishes its digit counts, learns the keys of
- * each digit before the tile by decoupled look-back, exchanges keys and
- * values through shared memory into digit order, and then thread t writes
- * tile slots t, t + THREADS, ...: consecutive threads write consecutive
- * positions within each digit's run. */
-template <int BITS, int THREADS, int ITEMS, int MIN_BLOCKS>
+ * order). The block counts its tile's digits and publishes the counts
+ * (EARLY: a shared-atomic histogram before ranking, as CUB's onesweep does,
+ * so that later tiles' look-backs find them sooner; else the ranking's own
+ * counts), ranks the tile (per-warp digit counters, ballot matching within
+ * a warp), exchanges keys and values through shared memory into digit
+ * order, learns the keys of each digit before the tile by decoupled
+ * look-back (overlapping the exchange), and then thread t writes tile slots
+ * t, t + THREADS, ...: consecutive threads write consecutive positions
+ * within each digit's run. PREFETCH fetches the next tile's number while
+ * working on the current one. */
+template <int BITS, int THREADS, int ITEMS, int MIN_BLOCKS, bool EARLY,
+          bool PREFETCH>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
                   uint32_t *scratch_values, uint32_t count, int pass,
@@ -369,6 +378,7 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
     uint32_t *s_key_exchange = s_dynamic;
     uint32_t *s_value_exchange = s_dynamic + tile_size;
     uint32_t *s_warp_counts = s_dynamic + 2 * tile_size; /* [warps][radix] */
+    __shared__ uint32_t s_tile_hist[1 << BITS];
     __shared__ uint32_t s_tile_start[1 << BITS];
     __shared__ uint32_t s_dst_base[1 << BITS];
     __shared__ uint32_t s_warp_sums[THREADS / 32];
@@ -399,15 +409,17 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
          * one ending the previous tile) orders it against other warps. */
         for (int d = lane; d < radix; d += 32)
             my_counts[d] = 0;
+        if (EARLY)
+            for (int d = threadIdx.x; d < radix; d += THREADS)
+                s_tile_hist[d] = 0;
         __syncthreads(); /* s_tile and the cleared counters are ready */
         const uint32_t tile = s_tile;
         if (tile >= tiles)
             break;
-        /* Take the next tile now so the atomic's latency overlaps this one;
-         * a block only ever holds tiles it will process, so look-backs on
-         * them always end. */
+        /* PREFETCH: a block only ever holds tiles it will process, so
+         * look-backs on them always end. */
         uint32_t next_tile = 0;
-        if (threadIdx.x == 0)
+        if (PREFETCH && threadIdx.x == 0)
             next_tile = atomicAdd(&control->next_tile[pass], 1u);
         const uint32_t tile_base = tile * tile_size;
         const uint32_t valid = min((uint32_t)tile_size, count - tile_base);
@@ -432,6 +444,23 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
             for (int i = 0; i < ITEMS; i++)
                 if (warp_base + i * 32 + lane < valid)
                     key[i] = to_ordered(key[i], descending);
+        }
+
+        /* Thread d publishes digit d's count of the tile (padding slots
+         * excluded): the aggregate, or the inclusive count for tile 0. */
+        if (EARLY) {
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++)
+                if (warp_base + i * 32 + lane < valid)
+                    atomicAdd(&s_tile_hist[digit_of<BITS>(key[i], shift)], 1u);
+            __syncthreads(); /* tile histogram complete */
+            if (threadIdx.x < radix) {
+                volatile unsigned long long *slot =
+                    tile_status + (size_t)tile * radix + threadIdx.x;
+                *slot = status_word(
+                    epoch, tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE,
+                    s_tile_hist[threadIdx.x]);
+            }
         }
 
         /* Warp-local stable ranks: lanes with equal digits are counted
@@ -461,17 +490,28 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
             own = tile_count;
             if (threadIdx.x == pad_digit)
                 own -= tile_size - valid;
-            /* Publish early so that later tiles' look-backs need not wait
-             * for this tile's own look-back. */
-            volatile unsigned long long *slot =
-                tile_status + (size_t)tile * radix + threadIdx.x;
-            *slot = status_word(epoch,
-                                tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE,
-                                own);
+            if (!EARLY) {
+                volatile unsigned long long *slot =
+                    tile_status + (size_t)tile * radix + threadIdx.x;
+                *slot = status_word(
+                    epoch, tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE,
+                    own);
+            }
         }
         uint32_t tile_total;
         uint32_t tile_start =
             block_exclusive_sum<warps>(tile_count, s_warp_sums, &tile_total);
+        if (threadIdx.x < radix)
+            s_tile_start[threadIdx.x] = tile_start;
+        __syncthreads(); /* tile starts and warp offsets ready */
+
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            uint32_t d = digit_of<BITS>(key[i], shift);
+            uint32_t r = rank[i] + s_tile_start[d] + my_counts[d];
+            s_key_exchange[r] = key[i];
+            s_value_exchange[r] = value[i];
+        }
 
         if (threadIdx.x < radix) {
             const uint32_t d = threadIdx.x;
@@ -494,21 +534,11 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
                     tile_status + (size_t)tile * radix + d;
                 *slot = status_word(epoch, STATUS_INCLUSIVE, before + own);
             }
-            s_tile_start[d] = tile_start;
             /* Global position of tile slot j with digit d is
              * s_dst_base[d] + j (mod 2^32 arithmetic). */
             s_dst_base[d] = control->digit_base[pass][d] + before - tile_start;
         }
-        __syncthreads(); /* tile starts, warp offsets and bases ready */
-
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            uint32_t d = digit_of<BITS>(key[i], shift);
-            uint32_t r = rank[i] + s_tile_start[d] + my_counts[d];
-            s_key_exchange[r] = key[i];
-            s_value_exchange[r] = value[i];
-        }
-        __syncthreads(); /* pairs in digit order in the exchanges */
+        __syncthreads(); /* exchanges and global bases ready */
 
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
@@ -521,7 +551,8 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
             }
         }
         if (threadIdx.x == 0)
-            s_tile = next_tile;
+            s_tile = PREFETCH ? next_tile
+                              : atomicAdd(&control->next_tile[pass], 1u);
         __syncthreads(); /* exchanges, counters and s_tile free to reuse */
     }
 }
@@ -553,7 +584,8 @@ __global__ void k_radix_copy(uint32_t *keys, uint32_t *values,
 
 /* ---- host launchers ---------------------------------------------------- */
 
-template <int BITS, int THREADS, int ITEMS, int MIN_BLOCKS>
+template <int BITS, int THREADS, int ITEMS, int MIN_BLOCKS, bool EARLY,
+          bool PREFETCH>
 static ds_status launch_passes(radix_state *s, uint32_t *keys,
                                uint32_t *values, uint32_t count,
                                int descending, cudaStream_t stream)
@@ -589,7 +621,7 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
         /* Stream order separates the passes: pass p + 1 reads what pass p
          * wrote, and its look-back words carry a new epoch. */
         s->epoch++;
-        k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS>
+        k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH>
             <<<s->downsweep_grid, THREADS, smem::bytes, stream>>>(
                 keys, values, s->scratch_keys, s->scratch_values, count, p,
                 low_bit + p * BITS, descending, s->epoch, s->tile_status,
@@ -609,19 +641,27 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
 
 /* Opts the downsweep into its dynamic shared memory and sizes the grids to
  * the machine: every resident block of each kernel, no more. */
-template <int BITS, int THREADS, int ITEMS, int MIN_BLOCKS>
+template <int BITS, int THREADS, int ITEMS, int MIN_BLOCKS, bool EARLY,
+          bool PREFETCH>
 static ds_status prepare_kernels(radix_state *s, int sm_count)
 {
     typedef downsweep_smem<BITS, THREADS, ITEMS> smem;
     int per_sm = 0;
     DS_CUDA_TRY("sort radix",
                 cudaFuncSetAttribute(
-                    k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS>,
+                    k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH>,
                     cudaFuncAttributeMaxDynamicSharedMemorySize,
                     (int)smem::bytes));
+    /* Most shared memory, least L1: the persistent grid assumes every
+     * block the occupancy query counts is resident. */
+    DS_CUDA_TRY("sort radix",
+                cudaFuncSetAttribute(
+                    k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH>,
+                    cudaFuncAttributePreferredSharedMemoryCarveout,
+                    cudaSharedmemCarveoutMaxShared));
     DS_CUDA_TRY("sort radix",
                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    &per_sm, k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS>,
+                    &per_sm, k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH>,
                     THREADS, smem::bytes));
     if (per_sm < 1)
         return ds_fail(DS_ERR_UNSUPPORTED,
@@ -631,7 +671,7 @@ static ds_status prepare_kernels(radix_state *s, int sm_count)
     s->upsweep_grid = sm_count * UPSWEEP_BLOCKS_PER_SM;
     s->copy_grid = sm_count * 4;
     s->tile_size = smem::tile;
-    s->launch = launch_passes<BITS, THREADS, ITEMS, MIN_BLOCKS>;
+    s->launch = launch_passes<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH>;
     return DS_OK;
 }
 
@@ -663,7 +703,8 @@ static ds_status prepare_variant(radix_state *s, int digit_bits, int shape,
 static void radix_destroy(void *state);
 
 /* create() with an explicit digit width and tile shape; the backend uses
- * kDefaultDigitBits and shape 0, the measurement calls this directly. */
+ * the measured widths above and shape 0, the measurement calls this
+ * directly. */
 static ds_status radix_create_variant(const ds_sorter_desc *desc,
                                       int digit_bits, int shape, void **state)
 {
@@ -731,7 +772,11 @@ fail:
 
 static ds_status radix_create(const ds_sorter_desc *desc, void **state)
 {
-    return radix_create_variant(desc, kDefaultDigitBits, 0, state);
+    int key_bits = desc->key_bits ? desc->key_bits : 32;
+    return radix_create_variant(desc,
+                                key_bits == 32 ? kDigitBitsFullKeys
+                                               : kDigitBitsShortKeys,
+                                0, state);
 }
 
 static void radix_destroy(void *state)
