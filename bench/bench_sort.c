@@ -25,6 +25,7 @@
 #include "bench_cub_raw.h"
 #include "load.h"
 #include "mesh.h"
+#include "scene.h"
 #include "sort.h"
 #include "sort_backend.h"
 #include "sort_inputs.h"
@@ -50,7 +51,10 @@ typedef struct bench_options {
     int shuffle, shuffle_methods, key_bits, phases;
     const char *csv_path;
     const char *model_path;
+    const char *scene;       /* NAME[:SIZE]: a built-in scene's vertices */
     int grid_x, grid_y;
+    int eye_given;           /* --eye X,Y,Z; else a viewpoint off the model */
+    float eye[3];
     const char *commit;
 } bench_options;
 
@@ -391,7 +395,8 @@ static void usage(void)
             "                  [--max-size N] [--runs N] [--warmup N]\n"
             "                  [--order asc|desc] [--shuffle] [--shuffle-methods]\n"
             "                  [--key-bits 16|24|32] [--phases] [--csv FILE]\n"
-            "                  [--model PATH [--grid NxM]] [--commit STR]\n"
+            "                  [--model PATH | --scene NAME[:SIZE]] [--grid NxM]\n"
+            "                  [--eye X,Y,Z] [--commit STR]\n"
             "algorithms:");
     for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
         fprintf(stderr, " %s%s", ds_sort_algo_name((ds_sort_algo)a),
@@ -491,6 +496,16 @@ static int parse_args(int argc, char **argv, bench_options *opts)
             opts->csv_path = value;
         } else if (strcmp(arg, "--model") == 0 && value) {
             opts->model_path = value;
+        } else if (strcmp(arg, "--scene") == 0 && value) {
+            opts->scene = value;
+        } else if (strcmp(arg, "--eye") == 0 && value) {
+            if (sscanf(value, "%f,%f,%f", &opts->eye[0], &opts->eye[1],
+                       &opts->eye[2]) != 3) {
+                fprintf(stderr, "bench_sort: bad eye '%s' (want X,Y,Z)\n",
+                        value);
+                return 1;
+            }
+            opts->eye_given = 1;
         } else if (strcmp(arg, "--grid") == 0 && value) {
             if (sscanf(value, "%dx%d", &opts->grid_x, &opts->grid_y) != 2 ||
                 opts->grid_x < 1 || opts->grid_y < 1) {
@@ -556,9 +571,22 @@ int main(int argc, char **argv)
 
     /* Model mode: one input, the camera distances of the model's vertices. */
     ds_mesh mesh = {0};
-    if (opts.model_path) {
+    if (opts.model_path && opts.scene) {
+        fprintf(stderr, "bench_sort: give --model or --scene, not both\n");
+        return 1;
+    }
+    if (opts.scene) {
+        char name[64];
+        size_t triangles = 0;
+        if (ds_scene_parse(opts.scene, name, sizeof name, &triangles) ||
+            ds_scene_build(name, triangles, &mesh))
+            return 1;
+        opts.model_path = opts.scene; /* from here on, the same mode */
+    } else if (opts.model_path) {
         if (ds_load_mesh(opts.model_path, &mesh) != DS_OK)
             return 1;
+    }
+    if (opts.model_path) {
         if (opts.grid_x * opts.grid_y > 1) {
             ds_mesh grid = {0};
             if (ds_mesh_grid(&mesh, opts.grid_x, opts.grid_y, &grid) != DS_OK)
@@ -604,6 +632,10 @@ int main(int argc, char **argv)
         float eye[3] = {mesh.center[0] + 0.6f * mesh.radius,
                         mesh.center[1] + 0.4f * mesh.radius,
                         mesh.center[2] + 2.5f * mesh.radius};
+        if (opts.eye_given)
+            memcpy(eye, opts.eye, sizeof eye);
+        printf("# %s: %zu vertices, eye %g,%g,%g\n", opts.model_path,
+               mesh.vertex_count, eye[0], eye[1], eye[2]);
         ds_sort_input_distances(mesh.positions, mesh.vertex_count, eye,
                                 b.host_keys);
         status = bench_input(&opts, &out, &b, "mesh", mesh.vertex_count);
