@@ -36,8 +36,10 @@
  *               shared atomic increments (the paper stored bucket and index
  *               per element; re-deriving them saves 8 bytes per element of
  *               traffic).
- *   merge       the vector merge sort of each bucket, then the sentinels
- *               dropped while mapping keys back to floats.
+ *   merge       the vector merge sort of each bucket (below); each
+ *               bucket's last step drops its sentinels and writes floats
+ *               into the caller's arrays.
+ *   compact     copies the constant buckets (below) out the same way.
  *
  * The merge sort, faithful where it pays and modern where the paper starves:
  * each thread loads four uint4 (16 pairs), sorts each with the journal's
@@ -97,8 +99,8 @@
  * count/reposition cost grows slowly with L. MAX_BUCKETS bounds the shared
  * memory of the count kernels (pivots + counters, 8 bytes a bucket). The
  * environment variable DS_HYBRID_BUCKETS overrides L (tuning only). */
-#define MAX_BUCKETS 8192
-static const size_t kBucketTarget = 2048;
+#define MAX_BUCKETS 2048
+static const size_t kBucketTarget = 16384;
 
 /* Histogram bins per bucket (the paper: "several times more buckets" helps
  * spiky input) and their cap: 12 bytes of shared memory per bin. */
@@ -109,6 +111,19 @@ static const int kHistPerBucket = 4;
  * blocks, as many as are resident, each owning one contiguous chunk in the
  * count passes so that sorted input touches few buckets per block. */
 #define STREAM_THREADS 512
+/* Items per thread per batch in min/max, histogram and count: enough loads
+ * in flight per thread to cover memory latency. */
+#define STREAM_ITEMS 8
+#define STREAM_BATCH (STREAM_THREADS * STREAM_ITEMS)
+/* Reposition sub-chunk: 512 threads x 16 pairs staged in 64 KB of shared
+ * memory, so that a bucket receives runs of about chunk / L pairs per write
+ * (8 at L = 1024) rather than single words. */
+#define REPOSITION_ITEMS 16
+#define REPOSITION_CHUNK (STREAM_THREADS * REPOSITION_ITEMS)
+#define REPOSITION_SCAN_ITEMS (MAX_BUCKETS / STREAM_THREADS)
+static_assert(REPOSITION_CHUNK <= 65536 && MAX_BUCKETS < 65536,
+              "reposition packs bucket and rank into 16 bits each");
+
 /* One-block passes (refine, layout). */
 #define SINGLE_THREADS 1024
 #define SINGLE_ITEMS (MAX_HIST_BINS / SINGLE_THREADS) /* also >= MAX_BUCKETS / 1024 */
@@ -125,10 +140,11 @@ enum {
     PHASE_COUNT,
     PHASE_REPOSITION,
     PHASE_MERGE,
+    PHASE_COMPACT,
     PHASE_COUNT_ALL
 };
 static const char *const phase_names[PHASE_COUNT_ALL] = {
-    "min/max", "histogram", "refine", "count", "reposition", "merge"};
+    "min/max", "histogram", "refine", "count", "reposition", "merge", "compact"};
 
 /* Device-side results that steer later kernels without a round trip. */
 struct hybrid_globals {
@@ -188,11 +204,6 @@ __device__ static inline float from_internal(uint32_t key, int descending)
 __device__ static inline int nothing_to_sort(const hybrid_globals *g)
 {
     return g->min_key == g->max_key;
-}
-
-__device__ static inline uint32_t lanemask_lt(void)
-{
-    return (1u << (threadIdx.x & 31)) - 1u;
 }
 
 /* Fig. 4's search: the number of pivots[1..L-1] that are <= key, with a
@@ -258,17 +269,23 @@ __device__ static inline int merge_serial(const uint32_t *keys,
                                           uint32_t *out_values)
 {
     int produced = 0;
+    /* the next key of each side stays in a register; one side advances */
+    uint32_t ka = ai < a_end ? keys[slot(ai)] : 0;
+    uint32_t kb = bi < b_end ? keys[slot(bi)] : 0;
 #pragma unroll
     for (int i = 0; i < TILE_ITEMS; i++) {
         int a_ok = ai < a_end, b_ok = bi < b_end;
-        uint32_t ka = a_ok ? keys[slot(ai)] : 0, kb = b_ok ? keys[slot(bi)] : 0;
         int take_a = a_ok && (!b_ok || ka <= kb);
-        uint32_t src = take_a ? ai : bi;
         out_keys[i] = take_a ? ka : kb;
-        out_values[i] = (a_ok || b_ok) ? values[slot(src)] : 0;
+        out_values[i] = (a_ok || b_ok) ? values[slot(take_a ? ai : bi)] : 0;
         produced += a_ok || b_ok;
-        ai += take_a;
-        bi += !take_a && b_ok;
+        if (take_a) {
+            ai++;
+            ka = ai < a_end ? keys[slot(ai)] : 0;
+        } else if (b_ok) {
+            bi++;
+            kb = bi < b_end ? keys[slot(bi)] : 0;
+        }
     }
     return produced;
 }
@@ -291,13 +308,6 @@ __device__ static inline uint32_t bucket_of_tile(const uint32_t *tile,
 __device__ static inline uint32_t padded(uint32_t count)
 {
     return (count + 3u) & ~3u;
-}
-
-/* Merge passes a bucket of `padded_size` takes: ceil(log2(tiles)). */
-__device__ static inline uint32_t passes_for(uint32_t padded_size)
-{
-    uint32_t tiles = (padded_size + TILE_SIZE - 1) / TILE_SIZE;
-    return tiles <= 1 ? 0 : 32 - __clz(tiles - 1);
 }
 
 /* ---- kernels ----------------------------------------------------------- */
@@ -333,11 +343,20 @@ k_hybrid_minmax(const float *keys, size_t n, int descending, hybrid_globals *g)
     typedef cub::BlockReduce<uint32_t, STREAM_THREADS> reduce;
     __shared__ typename reduce::TempStorage temp;
     uint32_t lo = 0xFFFFFFFFu, hi = 0;
-    for (size_t i = blockIdx.x * (size_t)STREAM_THREADS + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * STREAM_THREADS) {
-        uint32_t k = to_internal(keys[i], descending);
-        lo = min(lo, k);
-        hi = max(hi, k);
+    for (size_t base = blockIdx.x * (size_t)STREAM_BATCH; base < n;
+         base += (size_t)gridDim.x * STREAM_BATCH) {
+        float batch[STREAM_ITEMS];
+#pragma unroll
+        for (int j = 0; j < STREAM_ITEMS; j++) {
+            size_t i = base + (size_t)j * STREAM_THREADS + threadIdx.x;
+            batch[j] = i < n ? keys[i] : keys[base];
+        }
+#pragma unroll
+        for (int j = 0; j < STREAM_ITEMS; j++) {
+            uint32_t k = to_internal(batch[j], descending);
+            lo = min(lo, k);
+            hi = max(hi, k);
+        }
     }
     uint32_t block_lo = reduce(temp).Reduce(lo, min_op());
     __syncthreads();
@@ -349,9 +368,11 @@ k_hybrid_minmax(const float *keys, size_t n, int descending, hybrid_globals *g)
 }
 
 /* Fig. 7 with per-bin min/max. A block keeps `bins` counters plus lowest and
- * highest key in shared memory over a grid-stride slice; lanes of a warp
- * with the same bin combine first (one shared atomic per distinct bin per
- * warp), and the block adds its nonzero bins to the global arrays once. */
+ * highest key in shared memory over a grid-stride slice, and adds its
+ * nonzero bins to the global arrays once. A warp whose 32 keys share one
+ * bin (sorted or constant runs) updates it once; otherwise each lane does
+ * its own shared atomics (__match_any_sync grouping cost more than it saved
+ * on random keys). */
 __global__ void __launch_bounds__(STREAM_THREADS)
 k_hybrid_histogram(const float *keys, size_t n, int descending,
                    const hybrid_globals *g, uint32_t *hist, uint32_t *bin_min,
@@ -369,21 +390,36 @@ k_hybrid_histogram(const float *keys, size_t n, int descending,
     __syncthreads();
     uint32_t lo = g->min_key;
     uint64_t span = (uint64_t)(g->max_key - lo) + 1;
-    for (size_t base = blockIdx.x * (size_t)STREAM_THREADS; base < n;
-         base += (size_t)gridDim.x * STREAM_THREADS) {
-        size_t i = base + threadIdx.x;
+    for (size_t batch_base = blockIdx.x * (size_t)STREAM_BATCH; batch_base < n;
+         batch_base += (size_t)gridDim.x * STREAM_BATCH) {
+      float batch[STREAM_ITEMS]; /* all loads in flight before the atomics */
+#pragma unroll
+      for (int j = 0; j < STREAM_ITEMS; j++) {
+          size_t i = batch_base + (size_t)j * STREAM_THREADS + threadIdx.x;
+          batch[j] = i < n ? keys[i] : 0.0f;
+      }
+#pragma unroll
+      for (int j = 0; j < STREAM_ITEMS; j++) {
+        size_t i = batch_base + (size_t)j * STREAM_THREADS + threadIdx.x;
         int valid = i < n;
-        uint32_t k = valid ? to_internal(keys[i], descending) : 0;
+        uint32_t k = valid ? to_internal(batch[j], descending) : 0;
         uint32_t bin = valid ? (uint32_t)(((uint64_t)(k - lo) * bins) / span)
                              : bins;
-        uint32_t peers = __match_any_sync(0xFFFFFFFFu, bin);
-        uint32_t group_min = __reduce_min_sync(peers, k);
-        uint32_t group_max = __reduce_max_sync(peers, k);
-        if (valid && (peers & lanemask_lt()) == 0) {
-            atomicAdd(&s_hist[bin], __popc(peers));
-            atomicMin(&s_min[bin], group_min);
-            atomicMax(&s_max[bin], group_max);
+        uint32_t first_bin = __shfl_sync(0xFFFFFFFFu, bin, 0);
+        if (__all_sync(0xFFFFFFFFu, valid && bin == first_bin)) {
+            uint32_t warp_min = __reduce_min_sync(0xFFFFFFFFu, k);
+            uint32_t warp_max = __reduce_max_sync(0xFFFFFFFFu, k);
+            if ((threadIdx.x & 31) == 0) {
+                atomicAdd(&s_hist[bin], 32u);
+                atomicMin(&s_min[bin], warp_min);
+                atomicMax(&s_max[bin], warp_max);
+            }
+        } else if (valid) {
+            atomicAdd(&s_hist[bin], 1u);
+            atomicMin(&s_min[bin], k);
+            atomicMax(&s_max[bin], k);
         }
+      }
     }
     __syncthreads();
     for (uint32_t j = threadIdx.x; j < bins; j += STREAM_THREADS) {
@@ -457,7 +493,8 @@ k_hybrid_refine(const hybrid_globals *g, const uint32_t *hist,
 }
 
 /* Fig. 4, block-aggregated. Block b owns keys [b * chunk, (b + 1) * chunk):
- * counts its elements per bucket in shared memory (warp-combined), then
+ * counts its elements per bucket in shared memory (one atomic per warp when
+ * the warp's keys share a bucket, else one per lane), then
  * adds each nonzero count to the bucket's global counter; the old value is
  * this block's base inside the bucket, kept for the reposition pass. */
 __global__ void __launch_bounds__(STREAM_THREADS)
@@ -477,15 +514,28 @@ k_hybrid_count(const float *keys, size_t n, int descending,
     __syncthreads();
     size_t begin = blockIdx.x * chunk;
     size_t end = min(n, begin + chunk);
-    for (size_t base = begin; base < end; base += STREAM_THREADS) {
-        size_t i = base + threadIdx.x;
+    for (size_t batch_base = begin; batch_base < end; batch_base += STREAM_BATCH) {
+      float batch[STREAM_ITEMS]; /* all loads in flight before the searches */
+#pragma unroll
+      for (int j = 0; j < STREAM_ITEMS; j++) {
+          size_t i = batch_base + (size_t)j * STREAM_THREADS + threadIdx.x;
+          batch[j] = i < end ? keys[i] : 0.0f;
+      }
+#pragma unroll
+      for (int j = 0; j < STREAM_ITEMS; j++) {
+        size_t i = batch_base + (size_t)j * STREAM_THREADS + threadIdx.x;
         int valid = i < end;
         uint32_t bucket = valid ? bucket_of(s_pivots, L,
-                                            to_internal(keys[i], descending))
+                                            to_internal(batch[j], descending))
                                 : L;
-        uint32_t peers = __match_any_sync(0xFFFFFFFFu, bucket);
-        if (valid && (peers & lanemask_lt()) == 0)
-            atomicAdd(&s_count[bucket], __popc(peers));
+        uint32_t first_bucket = __shfl_sync(0xFFFFFFFFu, bucket, 0);
+        if (__all_sync(0xFFFFFFFFu, valid && bucket == first_bucket)) {
+            if ((threadIdx.x & 31) == 0)
+                atomicAdd(&s_count[bucket], 32u);
+        } else if (valid) {
+            atomicAdd(&s_count[bucket], 1u);
+        }
+      }
     }
     __syncthreads();
     uint32_t *my_base = block_base + (size_t)blockIdx.x * L;
@@ -549,47 +599,115 @@ k_hybrid_layout(hybrid_globals *g, const uint32_t *pivots, uint32_t L,
     }
 }
 
-/* Fig. 6: the same chunks as k_hybrid_count; each element's slot is its
- * bucket's offset + the block's base + its rank from a shared atomic
- * increment (warp-combined: the group's leader adds the group size and the
- * group shares the old value). Writes internal keys into the padded array. */
-__global__ void __launch_bounds__(STREAM_THREADS)
+/* Fig. 6: the same chunks as k_hybrid_count, walked in sub-chunks of
+ * REPOSITION_CHUNK pairs. Each element of a sub-chunk gets its rank inside
+ * its bucket from a shared atomic increment (once per warp when the warp
+ * shares a bucket); a block scan of the sub-chunk's bucket counts stages
+ * the pairs in shared memory grouped by bucket, and they are written out
+ * from there, so that consecutive threads write consecutive slots of a
+ * bucket instead of one scattered word each. A pair's slot is its bucket's
+ * offset + the block's base in that bucket + what the block already wrote
+ * there + its rank. Writes internal keys into the padded array. */
+__global__ void __launch_bounds__(STREAM_THREADS, 2)
 k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
                     int descending, const hybrid_globals *g,
                     const uint32_t *pivots, uint32_t L, size_t chunk,
                     const uint32_t *bucket_offset, const uint32_t *block_base,
                     uint32_t *out_keys, uint32_t *out_values)
 {
+    typedef cub::BlockScan<uint32_t, STREAM_THREADS> scan;
     extern __shared__ uint32_t shared[];
+    __shared__ typename scan::TempStorage scan_temp;
     if (nothing_to_sort(g))
         return;
-    uint32_t *s_pivots = shared, *s_next = shared + L + 1;
+    uint32_t *s_keys = shared, *s_values = shared + REPOSITION_CHUNK;
+    uint32_t *s_pivots = shared + 2 * REPOSITION_CHUNK;
+    uint32_t *s_count = s_pivots + L + 1; /* then each bucket's start */
+    uint32_t *s_dest = s_count + L;       /* global slot of the start */
+    uint32_t *s_written = s_dest + L;     /* written by this block so far */
     const uint32_t *my_base = block_base + (size_t)blockIdx.x * L;
     for (uint32_t j = threadIdx.x; j <= L; j += STREAM_THREADS) {
         s_pivots[j] = pivots[j];
         if (j < L)
-            s_next[j] = 0;
+            s_written[j] = 0;
     }
-    __syncthreads();
     size_t begin = blockIdx.x * chunk;
     size_t end = min(n, begin + chunk);
-    for (size_t base = begin; base < end; base += STREAM_THREADS) {
-        size_t i = base + threadIdx.x;
-        int valid = i < end;
-        uint32_t k = valid ? to_internal(keys[i], descending) : 0;
-        uint32_t bucket = valid ? bucket_of(s_pivots, L, k) : L;
-        uint32_t peers = __match_any_sync(0xFFFFFFFFu, bucket);
-        int leader = __ffs(peers) - 1;
-        uint32_t first = 0;
-        if (valid && (int)(threadIdx.x & 31) == leader)
-            first = atomicAdd(&s_next[bucket], __popc(peers));
-        first = __shfl_sync(0xFFFFFFFFu, first, leader);
-        if (valid) {
-            uint32_t slot = bucket_offset[bucket] + my_base[bucket] + first +
-                            __popc(peers & lanemask_lt());
-            out_keys[slot] = k;
-            out_values[slot] = values[i];
+    for (size_t sub = begin; sub < end; sub += REPOSITION_CHUNK) {
+        for (uint32_t j = threadIdx.x; j < L; j += STREAM_THREADS)
+            s_count[j] = 0;
+        __syncthreads(); /* counters zeroed */
+        /* key and (bucket << 16 | rank in the sub-chunk's bucket) per item;
+         * bucket <= MAX_BUCKETS and rank < REPOSITION_CHUNK fit 16 bits */
+        uint32_t key[REPOSITION_ITEMS], bucket_rank[REPOSITION_ITEMS];
+#pragma unroll
+        for (int j = 0; j < REPOSITION_ITEMS; j++) {
+            size_t i = sub + (size_t)j * STREAM_THREADS + threadIdx.x;
+            key[j] = i < end ? __float_as_uint(keys[i]) : 0;
         }
+#pragma unroll
+        for (int j = 0; j < REPOSITION_ITEMS; j++) {
+            size_t i = sub + (size_t)j * STREAM_THREADS + threadIdx.x;
+            int valid = i < end;
+            key[j] = valid ? to_internal(__uint_as_float(key[j]), descending) : 0;
+            uint32_t bucket = valid ? bucket_of(s_pivots, L, key[j]) : L;
+            uint32_t rank = 0;
+            uint32_t first_bucket = __shfl_sync(0xFFFFFFFFu, bucket, 0);
+            if (__all_sync(0xFFFFFFFFu, valid && bucket == first_bucket)) {
+                uint32_t warp_first = 0;
+                if ((threadIdx.x & 31) == 0)
+                    warp_first = atomicAdd(&s_count[bucket], 32u);
+                rank = __shfl_sync(0xFFFFFFFFu, warp_first, 0) + (threadIdx.x & 31);
+            } else if (valid) {
+                rank = atomicAdd(&s_count[bucket], 1u);
+            }
+            bucket_rank[j] = bucket << 16 | rank;
+        }
+        __syncthreads(); /* sub-chunk counted */
+        uint32_t counts[REPOSITION_SCAN_ITEMS];
+#pragma unroll
+        for (int j = 0; j < REPOSITION_SCAN_ITEMS; j++) {
+            uint32_t b = threadIdx.x * REPOSITION_SCAN_ITEMS + j;
+            counts[j] = b < L ? s_count[b] : 0;
+        }
+        uint32_t starts[REPOSITION_SCAN_ITEMS];
+        scan(scan_temp).ExclusiveSum(counts, starts);
+#pragma unroll
+        for (int j = 0; j < REPOSITION_SCAN_ITEMS; j++) {
+            uint32_t b = threadIdx.x * REPOSITION_SCAN_ITEMS + j;
+            if (b < L) {
+                s_count[b] = starts[j];
+                s_dest[b] = bucket_offset[b] + my_base[b] + s_written[b];
+                s_written[b] += counts[j];
+            }
+        }
+        __syncthreads(); /* bucket starts known */
+#pragma unroll
+        for (int j = 0; j < REPOSITION_ITEMS; j++) {
+            size_t i = sub + (size_t)j * STREAM_THREADS + threadIdx.x;
+            if (i < end) {
+                uint32_t at = s_count[bucket_rank[j] >> 16] + (bucket_rank[j] & 0xFFFFu);
+                s_keys[at] = key[j];
+                s_values[at] = values[i];
+            }
+        }
+        uint32_t staged = (uint32_t)min((size_t)REPOSITION_CHUNK, end - sub);
+        __syncthreads(); /* sub-chunk staged by bucket */
+        for (uint32_t at = threadIdx.x; at < staged; at += STREAM_THREADS) {
+            /* the last bucket whose start is <= at (empty ones share starts) */
+            uint32_t lo = 0, hi = L;
+            while (hi - lo > 1) {
+                uint32_t mid = (lo + hi) >> 1;
+                if (s_count[mid] <= at)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            uint32_t slot = s_dest[lo] + (at - s_count[lo]);
+            out_keys[slot] = s_keys[at];
+            out_values[slot] = s_values[at];
+        }
+        __syncthreads(); /* staging, starts and scan storage free again */
     }
 }
 
@@ -601,7 +719,8 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
  * with KEY_PAD and not written back. Constant buckets are skipped. */
 __global__ void __launch_bounds__(TILE_THREADS)
 k_hybrid_tile_sort(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
-                   uint32_t *keys, uint32_t *values)
+                   uint32_t *keys, uint32_t *values, float *final_keys,
+                   uint32_t *final_values, int descending)
 {
     __shared__ uint32_t s_keys[TILE_SMEM];
     __shared__ uint32_t s_values[TILE_SMEM];
@@ -662,9 +781,20 @@ k_hybrid_tile_sort(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
             s_values[slot(threadIdx.x * TILE_ITEMS + i)] = rv[i];
         }
         __syncthreads(); /* the tile is whole in shared memory */
-        for (uint32_t j = threadIdx.x; j < valid; j += TILE_THREADS) {
-            keys[base + j] = s_keys[slot(j)];
-            values[base + j] = s_values[slot(j)];
+        uint32_t count = buckets.count[b];
+        if (padded(count) <= TILE_SIZE) {
+            /* the whole bucket: drop its sentinels, write the final output */
+            uint32_t skip = padded(count) - count;
+            size_t out = (size_t)buckets.out[b] - skip;
+            for (uint32_t j = skip + threadIdx.x; j < valid; j += TILE_THREADS) {
+                final_keys[out + j] = from_internal(s_keys[slot(j)], descending);
+                final_values[out + j] = s_values[slot(j)];
+            }
+        } else {
+            for (uint32_t j = threadIdx.x; j < valid; j += TILE_THREADS) {
+                keys[base + j] = s_keys[slot(j)];
+                values[base + j] = s_values[slot(j)];
+            }
         }
         __syncthreads(); /* s_keys is reused by the next tile */
     }
@@ -675,14 +805,15 @@ k_hybrid_tile_sort(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
  * of one bucket: two threads find where its output range starts and ends
  * on the merge path of its pair of runs, the block stages those input
  * slices in shared memory, and each thread merges 16 outputs. A run with
- * no partner is copied. Buckets already sorted (padded size <= run) and
- * constant buckets are left where they are; k_hybrid_compact knows from
- * their size which array holds them. */
+ * no partner is copied. A bucket's last pass (padded size <= 2 * run)
+ * drops its sentinels and writes floats straight into the caller's arrays;
+ * buckets already done and constant buckets are skipped. */
 __global__ void __launch_bounds__(TILE_THREADS)
 k_hybrid_merge_pass(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
                     uint32_t run, const uint32_t *src_keys,
                     const uint32_t *src_values, uint32_t *dst_keys,
-                    uint32_t *dst_values)
+                    uint32_t *dst_values, float *final_keys,
+                    uint32_t *final_values, int descending)
 {
     __shared__ uint32_t s_keys[TILE_SMEM];
     __shared__ uint32_t s_values[TILE_SMEM];
@@ -733,22 +864,32 @@ k_hybrid_merge_pass(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
                 s_values[slot(mine + i)] = rv[i];
             }
         __syncthreads(); /* merged outputs staged */
-        for (uint32_t j = threadIdx.x; j < count; j += TILE_THREADS) {
-            dst_keys[base + out_begin + j] = s_keys[slot(j)];
-            dst_values[base + out_begin + j] = s_values[slot(j)];
+        if (size <= 2 * run) {
+            /* the bucket's last pass: drop sentinels, write the final output */
+            uint32_t skip = size - buckets.count[b];
+            size_t out = (size_t)buckets.out[b] - skip + out_begin;
+            uint32_t from = skip > out_begin ? skip - out_begin : 0;
+            for (uint32_t j = from + threadIdx.x; j < count; j += TILE_THREADS) {
+                final_keys[out + j] = from_internal(s_keys[slot(j)], descending);
+                final_values[out + j] = s_values[slot(j)];
+            }
+        } else {
+            for (uint32_t j = threadIdx.x; j < count; j += TILE_THREADS) {
+                dst_keys[base + out_begin + j] = s_keys[slot(j)];
+                dst_values[base + out_begin + j] = s_values[slot(j)];
+            }
         }
         __syncthreads(); /* shared arrays reused by the next tile */
     }
 }
 
-/* Last pass: per tile, drops the sentinels at the front of each merged
- * bucket (a constant bucket has its keys at the front, padding after),
- * maps keys back to floats and writes the caller's arrays. A merged bucket
- * sits in array passes_for(size) % 2. */
+/* Last pass, for constant buckets only (the tile sort or a bucket's last
+ * merge pass wrote every other bucket's final output): maps their keys,
+ * which sit at the front of the bucket with the padding after, back to
+ * floats into the caller's arrays. One tile per block iteration. */
 __global__ void __launch_bounds__(TILE_THREADS)
 k_hybrid_compact(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
-                 uint32_t *keys0, uint32_t *keys1,
-                 uint32_t *values0, uint32_t *values1, float *out_keys,
+                 const uint32_t *keys, const uint32_t *values, float *out_keys,
                  uint32_t *out_values, int descending)
 {
     if (nothing_to_sort(g))
@@ -756,17 +897,15 @@ k_hybrid_compact(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
     uint32_t total = g->total_tiles;
     for (uint32_t t = blockIdx.x; t < total; t += gridDim.x) {
         uint32_t b = bucket_of_tile(buckets.tile, L, t);
+        if (!buckets.constant[b])
+            continue;
         uint32_t count = buckets.count[b];
-        uint32_t size = padded(count);
-        int constant = buckets.constant[b];
-        uint32_t skip = constant ? 0 : size - count;
-        int odd = constant ? 0 : (int)(passes_for(size) & 1);
-        const uint32_t *k = (odd ? keys1 : keys0) + buckets.offset[b];
-        const uint32_t *v = (odd ? values1 : values0) + buckets.offset[b];
+        const uint32_t *k = keys + buckets.offset[b];
+        const uint32_t *v = values + buckets.offset[b];
         uint32_t first = (t - buckets.tile[b]) * TILE_SIZE;
-        uint32_t last = min(first + TILE_SIZE, skip + count);
-        size_t out = (size_t)buckets.out[b] - skip;
-        for (uint32_t q = max(first, skip) + threadIdx.x; q < last; q += TILE_THREADS) {
+        uint32_t last = min(first + TILE_SIZE, count);
+        size_t out = buckets.out[b];
+        for (uint32_t q = first + threadIdx.x; q < last; q += TILE_THREADS) {
             out_keys[out + q] = from_internal(k[q], descending);
             out_values[out + q] = v[q];
         }
@@ -853,6 +992,7 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
     {
         size_t hist_smem = 3 * sizeof(uint32_t) * MAX_HIST_BINS;
         size_t count_smem = sizeof(uint32_t) * (2 * MAX_BUCKETS + 1);
+        size_t reposition_smem = sizeof(uint32_t) * (2 * REPOSITION_CHUNK + 4 * MAX_BUCKETS + 1);
         DS_CUDA_GOTO(status, fail, "sort hybrid",
                      cudaFuncSetAttribute(k_hybrid_histogram,
                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -864,11 +1004,11 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
         DS_CUDA_GOTO(status, fail, "sort hybrid",
                      cudaFuncSetAttribute(k_hybrid_reposition,
                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          (int)count_smem));
+                                          (int)reposition_smem));
         s->histogram_blocks = resident_blocks((const void *)k_hybrid_histogram,
                                               STREAM_THREADS, hist_smem, s->sms);
         s->stream_blocks = resident_blocks((const void *)k_hybrid_reposition,
-                                           STREAM_THREADS, count_smem, s->sms);
+                                           STREAM_THREADS, reposition_smem, s->sms);
         s->tile_blocks = resident_blocks((const void *)k_hybrid_merge_pass,
                                          TILE_THREADS, 0, s->sms);
     }
@@ -929,11 +1069,12 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
     uint32_t L = buckets_for(s, count);
     uint32_t bins = bins_for(L);
     size_t count_smem = sizeof(uint32_t) * (2 * (size_t)L + 1);
+    size_t reposition_smem = sizeof(uint32_t) * (2 * REPOSITION_CHUNK + 4 * (size_t)L + 1);
     size_t hist_smem = 3 * sizeof(uint32_t) * bins;
     size_t chunk = (count + s->stream_blocks - 1) / s->stream_blocks;
     chunk = (chunk + STREAM_THREADS - 1) / STREAM_THREADS * STREAM_THREADS;
     unsigned count_grid = (unsigned)((count + chunk - 1) / chunk);
-    size_t stream_grid_full = (count + STREAM_THREADS - 1) / STREAM_THREADS;
+    size_t stream_grid_full = (count + STREAM_BATCH - 1) / STREAM_BATCH;
     unsigned minmax_grid = (unsigned)(stream_grid_full < (size_t)s->stream_blocks * 2
                                           ? stream_grid_full : (size_t)s->stream_blocks * 2);
     unsigned hist_grid = (unsigned)(stream_grid_full < (size_t)s->histogram_blocks
@@ -979,29 +1120,34 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_layout");
     if ((status = mark(s, 4, st)))
         return status;
-    k_hybrid_reposition<<<count_grid, STREAM_THREADS, count_smem, st>>>(
+    k_hybrid_reposition<<<count_grid, STREAM_THREADS, reposition_smem, st>>>(
         keys, values, count, descending, s->globals, s->pivots, L, chunk,
         s->buckets.offset, s->block_base, s->keys[0], s->values[0]);
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_reposition");
     if ((status = mark(s, 5, st)))
         return status;
-    k_hybrid_tile_sort<<<tile_grid, TILE_THREADS, 0, st>>>(s->globals, s->buckets,
-                                                           L, s->keys[0],
-                                                           s->values[0]);
+    k_hybrid_tile_sort<<<tile_grid, TILE_THREADS, 0, st>>>(
+        s->globals, s->buckets, L, s->keys[0], s->values[0], keys, values,
+        descending);
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_tile_sort");
-    /* Ping-pong: pass p reads array p % 2 and writes the other; a bucket
-     * that needs q passes therefore ends in array q % 2 (k_hybrid_compact). */
+    /* Ping-pong: pass p reads array p % 2 and writes the other, except that
+     * each bucket's last pass (or its tile sort, for one-tile buckets)
+     * writes the caller's arrays; k_hybrid_compact then copies the
+     * constant buckets, which never left array 0. */
     for (int p = 0; p < passes; p++) {
         k_hybrid_merge_pass<<<tile_grid, TILE_THREADS, 0, st>>>(
             s->globals, s->buckets, L, (uint32_t)TILE_SIZE << p, s->keys[p & 1],
-            s->values[p & 1], s->keys[!(p & 1)], s->values[!(p & 1)]);
+            s->values[p & 1], s->keys[!(p & 1)], s->values[!(p & 1)], keys,
+            values, descending);
         DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_merge_pass");
     }
-    k_hybrid_compact<<<tile_grid, TILE_THREADS, 0, st>>>(
-        s->globals, s->buckets, L, s->keys[0], s->keys[1], s->values[0],
-        s->values[1], keys, values, descending);
-    DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_compact");
     if ((status = mark(s, 6, st)))
+        return status;
+    k_hybrid_compact<<<tile_grid, TILE_THREADS, 0, st>>>(
+        s->globals, s->buckets, L, s->keys[0], s->values[0], keys, values,
+        descending);
+    DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_compact");
+    if ((status = mark(s, 7, st)))
         return status;
     s->timed_last = s->time_phases;
     return DS_OK;
