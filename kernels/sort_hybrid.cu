@@ -121,11 +121,11 @@ static const int kHistPerBucket = 4;
 #define STREAM_BATCH (STREAM_THREADS * STREAM_ITEMS)
 /* Reposition sub-chunk: 512 threads x 16 pairs staged in 64 KB of shared
  * memory, so that a bucket receives runs of about chunk / L pairs per write
- * (8 at L = 1024) rather than single words. */
+ * (16 at L = 512) rather than single words. GPUs with less shared memory
+ * per block (sm_75: 64 KB) take 8 or 4 pairs a thread. */
 #define REPOSITION_ITEMS 16
-#define REPOSITION_CHUNK (STREAM_THREADS * REPOSITION_ITEMS)
 #define REPOSITION_SCAN_ITEMS (MAX_BUCKETS / STREAM_THREADS)
-static_assert(REPOSITION_CHUNK <= 65536 && MAX_BUCKETS < 65536,
+static_assert(STREAM_THREADS * REPOSITION_ITEMS <= 65536 && MAX_BUCKETS < 65536,
               "reposition packs bucket and rank into 16 bits each");
 
 /* One-block passes (refine, layout). */
@@ -173,6 +173,8 @@ struct hybrid_state {
     int sms;
     int stream_blocks;        /* resident blocks of the count kernels */
     int histogram_blocks;
+    uint32_t max_bins;        /* histogram bins that fit in shared memory */
+    int reposition_items;     /* 16, 8 or 4: what fits in shared memory */
     int tile_blocks;          /* resident blocks of the tile kernels */
     hybrid_globals *globals;
     uint32_t *hist, *bin_min, *bin_max;
@@ -208,6 +210,30 @@ __device__ static inline float from_internal(uint32_t key, int descending)
 __device__ static inline int nothing_to_sort(const hybrid_globals *g)
 {
     return g->min_key == g->max_key;
+}
+
+/* Lowest and highest of a value over the full warp (redux.sync on sm_80+,
+ * a shuffle butterfly before). */
+__device__ static inline uint32_t warp_min_u32(uint32_t v)
+{
+#if __CUDA_ARCH__ >= 800
+    return __reduce_min_sync(0xFFFFFFFFu, v);
+#else
+    for (int lane_mask = 16; lane_mask > 0; lane_mask >>= 1)
+        v = min(v, __shfl_xor_sync(0xFFFFFFFFu, v, lane_mask));
+    return v;
+#endif
+}
+
+__device__ static inline uint32_t warp_max_u32(uint32_t v)
+{
+#if __CUDA_ARCH__ >= 800
+    return __reduce_max_sync(0xFFFFFFFFu, v);
+#else
+    for (int lane_mask = 16; lane_mask > 0; lane_mask >>= 1)
+        v = max(v, __shfl_xor_sync(0xFFFFFFFFu, v, lane_mask));
+    return v;
+#endif
 }
 
 /* Fig. 4's search: the number of pivots[1..L-1] that are <= key, with a
@@ -411,8 +437,7 @@ k_hybrid_histogram(const float *keys, size_t n, int descending,
                              : bins;
         uint32_t first_bin = __shfl_sync(0xFFFFFFFFu, bin, 0);
         if (__all_sync(0xFFFFFFFFu, valid && bin == first_bin)) {
-            uint32_t warp_min = __reduce_min_sync(0xFFFFFFFFu, k);
-            uint32_t warp_max = __reduce_max_sync(0xFFFFFFFFu, k);
+            uint32_t warp_min = warp_min_u32(k), warp_max = warp_max_u32(k);
             if ((threadIdx.x & 31) == 0) {
                 atomicAdd(&s_hist[bin], 32u);
                 atomicMin(&s_min[bin], warp_min);
@@ -604,7 +629,7 @@ k_hybrid_layout(hybrid_globals *g, const uint32_t *pivots, uint32_t L,
 }
 
 /* Fig. 6: the same chunks as k_hybrid_count, walked in sub-chunks of
- * REPOSITION_CHUNK pairs. Each element of a sub-chunk gets its rank inside
+ * 512 * ITEMS pairs. Each element of a sub-chunk gets its rank inside
  * its bucket from a shared atomic increment (once per warp when the warp
  * shares a bucket); a block scan of the sub-chunk's bucket counts stages
  * the pairs in shared memory grouped by bucket, and they are written out
@@ -612,6 +637,7 @@ k_hybrid_layout(hybrid_globals *g, const uint32_t *pivots, uint32_t L,
  * bucket instead of one scattered word each. A pair's slot is its bucket's
  * offset + the block's base in that bucket + what the block already wrote
  * there + its rank. Writes internal keys into the padded array. */
+template <int ITEMS>
 __global__ void __launch_bounds__(STREAM_THREADS, 2)
 k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
                     int descending, const hybrid_globals *g,
@@ -624,8 +650,9 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
     __shared__ typename scan::TempStorage scan_temp;
     if (nothing_to_sort(g))
         return;
-    uint32_t *s_keys = shared, *s_values = shared + REPOSITION_CHUNK;
-    uint32_t *s_pivots = shared + 2 * REPOSITION_CHUNK;
+    const uint32_t sub_chunk = STREAM_THREADS * ITEMS;
+    uint32_t *s_keys = shared, *s_values = shared + sub_chunk;
+    uint32_t *s_pivots = shared + 2 * sub_chunk;
     uint32_t *s_count = s_pivots + L + 1; /* then each bucket's start */
     uint32_t *s_dest = s_count + L;       /* global slot of the start */
     uint32_t *s_written = s_dest + L;     /* written by this block so far */
@@ -637,20 +664,20 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
     }
     size_t begin = blockIdx.x * chunk;
     size_t end = min(n, begin + chunk);
-    for (size_t sub = begin; sub < end; sub += REPOSITION_CHUNK) {
+    for (size_t sub = begin; sub < end; sub += sub_chunk) {
         for (uint32_t j = threadIdx.x; j < L; j += STREAM_THREADS)
             s_count[j] = 0;
         __syncthreads(); /* counters zeroed */
         /* key and (bucket << 16 | rank in the sub-chunk's bucket) per item;
-         * bucket <= MAX_BUCKETS and rank < REPOSITION_CHUNK fit 16 bits */
-        uint32_t key[REPOSITION_ITEMS], bucket_rank[REPOSITION_ITEMS];
+         * bucket <= MAX_BUCKETS and rank < sub_chunk fit 16 bits */
+        uint32_t key[ITEMS], bucket_rank[ITEMS];
 #pragma unroll
-        for (int j = 0; j < REPOSITION_ITEMS; j++) {
+        for (int j = 0; j < ITEMS; j++) {
             size_t i = sub + (size_t)j * STREAM_THREADS + threadIdx.x;
             key[j] = i < end ? __float_as_uint(keys[i]) : 0;
         }
 #pragma unroll
-        for (int j = 0; j < REPOSITION_ITEMS; j++) {
+        for (int j = 0; j < ITEMS; j++) {
             size_t i = sub + (size_t)j * STREAM_THREADS + threadIdx.x;
             int valid = i < end;
             key[j] = valid ? to_internal(__uint_as_float(key[j]), descending) : 0;
@@ -687,7 +714,7 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
         }
         __syncthreads(); /* bucket starts known */
 #pragma unroll
-        for (int j = 0; j < REPOSITION_ITEMS; j++) {
+        for (int j = 0; j < ITEMS; j++) {
             size_t i = sub + (size_t)j * STREAM_THREADS + threadIdx.x;
             if (i < end) {
                 uint32_t at = s_count[bucket_rank[j] >> 16] + (bucket_rank[j] & 0xFFFFu);
@@ -695,7 +722,7 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
                 s_values[at] = values[i];
             }
         }
-        uint32_t staged = (uint32_t)min((size_t)REPOSITION_CHUNK, end - sub);
+        uint32_t staged = (uint32_t)min((size_t)sub_chunk, end - sub);
         __syncthreads(); /* sub-chunk staged by bucket */
         for (uint32_t at = threadIdx.x; at < staged; at += STREAM_THREADS) {
             /* the last bucket whose start is <= at (empty ones share starts) */
@@ -931,12 +958,26 @@ static uint32_t buckets_for(const hybrid_state *s, size_t n)
     return L;
 }
 
-static uint32_t bins_for(uint32_t L)
+static uint32_t bins_for(const hybrid_state *s, uint32_t L)
 {
     uint32_t bins = L * kHistPerBucket;
     if (bins < 256)
         bins = 256;
-    return bins > MAX_HIST_BINS ? MAX_HIST_BINS : bins;
+    return bins > s->max_bins ? s->max_bins : bins;
+}
+
+/* The reposition kernel for `items` pairs a thread, and its dynamic shared
+ * memory for L buckets. */
+static const void *reposition_kernel(int items)
+{
+    return items == 16 ? (const void *)k_hybrid_reposition<16>
+         : items == 8  ? (const void *)k_hybrid_reposition<8>
+                       : (const void *)k_hybrid_reposition<4>;
+}
+
+static size_t reposition_smem(int items, size_t L)
+{
+    return sizeof(uint32_t) * (2 * (size_t)STREAM_THREADS * items + 4 * L + 1);
 }
 
 static int resident_blocks(const void *kernel, int threads, size_t smem, int sms)
@@ -994,9 +1035,34 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
                  cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount,
                                         device));
     {
-        size_t hist_smem = 3 * sizeof(uint32_t) * MAX_HIST_BINS;
+        /* Shared memory per block that a kernel may opt in to: 227 KB on
+         * Hopper, 99 KB on sm_86, 64 KB on sm_75. */
+        int optin = 0;
+        DS_CUDA_GOTO(status, fail, "sort hybrid",
+                     cudaDeviceGetAttribute(&optin,
+                                            cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                            device));
+        s->max_bins = (uint32_t)optin / (3 * sizeof(uint32_t));
+        if (s->max_bins > MAX_HIST_BINS)
+            s->max_bins = MAX_HIST_BINS;
+        s->reposition_items = 0;
+        for (int items = REPOSITION_ITEMS; items >= 4 && !s->reposition_items; items /= 2) {
+            cudaFuncAttributes attributes;
+            DS_CUDA_GOTO(status, fail, "sort hybrid",
+                         cudaFuncGetAttributes(&attributes, reposition_kernel(items)));
+            if (attributes.sharedSizeBytes + reposition_smem(items, MAX_BUCKETS) <=
+                (size_t)optin)
+                s->reposition_items = items;
+        }
+        if (!s->reposition_items) {
+            status = ds_fail(DS_ERR_UNSUPPORTED,
+                             "sort hybrid: %d bytes of shared memory per block "
+                             "is too little", optin);
+            goto fail;
+        }
+        size_t hist_smem = 3 * sizeof(uint32_t) * s->max_bins;
         size_t count_smem = sizeof(uint32_t) * (2 * MAX_BUCKETS + 1);
-        size_t reposition_smem = sizeof(uint32_t) * (2 * REPOSITION_CHUNK + 4 * MAX_BUCKETS + 1);
+        size_t stage_smem = reposition_smem(s->reposition_items, MAX_BUCKETS);
         DS_CUDA_GOTO(status, fail, "sort hybrid",
                      cudaFuncSetAttribute(k_hybrid_histogram,
                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -1006,13 +1072,13 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           (int)count_smem));
         DS_CUDA_GOTO(status, fail, "sort hybrid",
-                     cudaFuncSetAttribute(k_hybrid_reposition,
+                     cudaFuncSetAttribute(reposition_kernel(s->reposition_items),
                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          (int)reposition_smem));
+                                          (int)stage_smem));
         s->histogram_blocks = resident_blocks((const void *)k_hybrid_histogram,
                                               STREAM_THREADS, hist_smem, s->sms);
-        s->stream_blocks = resident_blocks((const void *)k_hybrid_reposition,
-                                           STREAM_THREADS, reposition_smem, s->sms);
+        s->stream_blocks = resident_blocks(reposition_kernel(s->reposition_items),
+                                           STREAM_THREADS, stage_smem, s->sms);
         s->tile_blocks = resident_blocks((const void *)k_hybrid_merge_pass,
                                          TILE_THREADS, 0, s->sms);
     }
@@ -1071,9 +1137,9 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
     ds_status status;
     int descending = order == DS_SORT_DESCENDING;
     uint32_t L = buckets_for(s, count);
-    uint32_t bins = bins_for(L);
+    uint32_t bins = bins_for(s, L);
     size_t count_smem = sizeof(uint32_t) * (2 * (size_t)L + 1);
-    size_t reposition_smem = sizeof(uint32_t) * (2 * REPOSITION_CHUNK + 4 * (size_t)L + 1);
+    size_t stage_smem = reposition_smem(s->reposition_items, L);
     size_t hist_smem = 3 * sizeof(uint32_t) * bins;
     size_t chunk = (count + s->stream_blocks - 1) / s->stream_blocks;
     chunk = (chunk + STREAM_THREADS - 1) / STREAM_THREADS * STREAM_THREADS;
@@ -1124,9 +1190,16 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_layout");
     if ((status = mark(s, 4, st)))
         return status;
-    k_hybrid_reposition<<<count_grid, STREAM_THREADS, reposition_smem, st>>>(
-        keys, values, count, descending, s->globals, s->pivots, L, chunk,
-        s->buckets.offset, s->block_base, s->keys[0], s->values[0]);
+    switch (s->reposition_items) {
+#define LAUNCH_REPOSITION(items)                                                \
+    k_hybrid_reposition<items><<<count_grid, STREAM_THREADS, stage_smem, st>>>( \
+        keys, values, count, descending, s->globals, s->pivots, L, chunk,     \
+        s->buckets.offset, s->block_base, s->keys[0], s->values[0])
+    case 16: LAUNCH_REPOSITION(16); break;
+    case 8: LAUNCH_REPOSITION(8); break;
+    default: LAUNCH_REPOSITION(4); break;
+#undef LAUNCH_REPOSITION
+    }
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_reposition");
     if ((status = mark(s, 5, st)))
         return status;
