@@ -42,7 +42,9 @@ __global__ void k_distance_vertices(const float *__restrict__ positions,
 }
 
 /* One thread owns triangle t: gathers its three vertex distances (and, for
- * the centroid key, positions) and writes key t and value t. */
+ * the centroid key, positions) and writes key t and value t. Without
+ * `distances` it computes the three vertex distances from the positions
+ * itself (the fused form: no per-vertex pass, positions gathered instead). */
 __global__ void k_distance_triangle_keys(const uint32_t *__restrict__ indices,
                                          size_t triangle_count,
                                          const float *__restrict__ distances,
@@ -57,10 +59,19 @@ __global__ void k_distance_triangle_keys(const uint32_t *__restrict__ indices,
     if (t >= triangle_count)
         return;
     uint32_t a = indices[3 * t], b = indices[3 * t + 1], c = indices[3 * t + 2];
-    float k = ds_triangle_key_of(key, distances[a], distances[b], distances[c],
-                                 positions + 3 * (size_t)a,
-                                 positions + 3 * (size_t)b,
-                                 positions + 3 * (size_t)c, ex, ey, ez);
+    const float *pa = positions + 3 * (size_t)a, *pb = positions + 3 * (size_t)b,
+                *pc = positions + 3 * (size_t)c;
+    float da, db, dc;
+    if (distances) {
+        da = distances[a];
+        db = distances[b];
+        dc = distances[c];
+    } else {
+        da = ds_point_distance(pa, ex, ey, ez);
+        db = ds_point_distance(pb, ex, ey, ez);
+        dc = ds_point_distance(pc, ex, ey, ez);
+    }
+    float k = ds_triangle_key_of(key, da, db, dc, pa, pb, pc, ex, ey, ez);
     if (range.scale != 0.0f)
         k = ds_quantise_key(k, range.lo, range.scale);
     keys[t] = k;

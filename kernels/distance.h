@@ -32,7 +32,9 @@ ds_status ds_vertex_distances(const float *positions, size_t vertex_count,
 
 /* keys[t] = the triangle key of triangle t (farthest / mean vertex distance,
  * or centroid distance; quantised by `range` when its scale is nonzero) and
- * values[t] = t, for the sort to permute. */
+ * values[t] = t, for the sort to permute. `distances` NULL: the vertex
+ * distances are computed here from `positions` (no ds_vertex_distances()
+ * pass needed; the same arithmetic, so the same keys). */
 ds_status ds_triangle_keys(const uint32_t *indices, size_t triangle_count,
                            const float *distances, const float *positions,
                            const float eye[3], ds_triangle_key key,

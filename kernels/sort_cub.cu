@@ -10,6 +10,11 @@
  * other, so nothing is copied unless CUB ends in our half (odd pass count),
  * in which case the inverse transform writes back into the caller's arrays.
  * O(n * passes); temporary storage is sized once at create.
+ *
+ * With desc.keys_nonnegative the caller promises sign-clear, non-NaN keys,
+ * whose float bits already order as uint32: both transforms are skipped,
+ * CUB sorts the bits as they stand (SortPairsDescending for descending),
+ * and an odd pass count ends in a plain copy back.
  */
 #include <cub/device/device_radix_sort.cuh>
 
@@ -34,6 +39,7 @@ static const char *const phase_names[PHASE_COUNT] = {"to_ordered", "cub_sort",
 struct cub_state {
     size_t max_count;
     int begin_bit;          /* 32 - key_bits */
+    int keys_nonnegative;   /* sort the float bits untransformed */
     uint32_t *alt_keys;     /* the other half of CUB's DoubleBuffers */
     uint32_t *alt_values;
     void *temp;             /* CUB's temporary storage */
@@ -94,11 +100,30 @@ static cudaError_t cub_sort_pairs(void *temp, size_t &temp_bytes,
                                            count, begin_bit, 32, stream);
 }
 
+template <typename Count>
+static cudaError_t cub_sort_pairs_descending(void *temp, size_t &temp_bytes,
+                                             cub::DoubleBuffer<uint32_t> &keys,
+                                             cub::DoubleBuffer<uint32_t> &values,
+                                             Count count, int begin_bit,
+                                             cudaStream_t stream)
+{
+    return cub::DeviceRadixSort::SortPairsDescending(
+        temp, temp_bytes, keys, values, count, begin_bit, 32, stream);
+}
+
 static cudaError_t sort_pairs(void *temp, size_t &temp_bytes,
                               cub::DoubleBuffer<uint32_t> &keys,
                               cub::DoubleBuffer<uint32_t> &values,
-                              size_t count, int begin_bit, cudaStream_t stream)
+                              size_t count, int begin_bit, int descending,
+                              cudaStream_t stream)
 {
+    if (descending) {
+        if (count <= (size_t)INT_MAX)
+            return cub_sort_pairs_descending(temp, temp_bytes, keys, values,
+                                             (int)count, begin_bit, stream);
+        return cub_sort_pairs_descending(temp, temp_bytes, keys, values,
+                                         (int64_t)count, begin_bit, stream);
+    }
     if (count <= (size_t)INT_MAX)
         return cub_sort_pairs(temp, temp_bytes, keys, values, (int)count,
                               begin_bit, stream);
@@ -128,6 +153,7 @@ static ds_status cub_create(const ds_sorter_desc *desc, void **dest)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "sort cub: out of host memory");
     cub_s->max_count = desc->max_count;
     cub_s->begin_bit = 32 - (desc->key_bits ? desc->key_bits : 32);
+    cub_s->keys_nonnegative = desc->keys_nonnegative;
     cub_s->time_phases = desc->time_phases;
     size_t n = desc->max_count ? desc->max_count : 1;
     DS_CUDA_GOTO(status, fail, "sort cub",
@@ -135,13 +161,19 @@ static ds_status cub_create(const ds_sorter_desc *desc, void **dest)
     DS_CUDA_GOTO(status, fail, "sort cub",
                  cudaMalloc(&cub_s->alt_values, n * sizeof(uint32_t)));
     {
-        /* Size query only: CUB reads no memory when temp is NULL. */
+        /* Size queries only: CUB reads no memory when temp is NULL. The
+         * larger of the two directions' needs is kept. */
         cub::DoubleBuffer<uint32_t> keys(cub_s->alt_keys, cub_s->alt_keys);
         cub::DoubleBuffer<uint32_t> values(cub_s->alt_values,
                                            cub_s->alt_values);
-        DS_CUDA_GOTO(status, fail, "sort cub",
-                     sort_pairs(NULL, cub_s->temp_bytes, keys, values, n,
-                                cub_s->begin_bit, 0));
+        for (int descending = 0; descending < 2; descending++) {
+            size_t bytes = 0;
+            DS_CUDA_GOTO(status, fail, "sort cub",
+                         sort_pairs(NULL, bytes, keys, values, n,
+                                    cub_s->begin_bit, descending, 0));
+            if (bytes > cub_s->temp_bytes)
+                cub_s->temp_bytes = bytes;
+        }
     }
     DS_CUDA_GOTO(status, fail, "sort cub",
                  cudaMalloc(&cub_s->temp, cub_s->temp_bytes));
@@ -169,9 +201,11 @@ static ds_status cub_sort(void *state, float *keys, uint32_t *values,
     if (cub_s->time_phases)
         DS_CUDA_TRY("sort cub", cudaEventRecord(cub_s->events[0], s));
 
-    k_cub_to_ordered<<<blocks, kCubTransformThreads, 0, s>>>(caller_keys,
-                                                             count, descending);
-    DS_CUDA_TRY_LAUNCH("sort cub", "k_cub_to_ordered");
+    if (!cub_s->keys_nonnegative) {
+        k_cub_to_ordered<<<blocks, kCubTransformThreads, 0, s>>>(
+            caller_keys, count, descending);
+        DS_CUDA_TRY_LAUNCH("sort cub", "k_cub_to_ordered");
+    }
     if (cub_s->time_phases)
         DS_CUDA_TRY("sort cub", cudaEventRecord(cub_s->events[1], s));
 
@@ -180,16 +214,31 @@ static ds_status cub_sort(void *state, float *keys, uint32_t *values,
     cub::DoubleBuffer<uint32_t> key_buffers(caller_keys, cub_s->alt_keys);
     cub::DoubleBuffer<uint32_t> value_buffers(values, cub_s->alt_values);
     size_t temp_bytes = cub_s->temp_bytes;
+    /* Transformed keys always sort ascending (direction folded in). */
     DS_CUDA_TRY("sort cub",
                 sort_pairs(cub_s->temp, temp_bytes, key_buffers, value_buffers,
-                           count, cub_s->begin_bit, s));
+                           count, cub_s->begin_bit,
+                           cub_s->keys_nonnegative && descending, s));
     if (cub_s->time_phases)
         DS_CUDA_TRY("sort cub", cudaEventRecord(cub_s->events[2], s));
 
-    k_cub_from_ordered<<<blocks, kCubTransformThreads, 0, s>>>(
-        key_buffers.Current(), value_buffers.Current(), keys, values, count,
-        descending);
-    DS_CUDA_TRY_LAUNCH("sort cub", "k_cub_from_ordered");
+    if (!cub_s->keys_nonnegative) {
+        k_cub_from_ordered<<<blocks, kCubTransformThreads, 0, s>>>(
+            key_buffers.Current(), value_buffers.Current(), keys, values,
+            count, descending);
+        DS_CUDA_TRY_LAUNCH("sort cub", "k_cub_from_ordered");
+    } else if (key_buffers.Current() != caller_keys) {
+        /* Odd pass count: the result is in our half. Keys and values
+         * always end in the same half. */
+        DS_CUDA_TRY("sort cub",
+                    cudaMemcpyAsync(caller_keys, key_buffers.Current(),
+                                    count * sizeof(uint32_t),
+                                    cudaMemcpyDeviceToDevice, s));
+        DS_CUDA_TRY("sort cub",
+                    cudaMemcpyAsync(values, value_buffers.Current(),
+                                    count * sizeof(uint32_t),
+                                    cudaMemcpyDeviceToDevice, s));
+    }
     if (cub_s->time_phases)
         DS_CUDA_TRY("sort cub", cudaEventRecord(cub_s->events[3], s));
     return DS_OK;

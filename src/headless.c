@@ -49,6 +49,13 @@ static double now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
+/* 1 if environment variable `name` is set to `value`. */
+static int env_is(const char *name, const char *value)
+{
+    const char *set = getenv(name);
+    return set && strcmp(set, value) == 0;
+}
+
 static float stage_of(const ds_frame_timings *t, int stage)
 {
     const float values[STAGE_COUNT] = {t->distances_ms, t->keys_ms, t->shuffle_ms,
@@ -184,10 +191,12 @@ static void print_table(const algo_run *runs, int run_count, const char *gpu,
                         const ds_options *opts, const char *interop)
 {
     printf("\ndepthsort headless: %s, %s, %zu vertices, %zu triangles, %zu sorted, %dx%d, "
-           "interop %s, key bits %s, commit %s\n",
+           "interop %s, key bits %s, draw %s, keys %s, depth buffer %s, commit %s\n",
            gpu, label, mesh->vertex_count, mesh->triangle_count, sorted, opts->width,
            opts->height, interop, getenv("DS_KEY_BITS") ? getenv("DS_KEY_BITS") : "32",
-           ds_build_commit);
+           env_is("DS_DRAW", "indexed") ? "indexed" : "pull",
+           env_is("DS_KEYS", "vertex") ? "vertex pass" : "fused",
+           env_is("DS_DEPTH", "off") ? "off" : "on", ds_build_commit);
     for (int r = 0; r < run_count; r++) {
         const algo_run *run = &runs[r];
         printf("\nsort %s%s: %zu frames, %.1f fps wall, %.1f fps GPU (median frame)\n",
@@ -309,6 +318,12 @@ int ds_headless_run(const ds_options *opts)
      * for timing runs, not a command-line option. */
     const char *key_bits = getenv("DS_KEY_BITS");
     desc.key_bits = key_bits ? atoi(key_bits) : 0;
+    /* Knobs of the same kind for comparisons (renderer.h): DS_DRAW=indexed
+     * (scatter + indexed draw), DS_KEYS=vertex (per-vertex distance pass),
+     * DS_DEPTH=off (no depth attachment). */
+    desc.indexed_draw = env_is("DS_DRAW", "indexed");
+    desc.vertex_distances = env_is("DS_KEYS", "vertex");
+    desc.no_depth_buffer = env_is("DS_DEPTH", "off");
     /* Create with the first requested GPU sort; the CPU path overrides it. */
     int want_all = opts->sort && strcmp(opts->sort, "all") == 0;
     ds_sort_algo first = want_all ? DS_SORT_CUB : ds_sort_algo_from_name(opts->sort ? opts->sort : "cub");

@@ -1,7 +1,16 @@
 /* renderer.c — composes the per-frame pipeline of renderer.h:
  *
- *   interop begin -> distances -> keys -> [shuffle] -> sort (far first)
- *   -> scatter into the element buffer -> interop end -> one indexed draw
+ *   interop begin -> [vertex distances] -> keys -> [shuffle] -> sort (far
+ *   first) -> [scatter] -> interop end -> one draw
+ *
+ * Triangles are drawn by vertex pulling by default: the keys pass writes
+ * the sort's values (triangle numbers) straight into the GL element buffer,
+ * the sort permutes them there, and glDrawArrays(3 x triangles) with
+ * mesh_pull.vert.glsl reads vertex k of sorted triangle i through them and
+ * the mesh's index buffer. No scatter pass, and the draw loses nothing: in
+ * sorted order the post-transform vertex cache finds next to no reuse
+ * anyway. Points (and desc.indexed_draw) sort in the element buffer too, or
+ * scatter the sorted triangles' indices for a glDrawElements.
  *
  * on one CUDA stream, or the same stages on the host with the cpu sort and
  * a glNamedBufferSubData upload when there is no CUDA device behind the GL
@@ -40,6 +49,7 @@
 /* Shader sources, embedded from shaders/ by cmake/embed.cmake. */
 extern const char ds_shader_mesh_vert[];
 extern const char ds_shader_mesh_frag[];
+extern const char ds_shader_mesh_pull_vert[];
 extern const char ds_shader_points_vert[];
 extern const char ds_shader_points_frag[];
 
@@ -68,6 +78,9 @@ struct ds_renderer {
     float point_size;
     int sorting, shuffle, verify;
     int key_bits;
+    int pull;             /* triangles by vertex pulling (else indexed) */
+    int fused_keys;       /* triangle keys without the per-vertex pass */
+    int depth_buffer;     /* the own framebuffer has a depth attachment */
     float mesh_center[3], mesh_radius; /* depth range of 16-bit keys */
     int cpu_path;
     ds_sort_algo algo;
@@ -81,8 +94,10 @@ struct ds_renderer {
     float *host_positions;   /* CPU path */
 
     /* GL */
-    GLuint mesh_program, points_program;
+    GLuint mesh_program, points_program, pull_program;
     GLuint color_buffer;
+    GLuint index_buffer;      /* pull: the mesh's indices, for the shader */
+    GLuint pull_vertex_array; /* pull: no attributes */
     GLuint cpu_position_buffer, cpu_element_buffer; /* CPU path */
     GLuint vertex_arrays[DS_INTEROP_SLOTS];
     GLuint framebuffer, color_renderbuffer, depth_renderbuffer;
@@ -180,19 +195,23 @@ static ds_status make_framebuffer(ds_renderer *renderer)
     if (renderer->framebuffer) {
         glDeleteFramebuffers(1, &renderer->framebuffer);
         glDeleteRenderbuffers(1, &renderer->color_renderbuffer);
-        glDeleteRenderbuffers(1, &renderer->depth_renderbuffer);
+        if (renderer->depth_renderbuffer)
+            glDeleteRenderbuffers(1, &renderer->depth_renderbuffer);
+        renderer->depth_renderbuffer = 0;
     }
     glCreateRenderbuffers(1, &renderer->color_renderbuffer);
     glNamedRenderbufferStorage(renderer->color_renderbuffer, GL_RGBA8,
                                renderer->width, renderer->height);
-    glCreateRenderbuffers(1, &renderer->depth_renderbuffer);
-    glNamedRenderbufferStorage(renderer->depth_renderbuffer, GL_DEPTH_COMPONENT24,
-                               renderer->width, renderer->height);
     glCreateFramebuffers(1, &renderer->framebuffer);
     glNamedFramebufferRenderbuffer(renderer->framebuffer, GL_COLOR_ATTACHMENT0,
                                    GL_RENDERBUFFER, renderer->color_renderbuffer);
-    glNamedFramebufferRenderbuffer(renderer->framebuffer, GL_DEPTH_ATTACHMENT,
-                                   GL_RENDERBUFFER, renderer->depth_renderbuffer);
+    if (renderer->depth_buffer) {
+        glCreateRenderbuffers(1, &renderer->depth_renderbuffer);
+        glNamedRenderbufferStorage(renderer->depth_renderbuffer, GL_DEPTH_COMPONENT24,
+                                   renderer->width, renderer->height);
+        glNamedFramebufferRenderbuffer(renderer->framebuffer, GL_DEPTH_ATTACHMENT,
+                                       GL_RENDERBUFFER, renderer->depth_renderbuffer);
+    }
     GLenum complete = glCheckNamedFramebufferStatus(renderer->framebuffer, GL_FRAMEBUFFER);
     if (complete != GL_FRAMEBUFFER_COMPLETE)
         return ds_fail(DS_ERR_GL, "render: framebuffer %dx%d incomplete (0x%x)",
@@ -214,6 +233,9 @@ static ds_status make_sorter(ds_sort_algo algo, size_t count, int key_bits,
     desc.algo = algo;
     desc.max_count = count;
     desc.key_bits = key_bits;
+    /* Every key is a distance (or a quantised one): +0 up to +Inf, never
+     * NaN, since the loaders refuse non-finite positions. */
+    desc.keys_nonnegative = 1;
     return ds_sorter_create(&desc, dest);
 }
 
@@ -238,6 +260,21 @@ static void make_vertex_arrays(ds_renderer *renderer)
                                             ? renderer->cpu_element_buffer
                                             : ds_interop_element_buffer(renderer->interop, s));
     }
+}
+
+/* Vertex pulling needs four shader storage blocks in the vertex stage, each
+ * within the implementation's block size (llvmpipe: 128 MiB); otherwise
+ * the renderer draws indexed. */
+static int pull_supported(const ds_mesh *mesh)
+{
+    GLint blocks = 0;
+    GLint64 block_bytes = 0;
+    glGetIntegerv(GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS, &blocks);
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block_bytes);
+    uint64_t largest = 3 * (uint64_t)mesh->triangle_count * sizeof(uint32_t);
+    if (3 * (uint64_t)mesh->vertex_count * sizeof(float) > largest)
+        largest = 3 * (uint64_t)mesh->vertex_count * sizeof(float);
+    return blocks >= 4 && (uint64_t)block_bytes >= largest;
 }
 
 static void *host_alloc(size_t count, size_t size, ds_status *status)
@@ -353,6 +390,8 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
         return ds_fail(DS_ERR_INVALID_ARG, "render: key_bits must be 16, 24 or 32, not %d",
                        desc->key_bits);
     }
+    renderer->fused_keys = !desc->vertex_distances;
+    renderer->depth_buffer = !desc->no_depth_buffer;
     memcpy(renderer->mesh_center, mesh->center, sizeof renderer->mesh_center);
     renderer->mesh_radius = mesh->radius;
     renderer->algo = desc->sort_algo;
@@ -402,15 +441,25 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
             goto fail;
     }
 
+    renderer->pull = !desc->indexed_draw && t > 0 && pull_supported(mesh);
     if ((status = compile_program(ds_shader_mesh_vert, ds_shader_mesh_frag, "mesh",
                                   &renderer->mesh_program)) ||
         (status = compile_program(ds_shader_points_vert, ds_shader_points_frag, "points",
-                                  &renderer->points_program)))
+                                  &renderer->points_program)) ||
+        (renderer->pull &&
+         (status = compile_program(ds_shader_mesh_pull_vert, ds_shader_mesh_frag,
+                                   "mesh_pull", &renderer->pull_program))))
         goto fail;
     glCreateBuffers(1, &renderer->color_buffer);
     glNamedBufferStorage(renderer->color_buffer,
                          (GLsizeiptr)((mesh->vertex_count ? mesh->vertex_count : 1) * 4),
                          mesh->colors, 0);
+    if (renderer->pull) {
+        glCreateBuffers(1, &renderer->index_buffer);
+        glNamedBufferStorage(renderer->index_buffer, (GLsizeiptr)(3 * t * sizeof(uint32_t)),
+                             mesh->indices, 0);
+        glCreateVertexArrays(1, &renderer->pull_vertex_array);
+    }
     if ((status = make_framebuffer(renderer)))
         goto fail;
 
@@ -472,6 +521,12 @@ void ds_renderer_destroy(ds_renderer *renderer)
         glDeleteProgram(renderer->mesh_program);
     if (renderer->points_program)
         glDeleteProgram(renderer->points_program);
+    if (renderer->pull_program)
+        glDeleteProgram(renderer->pull_program);
+    if (renderer->index_buffer)
+        glDeleteBuffers(1, &renderer->index_buffer);
+    if (renderer->pull_vertex_array)
+        glDeleteVertexArrays(1, &renderer->pull_vertex_array);
     glDeleteVertexArrays(DS_INTEROP_SLOTS, renderer->vertex_arrays);
     if (renderer->color_buffer)
         glDeleteBuffers(1, &renderer->color_buffer);
@@ -484,7 +539,8 @@ void ds_renderer_destroy(ds_renderer *renderer)
     if (renderer->framebuffer) {
         glDeleteFramebuffers(1, &renderer->framebuffer);
         glDeleteRenderbuffers(1, &renderer->color_renderbuffer);
-        glDeleteRenderbuffers(1, &renderer->depth_renderbuffer);
+        if (renderer->depth_renderbuffer)
+            glDeleteRenderbuffers(1, &renderer->depth_renderbuffer);
     }
     if (renderer->debug_installed)
         glDebugMessageCallback(NULL, NULL);
@@ -617,6 +673,14 @@ static ds_key_range key_range(const ds_renderer *renderer, const float eye[3])
     return range;
 }
 
+/* Points, and triangles drawn by pulling, sort their values right in the
+ * element buffer: it ends up holding the sorted order, one entry per
+ * sorted element, and no scatter runs. */
+static int sorts_in_element_buffer(const ds_renderer *renderer)
+{
+    return renderer->primitive == DS_PRIMITIVE_POINTS || renderer->pull;
+}
+
 #define RECORD(e)                                                              \
     DS_CUDA_TRY("render", cudaEventRecord(record->events[(e)], renderer->stream))
 
@@ -629,24 +693,28 @@ static ds_status cuda_stages(ds_renderer *renderer, frame_record *record,
     double interop_ms = 0.0;
     ds_stream stream = (ds_stream)renderer->stream;
     int points = renderer->primitive == DS_PRIMITIVE_POINTS;
+    int fused = !points && renderer->fused_keys;
     size_t n = ds_renderer_sorted_count(renderer);
 
     if ((status = ds_interop_begin(renderer->interop, slot, stream, &positions,
                                    &elements, &interop_ms)))
         return status;
+    int in_place = sorts_in_element_buffer(renderer);
+    uint32_t *values = in_place ? elements : renderer->values;
     RECORD(EV_START);
     /* Points: the vertex distance is the key, written straight into keys. */
     ds_key_range range = key_range(renderer, eye);
-    if ((status = ds_vertex_distances(positions, renderer->vertex_count, eye,
+    if (!fused &&
+        (status = ds_vertex_distances(positions, renderer->vertex_count, eye,
                                       points ? renderer->keys : renderer->distances,
-                                      points ? renderer->values : NULL, range, stream)))
+                                      points ? values : NULL, range, stream)))
         return status;
     RECORD(EV_DISTANCES);
     if (!points &&
         (status = ds_triangle_keys(renderer->indices, renderer->triangle_count,
-                                   renderer->distances, positions, eye,
+                                   fused ? NULL : renderer->distances, positions, eye,
                                    renderer->triangle_key, range, renderer->keys,
-                                   renderer->values, stream)))
+                                   values, stream)))
         return status;
     RECORD(EV_KEYS);
     if (renderer->verify && renderer->sorting)
@@ -654,18 +722,18 @@ static ds_status cuda_stages(ds_renderer *renderer, frame_record *record,
                                               n * sizeof(float), cudaMemcpyDeviceToDevice,
                                               renderer->stream));
     if (renderer->sorting && renderer->shuffle &&
-        (status = ds_shuffle_pairs(renderer->keys, renderer->values,
+        (status = ds_shuffle_pairs(renderer->keys, values,
                                    renderer->shuffle_keys, renderer->shuffle_values, n,
                                    0x5EED0000ull + renderer->frame_count, stream)))
         return status;
     RECORD(EV_SHUFFLE);
     if (renderer->sorting &&
-        (status = ds_sorter_sort(renderer->sorter, renderer->keys, renderer->values, n,
+        (status = ds_sorter_sort(renderer->sorter, renderer->keys, values, n,
                                  DS_SORT_DESCENDING, stream)))
         return status;
     RECORD(EV_SORT);
-    if ((status = ds_scatter_indices(renderer->values, n, points ? NULL : renderer->indices,
-                                     points ? 1 : 3, elements, stream)))
+    if (!in_place &&
+        (status = ds_scatter_indices(values, n, renderer->indices, 3, elements, stream)))
         return status;
     RECORD(EV_SCATTER);
     if ((status = ds_interop_end(renderer->interop, slot, stream, &interop_ms)))
@@ -719,17 +787,17 @@ static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
     }
     double t3 = now_ms();
     uint32_t *elements = renderer->host_elements;
-    if (points) {
-        memcpy(elements, renderer->host_values, n * sizeof(uint32_t));
-    } else {
+    if (!sorts_in_element_buffer(renderer)) {
         for (size_t i = 0; i < n; i++)
             for (int k = 0; k < 3; k++)
                 elements[3 * i + k] = renderer->host_indices[3 * (size_t)renderer->host_values[i] + k];
     }
     double t4 = now_ms();
+    int per = sorts_in_element_buffer(renderer) ? 1 : 3;
     /* The upload waits, inside GL, for earlier draws still reading. */
     glNamedBufferSubData(renderer->cpu_element_buffer, 0,
-                         (GLsizeiptr)(n * (points ? 1 : 3) * sizeof(uint32_t)), elements);
+                         (GLsizeiptr)(n * per * sizeof(uint32_t)),
+                         per == 1 ? renderer->host_values : elements);
     double t5 = now_ms();
     record->host_stage_ms[EV_DISTANCES] = (float)(t1 - t0);
     record->host_stage_ms[EV_KEYS] = (float)(t2 - t1);
@@ -773,7 +841,9 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     int points = renderer->primitive == DS_PRIMITIVE_POINTS;
     GLuint target = framebuffer == DS_RENDERER_OWN_FRAMEBUFFER ? renderer->framebuffer
                                                                : framebuffer;
-    GLuint program = points ? renderer->points_program : renderer->mesh_program;
+    int pull = !points && renderer->pull;
+    GLuint program = points ? renderer->points_program
+                            : pull ? renderer->pull_program : renderer->mesh_program;
     glBeginQuery(GL_TIME_ELAPSED, record->draw_query);
     glBindFramebuffer(GL_FRAMEBUFFER, target);
     glViewport(0, 0, renderer->width, renderer->height);
@@ -797,10 +867,30 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
         glUniform1f(U_POINT_SCALE,
                     renderer->point_size * projection[5] * 0.5f * (float)renderer->height);
     }
-    glBindVertexArray(renderer->vertex_arrays[renderer->last_slot]);
     size_t n = ds_renderer_sorted_count(renderer);
-    glDrawElements(points ? GL_POINTS : GL_TRIANGLES,
-                   (GLsizei)(points ? n : 3 * n), GL_UNSIGNED_INT, NULL);
+    if (pull) {
+        /* mesh_pull.vert.glsl's blocks: sorted triangles, indices,
+         * positions, colours. */
+        GLuint buffers[4] = {
+            renderer->cpu_path ? renderer->cpu_element_buffer
+                               : ds_interop_element_buffer(renderer->interop, renderer->last_slot),
+            renderer->index_buffer,
+            renderer->cpu_path ? renderer->cpu_position_buffer
+                               : ds_interop_position_buffer(renderer->interop),
+            renderer->color_buffer};
+        GLintptr offsets[4] = {0, 0, 0, 0};
+        GLsizeiptr sizes[4] = {(GLsizeiptr)(n * sizeof(uint32_t)),
+                               (GLsizeiptr)(3 * n * sizeof(uint32_t)),
+                               (GLsizeiptr)(3 * renderer->vertex_count * sizeof(float)),
+                               (GLsizeiptr)(renderer->vertex_count * 4)};
+        glBindBuffersRange(GL_SHADER_STORAGE_BUFFER, 0, 4, buffers, offsets, sizes);
+        glBindVertexArray(renderer->pull_vertex_array);
+        glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(3 * n));
+    } else {
+        glBindVertexArray(renderer->vertex_arrays[renderer->last_slot]);
+        glDrawElements(points ? GL_POINTS : GL_TRIANGLES,
+                       (GLsizei)(points ? n : 3 * n), GL_UNSIGNED_INT, NULL);
+    }
     glBindVertexArray(0);
     glDepthMask(GL_TRUE);
     glEndQuery(GL_TIME_ELAPSED);
@@ -953,6 +1043,46 @@ static uint32_t sort_key(float key, int bits)
     return u >> (32 - bits);
 }
 
+/* GL's view of an element buffer (`gl`, n entries) against CUDA's. */
+static ds_status same_as_cuda_view(const uint32_t *gl, const uint32_t *cuda_view, size_t n,
+                                   uint64_t frame)
+{
+    uint32_t *written = malloc(n * sizeof(uint32_t) + 1);
+    if (!written)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "verify: out of host memory");
+    ds_status status = DS_OK;
+    if (cudaMemcpy(written, cuda_view, n * sizeof(uint32_t), cudaMemcpyDeviceToHost) !=
+        cudaSuccess) {
+        cudaGetLastError();
+        status = ds_fail(DS_ERR_CUDA, "verify: reading CUDA's view of the element buffer failed");
+    }
+    for (size_t i = 0; status == DS_OK && i < n; i++)
+        if (gl[i] != written[i])
+            status = ds_fail(DS_ERR_MISMATCH,
+                             "verify: frame %llu: element buffer entry %zu is %u in GL but "
+                             "CUDA wrote %u",
+                             (unsigned long long)frame, i, gl[i], written[i]);
+    free(written);
+    return status;
+}
+
+/* Pulling: the shader's index buffer must hold the mesh's indices. */
+static ds_status check_index_buffer(const ds_renderer *renderer)
+{
+    size_t count = 3 * renderer->triangle_count;
+    uint32_t *gl = malloc(count * sizeof(uint32_t) + 1);
+    if (!gl)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "verify: out of host memory");
+    glGetNamedBufferSubData(renderer->index_buffer, 0, (GLsizeiptr)(count * sizeof(uint32_t)), gl);
+    ds_status status = DS_OK;
+    for (size_t i = 0; status == DS_OK && i < count; i++)
+        if (gl[i] != renderer->host_indices[i])
+            status = ds_fail(DS_ERR_MISMATCH, "verify: index buffer entry %zu is %u, "
+                             "the mesh says %u", i, gl[i], renderer->host_indices[i]);
+    free(gl);
+    return status;
+}
+
 ds_status ds_renderer_verify(ds_renderer *renderer)
 {
     ds_status status;
@@ -961,19 +1091,14 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
                        "render: verify needs desc.verify, sorting on and a frame");
     uint64_t frame = renderer->frame_count - 1;
     int points = renderer->primitive == DS_PRIMITIVE_POINTS;
+    int in_place = sorts_in_element_buffer(renderer);
     size_t n = ds_renderer_sorted_count(renderer);
-    int per = points ? 1 : 3;
+    int per = in_place ? 1 : 3;
     if ((status = ds_renderer_finish(renderer)))
         return status;
-    uint32_t *values = renderer->host_verify_values;
-    if (renderer->cpu_path) {
-        memcpy(values, renderer->host_values, n * sizeof(uint32_t));
-    } else {
+    if (!renderer->cpu_path)
         DS_CUDA_TRY("render", cudaMemcpy(renderer->host_verify_keys, renderer->verify_keys,
                                          n * sizeof(float), cudaMemcpyDeviceToHost));
-        DS_CUDA_TRY("render", cudaMemcpy(values, renderer->values,
-                                         n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-    }
     GLuint element_buffer = renderer->cpu_path
                                 ? renderer->cpu_element_buffer
                                 : ds_interop_element_buffer(renderer->interop, renderer->last_slot);
@@ -985,6 +1110,23 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
     glCopyNamedBufferSubData(element_buffer, renderer->verify_copy_buffer, 0, 0, element_bytes);
     glGetNamedBufferSubData(renderer->verify_copy_buffer, 0, element_bytes,
                             renderer->host_verify_elements);
+    const uint32_t *cuda_view = renderer->cpu_path ? NULL
+        : ds_interop_element_pointer(renderer->interop, renderer->last_slot);
+    uint32_t *values = renderer->host_verify_values;
+    if (in_place) {
+        /* The element buffer is the sorted order itself: check the order
+         * the draw reads, and that CUDA's view of it agrees. */
+        memcpy(values, renderer->host_verify_elements, n * sizeof(uint32_t));
+        if (cuda_view && (status = same_as_cuda_view(values, cuda_view, n, frame)))
+            return status;
+        if (renderer->pull && !points && (status = check_index_buffer(renderer)))
+            return status;
+    } else if (renderer->cpu_path) {
+        memcpy(values, renderer->host_values, n * sizeof(uint32_t));
+    } else {
+        DS_CUDA_TRY("render", cudaMemcpy(values, renderer->values,
+                                         n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    }
 
     /* The reference: the cpu sort of the same keys. The GPU order must give
      * the same key sequence (ties may come in any order), be a permutation,
@@ -1024,13 +1166,11 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
                              i, keys[values[i]], values[i], reference_keys[i]);
             break;
         }
-        for (int k = 0; k < per; k++) {
-            uint32_t want = points ? values[i] : renderer->host_indices[(size_t)values[i] * 3 + k];
+        for (int k = 0; !in_place && k < per; k++) {
+            uint32_t want = renderer->host_indices[(size_t)values[i] * 3 + k];
             if (renderer->host_verify_elements[i * per + k] != want) {
                 /* Tell a GL visibility problem from a wrong scatter. */
                 uint32_t written = want;
-                const uint32_t *cuda_view = renderer->cpu_path ? NULL
-                    : ds_interop_element_pointer(renderer->interop, renderer->last_slot);
                 if (cuda_view)
                     cudaMemcpy(&written, cuda_view + i * per + k, sizeof written,
                                cudaMemcpyDeviceToHost);

@@ -1,7 +1,10 @@
 /* renderer.h — the transparency renderer: per frame, per-vertex camera
  * distances on the GPU, a key per triangle (or per vertex in points mode),
- * an optional shuffle, the selected sort (far first), a scatter of the sorted
- * indices into the GL element buffer, and one indexed draw, back to front.
+ * an optional shuffle, the selected sort (far first) whose values land in
+ * the GL element buffer, and one draw, back to front: the vertex shader
+ * pulls triangle i's vertices through sorted triangle i (or, with
+ * desc.indexed_draw, a scatter writes the sorted indices and the draw is
+ * indexed).
  * The viewer and the headless runner only drive it.
  *
  * Step by step:
@@ -84,6 +87,19 @@ typedef struct ds_renderer_desc {
                                      16: keys quantised to 32512 steps of
                                      the depth range the model's bounding
                                      sphere spans (two passes less) */
+    int indexed_draw;             /* nonzero: scatter the sorted triangles'
+                                     indices into the element buffer and
+                                     draw indexed; default: the vertex
+                                     shader pulls each vertex through the
+                                     sorted triangle order (no scatter) */
+    int vertex_distances;         /* nonzero: triangle keys from a per-vertex
+                                     distance pass first (the paper's form);
+                                     default: one fused pass computes each
+                                     triangle's vertex distances itself */
+    int no_depth_buffer;          /* nonzero: the own framebuffer has no
+                                     depth attachment (nothing here writes
+                                     depth, so the image is the same; the
+                                     depth test then passes everything) */
 } ds_renderer_desc;
 
 /* GPU times of one completed frame, milliseconds. Stages that did not run
@@ -95,7 +111,8 @@ typedef struct ds_frame_timings {
     float keys_ms;        /* per-triangle key kernel (triangles mode) */
     float shuffle_ms;     /* optional shuffle before the sort */
     float sort_ms;        /* the sort itself (without the shuffle) */
-    float scatter_ms;     /* sorted indices into the element buffer */
+    float scatter_ms;     /* sorted indices into the element buffer
+                             (indexed draw only; else ~0) */
     float interop_ms;     /* map + unmap, or the GL/CUDA hand-over waits;
                              on the CPU path the buffer upload */
     float draw_ms;        /* clear + indexed draw (GL timer query) */

@@ -77,6 +77,13 @@ typedef struct ds_sorter_desc {
     int shuffle;            /* nonzero: permute randomly before each sort */
     uint64_t shuffle_seed;  /* 0: a fixed default seed */
     int time_phases;        /* nonzero: record per-phase GPU times (slower) */
+    int keys_nonnegative;   /* nonzero: the caller promises that every key
+                               has its sign bit clear and is no NaN (+0.0 up
+                               to +Inf: distances, say), so that a backend
+                               may sort the float bits as they stand (cub
+                               then skips its two key-transform passes). A
+                               broken promise: the pairs still come out
+                               permuted, in unspecified order. */
 } ds_sorter_desc;
 
 typedef struct ds_sorter ds_sorter;
