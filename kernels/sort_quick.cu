@@ -67,6 +67,8 @@
  * for more): below this a block's fixed cost (two reductions, atomics)
  * outweighs its share of the pass. */
 #define QUICK_MIN_SECTION 4096u
+/* Smallest one-pass tile, 128 threads * QUICK_ITEMS (list capacities). */
+#define QUICK_MIN_TILE (128u * QUICK_ITEMS)
 /* The bitonic small sort keeps 8 pairs per thread in registers, striped
  * over a warp (a 256-pair segment): steps with distance < 256 run in
  * registers and shuffles, only longer ones go through shared memory. */
@@ -78,8 +80,13 @@
 /* Phase two's stack: depth <= log2(2^31) + 1 when continuing with the
  * smaller part; 64 leaves room. */
 #define QUICK_STACK_DEPTH 64
-/* Guard on phase-one iterations; key-range halving needs at most 33. */
-#define QUICK_MAX_ITERATIONS 40
+/* Phase-one iterations that split at the midpoint of the key values
+ * (balanced for keys spread over many binades, as floats are); later ones
+ * split at the midpoint of the ordered codes, which halves the code range,
+ * so that phase one ends within QUICK_VALUE_ITERATIONS + 33 iterations. */
+#define QUICK_VALUE_ITERATIONS 24
+/* Guard on phase-one iterations (see above). */
+#define QUICK_MAX_ITERATIONS 64
 /* Threads of the single-block planning kernel and of the convert passes. */
 #define QUICK_PLAN_THREADS 1024
 #define QUICK_MAP_THREADS 256
@@ -93,7 +100,13 @@ typedef struct quick_params {
     int threads;      /* per block, both phases: 128, 256 or 512 */
     uint32_t maxseq;  /* phase one stops at this many sequences */
     uint32_t sbsize;  /* bitonic small sort at or below this length */
-    uint32_t min_section; /* phase-one keys per block, at least */
+    uint32_t min_section; /* phase-one keys per block, at least (two-pass) */
+    int code_pivot;   /* 1: phase-one pivot is the midpoint of the ordered
+                         codes throughout, 0: of the key values first */
+    int two_pass;     /* 1: phase-one blocks take long sections and read
+                         them twice; 0: one register tile, read once */
+    int pow2_sort;    /* 1: small sort pads to a power of two and sorts
+                         it all; 0: flip variant, work follows the length */
 } quick_params;
 
 /* optp from the paper: a power of two near s*k + m. */
@@ -122,6 +135,9 @@ static quick_params quick_params_for(size_t n)
     p.maxseq = clamp_u32(optp(s, 0.00025, 128.0), 64, 8192);
     p.sbsize = clamp_u32(optp(s, 0.001, 4000.0), 256, QUICK_MAX_SBSIZE);
     p.min_section = clamp_u32(optp(s, 0.001, 4096.0), QUICK_MIN_SECTION, 65536);
+    p.code_pivot = 0;
+    p.two_pass = 0;
+    p.pow2_sort = 0;
     return p;
 }
 
@@ -132,6 +148,7 @@ static quick_params quick_params_for(size_t n)
 typedef struct quick_seq {
     uint32_t start, end, lo, hi, in_aux;
     uint32_t first_block;  /* its first block in this iteration's grid */
+    uint32_t pivot;        /* this iteration's, set by k_quick_plan */
     /* Shared by the blocks of one iteration (reset by k_quick_plan). */
     uint32_t below, above, equal;  /* cursors, in elements */
     uint32_t blocks_left;
@@ -180,6 +197,7 @@ typedef struct quick_args {
     quick_report *report;             /* mapped host memory */
     uint32_t work_cap, block_cap, task_cap;
     uint32_t count, maxseq, min_length, sbsize, min_section;
+    int code_pivot, two_pass, pow2_sort;
 } quick_args;
 
 /* ---- device helpers ---------------------------------------------------- */
@@ -187,6 +205,19 @@ typedef struct quick_args {
 __device__ __forceinline__ uint32_t midpoint(uint32_t lo, uint32_t hi)
 {
     return (lo >> 1) + (hi >> 1) + (lo & hi & 1u);
+}
+
+/* The ordered code of the average of the key values coded lo < hi (in the
+ * ordered space's direction, where code c stands for the float
+ * ds_ordered_to_key(c, 0)), clamped into [lo, hi]; the code midpoint when
+ * that average is not finite (infinities, NaN). Any pivot in [lo, hi]
+ * makes progress: lo and hi both occur in the sequence. */
+__device__ __forceinline__ uint32_t value_midpoint(uint32_t lo, uint32_t hi)
+{
+    const float m = 0.5f * ds_ordered_to_key(lo, 0) + 0.5f * ds_ordered_to_key(hi, 0);
+    if (!isfinite(m))
+        return midpoint(lo, hi);
+    return min(max(ds_key_to_ordered(m, 0), lo), hi);
 }
 
 __device__ __forceinline__ uint32_t median3(uint32_t a, uint32_t b, uint32_t c)
@@ -513,7 +544,9 @@ k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket)
         for (int i = 0; i < QUICK_PLAN_THREADS / 32; i++)
             t += s_sum[i];
         unsigned long long section = (t + q.maxseq - 1) / q.maxseq;
-        s_section = (uint32_t)max(section, (unsigned long long)q.min_section);
+        /* One-pass blocks take exactly one tile (min_section is its size). */
+        s_section = q.two_pass ? (uint32_t)max(section, (unsigned long long)q.min_section)
+                               : q.min_section;
         s_running = 0;
     }
     __syncthreads();
@@ -538,6 +571,9 @@ k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket)
             s->first_block = before + inclusive - nb;
             s->below = s->above = s->equal = 0;
             s->blocks_left = nb;
+            s->pivot = q.code_pivot || iteration >= QUICK_VALUE_ITERATIONS
+                           ? midpoint(s->lo, s->hi)
+                           : value_midpoint(s->lo, s->hi);
             s->below_max = 0;
             s->above_min = 0xFFFFFFFFu;
         }
@@ -583,7 +619,7 @@ __global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur)
     quick_seq *s = &work[s_seq];
     const uint32_t start = s->start, end = s->end, in_aux = s->in_aux;
     const uint32_t lo = s->lo, hi = s->hi;
-    const uint32_t pivot = midpoint(lo, hi);
+    const uint32_t pivot = s->pivot;
     const uint32_t begin = start + (blockIdx.x - s->first_block) * c->section;
     const uint32_t stop = min(end, begin + c->section);
     const uint32_t *src_keys = in_aux ? q.aux_keys : q.keys;
@@ -638,6 +674,161 @@ __global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur)
     }
 }
 
+/* One-pass variant of k_quick_partition: every block owns one tile of
+ * T * QUICK_ITEMS keys of a sequence (the plan's section is the tile), so
+ * it reads its keys once: thread t holds keys tile + j*T + t in registers,
+ * ranks them by class with ballots as partition_pass does, reserves the
+ * block's three ranges with one atomicAdd each, and writes them out. */
+template <int T>
+__global__ void __launch_bounds__(T) k_quick_partition_tile(quick_args q, int cur)
+{
+    __shared__ tile_shared s_tile;
+    __shared__ uint32_t s_bounds[T / 32][2];
+    __shared__ uint32_t s_seq, s_is_last, s_offset[3];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    quick_seq *work = cur ? q.work[1] : q.work[0];
+    const quick_control *c = q.control;
+    if (threadIdx.x == 0) {
+        uint32_t lo = 0, hi = min(c->work_count[cur], q.work_cap) - 1;
+        while (lo < hi) {
+            uint32_t mid = (lo + hi + 1) / 2;
+            if (work[mid].first_block <= blockIdx.x)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        s_seq = lo;
+    }
+    __syncthreads();
+    quick_seq *s = &work[s_seq];
+    const uint32_t start = s->start, end = s->end, in_aux = s->in_aux;
+    const uint32_t lo = s->lo, hi = s->hi, pivot = s->pivot;
+    const uint32_t begin = start + (blockIdx.x - s->first_block) * (T * QUICK_ITEMS);
+    const uint32_t *src_keys = in_aux ? q.aux_keys : q.keys;
+    const uint32_t *src_values = in_aux ? q.aux_values : q.values;
+    uint32_t *dst_keys = in_aux ? q.keys : q.aux_keys;
+    uint32_t *dst_values = in_aux ? q.values : q.aux_values;
+
+    const uint32_t lanes_below = (1u << lane) - 1u;
+    uint32_t key[QUICK_ITEMS], value[QUICK_ITEMS], rank[QUICK_ITEMS];
+    int cls[QUICK_ITEMS];
+    uint32_t below_max = 0, above_min = 0xFFFFFFFFu;
+#pragma unroll
+    for (int j = 0; j < QUICK_ITEMS; j++) {
+        uint32_t i = begin + j * T + threadIdx.x;
+        cls[j] = 3;
+        if (i < end) {
+            key[j] = src_keys[i];
+            value[j] = src_values[i];
+            cls[j] = key[j] < pivot ? 0 : (key[j] > pivot ? 2 : 1);
+            if (cls[j] == 0)
+                below_max = max(below_max, key[j]);
+            if (cls[j] == 2)
+                above_min = min(above_min, key[j]);
+        }
+    }
+    uint32_t running[3] = {0, 0, 0};
+#pragma unroll
+    for (int j = 0; j < QUICK_ITEMS; j++) {
+        uint32_t m0 = __ballot_sync(~0u, cls[j] == 0);
+        uint32_t m1 = __ballot_sync(~0u, cls[j] == 1);
+        uint32_t m2 = __ballot_sync(~0u, cls[j] == 2);
+        uint32_t m = cls[j] == 0 ? m0 : (cls[j] == 1 ? m1 : m2);
+        uint32_t base = cls[j] == 0 ? running[0]
+                                    : (cls[j] == 1 ? running[1] : running[2]);
+        rank[j] = base + __popc(m & lanes_below);
+        running[0] += __popc(m0);
+        running[1] += __popc(m1);
+        running[2] += __popc(m2);
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        below_max = max(below_max, __shfl_xor_sync(~0u, below_max, o));
+        above_min = min(above_min, __shfl_xor_sync(~0u, above_min, o));
+    }
+    if (lane == 0) {
+        s_tile.warp_counts[warp] =
+            running[0] | ((unsigned long long)running[1] << CLASS_BITS) |
+            ((unsigned long long)running[2] << (2 * CLASS_BITS));
+        s_bounds[warp][0] = below_max;
+        s_bounds[warp][1] = above_min;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        unsigned long long cnt = lane < T / 32 ? s_tile.warp_counts[lane] : 0;
+        uint32_t bm = lane < T / 32 ? s_bounds[lane][0] : 0;
+        uint32_t am = lane < T / 32 ? s_bounds[lane][1] : 0xFFFFFFFFu;
+        unsigned long long inclusive = cnt;
+        for (int o = 1; o < 32; o <<= 1) {
+            unsigned long long n = __shfl_up_sync(~0u, inclusive, o);
+            if (lane >= o)
+                inclusive += n;
+        }
+        for (int o = 16; o > 0; o >>= 1) {
+            bm = max(bm, __shfl_xor_sync(~0u, bm, o));
+            am = min(am, __shfl_xor_sync(~0u, am, o));
+        }
+        if (lane < T / 32)
+            s_tile.warp_prefix[lane] = inclusive - cnt;
+        const unsigned long long total = __shfl_sync(~0u, inclusive, 31);
+        const uint32_t below = (uint32_t)(total & CLASS_MASK);
+        const uint32_t equal = (uint32_t)((total >> CLASS_BITS) & CLASS_MASK);
+        const uint32_t above = (uint32_t)((total >> (2 * CLASS_BITS)) & CLASS_MASK);
+        /* Five lanes issue the reservations and bounds in parallel; each
+         * fences, so that all five are visible before the barrier and thus
+         * before this block's blocks_left decrement below. */
+        if (lane == 0)
+            s_offset[0] = start + atomicAdd(&s->below, below);
+        else if (lane == 1)
+            s_offset[1] = end - atomicAdd(&s->above, above) - above;
+        else if (lane == 2)
+            s_offset[2] = atomicAdd(&s->equal, equal);
+        else if (lane == 3 && below)
+            atomicMax(&s->below_max, bm);
+        else if (lane == 4 && above)
+            atomicMin(&s->above_min, am);
+        if (lane < 5)
+            __threadfence();
+        if (lane == 0)
+            s_tile.tile_total = equal;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        quick_block_record r = {s_seq, begin, (uint32_t)s_tile.tile_total, s_offset[2]};
+        q.blocks[blockIdx.x] = r;
+    }
+    const unsigned long long prefix = s_tile.warp_prefix[warp];
+    const uint32_t below_pos = s_offset[0], above_pos = s_offset[1];
+    uint32_t *equal_values = q.equal_values + begin;
+#pragma unroll
+    for (int j = 0; j < QUICK_ITEMS; j++) {
+        if (cls[j] == 3)
+            continue;
+        uint32_t slot = rank[j] +
+                        (uint32_t)((prefix >> (CLASS_BITS * cls[j])) & CLASS_MASK);
+        if (cls[j] == 0) {
+            dst_keys[below_pos + slot] = key[j];
+            dst_values[below_pos + slot] = value[j];
+        } else if (cls[j] == 2) {
+            dst_keys[above_pos + slot] = key[j];
+            dst_values[above_pos + slot] = value[j];
+        } else {
+            equal_values[slot] = value[j];
+        }
+    }
+    if (threadIdx.x == 0)
+        s_is_last = atomicSub(&s->blocks_left, 1u) == 1u;
+    __syncthreads();
+    if (s_is_last && threadIdx.x == 0) {
+        __threadfence();
+        volatile quick_seq *vs = s;
+        uint32_t total_below = vs->below, total_above = vs->above;
+        uint32_t bmax = vs->below_max, amin = vs->above_min;
+        s->gap_start = start + total_below;
+        file_sequence(q, cur ^ 1, start, start + total_below, !in_aux, lo, bmax);
+        file_sequence(q, cur ^ 1, end - total_above, end, !in_aux, amin, hi);
+    }
+}
+
 /* Same grid as the partition just run: block b writes its equal keys'
  * values into its slice of the sequence's gap in the caller's arrays. The
  * partition kernel has finished, so the source buffer is free there. */
@@ -648,7 +839,7 @@ __global__ void __launch_bounds__(T) k_quick_fill(quick_args q, int cur)
     if (r.equal_count == 0)
         return;
     const quick_seq *s = &(cur ? q.work[1] : q.work[0])[r.seq];
-    const uint32_t pivot = midpoint(s->lo, s->hi);
+    const uint32_t pivot = s->pivot;
     const uint32_t out = s->gap_start + r.equal_offset;
     for (uint32_t i = threadIdx.x; i < r.equal_count; i += T) {
         q.keys[out + i] = pivot;
@@ -753,6 +944,141 @@ __device__ void bitonic_small_sort(const quick_args &q, const uint32_t *src_keys
     __syncthreads(); /* s_sort is reused by the next small sort */
 }
 
+/* The bitonic sort with the "flip" first step: stage k compares index i
+ * of each k-block with its mirror i ^ (k - 1), later steps with i ^ j,
+ * and every comparator puts the smaller word at the lower index. With the
+ * padding all-ones (the largest word) at indices >= len, a comparator whose
+ * upper index is >= len changes nothing, so pads never move, only the
+ * 256-pair segments that hold real pairs are touched, and shared-memory
+ * steps skip the pairs beyond len: the work follows len, not the padded
+ * power of two. */
+
+/* Flip step of stage K in {64, 128, 256} on one segment in registers: the
+ * partner of (lane, r) is (lane ^ 31, r ^ (K/32 - 1)). */
+template <int K>
+__device__ __forceinline__ void flip_registers(unsigned long long (&x)[QUICK_SORT_ITEMS])
+{
+    unsigned long long y[QUICK_SORT_ITEMS];
+#pragma unroll
+    for (int r = 0; r < QUICK_SORT_ITEMS; r++)
+        y[r] = __shfl_xor_sync(~0u, x[r ^ (K / 32 - 1)], 31);
+#pragma unroll
+    for (int r = 0; r < QUICK_SORT_ITEMS; r++)
+        x[r] = (r & (K / 64)) == 0 ? min(x[r], y[r]) : max(x[r], y[r]);
+}
+
+/* Stages k in [k_first, k_last] (k <= 256: flip, then half-cleaners) or
+ * the steps j < 256 of one stage k > 256 (half-cleaners only), on each of
+ * the first `used` / 256 segments; layout as in bitonic_segments. */
+template <int T>
+__device__ void flip_segments(unsigned long long *s, uint32_t used,
+                              uint32_t k_first, uint32_t k_last)
+{
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (uint32_t seg = warp * QUICK_SEGMENT; seg < used;
+         seg += (T / 32) * QUICK_SEGMENT) {
+        unsigned long long x[QUICK_SORT_ITEMS];
+#pragma unroll
+        for (int r = 0; r < QUICK_SORT_ITEMS; r++)
+            x[r] = s[seg + r * 32 + lane];
+        for (uint32_t k = k_first; k <= k_last; k <<= 1) {
+            uint32_t j_top = QUICK_SEGMENT / 2;
+            if (k <= QUICK_SEGMENT) {
+                j_top = k / 4;
+                if (k <= 32) {
+                    const bool lower = (lane & (k / 2)) == 0;
+#pragma unroll
+                    for (int r = 0; r < QUICK_SORT_ITEMS; r++) {
+                        unsigned long long y = __shfl_xor_sync(~0u, x[r], k - 1);
+                        x[r] = lower ? min(x[r], y) : max(x[r], y);
+                    }
+                } else if (k == 64) {
+                    flip_registers<64>(x);
+                } else if (k == 128) {
+                    flip_registers<128>(x);
+                } else {
+                    flip_registers<256>(x);
+                }
+            }
+#pragma unroll
+            for (int m = QUICK_SORT_ITEMS / 2; m >= 1; m >>= 1) {
+                if (32u * m > j_top)
+                    continue;
+#pragma unroll
+                for (int r = 0; r < QUICK_SORT_ITEMS; r++)
+                    if (!(r & m))
+                        exchange(x[r], x[r | m], true);
+            }
+            for (uint32_t j = min(16u, j_top); j >= 1; j >>= 1) {
+                const bool lower = (lane & j) == 0;
+#pragma unroll
+                for (int r = 0; r < QUICK_SORT_ITEMS; r++) {
+                    unsigned long long y = __shfl_xor_sync(~0u, x[r], j);
+                    x[r] = lower ? min(x[r], y) : max(x[r], y);
+                }
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < QUICK_SORT_ITEMS; r++)
+            s[seg + r * 32 + lane] = x[r];
+    }
+}
+
+/* Compare-exchange in shared memory of a < b, skipped when b >= len. */
+__device__ __forceinline__ void exchange_shared(unsigned long long *s, uint32_t a,
+                                                uint32_t b, uint32_t len)
+{
+    if (b < len) {
+        unsigned long long x = s[a], y = s[b];
+        s[a] = min(x, y);
+        s[b] = max(x, y);
+    }
+}
+
+/* Flip-bitonic sort of `len` pairs (len <= sbsize) from src into the
+ * caller's arrays at the same place; shared memory holds the real pairs
+ * and pads up to the next multiple of 256. */
+template <int T>
+__device__ void flip_small_sort(const quick_args &q, const uint32_t *src_keys,
+                                const uint32_t *src_values, uint32_t start,
+                                uint32_t len, unsigned long long *s_sort)
+{
+    const uint32_t used = (len + QUICK_SEGMENT - 1) / QUICK_SEGMENT * QUICK_SEGMENT;
+    uint32_t n2 = QUICK_SEGMENT;
+    while (n2 < len)
+        n2 <<= 1;
+    for (uint32_t i = threadIdx.x; i < used; i += T)
+        s_sort[i] = i < len ? ((unsigned long long)src_keys[start + i] << 32) |
+                                  src_values[start + i]
+                            : ~0ull;
+    __syncthreads();
+    flip_segments<T>(s_sort, used, 2, QUICK_SEGMENT);
+    __syncthreads();
+    for (uint32_t k = 2 * QUICK_SEGMENT; k <= n2; k <<= 1) {
+        const uint32_t h = k >> 1;
+        for (uint32_t t = threadIdx.x; t < n2 / 2; t += T) {
+            uint32_t a = ((t & ~(h - 1)) << 1) | (t & (h - 1));
+            exchange_shared(s_sort, a, a ^ (k - 1), len);
+        }
+        __syncthreads();
+        for (uint32_t j = k >> 2; j >= QUICK_SEGMENT; j >>= 1) {
+            for (uint32_t t = threadIdx.x; t < n2 / 2; t += T) {
+                uint32_t a = ((t & ~(j - 1)) << 1) | (t & (j - 1));
+                exchange_shared(s_sort, a, a + j, len);
+            }
+            __syncthreads();
+        }
+        flip_segments<T>(s_sort, used, k, k);
+        __syncthreads();
+    }
+    for (uint32_t i = threadIdx.x; i < len; i += T) {
+        unsigned long long w = s_sort[i];
+        q.keys[start + i] = (uint32_t)(w >> 32);
+        q.values[start + i] = (uint32_t)w;
+    }
+    __syncthreads(); /* s_sort is reused by the next small sort */
+}
+
 /* One block per task. A sort task runs quicksort on its range with an
  * explicit stack (larger part pushed first, smaller popped next), writing
  * every final key to the caller's arrays. */
@@ -792,7 +1118,10 @@ __global__ void __launch_bounds__(T) k_quick_tasks(quick_args q)
         const uint32_t *src_keys = in_aux ? q.aux_keys : q.keys;
         const uint32_t *src_values = in_aux ? q.aux_values : q.values;
         if (len <= q.sbsize) {
-            bitonic_small_sort<T>(q, src_keys, src_values, start, len, s_sort);
+            if (q.pow2_sort)
+                bitonic_small_sort<T>(q, src_keys, src_values, start, len, s_sort);
+            else
+                flip_small_sort<T>(q, src_keys, src_values, start, len, s_sort);
             continue;
         }
         uint32_t *dst_keys = in_aux ? q.keys : q.aux_keys;
@@ -861,8 +1190,13 @@ template <int T>
 static ds_status launch_partition(const quick_args &q, int cur, uint32_t blocks,
                                   cudaStream_t stream)
 {
-    k_quick_partition<T><<<blocks, T, 0, stream>>>(q, cur);
-    DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_partition");
+    if (q.two_pass) {
+        k_quick_partition<T><<<blocks, T, 0, stream>>>(q, cur);
+        DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_partition");
+    } else {
+        k_quick_partition_tile<T><<<blocks, T, 0, stream>>>(q, cur);
+        DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_partition_tile");
+    }
     k_quick_fill<T><<<blocks, T, 0, stream>>>(q, cur);
     DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_fill");
     return DS_OK;
@@ -951,7 +1285,10 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
     q.count = (uint32_t)count;
     q.maxseq = p.maxseq;
     q.sbsize = p.sbsize;
-    q.min_section = p.min_section;
+    q.min_section = p.two_pass ? p.min_section : (uint32_t)p.threads * QUICK_ITEMS;
+    q.code_pivot = p.code_pivot;
+    q.two_pass = p.two_pass;
+    q.pow2_sort = p.pow2_sort;
     uint32_t min_length = (uint32_t)((count + p.maxseq - 1) / p.maxseq);
     q.min_length = min_length > p.sbsize ? min_length : p.sbsize + 1;
 
@@ -1070,7 +1407,7 @@ static ds_status quick_create_with(const ds_sorter_desc *desc, uint32_t maxseq_c
     st->cap_params.maxseq = maxseq_cap;
     st->time_phases = desc->time_phases;
     st->work_cap = 2 * maxseq_cap + 2;
-    st->block_cap = 3 * maxseq_cap + 4 + (uint32_t)(n / QUICK_MIN_SECTION);
+    st->block_cap = 3 * maxseq_cap + 4 + (uint32_t)(n / QUICK_MIN_TILE);
     st->task_cap = 3 * maxseq_cap + 4 + (uint32_t)(n / QUICK_COPY_CHUNK);
     DS_CUDA_GOTO(status, fail, "sort quick", cudaGetDevice(&device));
     DS_CUDA_GOTO(status, fail, "sort quick",
