@@ -51,8 +51,10 @@
  * comparators per step: every doubling of the tile removes one global
  * pass from each later stage. */
 #define V2_TILE_BITS 13
-#define V2_TILE (1 << V2_TILE_BITS)
-#define V2_SMEM_BYTES (2 * V2_TILE * sizeof(uint32_t))
+/* Also built: 16384-pair tiles (128 KiB, one block per SM), for the
+ * measurement in the README. */
+#define V2_LARGE_TILE_BITS 14
+#define V2_SMEM_BYTES(tile_bits) (2 * ((size_t)1 << (tile_bits)) * sizeof(uint32_t))
 /* V2 register-fused global steps per launch: 4 steps means 16 (32 with the
  * mirror step) pairs per thread, still without register spills. */
 #define V2_FUSED_STEPS 4
@@ -65,7 +67,8 @@
 #define SENTINEL_KEY 0xFFFFFFFFu
 
 typedef struct bitonic_state {
-    int version; /* 0, 1, 2 */
+    int version;   /* 0, 1, 2 */
+    int tile_bits; /* V2: log2 of the shared-memory tile */
 } bitonic_state;
 
 /* ---- device helpers ---------------------------------------------------- */
@@ -163,27 +166,37 @@ k_bitonic_v1_fused(uint32_t *keys, uint32_t *values, uint32_t n, int first,
     }
 }
 
-/* V2: as V1 on an 8192-element tile in shared memory. Block b owns tile b
- * (elements past n become sentinels, never written back); thread t owns
- * comparators t, t + 1024, ... of the tile in each step. */
+/* V2: as V1 on a 2^TILE_BITS-element tile in shared memory. Block b owns
+ * tile b (elements past n become sentinels, never written back); thread t
+ * owns comparators t, t + 1024, ... of the tile in each step. The first
+ * launch converts float keys to ordered ones as it loads them (in_float)
+ * and the last converts them back as it stores (out_float), so no
+ * separate conversion pass runs. */
+template <int TILE_BITS>
 __global__ void __launch_bounds__(BITONIC_THREADS)
 k_bitonic_v2_fused(uint32_t *keys, uint32_t *values, uint32_t n, int first,
-                   int stage_or_last)
+                   int stage_or_last, int in_float, int out_float,
+                   int descending)
 {
+    const uint32_t tile = 1u << TILE_BITS;
     extern __shared__ uint32_t s_tile[];
-    uint32_t *s_keys = s_tile, *s_values = s_tile + V2_TILE;
-    const uint32_t base = blockIdx.x * V2_TILE;
-    for (uint32_t i = threadIdx.x; i < V2_TILE; i += blockDim.x) {
+    uint32_t *s_keys = s_tile, *s_values = s_tile + tile;
+    const uint32_t base = blockIdx.x * tile;
+    for (uint32_t i = threadIdx.x; i < tile; i += blockDim.x) {
         uint32_t g = base + i;
-        s_keys[i] = g < n ? keys[g] : SENTINEL_KEY;
+        uint32_t k = g < n ? keys[g] : SENTINEL_KEY;
+        if (in_float && g < n)
+            k = ds_key_to_ordered(__uint_as_float(k), descending);
+        s_keys[i] = k;
         s_values[i] = g < n ? values[g] : 0;
     }
     __syncthreads(); /* tile loaded */
     int stage_begin = first ? 0 : stage_or_last;
     for (int stage = stage_begin; stage <= stage_or_last; stage++) {
-        int top = stage < V2_TILE_BITS - 1 ? stage : V2_TILE_BITS - 1;
+        int top = stage < TILE_BITS - 1 ? stage : TILE_BITS - 1;
         for (int step = top; step >= 0; step--) {
-            for (uint32_t c = threadIdx.x; c < V2_TILE / 2; c += blockDim.x) {
+#pragma unroll 4
+            for (uint32_t c = threadIdx.x; c < tile / 2; c += blockDim.x) {
                 uint32_t lo, hi;
                 comparator(c, stage, step, &lo, &hi);
                 order_pair(s_keys[lo], s_values[lo], s_keys[hi], s_values[hi]);
@@ -191,10 +204,13 @@ k_bitonic_v2_fused(uint32_t *keys, uint32_t *values, uint32_t n, int first,
             __syncthreads(); /* step done before the next reads */
         }
     }
-    for (uint32_t i = threadIdx.x; i < V2_TILE; i += blockDim.x) {
+    for (uint32_t i = threadIdx.x; i < tile; i += blockDim.x) {
         uint32_t g = base + i;
         if (g < n) {
-            keys[g] = s_keys[i];
+            uint32_t k = s_keys[i];
+            keys[g] = out_float
+                          ? __float_as_uint(ds_ordered_to_key(k, descending))
+                          : k;
             values[g] = s_values[i];
         }
     }
@@ -332,8 +348,62 @@ static ds_status launch_group_any(uint32_t *keys, uint32_t *values,
     }
 }
 
-/* The network for N = 2^log_n, in the version's launches. Stream order
- * is the global barrier between launches. */
+/* One V2 tile launch (k_bitonic_v2_fused) with the state's tile size. */
+static ds_status launch_tiles(int tile_bits, uint32_t *keys, uint32_t *values,
+                              uint32_t n, int log_n, int first,
+                              int stage_or_last, int in_float, int out_float,
+                              int descending, cudaStream_t stream)
+{
+    const uint64_t padded = (uint64_t)1 << log_n;
+    const unsigned grid = blocks_for(padded, 1u << tile_bits);
+    if (tile_bits == V2_LARGE_TILE_BITS)
+        k_bitonic_v2_fused<V2_LARGE_TILE_BITS>
+            <<<grid, BITONIC_THREADS, V2_SMEM_BYTES(V2_LARGE_TILE_BITS),
+               stream>>>(keys, values, n, first, stage_or_last, in_float,
+                         out_float, descending);
+    else
+        k_bitonic_v2_fused<V2_TILE_BITS>
+            <<<grid, BITONIC_THREADS, V2_SMEM_BYTES(V2_TILE_BITS), stream>>>(
+                keys, values, n, first, stage_or_last, in_float, out_float,
+                descending);
+    DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_fused");
+    return DS_OK;
+}
+
+/* V2's network: conversions fused into the first and last tile launches. */
+static ds_status run_network_v2(int tile_bits, uint32_t *keys,
+                                uint32_t *values, uint32_t n, int log_n,
+                                int descending, cudaStream_t stream)
+{
+    ds_status status;
+    int first_stages = log_n < tile_bits ? log_n : tile_bits;
+    if ((status = launch_tiles(tile_bits, keys, values, n, log_n, 1,
+                               first_stages - 1, 1, log_n <= tile_bits,
+                               descending, stream)))
+        return status;
+    for (int stage = tile_bits; stage < log_n; stage++) {
+        /* Steps above the tile, up to V2_FUSED_STEPS at a time in
+         * registers, then the tile's steps. */
+        int step = stage;
+        while (step >= tile_bits) {
+            int count = step - tile_bits + 1;
+            if (count > V2_FUSED_STEPS)
+                count = V2_FUSED_STEPS;
+            if ((status = launch_group_any(keys, values, n, log_n, stage,
+                                           step, step - count + 1, stream)))
+                return status;
+            step -= count;
+        }
+        if ((status = launch_tiles(tile_bits, keys, values, n, log_n, 0,
+                                   stage, 0, stage == log_n - 1, descending,
+                                   stream)))
+            return status;
+    }
+    return DS_OK;
+}
+
+/* The network for N = 2^log_n, in the version's launches (V0 and V1).
+ * Stream order is the global barrier between launches. */
 static ds_status run_network(int version, uint32_t *keys, uint32_t *values,
                              uint32_t n, int log_n, cudaStream_t stream)
 {
@@ -346,74 +416,72 @@ static ds_status run_network(int version, uint32_t *keys, uint32_t *values,
                     return status;
         return DS_OK;
     }
-    const int fused_bits = version == 1 ? V1_SEGMENT_BITS : V2_TILE_BITS;
+    const int fused_bits = V1_SEGMENT_BITS;
     const uint64_t padded = (uint64_t)1 << log_n;
-    /* V1: 1024 threads own a 2048 segment; V2: one block per 8192 tile. */
-    const unsigned fused_grid =
-        version == 1 ? blocks_for(padded / 2, BITONIC_THREADS)
-                     : blocks_for(padded, V2_TILE);
+    /* 1024 threads own a 2048-element segment. */
+    const unsigned fused_grid = blocks_for(padded / 2, BITONIC_THREADS);
     int first_stages = log_n < fused_bits ? log_n : fused_bits;
-    if (version == 1)
-        k_bitonic_v1_fused<<<fused_grid, BITONIC_THREADS, 0, stream>>>(
-            keys, values, n, 1, first_stages - 1);
-    else
-        k_bitonic_v2_fused<<<fused_grid, BITONIC_THREADS, V2_SMEM_BYTES,
-                             stream>>>(keys, values, n, 1, first_stages - 1);
-    DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v*_fused (first stages)");
+    k_bitonic_v1_fused<<<fused_grid, BITONIC_THREADS, 0, stream>>>(
+        keys, values, n, 1, first_stages - 1);
+    DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v1_fused (first stages)");
     for (int stage = fused_bits; stage < log_n; stage++) {
-        /* Steps above the fused segment: V1 one V0 launch each (as the
-         * report); V2 up to V2_FUSED_STEPS at a time in registers. */
-        int step = stage;
-        while (step >= fused_bits) {
-            if (version == 1) {
-                if ((status = launch_step(keys, values, n, log_n, stage, step,
-                                          stream)))
-                    return status;
-                step--;
-            } else {
-                int count = step - fused_bits + 1;
-                if (count > V2_FUSED_STEPS)
-                    count = V2_FUSED_STEPS;
-                if ((status = launch_group_any(keys, values, n, log_n, stage,
-                                               step, step - count + 1, stream)))
-                    return status;
-                step -= count;
-            }
-        }
-        if (version == 1)
-            k_bitonic_v1_fused<<<fused_grid, BITONIC_THREADS, 0, stream>>>(
-                keys, values, n, 0, stage);
-        else
-            k_bitonic_v2_fused<<<fused_grid, BITONIC_THREADS, V2_SMEM_BYTES,
-                                 stream>>>(keys, values, n, 0, stage);
-        DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v*_fused (lower steps)");
+        /* Steps above the fused segment: one V0 launch each (as the
+         * report). */
+        for (int step = stage; step >= fused_bits; step--)
+            if ((status = launch_step(keys, values, n, log_n, stage, step,
+                                      stream)))
+                return status;
+        k_bitonic_v1_fused<<<fused_grid, BITONIC_THREADS, 0, stream>>>(
+            keys, values, n, 0, stage);
+        DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v1_fused (lower steps)");
     }
     return DS_OK;
 }
 
 /* ---- backend entry ----------------------------------------------------- */
 
-static ds_status bitonic_create(int version, const ds_sorter_desc *desc,
-                                void **state)
+/* create() with an explicit V2 tile size (V2_TILE_BITS or
+ * V2_LARGE_TILE_BITS); the backends use V2_TILE_BITS, the measurement
+ * calls this directly. */
+static ds_status bitonic_create_variant(int version, int tile_bits,
+                                        const ds_sorter_desc *desc,
+                                        void **state)
 {
     *state = NULL;
     if (desc->max_count > ((size_t)1 << 31))
         return ds_fail(DS_ERR_TOO_LARGE,
                        "sort bitonic%d: max_count %zu exceeds 2^31", version,
                        desc->max_count);
-    if (version == 2)
+    if (tile_bits != V2_TILE_BITS && tile_bits != V2_LARGE_TILE_BITS)
+        return ds_fail(DS_ERR_INVALID_ARG,
+                       "sort bitonic%d: tile of 2^%d is not built", version,
+                       tile_bits);
+    if (version == 2) {
         DS_CUDA_TRY("sort bitonic2",
                     cudaFuncSetAttribute(
-                        k_bitonic_v2_fused,
+                        k_bitonic_v2_fused<V2_TILE_BITS>,
                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                        (int)V2_SMEM_BYTES));
+                        (int)V2_SMEM_BYTES(V2_TILE_BITS)));
+        DS_CUDA_TRY("sort bitonic2",
+                    cudaFuncSetAttribute(
+                        k_bitonic_v2_fused<V2_LARGE_TILE_BITS>,
+                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                        (int)V2_SMEM_BYTES(V2_LARGE_TILE_BITS)));
+    }
     bitonic_state *s = (bitonic_state *)calloc(1, sizeof *s);
     if (!s)
         return ds_fail(DS_ERR_OUT_OF_MEMORY,
                        "sort bitonic%d: out of host memory", version);
     s->version = version;
+    s->tile_bits = tile_bits;
     *state = s;
     return DS_OK;
+}
+
+static ds_status bitonic_create(int version, const ds_sorter_desc *desc,
+                                void **state)
+{
+    return bitonic_create_variant(version, V2_TILE_BITS, desc, state);
 }
 
 static ds_status bitonic0_create(const ds_sorter_desc *desc, void **state)
@@ -450,10 +518,14 @@ static ds_status bitonic_sort(void *state, float *keys, uint32_t *values,
                                       ? blocks_for(n, GROUP_THREADS)
                                       : 4096;
     ds_status status;
+    int log_n = log2_ceil(n);
+    if (s->version == 2)
+        return log_n > 0 ? run_network_v2(s->tile_bits, k, values, n, log_n,
+                                          descending, st)
+                         : DS_OK;
     k_bitonic_to_ordered<<<convert_grid, GROUP_THREADS, 0, st>>>(k, n,
                                                                  descending);
     DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_to_ordered");
-    int log_n = log2_ceil(n);
     if (log_n > 0 &&
         (status = run_network(s->version, k, values, n, log_n, st)))
         return status;

@@ -64,20 +64,25 @@
  * to 24 or 16 bits keep 8-bit digits (3 passes and a copy, or 2 passes). */
 static const int kDigitBitsFullKeys = 7;
 static const int kDigitBitsShortKeys = 8;
+/* Backend's tile shape (SHAPE<n> below) and upsweep. */
+static const int kDefaultShape = 0;
+static const int kJointUpsweep = 1;
 
 /* Downsweep tile shapes: threads per block, keys per thread, blocks per SM
  * the register budget must allow, early count publication, next-tile
- * prefetch (k_radix_downsweep). Larger tiles amortise the per-tile
- * latencies (tile dispenser, look-back, barriers) that a persistent block
- * cannot hide, and lengthen each digit's write run.
- * SHAPE0 is the backend's, the fastest at 4M and 16M pairs on an H100
- * (README, "Radix sort"); the others are built (8-bit digits only) for
- * that measurement. */
-#define SHAPE0 384, 16, 2, true, false
-#define SHAPE1 384, 21, 1, true, false
-#define SHAPE2 384, 21, 1, false, false
-#define SHAPE3 384, 16, 2, true, true
-#define SHAPE4 256, 16, 2, true, false
+ * prefetch, look-back window (k_radix_downsweep). Larger tiles amortise
+ * the per-tile latencies (tile dispenser, look-back, barriers) that a
+ * persistent block cannot hide, and lengthen each digit's write run; a
+ * wider look-back window reads that many predecessors' words at once, so
+ * a tile whose predecessors have only published their own counts pays one
+ * memory round trip per window instead of one per predecessor.
+ * SHAPE0 is the backend's (README, "Radix sort"); the others are built
+ * (7- and 8-bit digits only) for that measurement. */
+#define SHAPE0 384, 16, 2, true, false, 1
+#define SHAPE1 384, 16, 2, true, false, 4
+#define SHAPE2 384, 16, 2, true, false, 8
+#define SHAPE3 256, 24, 2, true, false, 4
+#define SHAPE4 512, 12, 2, true, false, 4
 #define RADIX_SHAPE_COUNT 5
 
 /* Upsweep: 256 threads x 16 keys (four 16-byte loads) per tile; four
@@ -86,6 +91,13 @@ static const int kDigitBitsShortKeys = 8;
 #define UPSWEEP_VECTORS 4
 #define UPSWEEP_TILE (UPSWEEP_THREADS * UPSWEEP_VECTORS * 4)
 #define UPSWEEP_BLOCKS_PER_SM 4
+/* Joint upsweep (k_radix_upsweep_joint): used when the joint histograms
+ * of a block fit in this many bytes of shared memory (7-bit digits: 74 KiB
+ * for 32-bit keys; 8-bit pairs would need 256 KiB) and digits have at
+ * least 5 bits (its column sums assume a warp's 32 bins share the upper
+ * digit). */
+#define JOINT_MAX_BYTES (96 * 1024)
+#define JOINT_MIN_BITS 5
 /* Threads of the single-block top-level scan (one per digit). */
 #define SCAN_THREADS 256
 #define SCAN_WARPS (SCAN_THREADS / 32)
@@ -134,6 +146,8 @@ struct radix_state {
     uint32_t epoch;                  /* last epoch used by a pass */
     int tile_size;                   /* downsweep keys per tile */
     int upsweep_grid;
+    int joint_upsweep;               /* k_radix_upsweep_joint, else per pass */
+    size_t joint_bytes;              /* its dynamic shared memory */
     int downsweep_grid;
     int copy_grid;
     radix_launch_fn launch;          /* the digit width's and shape's kernels */
@@ -213,6 +227,47 @@ __device__ __forceinline__ unsigned long long status_word(uint32_t epoch,
     return ((unsigned long long)epoch << 34) | (flag << 32) | count;
 }
 
+/* Decoupled look-back for digit d: adds to *before the counts of tiles
+ * `last`, last - 1, ... down to and including the nearest one that has
+ * published an inclusive count (tile 0 always does). WINDOW words are read
+ * at once, so tiles that have published only their own counts cost one
+ * memory round trip per WINDOW of them; a word not yet published (older
+ * epoch) ends the window, and reading resumes from it. */
+template <int WINDOW>
+__device__ __forceinline__ void lookback(unsigned long long *tile_status,
+                                         int radix, uint32_t d, int last,
+                                         uint32_t epoch, uint32_t *before)
+{
+    uint32_t sum = 0;
+    int t = last;
+    while (t >= 0) {
+        unsigned long long word[WINDOW];
+#pragma unroll
+        for (int j = 0; j < WINDOW; j++) {
+            const volatile unsigned long long *slot =
+                tile_status + (size_t)(t - j) * radix + d;
+            word[j] = t - j >= 0 ? *slot : 0ull;
+        }
+        bool done = false;
+        int consumed = 0;
+#pragma unroll
+        for (int j = 0; j < WINDOW; j++) {
+            if (done || consumed != j)
+                continue; /* stopped at an unpublished word or an end */
+            if ((uint32_t)(word[j] >> 34) != epoch)
+                continue;
+            sum += (uint32_t)word[j];
+            consumed = j + 1;
+            if (((word[j] >> 32) & 3ull) == STATUS_INCLUSIVE)
+                done = true;
+        }
+        if (done)
+            break;
+        t -= consumed;
+    }
+    *before = sum;
+}
+
 /* ---- kernels ----------------------------------------------------------- */
 
 /* Adds the digits of `keys` at one digit place to s_hist, one shared atomic
@@ -285,6 +340,165 @@ k_radix_upsweep(const uint32_t *__restrict__ keys, uint32_t count,
                       1u);
     }
     __syncthreads();
+    for (int i = threadIdx.x; i < pass_count * radix; i += blockDim.x)
+        if (s_hist[i])
+            atomicAdd(&control->digit_base[i / radix][i % radix], s_hist[i]);
+}
+
+/* As count_runs, for a digit of any width: the bits of `ordered` under
+ * `mask` after shifting right by `shift`. */
+template <int N>
+__device__ __forceinline__ void count_runs_masked(uint32_t *s_hist,
+                                                  const uint32_t (&ordered)[N],
+                                                  int shift, uint32_t mask)
+{
+    uint32_t run_digit = (ordered[0] >> shift) & mask, run = 1;
+#pragma unroll
+    for (int e = 1; e < N; e++) {
+        uint32_t d = (ordered[e] >> shift) & mask;
+        if (d == run_digit) {
+            run++;
+        } else {
+            atomicAdd(&s_hist[run_digit], run);
+            run_digit = d;
+            run = 1;
+        }
+    }
+    atomicAdd(&s_hist[run_digit], run);
+}
+
+/* The passes' digit groups of the joint upsweep: with an odd pass count
+ * pass 0 is counted alone, and the others in pairs (p, p + 1) by one joint
+ * digit of both widths, so a key costs one shared atomic per pair instead
+ * of one per pass. Group g starts at pass first[g] and its joint histogram
+ * at word offset[g] of the block's shared memory; `bins` is the total. */
+typedef struct joint_groups {
+    int count;
+    int first[MAX_PASSES];
+    int passes[MAX_PASSES];
+    int lo_bits[MAX_PASSES]; /* width of the group's lower pass */
+    int bits[MAX_PASSES];    /* width of the joint digit */
+    int offset[MAX_PASSES];
+    int bins;
+} joint_groups;
+
+__host__ __device__ inline int pass_width(int digit_bits, int key_bits,
+                                          int pass)
+{
+    int left = key_bits - pass * digit_bits;
+    return left < digit_bits ? left : digit_bits;
+}
+
+__host__ __device__ inline joint_groups plan_joint_groups(int digit_bits,
+                                                          int key_bits,
+                                                          int pass_count)
+{
+    joint_groups g;
+    g.count = 0;
+    g.bins = 0;
+    int p = 0;
+    while (p < pass_count) {
+        int n = (p == 0 && (pass_count & 1)) ? 1 : 2;
+        int i = g.count++;
+        g.first[i] = p;
+        g.passes[i] = n;
+        g.lo_bits[i] = pass_width(digit_bits, key_bits, p);
+        g.bits[i] = g.lo_bits[i] +
+                    (n == 2 ? pass_width(digit_bits, key_bits, p + 1) : 0);
+        g.offset[i] = g.bins;
+        g.bins += 1 << g.bits[i];
+        p += n;
+    }
+    return g;
+}
+
+/* Joint upsweep: the digit histograms of every pass, counting a pair of
+ * passes with one joint digit (plan_joint_groups); the per-pass
+ * histograms are the joint histogram's row and column sums, taken once
+ * per block at the end. Tiles and thread ownership as k_radix_upsweep.
+ * Dynamic shared memory: groups.bins words. */
+template <int BITS>
+__global__ void __launch_bounds__(UPSWEEP_THREADS)
+k_radix_upsweep_joint(const uint32_t *__restrict__ keys, uint32_t count,
+                      int vector_ok, int descending, int low_bit,
+                      int key_bits, int pass_count, radix_control *control)
+{
+    const int radix = 1 << BITS;
+    extern __shared__ uint32_t s_joint[];
+    __shared__ uint32_t s_hist[MAX_PASSES * (1 << BITS)];
+    const joint_groups groups = plan_joint_groups(BITS, key_bits, pass_count);
+    for (int i = threadIdx.x; i < groups.bins; i += blockDim.x)
+        s_joint[i] = 0;
+    for (int i = threadIdx.x; i < pass_count * radix; i += blockDim.x)
+        s_hist[i] = 0;
+    __syncthreads();
+
+    const uint32_t tiles = vector_ok ? count / UPSWEEP_TILE : 0;
+    for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const uint4 *src = reinterpret_cast<const uint4 *>(keys) +
+                           (size_t)tile * (UPSWEEP_TILE / 4) + threadIdx.x;
+        uint4 v[UPSWEEP_VECTORS];
+#pragma unroll
+        for (int j = 0; j < UPSWEEP_VECTORS; j++)
+            v[j] = src[j * UPSWEEP_THREADS];
+        uint32_t ordered[UPSWEEP_VECTORS * 4];
+#pragma unroll
+        for (int j = 0; j < UPSWEEP_VECTORS; j++) {
+            ordered[4 * j + 0] = to_ordered(v[j].x, descending);
+            ordered[4 * j + 1] = to_ordered(v[j].y, descending);
+            ordered[4 * j + 2] = to_ordered(v[j].z, descending);
+            ordered[4 * j + 3] = to_ordered(v[j].w, descending);
+        }
+#pragma unroll
+        for (int g = 0; g < MAX_PASSES; g++)
+            if (g < groups.count)
+                count_runs_masked(s_joint + groups.offset[g], ordered,
+                              low_bit + groups.first[g] * BITS,
+                              (1u << groups.bits[g]) - 1u);
+    }
+    for (size_t i = (size_t)tiles * UPSWEEP_TILE +
+                    (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+         i < count; i += (size_t)gridDim.x * blockDim.x) {
+        uint32_t ordered = to_ordered(keys[i], descending);
+#pragma unroll
+        for (int g = 0; g < MAX_PASSES; g++)
+            if (g < groups.count)
+                atomicAdd(&s_joint[groups.offset[g] +
+                               ((ordered >> (low_bit + groups.first[g] * BITS)) &
+                                ((1u << groups.bits[g]) - 1u))],
+                      1u);
+    }
+    __syncthreads(); /* joint histograms complete */
+
+    /* Row and column sums. Joint bin i of a pair holds lower digit
+     * i & (2^lo_bits - 1) and upper digit i >> lo_bits; with lo_bits >= 5
+     * (the host's condition) the 32 bins a warp reads share one upper
+     * digit, so the warp adds them up before one atomic. */
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int g = 0; g < MAX_PASSES; g++) {
+        if (g >= groups.count)
+            break;
+        const uint32_t *joint = s_joint + groups.offset[g];
+        uint32_t *lower = s_hist + groups.first[g] * radix;
+        const uint32_t lo_mask = (1u << groups.lo_bits[g]) - 1u;
+        for (int base = 0; base < (1 << groups.bits[g]);
+             base += blockDim.x) {
+            int i = base + threadIdx.x;
+            uint32_t c = i < (1 << groups.bits[g]) ? joint[i] : 0;
+            if (groups.passes[g] == 1) {
+                if (c)
+                    lower[i] = c;
+                continue;
+            }
+            if (c)
+                atomicAdd(&lower[i & lo_mask], c);
+            uint32_t column = __reduce_add_sync(0xFFFFFFFFu, c);
+            if (lane == 0 && column && i < (1 << groups.bits[g]))
+                atomicAdd(&lower[radix + (i >> groups.lo_bits[g])], column);
+        }
+    }
+    __syncthreads(); /* per-pass histograms complete */
     for (int i = threadIdx.x; i < pass_count * radix; i += blockDim.x)
         if (s_hist[i])
             atomicAdd(&control->digit_base[i / radix][i % radix], s_hist[i]);
@@ -363,7 +577,7 @@ struct downsweep_smem {
  * within each digit's run. PREFETCH fetches the next tile's number while
  * working on the current one. */
 template <int BITS, int THREADS, int ITEMS, int MIN_BLOCKS, bool EARLY,
-          bool PREFETCH>
+          bool PREFETCH, int WINDOW>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
                   uint32_t *scratch_values, uint32_t count, int pass,
@@ -428,15 +642,25 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
          * rank after every valid key of the tile. */
         uint32_t key[ITEMS], value[ITEMS], rank[ITEMS];
         const uint32_t warp_base = warp * (ITEMS * 32);
+        if (valid == (uint32_t)tile_size) {
+            /* Whole tile: unguarded loads, all issued before any is used. */
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            uint32_t local = warp_base + i * 32 + lane;
-            if (local < valid) {
+            for (int i = 0; i < ITEMS; i++) {
+                uint32_t local = warp_base + i * 32 + lane;
                 key[i] = src_keys[tile_base + local];
                 value[i] = src_values[tile_base + local];
-            } else {
-                key[i] = 0xFFFFFFFFu;
-                value[i] = 0;
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) {
+                uint32_t local = warp_base + i * 32 + lane;
+                if (local < valid) {
+                    key[i] = src_keys[tile_base + local];
+                    value[i] = src_values[tile_base + local];
+                } else {
+                    key[i] = 0xFFFFFFFFu;
+                    value[i] = 0;
+                }
             }
         }
         if (in_float) {
@@ -518,17 +742,8 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
             /* Decoupled look-back: sum predecessors' counts of digit d until
              * one that already includes all tiles before it. */
             uint32_t before = 0;
-            for (int t = (int)tile - 1; t >= 0; t--) {
-                volatile unsigned long long *slot =
-                    tile_status + (size_t)t * radix + d;
-                unsigned long long word;
-                do {
-                    word = *slot;
-                } while ((uint32_t)(word >> 34) != epoch);
-                before += (uint32_t)word;
-                if (((word >> 32) & 3ull) == STATUS_INCLUSIVE)
-                    break;
-            }
+            lookback<WINDOW>(tile_status, radix, d, (int)tile - 1, epoch,
+                             &before);
             if (tile != 0) {
                 volatile unsigned long long *slot =
                     tile_status + (size_t)tile * radix + d;
@@ -585,7 +800,7 @@ __global__ void k_radix_copy(uint32_t *keys, uint32_t *values,
 /* ---- host launchers ---------------------------------------------------- */
 
 template <int BITS, int THREADS, int ITEMS, int MIN_BLOCKS, bool EARLY,
-          bool PREFETCH>
+          bool PREFETCH, int WINDOW>
 static ds_status launch_passes(radix_state *s, uint32_t *keys,
                                uint32_t *values, uint32_t count,
                                int descending, cudaStream_t stream)
@@ -600,10 +815,18 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
     DS_CUDA_TRY("sort radix",
                 cudaMemsetAsync(s->control, 0, offsetof(radix_control, exec),
                                 stream));
-    k_radix_upsweep<BITS><<<s->upsweep_grid, UPSWEEP_THREADS, 0, stream>>>(
-        keys, count, vector_ok, descending, low_bit, s->pass_count,
-        s->control);
-    DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_upsweep");
+    if (s->joint_upsweep) {
+        k_radix_upsweep_joint<BITS>
+            <<<s->upsweep_grid, UPSWEEP_THREADS, s->joint_bytes, stream>>>(
+                keys, count, vector_ok, descending, low_bit, s->key_bits,
+                s->pass_count, s->control);
+        DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_upsweep_joint");
+    } else {
+        k_radix_upsweep<BITS><<<s->upsweep_grid, UPSWEEP_THREADS, 0, stream>>>(
+            keys, count, vector_ok, descending, low_bit, s->pass_count,
+            s->control);
+        DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_upsweep");
+    }
     k_radix_scan<BITS><<<1, SCAN_THREADS, 0, stream>>>(count, s->pass_count,
                                                        s->control);
     DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_scan");
@@ -621,7 +844,7 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
         /* Stream order separates the passes: pass p + 1 reads what pass p
          * wrote, and its look-back words carry a new epoch. */
         s->epoch++;
-        k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH>
+        k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH, WINDOW>
             <<<s->downsweep_grid, THREADS, smem::bytes, stream>>>(
                 keys, values, s->scratch_keys, s->scratch_values, count, p,
                 low_bit + p * BITS, descending, s->epoch, s->tile_status,
@@ -642,26 +865,26 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
 /* Opts the downsweep into its dynamic shared memory and sizes the grids to
  * the machine: every resident block of each kernel, no more. */
 template <int BITS, int THREADS, int ITEMS, int MIN_BLOCKS, bool EARLY,
-          bool PREFETCH>
+          bool PREFETCH, int WINDOW>
 static ds_status prepare_kernels(radix_state *s, int sm_count)
 {
     typedef downsweep_smem<BITS, THREADS, ITEMS> smem;
     int per_sm = 0;
     DS_CUDA_TRY("sort radix",
                 cudaFuncSetAttribute(
-                    k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH>,
+                    k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH, WINDOW>,
                     cudaFuncAttributeMaxDynamicSharedMemorySize,
                     (int)smem::bytes));
     /* Most shared memory, least L1: the persistent grid assumes every
      * block the occupancy query counts is resident. */
     DS_CUDA_TRY("sort radix",
                 cudaFuncSetAttribute(
-                    k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH>,
+                    k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH, WINDOW>,
                     cudaFuncAttributePreferredSharedMemoryCarveout,
                     cudaSharedmemCarveoutMaxShared));
     DS_CUDA_TRY("sort radix",
                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    &per_sm, k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH>,
+                    &per_sm, k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH, WINDOW>,
                     THREADS, smem::bytes));
     if (per_sm < 1)
         return ds_fail(DS_ERR_UNSUPPORTED,
@@ -669,26 +892,54 @@ static ds_status prepare_kernels(radix_state *s, int sm_count)
                        THREADS, ITEMS);
     s->downsweep_grid = sm_count * per_sm;
     s->upsweep_grid = sm_count * UPSWEEP_BLOCKS_PER_SM;
+    if (s->joint_upsweep) {
+        /* Joint histograms of up to JOINT_MAX_BYTES: as many blocks per SM
+         * as fit, at most UPSWEEP_BLOCKS_PER_SM. */
+        int joint_per_sm = 0;
+        DS_CUDA_TRY("sort radix",
+                    cudaFuncSetAttribute(
+                        k_radix_upsweep_joint<BITS>,
+                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                        (int)s->joint_bytes));
+        DS_CUDA_TRY("sort radix",
+                    cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                        &joint_per_sm, k_radix_upsweep_joint<BITS>,
+                        UPSWEEP_THREADS, s->joint_bytes));
+        if (joint_per_sm < 1)
+            return ds_fail(DS_ERR_UNSUPPORTED,
+                           "sort radix: joint upsweep of %zu bytes does not "
+                           "fit on this GPU", s->joint_bytes);
+        if (joint_per_sm > UPSWEEP_BLOCKS_PER_SM)
+            joint_per_sm = UPSWEEP_BLOCKS_PER_SM;
+        s->upsweep_grid = sm_count * joint_per_sm;
+    }
     s->copy_grid = sm_count * 4;
     s->tile_size = smem::tile;
-    s->launch = launch_passes<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH>;
+    s->launch = launch_passes<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH, WINDOW>;
     return DS_OK;
 }
 
 /* The instantiations: every digit width with shape 0, and every shape with
- * 8-bit digits (for the measurement). */
+ * 7- and 8-bit digits (for the measurement). */
 static ds_status prepare_variant(radix_state *s, int digit_bits, int shape,
                                  int sm_count)
 {
-    if (digit_bits != 8 && shape != 0)
+    if (digit_bits < 7 && shape != 0)
         return ds_fail(DS_ERR_INVALID_ARG,
-                       "sort radix: shape %d is only built for 8-bit digits",
-                       shape);
+                       "sort radix: shape %d is only built for 7- and 8-bit "
+                       "digits", shape);
     switch (digit_bits) {
     case 4: return prepare_kernels<4, SHAPE0>(s, sm_count);
     case 5: return prepare_kernels<5, SHAPE0>(s, sm_count);
     case 6: return prepare_kernels<6, SHAPE0>(s, sm_count);
-    case 7: return prepare_kernels<7, SHAPE0>(s, sm_count);
+    case 7:
+        switch (shape) {
+        case 1: return prepare_kernels<7, SHAPE1>(s, sm_count);
+        case 2: return prepare_kernels<7, SHAPE2>(s, sm_count);
+        case 3: return prepare_kernels<7, SHAPE3>(s, sm_count);
+        case 4: return prepare_kernels<7, SHAPE4>(s, sm_count);
+        default: return prepare_kernels<7, SHAPE0>(s, sm_count);
+        }
     default: break;
     }
     switch (shape) {
@@ -706,7 +957,8 @@ static void radix_destroy(void *state);
  * the measured widths above and shape 0, the measurement calls this
  * directly. */
 static ds_status radix_create_variant(const ds_sorter_desc *desc,
-                                      int digit_bits, int shape, void **state)
+                                      int digit_bits, int shape, int joint,
+                                      void **state)
 {
     ds_status status = DS_OK;
     *state = NULL;
@@ -729,6 +981,12 @@ static ds_status radix_create_variant(const ds_sorter_desc *desc,
     s->pass_count = (s->key_bits + digit_bits - 1) / digit_bits;
     s->max_count = desc->max_count;
     s->time_phases = desc->time_phases;
+    if (joint && digit_bits >= JOINT_MIN_BITS) {
+        joint_groups groups =
+            plan_joint_groups(digit_bits, s->key_bits, s->pass_count);
+        s->joint_bytes = (size_t)groups.bins * sizeof(uint32_t);
+        s->joint_upsweep = s->joint_bytes <= JOINT_MAX_BYTES;
+    }
 
     int device = 0, sm_count = 0;
     DS_CUDA_GOTO(status, fail, "sort radix", cudaGetDevice(&device));
@@ -776,7 +1034,7 @@ static ds_status radix_create(const ds_sorter_desc *desc, void **state)
     return radix_create_variant(desc,
                                 key_bits == 32 ? kDigitBitsFullKeys
                                                : kDigitBitsShortKeys,
-                                0, state);
+                                kDefaultShape, kJointUpsweep, state);
 }
 
 static void radix_destroy(void *state)
