@@ -58,15 +58,22 @@
 /* ---- tuning ------------------------------------------------------------ */
 
 /* Digit width, measured on an H100 at 4M and 16M uniform pairs (README,
- * "Radix sort"): for 32-bit keys, 7 bits (5 passes and a streaming copy
- * back) beat 8 bits (4 passes) by 4% — ranking 256 digits costs more than
- * the extra pass — while 4 to 6 bits lose to their extra passes. Keys cut
- * to 24 or 16 bits keep 8-bit digits (3 passes and a copy, or 2 passes). */
+ * "Radix sort"): for 32-bit keys, 7 bits beat 8 bits (0.789 against 0.862
+ * ms at 16M) — ranking 256 digits costs more per pass, and the top 7-bit
+ * pass (bits 28-31) is constant for most depth-like keys (finite floats of
+ * one sign between 2^-31 and 2), so early exit leaves 4 passes and no
+ * copy; with a varying top digit it is 5 passes and a streaming copy.
+ * 4 to 6 bits lose to their extra passes. Keys cut to 24 or 16 bits keep
+ * 8-bit digits (3 passes and a copy, or 2 passes). */
 static const int kDigitBitsFullKeys = 7;
 static const int kDigitBitsShortKeys = 8;
-/* Backend's tile shape (SHAPE<n> below) and upsweep. */
-static const int kDefaultShape = 0;
-static const int kJointUpsweep = 1;
+/* Backend's tile shape (SHAPE<n> below) and upsweep, by the same H100
+ * measurement: a look-back window of 4 (SHAPE1) took 16M pairs from 0.807
+ * to 0.789 ms; the joint-pair upsweep (fewer shared atomics, but 74 KiB of
+ * histograms per block and their row and column sums) was slower than the
+ * per-pass one (0.095 against 0.071 ms at 16M), so it stays off. */
+static const int kDefaultShape = 1;
+static const int kJointUpsweep = 0;
 
 /* Downsweep tile shapes: threads per block, keys per thread, blocks per SM
  * the register budget must allow, early count publication, next-tile
@@ -76,8 +83,8 @@ static const int kJointUpsweep = 1;
  * wider look-back window reads that many predecessors' words at once, so
  * a tile whose predecessors have only published their own counts pays one
  * memory round trip per window instead of one per predecessor.
- * SHAPE0 is the backend's (README, "Radix sort"); the others are built
- * (7- and 8-bit digits only) for that measurement. */
+ * kDefaultShape names the backend's (README, "Radix sort"); SHAPE0 is
+ * built for every digit width, the others for 7- and 8-bit digits. */
 #define SHAPE0 384, 16, 2, true, false, 1
 #define SHAPE1 384, 16, 2, true, false, 4
 #define SHAPE2 384, 16, 2, true, false, 8
