@@ -18,11 +18,16 @@
  * the pivot" needs the values too, and the gap's start is known only once
  * every block has counted). The last block of a sequence (atomic counter)
  * creates the two children. The pivot is the average of the sequence's
- * minimum and maximum; the children's bounds come for free from the first
- * pass (largest key below, smallest key above), so every split halves the
- * key range: phase one takes at most 33 iterations on any input, and a
- * sequence whose minimum equals its maximum is done at once — all-equal
- * input costs two passes (convert, restore). Iterations continue while
+ * minimum and maximum key values (for float keys spread over many binades
+ * the average of their codes would cut off almost nothing); the children's
+ * bounds come for free from the partition (largest key below, smallest key
+ * above). After QUICK_VALUE_ITERATIONS the pivot is the midpoint of the
+ * codes, which halves the code range, so phase one takes at most 24 + 33
+ * iterations on any input; a sequence whose minimum equals its maximum is
+ * done at once — all-equal input costs two passes (convert, restore).
+ * By default (quick_params.two_pass = 0) each block owns one register tile
+ * of threads * 8 keys and reads it once: it counts, reserves and writes in
+ * one go; the paper's two passes over longer sections remain selectable. Iterations continue while
  * sequences are long and fewer than maxseq exist; each costs one host
  * round trip: the plan kernel's small report, written to mapped pinned
  * memory and spun on by the host, which also sizes the next grid.
@@ -32,15 +37,18 @@
  * smaller part (depth <= log2 n), the same two-pass partition with the
  * median of first, middle and last key as pivot, equal keys again final,
  * and a shared-memory bitonic sort of (key, value) as one 64-bit word once
- * a sequence fits (<= sbsize). Padding is the all-ones word, so a pad that
+ * a sequence fits (<= sbsize), in the "flip" form whose comparators all
+ * point one way, so that padding (the all-ones word) never moves and the
+ * work follows the length rather than the next power of two. A pad that
  * ties with a real (NaN, 0xFFFFFFFF) pair is indistinguishable from it.
  *
  * Cost: O(n log n) expected; phase one O(n) per iteration. Memory beyond
  * the caller's arrays: 12 bytes per element (auxiliary keys and values,
  * equal-key values) plus lists of O(maxseq) entries, all made at create.
  * Not handled: key_bits (the full key is always sorted); stability.
- * Measured on an H100 at 2^24 uniform pairs: 4.06 ms, 6.7x cub-raw (the
- * 3x goal is not met; README "GPU quicksort" has the breakdown).
+ * Measured on an H100 at 2^24 uniform pairs: about 3.3 ms, 5.5x cub-raw
+ * (was 4.06 ms, 6.7x; the 3x goal is not met: phase-one iterations run at
+ * about 200 us each, latency-bound; README "GPU quicksort").
  * Phase two's median of three has the classic O(n^2) inputs, but only
  * within one sequence of about n/maxseq keys after phase one.
  *
@@ -121,19 +129,20 @@ static uint32_t clamp_u32(uint32_t x, uint32_t lo, uint32_t hi)
 }
 
 /* The fitted rule. Constants from a sweep on an H100 (uniform keys, n =
- * 2^16 .. 2^24; threads 128/256/512, maxseq 128 .. 8192, sbsize 512 ..
- * 8192, min_section 4096/16384/65536): the best per size was 256 threads,
- * sbsize 4096 up to 2^20, and 512 threads, sbsize 8192, min_section 16384
- * at 2^22 and 2^24; maxseq mattered least (within 1-2% over 128 .. 8192),
- * best near 128 at 2^16 rising to 4096-8192 at 2^24. README "GPU
- * quicksort" has the table. */
+ * 2^16 .. 2^24; one-pass partition, value pivot, flip small sort; threads
+ * 256/512, maxseq 64 .. 32768, sbsize 1024 .. 8192): 512 threads were best
+ * or tied at every size; sbsize 4096 up to 2^18 and 8192 from 2^20;
+ * maxseq near n/8192 from 2^20 (128, 512, 2048 at 2^20, 2^22, 2^24), the
+ * smallest swept (64-128) below. Phase one's iterations cost more than
+ * the bitonic levels they save, so sequences stop at about 8K keys.
+ * README "GPU quicksort" has the table. */
 static quick_params quick_params_for(size_t n)
 {
     quick_params p;
     double s = (double)n;
-    p.threads = (int)clamp_u32(optp(s, 0.00004, 250.0), 128, 512);
-    p.maxseq = clamp_u32(optp(s, 0.00025, 128.0), 64, 8192);
-    p.sbsize = clamp_u32(optp(s, 0.001, 4000.0), 256, QUICK_MAX_SBSIZE);
+    p.threads = (int)clamp_u32(optp(s, 0.004, 250.0), 128, 512);
+    p.maxseq = clamp_u32(optp(s, 1.0 / 8192.0, 1.0), 64, 8192);
+    p.sbsize = clamp_u32(optp(s, 0.004, 4000.0), 256, QUICK_MAX_SBSIZE);
     p.min_section = clamp_u32(optp(s, 0.001, 4096.0), QUICK_MIN_SECTION, 65536);
     p.code_pivot = 0;
     p.two_pass = 0;
