@@ -188,13 +188,13 @@ static ds_status run_algo(ds_renderer *renderer, const ds_options *opts,
 
 static void print_table(const algo_run *runs, int run_count, const char *gpu,
                         const char *label, const ds_mesh *mesh, size_t sorted,
-                        const ds_options *opts, const char *interop)
+                        const ds_options *opts, const char *interop, const char *draw)
 {
     printf("\ndepthsort headless: %s, %s, %zu vertices, %zu triangles, %zu sorted, %dx%d, "
            "interop %s, key bits %s, draw %s, keys %s, depth buffer %s, commit %s\n",
            gpu, label, mesh->vertex_count, mesh->triangle_count, sorted, opts->width,
            opts->height, interop, getenv("DS_KEY_BITS") ? getenv("DS_KEY_BITS") : "32",
-           env_is("DS_DRAW", "indexed") ? "indexed" : "pull",
+           draw,
            env_is("DS_KEYS", "vertex") ? "vertex pass" : "fused",
            env_is("DS_DEPTH", "off") ? "off" : "on", ds_build_commit);
     for (int r = 0; r < run_count; r++) {
@@ -318,10 +318,12 @@ int ds_headless_run(const ds_options *opts)
      * for timing runs, not a command-line option. */
     const char *key_bits = getenv("DS_KEY_BITS");
     desc.key_bits = key_bits ? atoi(key_bits) : 0;
-    /* Knobs of the same kind for comparisons (renderer.h): DS_DRAW=indexed
-     * (scatter + indexed draw), DS_KEYS=vertex (per-vertex distance pass),
-     * DS_DEPTH=off (no depth attachment). */
-    desc.indexed_draw = env_is("DS_DRAW", "indexed");
+    /* Knobs of the same kind for comparisons (renderer.h): DS_DRAW=pull or
+     * indexed (else chosen by size), DS_KEYS=vertex (per-vertex distance
+     * pass), DS_DEPTH=off (no depth attachment). */
+    desc.draw_form = env_is("DS_DRAW", "pull")      ? DS_DRAW_PULL
+                     : env_is("DS_DRAW", "indexed") ? DS_DRAW_INDEXED
+                                                    : DS_DRAW_AUTO;
     desc.vertex_distances = env_is("DS_KEYS", "vertex");
     desc.no_depth_buffer = env_is("DS_DEPTH", "off");
     /* Create with the first requested GPU sort; the CPU path overrides it. */
@@ -379,8 +381,11 @@ int ds_headless_run(const ds_options *opts)
             goto done;
         summarise(&runs[r], scratch);
     }
+    const char *draw = ds_renderer_primitive(renderer) == DS_PRIMITIVE_POINTS ? "points"
+                       : ds_renderer_draw_form(renderer) == DS_DRAW_PULL   ? "pull"
+                                                                           : "indexed";
     print_table(runs, run_count, ds_renderer_gpu_name(renderer), label, &mesh, sorted, opts,
-                interop);
+                interop, draw);
     if (opts->csv_path &&
         (status = write_csv(opts->csv_path, runs, run_count, ds_renderer_gpu_name(renderer),
                             label, &mesh, sorted, opts, interop, primitive)))

@@ -3,14 +3,15 @@
  *   interop begin -> [vertex distances] -> keys -> [shuffle] -> sort (far
  *   first) -> [scatter] -> interop end -> one draw
  *
- * Triangles are drawn by vertex pulling by default: the keys pass writes
+ * Large meshes' triangles are drawn by vertex pulling: the keys pass writes
  * the sort's values (triangle numbers) straight into the GL element buffer,
  * the sort permutes them there, and glDrawArrays(3 x triangles) with
  * mesh_pull.vert.glsl reads vertex k of sorted triangle i through them and
  * the mesh's index buffer. No scatter pass, and the draw loses nothing: in
  * sorted order the post-transform vertex cache finds next to no reuse
- * anyway. Points (and desc.indexed_draw) sort in the element buffer too, or
- * scatter the sorted triangles' indices for a glDrawElements.
+ * anyway, or little (renderer.h, ds_draw_form). Points sort in the element
+ * buffer too; smaller meshes scatter the sorted triangles' indices for a
+ * glDrawElements.
  *
  * on one CUDA stream, or the same stages on the host with the cpu sort and
  * a glNamedBufferSubData upload when there is no CUDA device behind the GL
@@ -441,7 +442,13 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
             goto fail;
     }
 
-    renderer->pull = !desc->indexed_draw && t > 0 && pull_supported(mesh);
+    if ((unsigned)desc->draw_form > DS_DRAW_INDEXED) {
+        status = ds_fail(DS_ERR_INVALID_ARG, "render: bad draw form %d", (int)desc->draw_form);
+        goto fail;
+    }
+    renderer->pull = t > 0 && desc->draw_form != DS_DRAW_INDEXED &&
+                     (desc->draw_form == DS_DRAW_PULL || t >= DS_RENDERER_PULL_MIN_TRIANGLES) &&
+                     pull_supported(mesh);
     if ((status = compile_program(ds_shader_mesh_vert, ds_shader_mesh_frag, "mesh",
                                   &renderer->mesh_program)) ||
         (status = compile_program(ds_shader_points_vert, ds_shader_points_frag, "points",
@@ -994,6 +1001,11 @@ const char *ds_interop_mode_name(ds_interop_mode mode)
 
 ds_sort_algo ds_renderer_sort(const ds_renderer *renderer) { return renderer->algo; }
 ds_primitive ds_renderer_primitive(const ds_renderer *renderer) { return renderer->primitive; }
+
+ds_draw_form ds_renderer_draw_form(const ds_renderer *renderer)
+{
+    return renderer->pull ? DS_DRAW_PULL : DS_DRAW_INDEXED;
+}
 
 size_t ds_renderer_sorted_count(const ds_renderer *renderer)
 {

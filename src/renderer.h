@@ -1,10 +1,10 @@
 /* renderer.h — the transparency renderer: per frame, per-vertex camera
  * distances on the GPU, a key per triangle (or per vertex in points mode),
  * an optional shuffle, the selected sort (far first) whose values land in
- * the GL element buffer, and one draw, back to front: the vertex shader
- * pulls triangle i's vertices through sorted triangle i (or, with
- * desc.indexed_draw, a scatter writes the sorted indices and the draw is
- * indexed).
+ * the GL element buffer, and one draw, back to front: for large meshes the
+ * vertex shader pulls triangle i's vertices through sorted triangle i (no
+ * scatter pass); for smaller ones a scatter writes the sorted triangles'
+ * indices and the draw is indexed (see ds_draw_form).
  * The viewer and the headless runner only drive it.
  *
  * Step by step:
@@ -61,6 +61,24 @@ extern "C" {
  * framebuffer (RGBA8 + depth, desc.width × desc.height). */
 #define DS_RENDERER_OWN_FRAMEBUFFER 0xFFFFFFFFu
 
+/* How triangles are drawn in sorted order; both give the same image.
+ * DS_DRAW_AUTO picks pull from DS_RENDERER_PULL_MIN_TRIANGLES triangles
+ * on (measured on an H100: the dragon's 871k triangles draw 0.15 ms
+ * faster indexed, where the post-transform cache still finds the fans that
+ * share a farthest vertex; at 10M, pulling draws 1.3 ms faster and saves
+ * the 0.19 ms scatter), and indexed below. Pull needs four shader storage
+ * blocks in the vertex stage within the block size limit; without them
+ * every form draws indexed. */
+typedef enum ds_draw_form {
+    DS_DRAW_AUTO = 0,
+    DS_DRAW_PULL,    /* glDrawArrays; mesh_pull.vert.glsl reads the sorted
+                        triangle numbers and the mesh's indices */
+    DS_DRAW_INDEXED  /* scatter of the sorted triangles' indices into the
+                        element buffer, glDrawElements */
+} ds_draw_form;
+#define DS_RENDERER_PULL_MIN_TRIANGLES 3000000 /* between the two measured
+                                  sizes (geometric middle, rounded) */
+
 /* Zero-initialise, then fill what you need; zero means default. */
 typedef struct ds_renderer_desc {
     const ds_mesh *mesh;          /* required; not kept after create */
@@ -87,11 +105,7 @@ typedef struct ds_renderer_desc {
                                      16: keys quantised to 32512 steps of
                                      the depth range the model's bounding
                                      sphere spans (two passes less) */
-    int indexed_draw;             /* nonzero: scatter the sorted triangles'
-                                     indices into the element buffer and
-                                     draw indexed; default: the vertex
-                                     shader pulls each vertex through the
-                                     sorted triangle order (no scatter) */
+    ds_draw_form draw_form;       /* default DS_DRAW_AUTO */
     int vertex_distances;         /* nonzero: triangle keys from a per-vertex
                                      distance pass first (the paper's form);
                                      default: one fused pass computes each
@@ -112,7 +126,7 @@ typedef struct ds_frame_timings {
     float shuffle_ms;     /* optional shuffle before the sort */
     float sort_ms;        /* the sort itself (without the shuffle) */
     float scatter_ms;     /* sorted indices into the element buffer
-                             (indexed draw only; else ~0) */
+                             (indexed draw only; else ~0: two events) */
     float interop_ms;     /* map + unmap, or the GL/CUDA hand-over waits;
                              on the CPU path the buffer upload */
     float draw_ms;        /* clear + indexed draw (GL timer query) */
@@ -195,6 +209,8 @@ ds_interop_mode ds_renderer_interop(const ds_renderer *renderer); /* MAP,
 const char *ds_interop_mode_name(ds_interop_mode mode); /* "map", ... */
 ds_sort_algo ds_renderer_sort(const ds_renderer *renderer);
 ds_primitive ds_renderer_primitive(const ds_renderer *renderer);
+ds_draw_form ds_renderer_draw_form(const ds_renderer *renderer); /* PULL or
+                                   INDEXED: the form in use for triangles */
 size_t ds_renderer_sorted_count(const ds_renderer *renderer); /* triangles
                                    or vertices sorted per frame */
 /* GL errors reported through KHR_debug since create (tests fail on > 0). */

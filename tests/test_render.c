@@ -217,10 +217,10 @@ static void test_layers_sorted_and_unsorted(void **state)
     ds_mesh_free(&mesh);
 }
 
-/* The renderer's alternative forms (renderer.h: indexed_draw,
+/* The renderer's alternative forms (renderer.h: draw_form,
  * vertex_distances, no_depth_buffer) against the default: pixel for pixel
  * the same image of a built-in scene from three orbit angles, each frame
- * verified; and the layers come out right drawn indexed too. */
+ * verified; and the layers come out right drawn by pulling too. */
 static void test_draw_forms_agree(void **state)
 {
     (void)state;
@@ -235,11 +235,15 @@ static void test_draw_forms_agree(void **state)
         desc.alpha = 0.35f;
         desc.background[3] = 1.0f;
         desc.verify = 1;
-        desc.indexed_draw = form == 1;
+        desc.draw_form = form == 1 ? DS_DRAW_PULL : DS_DRAW_AUTO;
         desc.vertex_distances = form == 2;
         desc.no_depth_buffer = form == 3;
         ds_renderer *renderer = NULL;
         assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
+        /* A small mesh: indexed unless asked (pull is there on llvmpipe
+         * and on NVIDIA). */
+        assert_int_equal(ds_renderer_draw_form(renderer),
+                         form == 1 ? DS_DRAW_PULL : DS_DRAW_INDEXED);
         for (int view = 0; view < 3; view++) {
             ds_camera camera = {0};
             camera.pitch = 0.35f;
@@ -277,7 +281,7 @@ static void test_draw_forms_agree(void **state)
     desc.alpha = ALPHA;
     desc.background[3] = 1.0f;
     desc.verify = 1;
-    desc.indexed_draw = 1;
+    desc.draw_form = DS_DRAW_PULL;
     ds_renderer *renderer = NULL;
     assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
     float sorted[3];
@@ -371,7 +375,17 @@ static void test_invalid_arguments(void **state)
     ds_log_set_quiet(1);
     assert_int_equal(ds_renderer_create(&desc, &renderer), DS_ERR_INVALID_ARG);
     assert_null(renderer);
+    ds_mesh mesh;
+    make_layers(&mesh);
+    desc.mesh = &mesh;
+    desc.width = WIDTH;
+    desc.height = HEIGHT;
+    desc.draw_form = (ds_draw_form)7;
+    renderer = (ds_renderer *)&renderer;
+    assert_int_equal(ds_renderer_create(&desc, &renderer), DS_ERR_INVALID_ARG);
+    assert_null(renderer);
     ds_log_set_quiet(0);
+    ds_mesh_free(&mesh);
 }
 
 static long file_size(const char *path)
