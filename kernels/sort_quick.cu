@@ -27,8 +27,8 @@
  * done at once — all-equal input costs two passes (convert, restore).
  * By default (quick_params.two_pass = 0) each block owns one register tile
  * of threads * 8 keys and reads it once: it counts, reserves and writes in
- * one go; the paper's two passes over longer sections remain selectable. Iterations continue while
- * sequences are long and fewer than maxseq exist; each costs one host
+ * one go; the paper's two passes over longer sections remain selectable.
+ * Iterations continue while sequences are long and fewer than maxseq exist; each costs one host
  * round trip: the plan kernel's small report, written to mapped pinned
  * memory and spun on by the host, which also sizes the next grid.
  *
@@ -46,7 +46,7 @@
  * the caller's arrays: 12 bytes per element (auxiliary keys and values,
  * equal-key values) plus lists of O(maxseq) entries, all made at create.
  * Not handled: key_bits (the full key is always sorted); stability.
- * Measured on an H100 at 2^24 uniform pairs: about 3.3 ms, 5.5x cub-raw
+ * Measured on an H100 at 2^24 uniform pairs: 3.40 ms, 5.6x cub-raw
  * (was 4.06 ms, 6.7x; the 3x goal is not met: phase-one iterations run at
  * about 200 us each, latency-bound; README "GPU quicksort").
  * Phase two's median of three has the classic O(n^2) inputs, but only
@@ -128,21 +128,21 @@ static uint32_t clamp_u32(uint32_t x, uint32_t lo, uint32_t hi)
     return x < lo ? lo : (x > hi ? hi : x);
 }
 
-/* The fitted rule. Constants from a sweep on an H100 (uniform keys, n =
- * 2^16 .. 2^24; one-pass partition, value pivot, flip small sort; threads
- * 256/512, maxseq 64 .. 32768, sbsize 1024 .. 8192): 512 threads were best
- * or tied at every size; sbsize 4096 up to 2^18 and 8192 from 2^20;
- * maxseq near n/8192 from 2^20 (128, 512, 2048 at 2^20, 2^22, 2^24), the
- * smallest swept (64-128) below. Phase one's iterations cost more than
- * the bitonic levels they save, so sequences stop at about 8K keys.
- * README "GPU quicksort" has the table. */
+/* The fitted rule (constants from the first H100 sweep, README "GPU
+ * quicksort"). A later sweep with the one-pass partition, value pivot and
+ * flip small sort found uniform keys up to 15% faster with 512 threads,
+ * maxseq ~ n/8192 and sbsize 8192 from 2^20, but under that rule the
+ * `special` distribution (NaN, infinities) took up to 6.8x its uniform
+ * time: phase one stops at maxseq sequences and hands a long lagging
+ * sequence to a single phase-two block. This rule keeps maxseq large
+ * (4096 at 2^24), which keeps such sequences short. */
 static quick_params quick_params_for(size_t n)
 {
     quick_params p;
     double s = (double)n;
-    p.threads = (int)clamp_u32(optp(s, 0.004, 250.0), 128, 512);
-    p.maxseq = clamp_u32(optp(s, 1.0 / 8192.0, 1.0), 64, 8192);
-    p.sbsize = clamp_u32(optp(s, 0.004, 4000.0), 256, QUICK_MAX_SBSIZE);
+    p.threads = (int)clamp_u32(optp(s, 0.00004, 250.0), 128, 512);
+    p.maxseq = clamp_u32(optp(s, 0.00025, 128.0), 64, 8192);
+    p.sbsize = clamp_u32(optp(s, 0.001, 4000.0), 256, QUICK_MAX_SBSIZE);
     p.min_section = clamp_u32(optp(s, 0.001, 4096.0), QUICK_MIN_SECTION, 65536);
     p.code_pivot = 0;
     p.two_pass = 0;
