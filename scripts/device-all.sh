@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# device-all.sh — the whole GPU check in one device call: the sort suite
+# (tests, memcheck, racecheck, benchmark, via gpu-suite.sh), the papers'
+# real-data experiments, and headless frame timings with --verify.
+#
+# Prepare here (a release build for sm_90; binaries are gzipped so that they
+# and the models fit the 64 MiB the device tool carries):
+#   scripts/device-all.sh --prepare BUILD_DIR .dev/all
+# Run on the GPU host (carry [".dev/all", ".rt"]):
+#   bash scripts/device-all.sh .dev/all
+# Writes at most 6 files under $OUT and prints a summary last.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+if [[ ${1:-} == --prepare ]]; then
+    build=${2:?usage: device-all.sh --prepare BUILD_DIR DEST}
+    dest=${3:?usage: device-all.sh --prepare BUILD_DIR DEST}
+    mkdir -p "$dest"
+    "$root/scripts/gpu-suite.sh" --prepare "$build" "$dest" >/dev/null
+    for f in test_sort_gpu bench_sort; do gzip -f "$dest/$f"; done
+    gzip -c "$build/depthsort" >"$dest/depthsort.gz"
+    gzip -c "$build/tests/test_render" >"$dest/test_render.gz"
+    # The shared models travel gzipped (34 MB of ASCII dragon -> 10 MB).
+    models=$root/../shared/models
+    for m in dragon_vrip bun_zipper; do
+        gzip -c "$models/$m.ply" >"$dest/$m.ply.gz"
+    done
+    cp "$models/dragon_100k_binary_le.ply" "$dest/"
+    du -sh "$dest"
+    exit 0
+fi
+
+pack=$(cd "${1:?usage: device-all.sh BINDIR}" && pwd)
+out=${OUT:-/tmp/device-all-out}
+mkdir -p "$out"
+bin=/tmp/ds-bin
+mkdir -p "$bin/lib"
+
+# GL runtime the bare host lacks (see shared/gpu-host/collect-runtime-debs.sh).
+for f in "$root"/.rt/gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+for f in "$root"/.rt/extra/*.deb; do dpkg -x "$f" /opt/ds-rt; done
+export LD_LIBRARY_PATH=/opt/ds-rt/usr/lib/x86_64-linux-gnu:$bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+vendor=$(find /usr /etc /opt -name 10_nvidia.json 2>/dev/null | head -1)
+[[ -n $vendor ]] && export __EGL_VENDOR_LIBRARY_FILENAMES=$vendor
+export PATH=/usr/local/cuda/bin:$PATH
+
+cp "$pack"/lib/* "$bin/lib/"
+cp "$pack/COMMIT" "$bin/"
+for f in test_sort_gpu bench_sort; do gunzip -c "$pack/$f.gz" >"$bin/$f"; done
+for f in depthsort test_render; do gunzip -c "$pack/$f.gz" >"$bin/$f"; done
+for m in dragon_vrip bun_zipper; do gunzip -c "$pack/$m.ply.gz" >"$bin/$m.ply"; done
+cp "$pack/dragon_100k_binary_le.ply" "$bin/"
+chmod +x "$bin"/*
+commit=$(cat "$bin/COMMIT")
+
+# 1. The sort suite. Budgets keep the whole call inside 10 minutes.
+OUT=/tmp/suite bash "$root/scripts/gpu-suite.sh" \
+    --test-args "--max-size 1048577" \
+    --san-max-size 4099 --race-sizes 1,33,1025 --san-dists uniform \
+    --budget-tests 150 --budget-san 50 --budget-bench 110 \
+    --bench-args "--sizes 1024,2048,4096,8192,16384,32768,65536,69451,131072,262144,524288,871414,1048576,2097152,4194304,5000000,8388608,14027872,16777216,28055742,33554432,67108864" \
+    "$bin" >/tmp/suite/summary.txt 2>&1
+cp /tmp/suite/bench.csv "$out/bench.csv"
+{ cat /tmp/suite/summary.txt; for f in /tmp/suite/*.log; do echo "##### $f"; tail -n 40 "$f"; done; } >"$out/suite.log"
+
+# 2. Real-data experiments: the hybrid paper's Fig. 10 (distances from a
+# viewpoint off the model, with and without shuffle) and the quicksort
+# paper's (viewer at the origin).
+B="timeout 60 $bin/bench_sort --runs 20 --commit $commit"
+{
+    for src in "--model $bin/dragon_vrip.ply" "--model $bin/dragon_vrip.ply --grid 4x4" "--scene gyroid:5M"; do
+        echo "=== fig10 $src"; $B $src
+        echo "=== fig10 $src --shuffle"; $B $src --shuffle --algo hybrid,radix,cub --phases
+    done
+    for src in bun_zipper.ply dragon_100k_binary_le.ply dragon_vrip.ply; do
+        echo "=== origin $src"; $B --model "$bin/$src" --eye 0,0,0
+    done
+    echo "=== origin dragon_vrip 4x4"; $B --model "$bin/dragon_vrip.ply" --grid 4x4 --eye 0,0,0
+} >"$out/realdata.log" 2>&1
+
+# 3. Headless frames, verified, then timed.
+H="timeout 90 $bin/depthsort --headless --size 1920x1080"
+{
+    echo "=== test_render"; timeout 60 "$bin/test_render"; echo "rc=$?"
+    echo "=== dragon verify, every sort"; $H "$bin/dragon_vrip.ply" --frames 4 --sort all --verify; echo "rc=$?"
+    echo "=== dragon timing"; $H "$bin/dragon_vrip.ply" --frames 200 --sort all --screenshot "$out/dragon.png"; echo "rc=$?"
+    echo "=== dragon map interop"; $H "$bin/dragon_vrip.ply" --frames 200 --sort cub --interop map; echo "rc=$?"
+    echo "=== gyroid 10M verify"; $H --scene gyroid:10M --frames 2 --sort cub --verify; echo "rc=$?"
+    echo "=== gyroid 10M timing, cub"; $H --scene gyroid:10M --frames 60 --sort cub --json "$out/gyroid.json"; echo "rc=$?"
+    echo "=== gyroid 10M timing, radix"; $H --scene gyroid:10M --frames 60 --sort radix; echo "rc=$?"
+} >"$out/headless.log" 2>&1
+
+echo "==== suite ===="; cat /tmp/suite/summary.txt | tail -n 40
+echo "==== headless (rc lines) ===="; grep -E "^===|^rc=|fps|frame " "$out/headless.log" | head -60
