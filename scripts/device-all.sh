@@ -7,7 +7,7 @@
 # and the models fit the 64 MiB the device tool carries):
 #   scripts/device-all.sh --prepare BUILD_DIR .dev/all
 # Run on the GPU host (carry [".dev/all", ".rt"]):
-#   bash scripts/device-all.sh .dev/all
+#   bash scripts/device-all.sh [--parts suite,dists,realdata,headless] .dev/all
 # Writes at most 6 files under $OUT and prints a summary last.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,7 +30,13 @@ if [[ ${1:-} == --prepare ]]; then
     exit 0
 fi
 
-pack=$(cd "${1:?usage: device-all.sh BINDIR}" && pwd)
+parts=suite,dists,realdata,headless
+if [[ ${1:-} == --parts ]]; then
+    parts=$2
+    shift 2
+fi
+want() { [[ ,$parts, == *,$1,* ]]; }
+pack=$(cd "${1:?usage: device-all.sh [--parts LIST] BINDIR}" && pwd)
 out=${OUT:-/tmp/device-all-out}
 mkdir -p "$out"
 bin=/tmp/ds-bin
@@ -55,20 +61,26 @@ chmod +x "$bin"/*
 commit=$(cat "$bin/COMMIT")
 
 # 1. The sort suite. Budgets keep the whole call inside 10 minutes.
-OUT=/tmp/suite bash "$root/scripts/gpu-suite.sh" \
+mkdir -p /tmp/suite
+want suite && OUT=/tmp/suite bash "$root/scripts/gpu-suite.sh" \
     --test-args "--max-size 1048577" \
     --san-max-size 4099 --race-sizes 1,33,1025 --san-dists uniform \
     --budget-tests 150 --budget-san 50 --budget-bench 110 \
     --bench-args "--sizes 1024,2048,4096,8192,16384,32768,65536,69451,131072,262144,524288,871414,1048576,2097152,4194304,5000000,8388608,14027872,16777216,28055742,33554432,67108864" \
     "$bin" >/tmp/suite/summary.txt 2>&1
-cp /tmp/suite/bench.csv "$out/bench.csv"
-{ cat /tmp/suite/summary.txt; for f in /tmp/suite/*.log; do echo "##### $f"; tail -n 40 "$f"; done; } >"$out/suite.log"
+want suite && cp /tmp/suite/bench.csv "$out/bench.csv"
+want suite && { cat /tmp/suite/summary.txt; for f in /tmp/suite/*.log; do echo "##### $f"; tail -n 40 "$f"; done; } >"$out/suite.log"
 
-# 2. Real-data experiments: the hybrid paper's Fig. 10 (distances from a
+# 2. Every distribution against uniform, for the hybrid (<= 3x) and quick
+# (<= 2x) claims.
+want dists && timeout 100 "$bin/bench_sort" --algo hybrid,quick,radix --dist all \
+    --sizes 65536,1048576,16777216 --commit "$commit" >"$out/dists.log" 2>&1
+
+# 3. Real-data experiments: the hybrid paper's Fig. 10 (distances from a
 # viewpoint off the model, with and without shuffle) and the quicksort
 # paper's (viewer at the origin).
 B="timeout 60 $bin/bench_sort --runs 20 --commit $commit"
-{
+want realdata && {
     for src in "--model $bin/dragon_vrip.ply" "--model $bin/dragon_vrip.ply --grid 4x4" "--scene gyroid:5M"; do
         echo "=== fig10 $src"; $B $src
         echo "=== fig10 $src --shuffle"; $B $src --shuffle --algo hybrid,radix,cub --phases
@@ -79,9 +91,9 @@ B="timeout 60 $bin/bench_sort --runs 20 --commit $commit"
     echo "=== origin dragon_vrip 4x4"; $B --model "$bin/dragon_vrip.ply" --grid 4x4 --eye 0,0,0
 } >"$out/realdata.log" 2>&1
 
-# 3. Headless frames, verified, then timed.
+# 4. Headless frames, verified, then timed.
 H="timeout 90 $bin/depthsort --headless --size 1920x1080"
-{
+want headless && {
     echo "=== test_render"; timeout 60 "$bin/test_render"; echo "rc=$?"
     echo "=== dragon verify, every sort"; $H "$bin/dragon_vrip.ply" --frames 4 --sort all --verify; echo "rc=$?"
     echo "=== dragon timing"; $H "$bin/dragon_vrip.ply" --frames 200 --sort all --screenshot "$out/dragon.png"; echo "rc=$?"
@@ -91,5 +103,7 @@ H="timeout 90 $bin/depthsort --headless --size 1920x1080"
     echo "=== gyroid 10M timing, radix"; $H --scene gyroid:10M --frames 60 --sort radix; echo "rc=$?"
 } >"$out/headless.log" 2>&1
 
-echo "==== suite ===="; cat /tmp/suite/summary.txt | tail -n 40
-echo "==== headless (rc lines) ===="; grep -E "^===|^rc=|fps|frame " "$out/headless.log" | head -60
+want suite && { echo "==== suite ===="; tail -n 40 /tmp/suite/summary.txt; }
+want dists && { echo "==== distributions ===="; grep -v "^#" "$out/dists.log" | awk '{print $1, $2, $3, $4, $6, $7}'; }
+want headless && { echo "==== headless (rc lines) ===="; grep -E "^===|^rc=|fps|frame " "$out/headless.log" | head -60; }
+exit 0
