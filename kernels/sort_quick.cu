@@ -21,11 +21,7 @@
  * minimum and maximum key values (for float keys spread over many binades
  * the average of their codes would cut off almost nothing); the children's
  * bounds come for free from the partition (largest key below, smallest key
- * above). A sequence whose own split was lopsided (one side < 1/16 of the
- * other: its keys crowd at one end of their range, like denormals and zeros
- * under a few large keys) splits at the midpoint of its codes instead, and
- * an infinite or NaN end is split off as the pivot itself.
- * After QUICK_VALUE_ITERATIONS the pivot is the midpoint of the
+ * above). After QUICK_VALUE_ITERATIONS the pivot is the midpoint of the
  * codes, which halves the code range, so phase one takes at most 24 + 33
  * iterations on any input; a sequence whose minimum equals its maximum is
  * done at once — all-equal input costs two passes (convert, restore).
@@ -167,7 +163,6 @@ typedef struct quick_seq {
     uint32_t blocks_left;
     uint32_t below_max, above_min;  /* the children's inner bounds */
     uint32_t gap_start;             /* set by the last block, for fill */
-    uint32_t lopsided;  /* the split that made it left < 1/16 on one side */
 } quick_seq;
 
 enum { QUICK_TASK_SORT_MAIN = 0, QUICK_TASK_SORT_AUX = 1, QUICK_TASK_COPY = 2 };
@@ -433,7 +428,7 @@ __device__ void push_task(const quick_args &q, uint32_t start, uint32_t end,
  * else the next phase-one work list. */
 __device__ void file_sequence(const quick_args &q, int next, uint32_t start,
                               uint32_t end, uint32_t in_aux, uint32_t lo,
-                              uint32_t hi, uint32_t lopsided)
+                              uint32_t hi)
 {
     if (end <= start)
         return;
@@ -458,18 +453,6 @@ __device__ void file_sequence(const quick_args &q, int next, uint32_t start,
     s->lo = lo;
     s->hi = hi;
     s->in_aux = in_aux;
-    s->lopsided = lopsided;
-}
-
-/* Whether a split into `below` and `above` was lopsided: then the value
- * average is a poor pivot for the children (their keys crowd at one end of
- * their range, e.g. denormals and zeros under a few large keys), and the
- * next split halves the code range instead, which cuts such a crowd in a
- * bounded number of passes. Balanced splits keep the value pivot. */
-__device__ __forceinline__ uint32_t split_is_lopsided(uint32_t below,
-                                                      uint32_t above)
-{
-    return (uint64_t)min(below, above) * 16u < (uint64_t)max(below, above);
 }
 
 /* ---- kernels: setup and key maps ---------------------------------------- */
@@ -517,7 +500,7 @@ __global__ void k_quick_to_keys(float *keys, uint32_t count, int descending)
 /* One thread files the whole array as the first sequence. */
 __global__ void k_quick_root(quick_args q)
 {
-    file_sequence(q, 0, 0, q.count, 0, q.control->root_lo, q.control->root_hi, 0);
+    file_sequence(q, 0, 0, q.count, 0, q.control->root_lo, q.control->root_hi);
 }
 
 /* ---- kernels: phase one ------------------------------------------------- */
@@ -607,9 +590,7 @@ k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket)
             s->first_block = before + inclusive - nb;
             s->below = s->above = s->equal = 0;
             s->blocks_left = nb;
-            s->pivot = q.code_pivot || iteration >= QUICK_VALUE_ITERATIONS ||
-                               (s->lopsided && s->hi < 0xFF800000u &&
-                                s->lo > 0x007FFFFFu)
+            s->pivot = q.code_pivot || iteration >= QUICK_VALUE_ITERATIONS
                            ? midpoint(s->lo, s->hi)
                            : value_midpoint(s->lo, s->hi);
             s->below_max = 0;
@@ -707,9 +688,8 @@ __global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur)
         uint32_t total_below = vs->below, total_above = vs->above;
         uint32_t bmax = vs->below_max, amin = vs->above_min;
         s->gap_start = start + total_below;
-        const uint32_t lop = split_is_lopsided(total_below, total_above);
-        file_sequence(q, cur ^ 1, start, start + total_below, !in_aux, lo, bmax, lop);
-        file_sequence(q, cur ^ 1, end - total_above, end, !in_aux, amin, hi, lop);
+        file_sequence(q, cur ^ 1, start, start + total_below, !in_aux, lo, bmax);
+        file_sequence(q, cur ^ 1, end - total_above, end, !in_aux, amin, hi);
     }
 }
 
@@ -863,9 +843,8 @@ __global__ void __launch_bounds__(T) k_quick_partition_tile(quick_args q, int cu
         uint32_t total_below = vs->below, total_above = vs->above;
         uint32_t bmax = vs->below_max, amin = vs->above_min;
         s->gap_start = start + total_below;
-        const uint32_t lop = split_is_lopsided(total_below, total_above);
-        file_sequence(q, cur ^ 1, start, start + total_below, !in_aux, lo, bmax, lop);
-        file_sequence(q, cur ^ 1, end - total_above, end, !in_aux, amin, hi, lop);
+        file_sequence(q, cur ^ 1, start, start + total_below, !in_aux, lo, bmax);
+        file_sequence(q, cur ^ 1, end - total_above, end, !in_aux, amin, hi);
     }
 }
 
