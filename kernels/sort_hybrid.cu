@@ -83,6 +83,7 @@
 #include "hybrid_network.cuh"
 #include "sort_backend.h"
 #include "sort_keys.cuh"
+#include "warp_reduce.cuh"
 
 /* ---- tuning ------------------------------------------------------------ */
 
@@ -210,30 +211,6 @@ __device__ static inline float from_internal(uint32_t key, int descending)
 __device__ static inline int nothing_to_sort(const hybrid_globals *g)
 {
     return g->min_key == g->max_key;
-}
-
-/* Lowest and highest of a value over the full warp (redux.sync on sm_80+,
- * a shuffle butterfly before). */
-__device__ static inline uint32_t warp_min_u32(uint32_t v)
-{
-#if __CUDA_ARCH__ >= 800
-    return __reduce_min_sync(0xFFFFFFFFu, v);
-#else
-    for (int lane_mask = 16; lane_mask > 0; lane_mask >>= 1)
-        v = min(v, __shfl_xor_sync(0xFFFFFFFFu, v, lane_mask));
-    return v;
-#endif
-}
-
-__device__ static inline uint32_t warp_max_u32(uint32_t v)
-{
-#if __CUDA_ARCH__ >= 800
-    return __reduce_max_sync(0xFFFFFFFFu, v);
-#else
-    for (int lane_mask = 16; lane_mask > 0; lane_mask >>= 1)
-        v = max(v, __shfl_xor_sync(0xFFFFFFFFu, v, lane_mask));
-    return v;
-#endif
 }
 
 /* Fig. 4's search: the number of pivots[1..L-1] that are <= key, with a

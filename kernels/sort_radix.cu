@@ -54,6 +54,7 @@
 #include "cuda_check.h"
 #include "sort_backend.h"
 #include "sort_keys.cuh"
+#include "warp_reduce.cuh"
 
 /* ---- tuning ------------------------------------------------------------ */
 
@@ -500,7 +501,7 @@ k_radix_upsweep_joint(const uint32_t *__restrict__ keys, uint32_t count,
             }
             if (c)
                 atomicAdd(&lower[i & lo_mask], c);
-            uint32_t column = __reduce_add_sync(0xFFFFFFFFu, c);
+            uint32_t column = warp_sum_u32(c);
             if (lane == 0 && column && i < (1 << groups.bits[g]))
                 atomicAdd(&lower[radix + (i >> groups.lo_bits[g])], column);
         }
