@@ -96,6 +96,17 @@
  * slots (t * 16 + i) fall in distinct banks across a warp. */
 #define TILE_SMEM (TILE_SIZE + TILE_SIZE / 32)
 
+/* Sort tiles (the tile sort's unit): 256, 512 or 1024 threads x 16 pairs,
+ * 4096, 8192 or 16384 pairs in 33, 66 or 132 KB of shared memory; the
+ * largest that fits the GPU and leaves enough tiles to fill it (below).
+ * Buckets longer than a sort tile take global merge passes from there. The
+ * environment variable DS_HYBRID_TILE forces a size (tuning only). */
+#define SORT_TILE_VARIANTS 3
+static const int kSortTileThreads[SORT_TILE_VARIANTS] = {256, 512, 1024};
+/* A larger sort tile is taken only while n / tile >= this many tiles per
+ * SM, so that small inputs keep every SM busy. */
+static const size_t kSortTilesPerSm = 2;
+
 /* Buckets: L = the power of two nearest n / kBucketTarget, clamped to
  * [1, MAX_BUCKETS]. Measured at 16M uniform pairs (README "Hybrid sort"):
  * L = 512, 1024, 2048 took 1.48, 1.54, 1.74 ms (and 8192 was slower still
@@ -125,8 +136,9 @@ static const int kHistPerBucket = 4;
  * (16 at L = 512) rather than single words. GPUs with less shared memory
  * per block (sm_75: 64 KB) take 8 or 4 pairs a thread. */
 #define REPOSITION_ITEMS 16
+#define REPOSITION_MAX_ITEMS 32 /* DS_HYBRID_REPOSITION may ask for 32 */
 #define REPOSITION_SCAN_ITEMS (MAX_BUCKETS / STREAM_THREADS)
-static_assert(STREAM_THREADS * REPOSITION_ITEMS <= 65536 && MAX_BUCKETS < 65536,
+static_assert(STREAM_THREADS * REPOSITION_MAX_ITEMS <= 65536 && MAX_BUCKETS < 65536,
               "reposition packs bucket and rank into 16 bits each");
 
 /* One-block passes (refine, layout). */
@@ -156,6 +168,7 @@ struct hybrid_globals {
     uint32_t min_key, max_key;  /* min == max: nothing to sort */
     uint32_t max_padded;        /* largest padded size of a merged bucket */
     uint32_t total_tiles;       /* tiles over all buckets */
+    uint32_t total_sort_tiles;  /* sort tiles over all buckets */
 };
 
 /* Per-bucket layout, written by k_hybrid_layout. */
@@ -164,6 +177,7 @@ struct hybrid_buckets {
     uint32_t *offset;    /* 4-aligned start in the padded arrays */
     uint32_t *out;       /* start in the caller's arrays */
     uint32_t *tile;      /* first tile; tile[L] = total tiles */
+    uint32_t *sort_tile; /* first sort tile (tile sort's unit); [L] = total */
     uint32_t *constant;  /* 1: all keys equal, no sorting needed */
 };
 
@@ -176,7 +190,12 @@ struct hybrid_state {
     int histogram_blocks;
     uint32_t max_bins;        /* histogram bins that fit in shared memory */
     int reposition_items;     /* 16, 8 or 4: what fits in shared memory */
-    int tile_blocks;          /* resident blocks of the tile kernels */
+    int tile_blocks;          /* resident blocks of the merge kernels */
+    size_t bucket_target;     /* pairs per bucket (DS_HYBRID_BUCKET_TARGET) */
+    int sort_tile_cap;        /* DS_HYBRID_TILE, 0 = no cap */
+    int tiles_per_sm;         /* DS_HYBRID_TILES_PER_SM, else kSortTilesPerSm */
+    int sort_tile_variants;   /* sort tile sizes that fit shared memory */
+    int sort_tile_blocks[SORT_TILE_VARIANTS]; /* resident blocks of each */
     hybrid_globals *globals;
     uint32_t *hist, *bin_min, *bin_max;
     uint32_t *pivots;         /* L + 1: pivots[0] = min, pivots[L] = max + 1 */
@@ -556,7 +575,8 @@ k_hybrid_count(const float *keys, size_t n, int descending,
  * (at most 3 a bucket) of the first ping-pong array. */
 __global__ void __launch_bounds__(SINGLE_THREADS)
 k_hybrid_layout(hybrid_globals *g, const uint32_t *pivots, uint32_t L,
-                hybrid_buckets buckets, uint32_t *keys, uint32_t *values)
+                uint32_t sort_tile_size, hybrid_buckets buckets,
+                uint32_t *keys, uint32_t *values)
 {
     typedef cub::BlockScan<uint32_t, SINGLE_THREADS> scan;
     typedef cub::BlockReduce<uint32_t, SINGLE_THREADS> reduce;
@@ -565,7 +585,8 @@ k_hybrid_layout(hybrid_globals *g, const uint32_t *pivots, uint32_t L,
     if (nothing_to_sort(g))
         return;
     const int per = SINGLE_ITEMS;
-    uint32_t size[per], pad[per], out[per], tiles[per], largest = 0;
+    uint32_t size[per], pad[per], out[per], tiles[per], sort_tiles[per];
+    uint32_t largest = 0;
     int constant[per];
     for (int i = 0; i < per; i++) {
         uint32_t b = threadIdx.x * per + i;
@@ -574,15 +595,18 @@ k_hybrid_layout(hybrid_globals *g, const uint32_t *pivots, uint32_t L,
         pad[i] = padded(size[i]);
         out[i] = size[i];
         tiles[i] = (pad[i] + TILE_SIZE - 1) / TILE_SIZE;
+        sort_tiles[i] = (pad[i] + sort_tile_size - 1) / sort_tile_size;
         if (!constant[i])
             largest = max(largest, pad[i]);
     }
-    uint32_t total_tiles;
+    uint32_t total_tiles, total_sort_tiles;
     scan(scan_temp).ExclusiveSum(pad, pad);
     __syncthreads();
     scan(scan_temp).ExclusiveSum(out, out);
     __syncthreads();
     scan(scan_temp).ExclusiveSum(tiles, tiles, total_tiles);
+    __syncthreads();
+    scan(scan_temp).ExclusiveSum(sort_tiles, sort_tiles, total_sort_tiles);
     uint32_t block_largest = reduce(reduce_temp).Reduce(largest, max_op());
     for (int i = 0; i < per; i++) {
         uint32_t b = threadIdx.x * per + i;
@@ -591,6 +615,7 @@ k_hybrid_layout(hybrid_globals *g, const uint32_t *pivots, uint32_t L,
         buckets.offset[b] = pad[i];
         buckets.out[b] = out[i];
         buckets.tile[b] = tiles[i];
+        buckets.sort_tile[b] = sort_tiles[i];
         buckets.constant[b] = constant[i];
         if (!constant[i])
             for (uint32_t s = pad[i] + size[i]; s < pad[i] + padded(size[i]); s++) {
@@ -600,7 +625,9 @@ k_hybrid_layout(hybrid_globals *g, const uint32_t *pivots, uint32_t L,
     }
     if (threadIdx.x == 0) {
         buckets.tile[L] = total_tiles;
+        buckets.sort_tile[L] = total_sort_tiles;
         g->total_tiles = total_tiles;
+        g->total_sort_tiles = total_sort_tiles;
         g->max_padded = block_largest;
     }
 }
@@ -615,7 +642,7 @@ k_hybrid_layout(hybrid_globals *g, const uint32_t *pivots, uint32_t L,
  * offset + the block's base in that bucket + what the block already wrote
  * there + its rank. Writes internal keys into the padded array. */
 template <int ITEMS>
-__global__ void __launch_bounds__(STREAM_THREADS, 2)
+__global__ void __launch_bounds__(STREAM_THREADS, ITEMS > 16 ? 1 : 2)
 k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
                     int descending, const hybrid_globals *g,
                     const uint32_t *pivots, uint32_t L, size_t chunk,
@@ -719,28 +746,33 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
     }
 }
 
-/* The vector merge sort's first passes, one tile (4096 pairs of one bucket)
- * per block iteration: thread t sorts pairs [16t, 16t + 16) in registers
- * (sortElements, Fig. 1, the merge loop), then the block merges runs of
- * 16 -> 4096 in shared memory, each thread producing 16 outputs located by
- * merge-path search. Sorts in place; slots past a partial tile are padded
- * with KEY_PAD and not written back. Constant buckets are skipped. */
-__global__ void __launch_bounds__(TILE_THREADS)
+/* The vector merge sort's first passes, one sort tile (THREADS * 16 pairs
+ * of one bucket) per block iteration: thread t sorts pairs [16t, 16t + 16)
+ * in registers (sortElements, Fig. 1, the merge loop), then the block
+ * merges runs of 16 -> THREADS * 16 in shared memory, each thread producing
+ * 16 outputs located by merge-path search. Sorts in place; slots past a
+ * partial tile are padded with KEY_PAD and not written back. A bucket that
+ * fits in one sort tile is finished here (sentinels dropped, floats into
+ * the caller's arrays). Constant buckets are skipped. Shared memory
+ * (dynamic): keys then values, tile_smem(THREADS * 16) words each. */
+template <int THREADS>
+__global__ void __launch_bounds__(THREADS)
 k_hybrid_tile_sort(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
                    uint32_t *keys, uint32_t *values, float *final_keys,
                    uint32_t *final_values, int descending)
 {
-    __shared__ uint32_t s_keys[TILE_SMEM];
-    __shared__ uint32_t s_values[TILE_SMEM];
+    const uint32_t size = THREADS * TILE_ITEMS;
+    extern __shared__ uint32_t shared[];
+    uint32_t *s_keys = shared, *s_values = shared + size + size / 32;
     if (nothing_to_sort(g))
         return;
-    uint32_t total = g->total_tiles;
+    uint32_t total = g->total_sort_tiles;
     for (uint32_t t = blockIdx.x; t < total; t += gridDim.x) {
-        uint32_t b = bucket_of_tile(buckets.tile, L, t);
+        uint32_t b = bucket_of_tile(buckets.sort_tile, L, t);
         if (buckets.constant[b])
             continue;
-        uint32_t first = (t - buckets.tile[b]) * TILE_SIZE;
-        uint32_t valid = min((uint32_t)TILE_SIZE, padded(buckets.count[b]) - first);
+        uint32_t first = (t - buckets.sort_tile[b]) * size;
+        uint32_t valid = min(size, padded(buckets.count[b]) - first);
         uint32_t base = buckets.offset[b] + first; /* multiple of 4 */
         const uint4 *k4 = (const uint4 *)(keys + base);
         const uint4 *v4 = (const uint4 *)(values + base);
@@ -767,7 +799,9 @@ k_hybrid_tile_sort(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
             rv[4 * i] = vv[i].x, rv[4 * i + 1] = vv[i].y;
             rv[4 * i + 2] = vv[i].z, rv[4 * i + 3] = vv[i].w;
         }
-        for (uint32_t run = TILE_ITEMS; run < TILE_SIZE; run <<= 1) {
+        /* runs beyond the valid (rounded to 16) part are all KEY_PAD and
+         * stay where they are: merging stops at the padded length */
+        for (uint32_t run = TILE_ITEMS; run < valid; run <<= 1) {
             __syncthreads(); /* the previous pass has read s_keys */
 #pragma unroll
             for (int i = 0; i < TILE_ITEMS; i++) {
@@ -790,16 +824,16 @@ k_hybrid_tile_sort(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
         }
         __syncthreads(); /* the tile is whole in shared memory */
         uint32_t count = buckets.count[b];
-        if (padded(count) <= TILE_SIZE) {
+        if (padded(count) <= size) {
             /* the whole bucket: drop its sentinels, write the final output */
             uint32_t skip = padded(count) - count;
             size_t out = (size_t)buckets.out[b] - skip;
-            for (uint32_t j = skip + threadIdx.x; j < valid; j += TILE_THREADS) {
+            for (uint32_t j = skip + threadIdx.x; j < valid; j += THREADS) {
                 final_keys[out + j] = from_internal(s_keys[slot(j)], descending);
                 final_values[out + j] = s_values[slot(j)];
             }
         } else {
-            for (uint32_t j = threadIdx.x; j < valid; j += TILE_THREADS) {
+            for (uint32_t j = threadIdx.x; j < valid; j += THREADS) {
                 keys[base + j] = s_keys[slot(j)];
                 values[base + j] = s_values[slot(j)];
             }
@@ -924,8 +958,9 @@ k_hybrid_compact(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
 
 static uint32_t buckets_for(const hybrid_state *s, size_t n)
 {
-    size_t want = s->forced_buckets ? (size_t)s->forced_buckets
-                                    : (n + kBucketTarget / 2) / kBucketTarget;
+    size_t want = s->forced_buckets
+                      ? (size_t)s->forced_buckets
+                      : (n + s->bucket_target / 2) / s->bucket_target;
     uint32_t L = 1;
     while (L < MAX_BUCKETS && (size_t)L * 2 <= want)
         L *= 2;
@@ -943,11 +978,41 @@ static uint32_t bins_for(const hybrid_state *s, uint32_t L)
     return bins > s->max_bins ? s->max_bins : bins;
 }
 
+/* Shared memory of a sort tile of `pairs` pairs: keys and values, each
+ * with one spare word per 32 (see slot()). */
+static size_t tile_smem(size_t pairs)
+{
+    return 2 * sizeof(uint32_t) * (pairs + pairs / 32);
+}
+
+static const void *tile_sort_kernel(int variant)
+{
+    return variant == 2 ? (const void *)k_hybrid_tile_sort<1024>
+         : variant == 1 ? (const void *)k_hybrid_tile_sort<512>
+                        : (const void *)k_hybrid_tile_sort<256>;
+}
+
+/* The sort tile variant for n pairs: the largest that fits shared memory
+ * and the cap (DS_HYBRID_TILE) whose tile count still covers
+ * tiles_per_sm per SM. */
+static int sort_tile_for(const hybrid_state *s, size_t n)
+{
+    int chosen = 0;
+    for (int v = 1; v < s->sort_tile_variants; v++) {
+        size_t pairs = (size_t)kSortTileThreads[v] * TILE_ITEMS;
+        if ((!s->sort_tile_cap || (size_t)s->sort_tile_cap >= pairs) &&
+            n / pairs >= (size_t)s->tiles_per_sm * (size_t)s->sms)
+            chosen = v;
+    }
+    return chosen;
+}
+
 /* The reposition kernel for `items` pairs a thread, and its dynamic shared
  * memory for L buckets. */
 static const void *reposition_kernel(int items)
 {
-    return items == 16 ? (const void *)k_hybrid_reposition<16>
+    return items == 32 ? (const void *)k_hybrid_reposition<32>
+         : items == 16 ? (const void *)k_hybrid_reposition<16>
          : items == 8  ? (const void *)k_hybrid_reposition<8>
                        : (const void *)k_hybrid_reposition<4>;
 }
@@ -981,6 +1046,7 @@ static void hybrid_destroy(void *opaque)
     cudaFree(s->buckets.offset);
     cudaFree(s->buckets.out);
     cudaFree(s->buckets.tile);
+    cudaFree(s->buckets.sort_tile);
     cudaFree(s->buckets.constant);
     cudaFree(s->block_base);
     for (int i = 0; i < 2; i++) {
@@ -1005,6 +1071,22 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
     const char *forced = getenv("DS_HYBRID_BUCKETS");
     if (forced && atoi(forced) > 0)
         s->forced_buckets = atoi(forced);
+    s->bucket_target = kBucketTarget;
+    const char *target = getenv("DS_HYBRID_BUCKET_TARGET");
+    if (target && atoi(target) > 0)
+        s->bucket_target = (size_t)atoi(target);
+    const char *tile_cap = getenv("DS_HYBRID_TILE");
+    if (tile_cap && atoi(tile_cap) > 0)
+        s->sort_tile_cap = atoi(tile_cap);
+    s->tiles_per_sm = (int)kSortTilesPerSm;
+    const char *tiles_per_sm = getenv("DS_HYBRID_TILES_PER_SM");
+    if (tiles_per_sm && atoi(tiles_per_sm) >= 0)
+        s->tiles_per_sm = atoi(tiles_per_sm);
+    int reposition_start = REPOSITION_ITEMS;
+    const char *forced_reposition = getenv("DS_HYBRID_REPOSITION");
+    if (forced_reposition && atoi(forced_reposition) >= 4 &&
+        atoi(forced_reposition) <= REPOSITION_MAX_ITEMS)
+        reposition_start = atoi(forced_reposition);
 
     int device = 0;
     DS_CUDA_GOTO(status, fail, "sort hybrid", cudaGetDevice(&device));
@@ -1023,7 +1105,7 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
         if (s->max_bins > MAX_HIST_BINS)
             s->max_bins = MAX_HIST_BINS;
         s->reposition_items = 0;
-        for (int items = REPOSITION_ITEMS; items >= 4 && !s->reposition_items; items /= 2) {
+        for (int items = reposition_start; items >= 4 && !s->reposition_items; items /= 2) {
             cudaFuncAttributes attributes;
             DS_CUDA_GOTO(status, fail, "sort hybrid",
                          cudaFuncGetAttributes(&attributes, reposition_kernel(items)));
@@ -1058,6 +1140,19 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
                                            STREAM_THREADS, stage_smem, s->sms);
         s->tile_blocks = resident_blocks((const void *)k_hybrid_merge_pass,
                                          TILE_THREADS, 0, s->sms);
+        for (int v = 0; v < SORT_TILE_VARIANTS; v++) {
+            size_t smem = tile_smem((size_t)kSortTileThreads[v] * TILE_ITEMS);
+            if (smem > (size_t)optin)
+                break;
+            DS_CUDA_GOTO(status, fail, "sort hybrid",
+                         cudaFuncSetAttribute(tile_sort_kernel(v),
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              (int)smem));
+            s->sort_tile_blocks[v] = resident_blocks(tile_sort_kernel(v),
+                                                     kSortTileThreads[v], smem,
+                                                     s->sms);
+            s->sort_tile_variants = v + 1;
+        }
     }
     DS_CUDA_GOTO(status, fail, "sort hybrid",
                  cudaMalloc((void **)&s->globals, sizeof(hybrid_globals)));
@@ -1077,6 +1172,9 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
                  cudaMalloc((void **)&s->buckets.out, MAX_BUCKETS * sizeof(uint32_t)));
     DS_CUDA_GOTO(status, fail, "sort hybrid",
                  cudaMalloc((void **)&s->buckets.tile, (MAX_BUCKETS + 1) * sizeof(uint32_t)));
+    DS_CUDA_GOTO(status, fail, "sort hybrid",
+                 cudaMalloc((void **)&s->buckets.sort_tile,
+                            (MAX_BUCKETS + 1) * sizeof(uint32_t)));
     DS_CUDA_GOTO(status, fail, "sort hybrid",
                  cudaMalloc((void **)&s->buckets.constant, MAX_BUCKETS * sizeof(uint32_t)));
     DS_CUDA_GOTO(status, fail, "sort hybrid",
@@ -1129,8 +1227,14 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
     size_t tiles_bound = (count + 3 * (size_t)L) / TILE_SIZE + L + 1;
     unsigned tile_grid = (unsigned)(tiles_bound < (size_t)s->tile_blocks
                                         ? tiles_bound : (size_t)s->tile_blocks);
+    int variant = sort_tile_for(s, count);
+    uint32_t sort_size = (uint32_t)kSortTileThreads[variant] * TILE_ITEMS;
+    size_t sort_bound = (count + 3 * (size_t)L) / sort_size + L + 1;
+    unsigned sort_grid = (unsigned)(sort_bound < (size_t)s->sort_tile_blocks[variant]
+                                        ? sort_bound
+                                        : (size_t)s->sort_tile_blocks[variant]);
     /* worst case passes: one bucket of every element, padded */
-    size_t max_tiles = (count + 3 + TILE_SIZE - 1) / TILE_SIZE;
+    size_t max_tiles = (count + 3 + sort_size - 1) / sort_size;
     int passes = 0;
     while (((size_t)1 << passes) < max_tiles)
         passes++;
@@ -1162,7 +1266,7 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
         s->buckets.count, s->block_base);
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_count");
     k_hybrid_layout<<<1, SINGLE_THREADS, 0, st>>>(s->globals, s->pivots, L,
-                                                  s->buckets, s->keys[0],
+                                                  sort_size, s->buckets, s->keys[0],
                                                   s->values[0]);
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_layout");
     if ((status = mark(s, 4, st)))
@@ -1172,6 +1276,7 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
     k_hybrid_reposition<items><<<count_grid, STREAM_THREADS, stage_smem, st>>>( \
         keys, values, count, descending, s->globals, s->pivots, L, chunk,     \
         s->buckets.offset, s->block_base, s->keys[0], s->values[0])
+    case 32: LAUNCH_REPOSITION(32); break;
     case 16: LAUNCH_REPOSITION(16); break;
     case 8: LAUNCH_REPOSITION(8); break;
     default: LAUNCH_REPOSITION(4); break;
@@ -1180,9 +1285,17 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_reposition");
     if ((status = mark(s, 5, st)))
         return status;
-    k_hybrid_tile_sort<<<tile_grid, TILE_THREADS, 0, st>>>(
-        s->globals, s->buckets, L, s->keys[0], s->values[0], keys, values,
-        descending);
+    switch (variant) {
+#define LAUNCH_TILE_SORT(threads)                                              \
+    k_hybrid_tile_sort<threads><<<sort_grid, threads,                          \
+                                  tile_smem((size_t)threads * TILE_ITEMS), st>>>( \
+        s->globals, s->buckets, L, s->keys[0], s->values[0], keys, values,     \
+        descending)
+    case 2: LAUNCH_TILE_SORT(1024); break;
+    case 1: LAUNCH_TILE_SORT(512); break;
+    default: LAUNCH_TILE_SORT(256); break;
+#undef LAUNCH_TILE_SORT
+    }
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_tile_sort");
     /* Ping-pong: pass p reads array p % 2 and writes the other, except that
      * each bucket's last pass (or its tile sort, for one-tile buckets)
@@ -1190,7 +1303,7 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
      * constant buckets, which never left array 0. */
     for (int p = 0; p < passes; p++) {
         k_hybrid_merge_pass<<<tile_grid, TILE_THREADS, 0, st>>>(
-            s->globals, s->buckets, L, (uint32_t)TILE_SIZE << p, s->keys[p & 1],
+            s->globals, s->buckets, L, sort_size << p, s->keys[p & 1],
             s->values[p & 1], s->keys[!(p & 1)], s->values[!(p & 1)], keys,
             values, descending);
         DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_merge_pass");
