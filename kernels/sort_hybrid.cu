@@ -48,11 +48,14 @@
  * steps and the paper's merge loop (kernels/hybrid_network.cuh, proven on the
  * CPU by tests/test_hybrid.c) into one sorted run of 16. The paper then runs
  * one thread per pair of runs, which leaves most of an H100 idle once few
- * long runs remain; here a block instead merges its 256 runs into a 4096-pair
- * tile in shared memory, each thread finding its 16 outputs by merge-path
- * search, and buckets longer than a tile take merge-path partitioned global
- * passes (a block per 4096 outputs, run length doubling), so every pass
- * keeps the whole GPU busy whatever the bucket sizes.
+ * long runs remain; here a block instead merges its runs into a sort tile
+ * of up to 16384 pairs in shared memory (1024 threads, 132 KB; 4096 or 8192
+ * pairs where shared memory or the input is small), each thread finding its
+ * 16 outputs by merge-path search, and buckets longer than a sort tile take
+ * merge-path partitioned global passes (a block per 4096 outputs, run
+ * length doubling), so every pass keeps the whole GPU busy whatever the
+ * bucket sizes. At 16M pairs (L = 512, buckets of ~32K) that is one global
+ * pass where 4096-pair tiles needed three.
  *
  * Robustness beyond the paper (no input may cost more than 3x uniform; at
  * 16M pairs on an H200 every distribution of the suite took at most 1.1x):
@@ -98,23 +101,29 @@
 
 /* Sort tiles (the tile sort's unit): 256, 512 or 1024 threads x 16 pairs,
  * 4096, 8192 or 16384 pairs in 33, 66 or 132 KB of shared memory; the
- * largest that fits the GPU and leaves enough tiles to fill it (below).
- * Buckets longer than a sort tile take global merge passes from there. The
- * environment variable DS_HYBRID_TILE forces a size (tuning only). */
+ * largest that fits the GPU (sm_75: 4096 only; sm_86: up to 8192) and
+ * leaves enough tiles to fill it (below). Buckets longer than a sort tile
+ * take global merge passes from there. Measured at 16M uniform pairs,
+ * L = 512, on an H200 (README "Hybrid sort"): 4096, 8192, 16384 took 1.47,
+ * 1.41, 1.36 ms. Tuning only: DS_HYBRID_TILE caps the size,
+ * DS_HYBRID_TILES_PER_SM replaces kSortTilesPerSm (0: always the largest). */
 #define SORT_TILE_VARIANTS 3
 static const int kSortTileThreads[SORT_TILE_VARIANTS] = {256, 512, 1024};
 /* A larger sort tile is taken only while n / tile >= this many tiles per
- * SM, so that small inputs keep every SM busy. */
+ * SM, so that small inputs keep more SMs busy. (At 1M pairs, 0 measured
+ * 0.138 ms against 0.145 with 2; 64K was not compared, so 2 stays.) */
 static const size_t kSortTilesPerSm = 2;
 
 /* Buckets: L = the power of two nearest n / kBucketTarget, clamped to
- * [1, MAX_BUCKETS]. Measured at 16M uniform pairs (README "Hybrid sort"):
- * L = 512, 1024, 2048 took 1.48, 1.54, 1.74 ms (and 8192 was slower still
- * in a first version): more buckets shorten the merge (one global pass
- * fewer per doubling) but cost more in count and reposition, whose scatter
- * runs get shorter (chunk / L pairs). The paper's 1024 fit a 32-core GPU.
- * MAX_BUCKETS bounds the shared memory of the count and reposition kernels.
- * The environment variable DS_HYBRID_BUCKETS overrides L (tuning only). */
+ * [1, MAX_BUCKETS]. Measured at 16M uniform pairs on an H200 (README
+ * "Hybrid sort"), ms with sort tiles of 4096 / 8192 / 16384 pairs:
+ * L = 512: 1.47 / 1.41 / 1.36; L = 1024: 1.52 / 1.47 / 1.48; L = 2048:
+ * 1.71 / 1.69 / 1.81 (and 8192 was slower still in a first version): more
+ * buckets shorten the merge but cost more in count and reposition, whose
+ * scatter runs get shorter (chunk / L pairs). The paper's 1024 fit a
+ * 32-core GPU. MAX_BUCKETS bounds the shared memory of the count and
+ * reposition kernels. Tuning only: DS_HYBRID_BUCKETS sets L,
+ * DS_HYBRID_BUCKET_TARGET replaces kBucketTarget. */
 #define MAX_BUCKETS 2048
 static const size_t kBucketTarget = 32768;
 
@@ -134,7 +143,10 @@ static const int kHistPerBucket = 4;
 /* Reposition sub-chunk: 512 threads x 16 pairs staged in 64 KB of shared
  * memory, so that a bucket receives runs of about chunk / L pairs per write
  * (16 at L = 512) rather than single words. GPUs with less shared memory
- * per block (sm_75: 64 KB) take 8 or 4 pairs a thread. */
+ * per block (sm_75: 64 KB) take 8 or 4 pairs a thread. DS_HYBRID_REPOSITION
+ * (tuning only) asks for 32, 8 or 4: 32 (one block per SM) measured slower
+ * at L = 512 and 1024 (0.35 vs 0.33 ms, 0.45 vs 0.41 ms at 16M), faster only
+ * at L = 2048 (0.54 vs 0.63 ms). */
 #define REPOSITION_ITEMS 16
 #define REPOSITION_MAX_ITEMS 32 /* DS_HYBRID_REPOSITION may ask for 32 */
 #define REPOSITION_SCAN_ITEMS (MAX_BUCKETS / STREAM_THREADS)
