@@ -68,30 +68,59 @@
  * 8-bit digits (3 passes and a copy, or 2 passes). */
 static const int kDigitBitsFullKeys = 7;
 static const int kDigitBitsShortKeys = 8;
-/* Backend's tile shape (SHAPE<n> below) and upsweep, by the same H100
- * measurement: a look-back window of 4 (SHAPE1) took 16M pairs from 0.807
- * to 0.789 ms; the joint-pair upsweep (fewer shared atomics, but 74 KiB of
- * histograms per block and their row and column sums) was slower than the
- * per-pass one (0.095 against 0.071 ms at 16M), so it stays off. */
-static const int kDefaultShape = 1;
+/* The joint-pair upsweep (fewer shared atomics, but 74 KiB of histograms
+ * per block and their row and column sums) was slower than the per-pass
+ * one (0.095 against 0.071 ms at 16M on the H100), so it stays off. */
 static const int kJointUpsweep = 0;
 
-/* Downsweep tile shapes: threads per block, keys per thread, blocks per SM
- * the register budget must allow, early count publication, next-tile
- * prefetch, look-back window (k_radix_downsweep). Larger tiles amortise
- * the per-tile latencies (tile dispenser, look-back, barriers) that a
- * persistent block cannot hide, and lengthen each digit's write run; a
- * wider look-back window reads that many predecessors' words at once, so
- * a tile whose predecessors have only published their own counts pays one
- * memory round trip per window instead of one per predecessor.
- * kDefaultShape names the backend's (README, "Radix sort"); SHAPE0 is
- * built for every digit width, the others for 7- and 8-bit digits. */
-#define SHAPE0 384, 16, 2, true, false, 1
-#define SHAPE1 384, 16, 2, true, false, 4
-#define SHAPE2 384, 16, 2, true, false, 8
-#define SHAPE3 256, 24, 2, true, false, 4
-#define SHAPE4 512, 12, 2, true, false, 4
-#define RADIX_SHAPE_COUNT 5
+/* Kernel shapes: downsweep threads per block, keys per thread, blocks per
+ * SM the register budget must allow, early count publication, next-tile
+ * prefetch, look-back window, ranking by match.any (else one ballot per
+ * digit bit), when values are loaded (VALUES_WITH_KEYS, VALUES_AFTER_RANK:
+ * once the tile is ranked, VALUES_AFTER_EXCHANGE: once its keys are in
+ * shared memory), and upsweep sub-histograms per block (k_radix_downsweep,
+ * k_radix_upsweep). Larger tiles amortise the per-tile latencies (tile
+ * dispenser, look-back, barriers) that a persistent block cannot hide, and
+ * lengthen each digit's write run; a wider look-back window reads that
+ * many predecessors' words at once, so a tile whose predecessors have only
+ * published their own counts pays one memory round trip per window
+ * instead of one per predecessor; loading values late keeps them out of
+ * the registers that ranking needs; sub-histograms spread the shared
+ * atomics of equal digits (the top digits of depth keys) over banks.
+ * DEFAULT_SHAPE names the backend's (README, "Radix sort"); SHAPE0 and the
+ * default are built for every digit width, the others for 7-bit digits
+ * (the measurement). */
+#define VALUES_WITH_KEYS 0
+#define VALUES_AFTER_RANK 1
+#define VALUES_AFTER_EXCHANGE 2
+#define SHAPE0 384, 16, 2, true, false, 1, false, VALUES_WITH_KEYS, 1
+#define SHAPE1 384, 16, 2, true, false, 4, false, VALUES_WITH_KEYS, 1
+#define SHAPE2 384, 16, 2, true, false, 4, false, VALUES_WITH_KEYS, 8
+#define SHAPE3 384, 16, 2, true, false, 4, false, VALUES_AFTER_RANK, 8
+#define SHAPE4 384, 16, 2, true, false, 4, false, VALUES_AFTER_EXCHANGE, 8
+#define SHAPE5 384, 16, 2, true, false, 4, true, VALUES_AFTER_RANK, 8
+#define SHAPE6 384, 16, 2, true, false, 4, true, VALUES_AFTER_EXCHANGE, 8
+#define SHAPE7 384, 16, 1, true, false, 4, false, VALUES_WITH_KEYS, 8
+#define SHAPE8 384, 16, 1, true, false, 4, true, VALUES_AFTER_RANK, 8
+#define SHAPE9 384, 16, 3, true, false, 4, true, VALUES_AFTER_EXCHANGE, 8
+#define SHAPE10 256, 24, 2, true, false, 4, false, VALUES_AFTER_RANK, 8
+#define SHAPE11 256, 24, 2, true, false, 4, true, VALUES_AFTER_RANK, 8
+#define SHAPE12 512, 12, 2, true, false, 4, false, VALUES_AFTER_RANK, 8
+#define SHAPE13 512, 12, 2, true, false, 4, true, VALUES_AFTER_RANK, 8
+#define SHAPE14 384, 16, 2, true, false, 4, true, VALUES_WITH_KEYS, 8
+#define RADIX_SHAPE_COUNT 15
+/* Measured on an H200 at 16M uniform pairs, 7-bit digits (README, "Radix
+ * sort"): 8 upsweep sub-histograms took the upsweep from 0.069 to 0.057 ms
+ * (SHAPE2); loading values after ranking or after the key exchange took
+ * the downsweep from 0.639 to 0.613-0.616 ms (SHAPE3, 4, 12: 512 x 12 at
+ * 0.677 ms in all, 384 x 16 after the exchange at 0.678, the only one
+ * without spills); match.any ranking cost 0.05-0.12 ms more than ballots
+ * in every shape; one block per SM (no spills, 149-168 registers) and
+ * three (56 registers, spilling) were slower still. */
+#define DEFAULT_SHAPE 12
+#define SHAPE_OF(n) SHAPE_OF_(n)
+#define SHAPE_OF_(n) SHAPE##n
+static const int kDefaultShape = DEFAULT_SHAPE;
 
 /* Upsweep: 256 threads x 16 keys (four 16-byte loads) per tile; four
  * blocks per SM keep 64 KiB of loads in flight per SM. */
@@ -186,11 +215,14 @@ __device__ __forceinline__ uint32_t from_ordered(uint32_t ordered,
 }
 
 /* Lanes of the warp holding the same BITS-bit digit as this lane: one
- * ballot per bit (match.any.sync is slower for a few bits, as CUB's
- * warp_matcher_t notes). All 32 lanes must call it. */
-template <int BITS>
+ * match.any.sync (MATCH), or one ballot per bit (CUB's warp_matcher_t
+ * notes that match.any is slower for a few bits). All 32 lanes must call
+ * it. */
+template <int BITS, bool MATCH>
 __device__ __forceinline__ uint32_t match_digit(uint32_t digit)
 {
+    if (MATCH)
+        return __match_any_sync(0xFFFFFFFFu, digit);
     uint32_t peers = 0xFFFFFFFFu;
 #pragma unroll
     for (int b = 0; b < BITS; b++) {
@@ -278,10 +310,11 @@ __device__ __forceinline__ void lookback(unsigned long long *tile_status,
 
 /* ---- kernels ----------------------------------------------------------- */
 
-/* Adds the digits of `keys` at one digit place to s_hist, one shared atomic
- * per run of equal digits: a digit that is the same for most keys (the top
- * digits of depth keys) then costs one atomic per thread, not per key. */
-template <int BITS, int N>
+/* Adds the digits of `keys` at one digit place to s_hist (digit d's
+ * counter at s_hist[d * STRIDE]), one shared atomic per run of equal
+ * digits: a digit that is the same for most keys (the top digits of depth
+ * keys) then costs one atomic per thread, not per key. */
+template <int BITS, int STRIDE, int N>
 __device__ __forceinline__ void count_runs(uint32_t *s_hist,
                                            const uint32_t (&ordered)[N],
                                            int shift)
@@ -293,31 +326,35 @@ __device__ __forceinline__ void count_runs(uint32_t *s_hist,
         if (d == run_digit) {
             run++;
         } else {
-            atomicAdd(&s_hist[run_digit], run);
+            atomicAdd(&s_hist[run_digit * STRIDE], run);
             run_digit = d;
             run = 1;
         }
     }
-    atomicAdd(&s_hist[run_digit], run);
+    atomicAdd(&s_hist[run_digit * STRIDE], run);
 }
 
 /* Upsweep: digit histograms of every pass in one read of the keys.
- * Block: 4096-key tiles, grid-stride; private histograms in shared memory,
- * added to the global ones at the end. Thread t: 16-byte vectors t,
+ * Block: 4096-key tiles, grid-stride; PARTS private histograms per pass in
+ * shared memory (lane l adds to part l % PARTS; digit d's parts are
+ * adjacent words, so lanes with equal digits hit different banks), summed
+ * and added to the global ones at the end. Thread t: 16-byte vectors t,
  * t + 256, t + 512, t + 768 of the tile (coalesced), i.e. 16 keys. Keys
  * past the last whole tile (or all keys, for a misaligned buffer) are
  * counted one per thread. */
-template <int BITS>
+template <int BITS, int PARTS>
 __global__ void __launch_bounds__(UPSWEEP_THREADS)
 k_radix_upsweep(const uint32_t *__restrict__ keys, uint32_t count,
                 int vector_ok, int descending, int low_bit, int pass_count,
                 radix_control *control)
 {
     const int radix = 1 << BITS;
-    __shared__ uint32_t s_hist[MAX_PASSES * (1 << BITS)];
-    for (int i = threadIdx.x; i < pass_count * radix; i += blockDim.x)
+    const int bins = radix * PARTS; /* shared words per pass */
+    __shared__ uint32_t s_hist[(32 + BITS - 1) / BITS * (1 << BITS) * PARTS];
+    for (int i = threadIdx.x; i < pass_count * bins; i += blockDim.x)
         s_hist[i] = 0;
     __syncthreads();
+    uint32_t *my_hist = s_hist + (threadIdx.x & 31) % PARTS;
 
     const uint32_t tiles = vector_ok ? count / UPSWEEP_TILE : 0;
     for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
@@ -336,21 +373,28 @@ k_radix_upsweep(const uint32_t *__restrict__ keys, uint32_t count,
             ordered[4 * j + 3] = to_ordered(v[j].w, descending);
         }
         for (int p = 0; p < pass_count; p++)
-            count_runs<BITS>(s_hist + p * radix, ordered, low_bit + p * BITS);
+            count_runs<BITS, PARTS>(my_hist + p * bins, ordered,
+                                    low_bit + p * BITS);
     }
     for (size_t i = (size_t)tiles * UPSWEEP_TILE +
                     (size_t)blockIdx.x * blockDim.x + threadIdx.x;
          i < count; i += (size_t)gridDim.x * blockDim.x) {
         uint32_t ordered = to_ordered(keys[i], descending);
         for (int p = 0; p < pass_count; p++)
-            atomicAdd(&s_hist[p * radix +
-                              digit_of<BITS>(ordered, low_bit + p * BITS)],
+            atomicAdd(&my_hist[p * bins +
+                               digit_of<BITS>(ordered, low_bit + p * BITS) *
+                                   PARTS],
                       1u);
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < pass_count * radix; i += blockDim.x)
-        if (s_hist[i])
-            atomicAdd(&control->digit_base[i / radix][i % radix], s_hist[i]);
+    for (int i = threadIdx.x; i < pass_count * radix; i += blockDim.x) {
+        uint32_t sum = 0;
+#pragma unroll
+        for (int part = 0; part < PARTS; part++)
+            sum += s_hist[i * PARTS + part];
+        if (sum)
+            atomicAdd(&control->digit_base[i / radix][i % radix], sum);
+    }
 }
 
 /* As count_runs, for a digit of any width: the bits of `ordered` under
@@ -559,6 +603,27 @@ k_radix_scan(uint32_t count, int pass_count, radix_control *control)
     control->final_copy = in_scratch;
 }
 
+/* Loads a warp's ITEMS x 32 values (lane l: values l, l + 32, ...) from
+ * `src`; when the tile is not whole, only the first `valid` exist and the
+ * rest read as 0. */
+template <int ITEMS>
+__device__ __forceinline__ void load_values(uint32_t (&value)[ITEMS],
+                                            const uint32_t *src, int lane,
+                                            bool whole, uint32_t valid)
+{
+    if (whole) {
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++)
+            value[i] = src[i * 32 + lane];
+    } else {
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            uint32_t local = i * 32 + lane;
+            value[i] = local < valid ? src[local] : 0;
+        }
+    }
+}
+
 /* Shared memory of one downsweep block: the key and value exchanges and
  * the per-warp digit counters (dynamic, as a tile of 384 x 21 pairs
  * exceeds the 48 KiB static limit). */
@@ -583,9 +648,9 @@ struct downsweep_smem {
  * look-back (overlapping the exchange), and then thread t writes tile slots
  * t, t + THREADS, ...: consecutive threads write consecutive positions
  * within each digit's run. PREFETCH fetches the next tile's number while
- * working on the current one. */
+ * working on the current one; MATCH and VALUES as in the shape table. */
 template <int BITS, int THREADS, int ITEMS, int MIN_BLOCKS, bool EARLY,
-          bool PREFETCH, int WINDOW>
+          bool PREFETCH, int WINDOW, bool MATCH, int VALUES, int PARTS>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
                   uint32_t *scratch_values, uint32_t count, int pass,
@@ -647,30 +712,27 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
         const uint32_t valid = min((uint32_t)tile_size, count - tile_base);
 
         /* Load: invalid slots of the last tile become maximal keys, which
-         * rank after every valid key of the tile. */
+         * rank after every valid key of the tile. Values come with the keys
+         * or later (load_values), by VALUES. */
         uint32_t key[ITEMS], value[ITEMS], rank[ITEMS];
         const uint32_t warp_base = warp * (ITEMS * 32);
-        if (valid == (uint32_t)tile_size) {
+        const bool whole = valid == (uint32_t)tile_size;
+        if (whole) {
             /* Whole tile: unguarded loads, all issued before any is used. */
 #pragma unroll
-            for (int i = 0; i < ITEMS; i++) {
-                uint32_t local = warp_base + i * 32 + lane;
-                key[i] = src_keys[tile_base + local];
-                value[i] = src_values[tile_base + local];
-            }
+            for (int i = 0; i < ITEMS; i++)
+                key[i] = src_keys[tile_base + warp_base + i * 32 + lane];
         } else {
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) {
                 uint32_t local = warp_base + i * 32 + lane;
-                if (local < valid) {
-                    key[i] = src_keys[tile_base + local];
-                    value[i] = src_values[tile_base + local];
-                } else {
-                    key[i] = 0xFFFFFFFFu;
-                    value[i] = 0;
-                }
+                key[i] = local < valid ? src_keys[tile_base + local]
+                                       : 0xFFFFFFFFu;
             }
         }
+        if (VALUES == VALUES_WITH_KEYS)
+            load_values<ITEMS>(value, src_values + tile_base + warp_base,
+                               lane, whole, valid - min(valid, warp_base));
         if (in_float) {
 #pragma unroll
             for (int i = 0; i < ITEMS; i++)
@@ -700,7 +762,7 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             uint32_t d = digit_of<BITS>(key[i], shift);
-            uint32_t peers = match_digit<BITS>(d);
+            uint32_t peers = match_digit<BITS, MATCH>(d);
             int leader = __ffs(peers) - 1;
             uint32_t before = 0;
             if (lane == leader)
@@ -708,6 +770,9 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
             before = __shfl_sync(0xFFFFFFFFu, before, leader);
             rank[i] = before + __popc(peers & lanes_below);
         }
+        if (VALUES == VALUES_AFTER_RANK)
+            load_values<ITEMS>(value, src_values + tile_base + warp_base,
+                               lane, whole, valid - min(valid, warp_base));
         __syncthreads(); /* all warps' counters complete */
 
         /* Thread d: digit d's counts per warp become warp offsets; `own`
@@ -740,10 +805,15 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             uint32_t d = digit_of<BITS>(key[i], shift);
-            uint32_t r = rank[i] + s_tile_start[d] + my_counts[d];
-            s_key_exchange[r] = key[i];
-            s_value_exchange[r] = value[i];
+            rank[i] += s_tile_start[d] + my_counts[d];
+            s_key_exchange[rank[i]] = key[i];
         }
+        if (VALUES == VALUES_AFTER_EXCHANGE)
+            load_values<ITEMS>(value, src_values + tile_base + warp_base,
+                               lane, whole, valid - min(valid, warp_base));
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++)
+            s_value_exchange[rank[i]] = value[i];
 
         if (threadIdx.x < radix) {
             const uint32_t d = threadIdx.x;
@@ -807,8 +877,13 @@ __global__ void k_radix_copy(uint32_t *keys, uint32_t *values,
 
 /* ---- host launchers ---------------------------------------------------- */
 
+/* The template arguments of one instantiation, as the launchers name them. */
+#define VARIANT                                                             \
+    BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH, WINDOW, MATCH, VALUES, \
+        PARTS
+
 template <int BITS, int THREADS, int ITEMS, int MIN_BLOCKS, bool EARLY,
-          bool PREFETCH, int WINDOW>
+          bool PREFETCH, int WINDOW, bool MATCH, int VALUES, int PARTS>
 static ds_status launch_passes(radix_state *s, uint32_t *keys,
                                uint32_t *values, uint32_t count,
                                int descending, cudaStream_t stream)
@@ -830,7 +905,8 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
                 s->pass_count, s->control);
         DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_upsweep_joint");
     } else {
-        k_radix_upsweep<BITS><<<s->upsweep_grid, UPSWEEP_THREADS, 0, stream>>>(
+        k_radix_upsweep<BITS, PARTS><<<s->upsweep_grid, UPSWEEP_THREADS, 0,
+                                       stream>>>(
             keys, count, vector_ok, descending, low_bit, s->pass_count,
             s->control);
         DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_upsweep");
@@ -852,7 +928,7 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
         /* Stream order separates the passes: pass p + 1 reads what pass p
          * wrote, and its look-back words carry a new epoch. */
         s->epoch++;
-        k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH, WINDOW>
+        k_radix_downsweep<VARIANT>
             <<<s->downsweep_grid, THREADS, smem::bytes, stream>>>(
                 keys, values, s->scratch_keys, s->scratch_values, count, p,
                 low_bit + p * BITS, descending, s->epoch, s->tile_status,
@@ -873,26 +949,26 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
 /* Opts the downsweep into its dynamic shared memory and sizes the grids to
  * the machine: every resident block of each kernel, no more. */
 template <int BITS, int THREADS, int ITEMS, int MIN_BLOCKS, bool EARLY,
-          bool PREFETCH, int WINDOW>
+          bool PREFETCH, int WINDOW, bool MATCH, int VALUES, int PARTS>
 static ds_status prepare_kernels(radix_state *s, int sm_count)
 {
     typedef downsweep_smem<BITS, THREADS, ITEMS> smem;
     int per_sm = 0;
     DS_CUDA_TRY("sort radix",
                 cudaFuncSetAttribute(
-                    k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH, WINDOW>,
+                    k_radix_downsweep<VARIANT>,
                     cudaFuncAttributeMaxDynamicSharedMemorySize,
                     (int)smem::bytes));
     /* Most shared memory, least L1: the persistent grid assumes every
      * block the occupancy query counts is resident. */
     DS_CUDA_TRY("sort radix",
                 cudaFuncSetAttribute(
-                    k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH, WINDOW>,
+                    k_radix_downsweep<VARIANT>,
                     cudaFuncAttributePreferredSharedMemoryCarveout,
                     cudaSharedmemCarveoutMaxShared));
     DS_CUDA_TRY("sort radix",
                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    &per_sm, k_radix_downsweep<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH, WINDOW>,
+                    &per_sm, k_radix_downsweep<VARIANT>,
                     THREADS, smem::bytes));
     if (per_sm < 1)
         return ds_fail(DS_ERR_UNSUPPORTED,
@@ -923,39 +999,47 @@ static ds_status prepare_kernels(radix_state *s, int sm_count)
     }
     s->copy_grid = sm_count * 4;
     s->tile_size = smem::tile;
-    s->launch = launch_passes<BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH, WINDOW>;
+    s->launch = launch_passes<VARIANT>;
     return DS_OK;
 }
 
-/* The instantiations: every digit width with shape 0, and every shape with
- * 7- and 8-bit digits (for the measurement). */
+/* The instantiations: digit widths 4 to 6 with shape 0 and the default
+ * shape, 7- and 8-bit digits with every shape (for the measurement). */
+#define PREPARE_SHAPES(bits)                                              \
+    switch (shape) {                                                      \
+    case 1: return prepare_kernels<bits, SHAPE1>(s, sm_count);            \
+    case 2: return prepare_kernels<bits, SHAPE2>(s, sm_count);            \
+    case 3: return prepare_kernels<bits, SHAPE3>(s, sm_count);            \
+    case 4: return prepare_kernels<bits, SHAPE4>(s, sm_count);            \
+    case 5: return prepare_kernels<bits, SHAPE5>(s, sm_count);            \
+    case 6: return prepare_kernels<bits, SHAPE6>(s, sm_count);            \
+    case 7: return prepare_kernels<bits, SHAPE7>(s, sm_count);            \
+    case 8: return prepare_kernels<bits, SHAPE8>(s, sm_count);            \
+    case 9: return prepare_kernels<bits, SHAPE9>(s, sm_count);            \
+    case 10: return prepare_kernels<bits, SHAPE10>(s, sm_count);          \
+    case 11: return prepare_kernels<bits, SHAPE11>(s, sm_count);          \
+    case 12: return prepare_kernels<bits, SHAPE12>(s, sm_count);          \
+    case 13: return prepare_kernels<bits, SHAPE13>(s, sm_count);          \
+    case 14: return prepare_kernels<bits, SHAPE14>(s, sm_count);          \
+    default: return prepare_kernels<bits, SHAPE0>(s, sm_count);           \
+    }
+#define PREPARE_TWO_SHAPES(bits)                                          \
+    return shape ? prepare_kernels<bits, SHAPE_OF(DEFAULT_SHAPE)>(s, sm_count) \
+                 : prepare_kernels<bits, SHAPE0>(s, sm_count)
+
 static ds_status prepare_variant(radix_state *s, int digit_bits, int shape,
                                  int sm_count)
 {
-    if (digit_bits < 7 && shape != 0)
+    if (digit_bits < 7 && shape != 0 && shape != kDefaultShape)
         return ds_fail(DS_ERR_INVALID_ARG,
                        "sort radix: shape %d is only built for 7- and 8-bit "
                        "digits", shape);
     switch (digit_bits) {
-    case 4: return prepare_kernels<4, SHAPE0>(s, sm_count);
-    case 5: return prepare_kernels<5, SHAPE0>(s, sm_count);
-    case 6: return prepare_kernels<6, SHAPE0>(s, sm_count);
-    case 7:
-        switch (shape) {
-        case 1: return prepare_kernels<7, SHAPE1>(s, sm_count);
-        case 2: return prepare_kernels<7, SHAPE2>(s, sm_count);
-        case 3: return prepare_kernels<7, SHAPE3>(s, sm_count);
-        case 4: return prepare_kernels<7, SHAPE4>(s, sm_count);
-        default: return prepare_kernels<7, SHAPE0>(s, sm_count);
-        }
-    default: break;
-    }
-    switch (shape) {
-    case 1: return prepare_kernels<8, SHAPE1>(s, sm_count);
-    case 2: return prepare_kernels<8, SHAPE2>(s, sm_count);
-    case 3: return prepare_kernels<8, SHAPE3>(s, sm_count);
-    case 4: return prepare_kernels<8, SHAPE4>(s, sm_count);
-    default: return prepare_kernels<8, SHAPE0>(s, sm_count);
+    case 4: PREPARE_TWO_SHAPES(4);
+    case 5: PREPARE_TWO_SHAPES(5);
+    case 6: PREPARE_TWO_SHAPES(6);
+    case 7: PREPARE_SHAPES(7);
+    default: PREPARE_SHAPES(8);
     }
 }
 
@@ -1036,13 +1120,19 @@ fail:
 
 /* ---- backend entry ----------------------------------------------------- */
 
+/* DS_RADIX_SHAPE=<n> in the environment replaces kDefaultShape, so that
+ * one build can run the suites and benchmarks with any shape. */
 static ds_status radix_create(const ds_sorter_desc *desc, void **state)
 {
     int key_bits = desc->key_bits ? desc->key_bits : 32;
+    int shape = kDefaultShape;
+    const char *forced = getenv("DS_RADIX_SHAPE");
+    if (forced && *forced)
+        shape = atoi(forced);
     return radix_create_variant(desc,
                                 key_bits == 32 ? kDigitBitsFullKeys
                                                : kDigitBitsShortKeys,
-                                kDefaultShape, kJointUpsweep, state);
+                                shape, kJointUpsweep, state);
 }
 
 static void radix_destroy(void *state)
