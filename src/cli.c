@@ -35,6 +35,7 @@ enum {
     OPT_PRIMITIVE,
     OPT_KEY,
     OPT_INTEROP,
+    OPT_KEY_BITS,
     OPT_ORBIT,
     OPT_ALPHA,
     OPT_CSV,
@@ -61,6 +62,7 @@ static const struct option long_options[] = {
     {"primitive", required_argument, NULL, OPT_PRIMITIVE},
     {"key", required_argument, NULL, OPT_KEY},
     {"interop", required_argument, NULL, OPT_INTEROP},
+    {"key-bits", required_argument, NULL, OPT_KEY_BITS},
     {"orbit", required_argument, NULL, OPT_ORBIT},
     {"alpha", required_argument, NULL, OPT_ALPHA},
     {"csv", required_argument, NULL, OPT_CSV},
@@ -106,6 +108,8 @@ void ds_cli_usage(void *stream)
             "  --key farthest|mean|centroid\n"
             "                        triangle sort key: farthest vertex (default), mean of\n"
             "                        the vertex distances, or centroid distance\n"
+            "  --key-bits 16|24|32   sort on the top bits of each key only (32); fewer\n"
+            "                        bits sort faster and may misorder near-equal depths\n"
             "  --alpha A             opacity of every surface, in (0, 1] (0.35)\n"
             "  --interop auto|map|external|none\n"
             "                        CUDA-GL sharing: external memory where supported (auto),\n"
@@ -348,6 +352,11 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
             if (choice < 0)
                 return usage_error("--interop '%s': expected auto, map, external or none", arg);
             dest->interop = (ds_interop_mode)choice;
+            break;
+        case OPT_KEY_BITS:
+            if (!parse_long(arg, 16, 32, &value) || (value != 16 && value != 24 && value != 32))
+                return usage_error("--key-bits '%s': expected 16, 24 or 32", arg);
+            dest->key_bits = (int)value;
             break;
         case OPT_ORBIT:
             if (!parse_float(arg, &dest->orbit_degrees))

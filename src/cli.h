@@ -44,6 +44,8 @@ typedef struct ds_options {
     int primitive_given;      /* --primitive was on the command line */
     ds_triangle_key triangle_key; /* --key farthest|mean|centroid */
     ds_interop_mode interop;  /* --interop auto|map|external|none */
+    int key_bits;             /* --key-bits 16|24|32: bits of each key the
+                                 sort compares (0: all 32) */
     float orbit_degrees;      /* --orbit DEG: total orbit over the frames */
     float alpha;              /* --alpha A in (0,1], default 0.35 */
     const char *csv_path;     /* --csv FILE */

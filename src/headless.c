@@ -191,9 +191,9 @@ static void print_table(const algo_run *runs, int run_count, const char *gpu,
                         const ds_options *opts, const char *interop, const char *draw)
 {
     printf("\ndepthsort headless: %s, %s, %zu vertices, %zu triangles, %zu sorted, %dx%d, "
-           "interop %s, key bits %s, draw %s, keys %s, depth buffer %s, commit %s\n",
+           "interop %s, key bits %d, draw %s, keys %s, depth buffer %s, commit %s\n",
            gpu, label, mesh->vertex_count, mesh->triangle_count, sorted, opts->width,
-           opts->height, interop, getenv("DS_KEY_BITS") ? getenv("DS_KEY_BITS") : "32",
+           opts->height, interop, opts->key_bits ? opts->key_bits : 32,
            draw,
            env_is("DS_KEYS", "vertex") ? "vertex pass" : "fused",
            env_is("DS_DEPTH", "off") ? "off" : "on", ds_build_commit);
@@ -314,10 +314,7 @@ int ds_headless_run(const ds_options *opts)
     desc.verify = opts->verify;
     desc.background[0] = desc.background[1] = desc.background[2] = 0.08f;
     desc.background[3] = 1.0f;
-    /* DS_KEY_BITS=24 sorts on 24-bit keys (see renderer.h); a tuning knob
-     * for timing runs, not a command-line option. */
-    const char *key_bits = getenv("DS_KEY_BITS");
-    desc.key_bits = key_bits ? atoi(key_bits) : 0;
+    desc.key_bits = opts->key_bits; /* --key-bits; 0 means 32 */
     /* Knobs of the same kind for comparisons (renderer.h): DS_DRAW=pull or
      * indexed (else chosen by size), DS_KEYS=vertex (per-vertex distance
      * pass), DS_DEPTH=off (no depth attachment). */

@@ -926,6 +926,7 @@ static ds_status create_renderer(viewer *v, const ds_options *opts, const ds_mes
     desc.primitive = v->primitive;
     desc.triangle_key = v->triangle_key;
     desc.interop = opts->interop;
+    desc.key_bits = opts->key_bits;
     desc.alpha = v->alpha;
     memcpy(desc.background, dark_background, sizeof desc.background);
     desc.no_sort = !v->sorting;

@@ -77,6 +77,7 @@ static void test_defaults(void **state)
     assert_int_equal(opts.info, 0);
     assert_int_equal(opts.headless, 0);
     assert_int_equal(opts.frames, 100);
+    assert_int_equal(opts.key_bits, 0);
     assert_string_equal(opts.sort, "cub");
     assert_int_equal(opts.shuffle, 0);
     assert_int_equal(opts.width, 1920);
@@ -103,7 +104,8 @@ static void test_every_option(void **state)
         "--scene", "shells:2M", "--grid", "4x3", "--info", "--headless", "--frames", "250", "--sort",
         "bitonic2", "--shuffle", "--size", "640x480", "--primitive", "points", "--key", "centroid",
         "--interop", "external", "--orbit", "-90.5", "--alpha", "1", "--csv", "t.csv", "--json", "t.json",
-        "--screenshot", "s.png", "--verify", "--no-sort", "--no-vsync", "--script", "keys.txt", NULL};
+        "--screenshot", "s.png", "--verify", "--no-sort", "--no-vsync", "--script", "keys.txt",
+        "--key-bits", "24", NULL};
     ds_options opts;
     parse_result r = parse_capturing(args, &opts, 2);
     assert_int_equal(r.status, DS_OK);
@@ -115,6 +117,7 @@ static void test_every_option(void **state)
     assert_int_equal(opts.info, 1);
     assert_int_equal(opts.headless, 1);
     assert_int_equal(opts.frames, 250);
+    assert_int_equal(opts.key_bits, 24);
     assert_string_equal(opts.sort, "bitonic2");
     assert_int_equal(opts.shuffle, 1);
     assert_int_equal(opts.width, 640);
@@ -218,6 +221,8 @@ static void test_errors(void **state)
         {"--size", "640x0", NULL, "--size"},
         {"--size", "640x480x3", NULL, "--size"},
         {"--frames", "-1", NULL, "--frames '-1'"},
+        {"--key-bits", "20", NULL, "--key-bits '20'"},
+        {"--key-bits", "x", NULL, "--key-bits"},
         {"--frames", "0", NULL, "--frames"},
         {"--frames", "12abc", NULL, "--frames"},
         {"--frames", "99999999999999999999", NULL, "--frames"},
