@@ -88,10 +88,11 @@
 /* Phase two's stack: depth <= log2(2^31) + 1 when continuing with the
  * smaller part; 64 leaves room. */
 #define QUICK_STACK_DEPTH 64
-/* Phase-one iterations that split at the midpoint of the key values
+/* Most phase-one iterations that split at the midpoint of the key values
  * (balanced for keys spread over many binades, as floats are); later ones
  * split at the midpoint of the ordered codes, which halves the code range,
- * so that phase one ends within QUICK_VALUE_ITERATIONS + 33 iterations. */
+ * so that phase one ends within QUICK_VALUE_ITERATIONS + 33 iterations.
+ * The launcher uses log2(maxseq) + 3 when that is fewer. */
 #define QUICK_VALUE_ITERATIONS 24
 /* Guard on phase-one iterations (see above). */
 #define QUICK_MAX_ITERATIONS 64
@@ -206,6 +207,7 @@ typedef struct quick_args {
     quick_report *report;             /* mapped host memory */
     uint32_t work_cap, block_cap, task_cap;
     uint32_t count, maxseq, min_length, sbsize, min_section;
+    uint32_t value_iterations; /* phase-one iterations that use the value pivot */
     int code_pivot, two_pass, pow2_sort;
 } quick_args;
 
@@ -590,7 +592,7 @@ k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket)
             s->first_block = before + inclusive - nb;
             s->below = s->above = s->equal = 0;
             s->blocks_left = nb;
-            s->pivot = q.code_pivot || iteration >= QUICK_VALUE_ITERATIONS
+            s->pivot = q.code_pivot || iteration >= q.value_iterations
                            ? midpoint(s->lo, s->hi)
                            : value_midpoint(s->lo, s->hi);
             s->below_max = 0;
@@ -1310,6 +1312,17 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
     q.pow2_sort = p.pow2_sort;
     uint32_t min_length = (uint32_t)((count + p.maxseq - 1) / p.maxseq);
     q.min_length = min_length > p.sbsize ? min_length : p.sbsize + 1;
+    /* Balanced splits reach maxseq sequences in log2(maxseq) iterations;
+     * a few more cover uneven ones (gaussian tails). Past that, a sequence
+     * still splitting is one whose keys crowd at one end of a wide value
+     * range (denormals under larger keys in "special": the value pivot would
+     * need ~120 halvings to reach them), and the code midpoint, linear inside
+     * a binade, is the better pivot. */
+    uint32_t value_iterations = 3;
+    for (uint32_t m = p.maxseq; m > 1; m >>= 1)
+        value_iterations++;
+    q.value_iterations = value_iterations < QUICK_VALUE_ITERATIONS
+                             ? value_iterations : QUICK_VALUE_ITERATIONS;
 
     uint32_t map_blocks = (uint32_t)((count + QUICK_MAP_THREADS * 8 - 1) /
                                      (QUICK_MAP_THREADS * 8));
