@@ -155,10 +155,13 @@ static const int kHistPerBucket = 4;
  * memory, so that a bucket receives runs of about chunk / L pairs per write
  * (16 at L = 512) rather than single words. GPUs with less shared memory
  * per block (sm_75: 64 KB) take 8 or 4 pairs a thread. DS_HYBRID_REPOSITION
- * (tuning only) asks for 32, 8 or 4: 32 (one block per SM) measured slower
- * at L = 512 and 1024 (0.35 vs 0.33 ms, 0.45 vs 0.41 ms at 16M), faster only
- * at L = 2048 (0.54 vs 0.63 ms). */
-#define REPOSITION_ITEMS 16
+ * (tuning only) asks for 16, 8 or 4. 32 (one block per SM, 128 KB) is the
+ * default since the count pass hands each element's bucket to the
+ * reposition: on the H100 at 16M, L = 512, reposition 0.395 -> 0.305 ms
+ * and the whole sort 1.380 -> 1.316 ms (before that change, on an H200, 32
+ * had measured slower at L = 512 and 1024). GPUs with less shared memory
+ * fall back to the largest that fits. */
+#define REPOSITION_ITEMS 32
 #define REPOSITION_MAX_ITEMS 32 /* DS_HYBRID_REPOSITION may ask for 32 */
 #define REPOSITION_SCAN_ITEMS (MAX_BUCKETS / STREAM_THREADS)
 static_assert(STREAM_THREADS * REPOSITION_MAX_ITEMS <= 65536 && MAX_BUCKETS < 65536,
