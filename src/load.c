@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "load.h"
+#include "load_private.h"
 
 static bool has_extension(const char *path, const char *extension)
 {
@@ -71,4 +72,28 @@ ds_status ds_load_mesh(const char *path, ds_mesh *dest)
                          path);
     munmap(data, size);
     return status;
+}
+
+/* Both formats: parse, then complete the mesh; a mesh that cannot be
+ * finished is freed so that *dest is empty on every failure. */
+static ds_status parse_and_finish(ds_status (*parse)(const void *, size_t, const char *, ds_mesh *),
+                                  const void *data, size_t size, const char *name, ds_mesh *dest)
+{
+    ds_status status = parse(data, size, name, dest);
+    if (status == DS_OK) {
+        status = ds_mesh_finish(dest);
+        if (status != DS_OK)
+            ds_mesh_free(dest);
+    }
+    return status;
+}
+
+ds_status ds_load_ply_memory(const void *data, size_t size, const char *name, ds_mesh *dest)
+{
+    return parse_and_finish(ds_parse_ply, data, size, name, dest);
+}
+
+ds_status ds_load_obj_memory(const void *data, size_t size, const char *name, ds_mesh *dest)
+{
+    return parse_and_finish(ds_parse_obj, data, size, name, dest);
 }

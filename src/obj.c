@@ -425,14 +425,3 @@ done:
         ds_mesh_free(dest);
     return status;
 }
-
-ds_status ds_load_obj_memory(const void *data, size_t size, const char *name, ds_mesh *dest)
-{
-    ds_status status = ds_parse_obj(data, size, name, dest);
-    if (status == DS_OK) {
-        status = ds_mesh_finish(dest);
-        if (status != DS_OK)
-            ds_mesh_free(dest);
-    }
-    return status;
-}
