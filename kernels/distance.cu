@@ -6,6 +6,8 @@
  * thread; none allocates. */
 #include "distance.h"
 
+#include <float.h>
+
 #include "cuda_check.h"
 #include "distance_math.h"
 
@@ -52,6 +54,8 @@ __global__ void k_distance_triangle_keys(const uint32_t *__restrict__ indices,
                                          float ex, float ey, float ez,
                                          ds_triangle_key key,
                                          ds_key_range range,
+                                         int culling, ds_cull_view cull,
+                                         uint32_t *__restrict__ visible,
                                          float *__restrict__ keys,
                                          uint32_t *__restrict__ values)
 {
@@ -74,8 +78,29 @@ __global__ void k_distance_triangle_keys(const uint32_t *__restrict__ indices,
     float k = ds_triangle_key_of(key, da, db, dc, pa, pb, pc, ex, ey, ez);
     if (range.scale != 0.0f)
         k = ds_quantise_key(k, range.lo, range.scale);
+    if (culling) {
+        int drawn = !ds_triangle_misses_samples(&cull, pa, pb, pc);
+        k = drawn ? fmaxf(k, FLT_MIN) : 0.0f;
+        /* One atomic per warp for the count of drawn triangles. */
+        unsigned lanes = __activemask();
+        unsigned drawn_lanes = __ballot_sync(lanes, drawn);
+        if ((threadIdx.x & 31) == (unsigned)(__ffs(lanes) - 1) && drawn_lanes)
+            atomicAdd(visible, (unsigned)__popc(drawn_lanes));
+    }
     keys[t] = k;
     values[t] = (uint32_t)t;
+}
+
+/* One thread: the indirect draw command of the visible triangles. */
+__global__ void k_distance_draw_command(const uint32_t *__restrict__ visible,
+                                        int indexed, uint32_t *__restrict__ command)
+{
+    command[0] = 3u * *visible; /* count */
+    command[1] = 1u;            /* instanceCount */
+    command[2] = 0u;            /* firstIndex / first */
+    command[3] = 0u;            /* baseVertex / baseInstance */
+    if (indexed)
+        command[4] = 0u;        /* baseInstance */
 }
 
 /* One thread owns sorted position i: copies the `per` indices of element
@@ -120,16 +145,29 @@ extern "C" ds_status ds_triangle_keys(const uint32_t *indices,
                                       const float *distances,
                                       const float *positions,
                                       const float eye[3], ds_triangle_key key,
-                                      ds_key_range range, float *keys,
+                                      ds_key_range range,
+                                      const struct ds_cull_view *cull,
+                                      uint32_t *visible, float *keys,
                                       uint32_t *values, ds_stream stream)
 {
     if (triangle_count == 0)
         return DS_OK;
+    ds_cull_view view = {};
+    if (cull)
+        view = *cull;
     k_distance_triangle_keys<<<grid_for(triangle_count), BLOCK_THREADS, 0,
                                (cudaStream_t)stream>>>(
         indices, triangle_count, distances, positions, eye[0], eye[1], eye[2],
-        key, range, keys, values);
+        key, range, cull != NULL, view, visible, keys, values);
     DS_CUDA_TRY_LAUNCH("render", "k_distance_triangle_keys");
+    return DS_OK;
+}
+
+extern "C" ds_status ds_draw_command(const uint32_t *visible, int indexed,
+                                     uint32_t *command, ds_stream stream)
+{
+    k_distance_draw_command<<<1, 1, 0, (cudaStream_t)stream>>>(visible, indexed, command);
+    DS_CUDA_TRY_LAUNCH("render", "k_distance_draw_command");
     return DS_OK;
 }
 

@@ -62,4 +62,99 @@ DS_HOST_DEVICE float ds_quantise_key(float key, float lo, float scale)
     return result;
 }
 
+/* ---- small-triangle culling --------------------------------------------- */
+
+/* What the cull test needs of the draw: the view-projection matrix
+ * (column-major, as the vertex shaders use it) and the viewport size in
+ * pixels (viewport origin 0,0; single-sampled target). */
+typedef struct ds_cull_view {
+    float m[16];
+    float width, height;
+} ds_cull_view;
+
+/* A sample counts as possibly covered within this distance (pixels) of the
+ * triangle: the rasteriser sees the vertices snapped to its sub-pixel grid
+ * (1/256 pixel on NVIDIA and llvmpipe) and transformed by the vertex shader
+ * in its own rounding, which moves every point of the triangle by far less
+ * than 1/16 pixel. */
+#define DS_CULL_MARGIN (1.0f / 16.0f)
+/* Triangles whose bounding box holds more sample points than this are kept
+ * untested (they are not the small ones this is for). */
+#define DS_CULL_MAX_SAMPLES 16
+/* Screen coordinates beyond this many pixels: kept untested (keeps the
+ * integer conversions below defined). */
+#define DS_CULL_FAR_PIXELS 1.0e6f
+
+/* 1 if the triangle (a, b, c) certainly produces no fragment in a
+ * single-sampled viewport: it is wholly beyond the near or the far plane,
+ * or no pixel centre (the sample point, x + 0.5, y + 0.5) inside the
+ * viewport lies within DS_CULL_MARGIN of it. Conservative: a sample the
+ * rasteriser could cover (edges and the top-left rule included) is
+ * never ruled out, so drawing only the other triangles gives the same
+ * image. Triangles reaching behind the eye (w <= 0) are kept. */
+DS_HOST_DEVICE int ds_triangle_misses_samples(const ds_cull_view *view,
+                                              const float *pa,
+                                              const float *pb,
+                                              const float *pc)
+{
+    const float *m = view->m;
+    const float *p[3] = {pa, pb, pc};
+    float sx[3], sy[3];
+    int beyond_near = 0, beyond_far = 0;
+    for (int k = 0; k < 3; k++) {
+        float x = m[0] * p[k][0] + m[4] * p[k][1] + m[8] * p[k][2] + m[12];
+        float y = m[1] * p[k][0] + m[5] * p[k][1] + m[9] * p[k][2] + m[13];
+        float z = m[2] * p[k][0] + m[6] * p[k][1] + m[10] * p[k][2] + m[14];
+        float w = m[3] * p[k][0] + m[7] * p[k][1] + m[11] * p[k][2] + m[15];
+        if (!(w > 0.0f))
+            return 0;
+        /* Clipping keeps -w <= z <= w; the factor absorbs rounding. */
+        beyond_near += z < -w * 1.0001f;
+        beyond_far += z > w * 1.0001f;
+        sx[k] = (x / w * 0.5f + 0.5f) * view->width;
+        sy[k] = (y / w * 0.5f + 0.5f) * view->height;
+        if (!(fabsf(sx[k]) < DS_CULL_FAR_PIXELS && fabsf(sy[k]) < DS_CULL_FAR_PIXELS))
+            return 0;
+    }
+    if (beyond_near == 3 || beyond_far == 3)
+        return 1;
+    const float e = DS_CULL_MARGIN;
+    float x0 = fminf(sx[0], fminf(sx[1], sx[2])) - e, x1 = fmaxf(sx[0], fmaxf(sx[1], sx[2])) + e;
+    float y0 = fminf(sy[0], fminf(sy[1], sy[2])) - e, y1 = fmaxf(sy[0], fmaxf(sy[1], sy[2])) + e;
+    /* Sample i sits at i + 0.5: the candidates in the box, in the viewport. */
+    int ax = (int)ceilf(x0 - 0.5f), bx = (int)floorf(x1 - 0.5f);
+    int ay = (int)ceilf(y0 - 0.5f), by = (int)floorf(y1 - 0.5f);
+    ax = ax < 0 ? 0 : ax;
+    ay = ay < 0 ? 0 : ay;
+    bx = bx > (int)view->width - 1 ? (int)view->width - 1 : bx;
+    by = by > (int)view->height - 1 ? (int)view->height - 1 : by;
+    if (ax > bx || ay > by)
+        return 1;
+    if ((bx - ax + 1) * (by - ay + 1) > DS_CULL_MAX_SAMPLES)
+        return 0;
+    /* Edge k runs from vertex k to k + 1; with the winding's sign s, a
+     * point's s * edge function is its distance inside that edge times the
+     * edge length. Within the margin of all three edges: possibly covered
+     * (a superset of the points within the margin of the triangle). */
+    float area2 = (sx[1] - sx[0]) * (sy[2] - sy[0]) - (sx[2] - sx[0]) * (sy[1] - sy[0]);
+    float s = area2 >= 0.0f ? 1.0f : -1.0f;
+    float ex[3], ey[3], slack[3];
+    for (int k = 0; k < 3; k++) {
+        int next = k == 2 ? 0 : k + 1;
+        ex[k] = s * (sx[next] - sx[k]);
+        ey[k] = s * (sy[next] - sy[k]);
+        slack[k] = -e * sqrtf(ex[k] * ex[k] + ey[k] * ey[k]);
+    }
+    for (int y = ay; y <= by; y++)
+        for (int x = ax; x <= bx; x++) {
+            float cx = (float)x + 0.5f, cy = (float)y + 0.5f;
+            int inside = 1;
+            for (int k = 0; k < 3; k++)
+                inside &= ex[k] * (cy - sy[k]) - ey[k] * (cx - sx[k]) >= slack[k];
+            if (inside)
+                return 0;
+        }
+    return 1;
+}
+
 #endif

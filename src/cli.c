@@ -43,6 +43,7 @@ enum {
     OPT_SCREENSHOT,
     OPT_VERIFY,
     OPT_NO_SORT,
+    OPT_NO_CULL,
     OPT_VSYNC,
     OPT_NO_VSYNC,
     OPT_SCRIPT,
@@ -70,6 +71,7 @@ static const struct option long_options[] = {
     {"screenshot", required_argument, NULL, OPT_SCREENSHOT},
     {"verify", no_argument, NULL, OPT_VERIFY},
     {"no-sort", no_argument, NULL, OPT_NO_SORT},
+    {"no-cull", no_argument, NULL, OPT_NO_CULL},
     {"vsync", no_argument, NULL, OPT_VSYNC},
     {"no-vsync", no_argument, NULL, OPT_NO_VSYNC},
     {"script", required_argument, NULL, OPT_SCRIPT},
@@ -102,6 +104,8 @@ void ds_cli_usage(void *stream)
             "  --sort NAME|all       sort algorithm (cub); 'all' runs each in turn (headless)\n"
             "  --shuffle             randomly permute the keys before each sort\n"
             "  --no-sort             draw unsorted, to show what wrong blending looks like\n"
+            "  --no-cull             draw every triangle, also those that cover no pixel\n"
+            "                        centre (left out by default: the same image, faster)\n"
             "  --primitive triangles|points\n"
             "                        sort and draw triangles, or vertices as round splats\n"
             "                        (default: triangles; points for point clouds)\n"
@@ -380,6 +384,9 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
             break;
         case OPT_NO_SORT:
             dest->no_sort = 1;
+            break;
+        case OPT_NO_CULL:
+            dest->no_cull = 1;
             break;
         case OPT_VSYNC:
             dest->vsync = 1;

@@ -53,6 +53,8 @@ typedef struct ds_options {
     const char *screenshot_path; /* --screenshot FILE.png */
     int verify;               /* --verify */
     int no_sort;              /* --no-sort: draw unsorted */
+    int no_cull;              /* --no-cull: draw the triangles that cover
+                                 no pixel centre too */
     int vsync;                /* viewer: 1 default, --no-vsync */
     const char *script_path;  /* viewer: --script FILE of scripted input */
 } ds_options;

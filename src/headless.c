@@ -40,6 +40,7 @@ typedef struct algo_run {
     size_t frame_count;
     double wall_ms;           /* host time for the timed frames, finished */
     float median[STAGE_COUNT], p95[STAGE_COUNT], min[STAGE_COUNT];
+    float drawn_median;       /* triangles (points) drawn per frame */
 } algo_run;
 
 static double now_ms(void)
@@ -74,6 +75,10 @@ static int compare_floats(const void *a, const void *b)
  * first frame has no previous frame, so its frame time is left out. */
 static void summarise(algo_run *run, float *scratch)
 {
+    for (size_t i = 0; i < run->frame_count; i++)
+        scratch[i] = (float)run->frames[i].drawn;
+    qsort(scratch, run->frame_count, sizeof *scratch, compare_floats);
+    run->drawn_median = run->frame_count ? scratch[run->frame_count / 2] : 0.0f;
     for (int s = 0; s < STAGE_COUNT; s++) {
         size_t n = 0;
         for (size_t i = 0; i < run->frame_count; i++)
@@ -191,19 +196,21 @@ static void print_table(const algo_run *runs, int run_count, const char *gpu,
                         const ds_options *opts, const char *interop, const char *draw)
 {
     printf("\ndepthsort headless: %s, %s, %zu vertices, %zu triangles, %zu sorted, %dx%d, "
-           "interop %s, key bits %d, draw %s, keys %s, depth buffer %s, commit %s\n",
+           "interop %s, key bits %d, draw %s, cull %s, keys %s, depth buffer %s, commit %s\n",
            gpu, label, mesh->vertex_count, mesh->triangle_count, sorted, opts->width,
            opts->height, interop, opts->key_bits ? opts->key_bits : 32,
-           draw,
+           draw, opts->no_cull ? "off" : "on",
            env_is("DS_KEYS", "vertex") ? "vertex pass" : "fused",
            env_is("DS_DEPTH", "off") ? "off" : "on", ds_build_commit);
     for (int r = 0; r < run_count; r++) {
         const algo_run *run = &runs[r];
-        printf("\nsort %s%s: %zu frames, %.1f fps wall, %.1f fps GPU (median frame)\n",
+        printf("\nsort %s%s: %zu frames, %.1f fps wall, %.1f fps GPU (median frame), "
+               "%.0f of %zu drawn (median)\n",
                ds_sort_algo_name(run->algo), opts->shuffle ? " + shuffle" : "",
                run->frame_count,
                run->wall_ms > 0.0 ? 1000.0 * (double)run->frame_count / run->wall_ms : 0.0,
-               run->median[STAGE_FRAME] > 0.0f ? 1000.0 / run->median[STAGE_FRAME] : 0.0);
+               run->median[STAGE_FRAME] > 0.0f ? 1000.0 / run->median[STAGE_FRAME] : 0.0,
+               (double)run->drawn_median, sorted);
         printf("  %-10s %10s %10s %10s\n", "stage (ms)", "median", "p95", "min");
         for (int s = 0; s < STAGE_COUNT; s++)
             printf("  %-10s %10.4f %10.4f %10.4f\n", stage_names[s], run->median[s],
@@ -225,18 +232,18 @@ static ds_status write_csv(const char *path, const algo_run *runs, int run_count
     if (!file)
         return ds_fail(DS_ERR_IO, "%s: cannot open for writing", path);
     fprintf(file, "gpu,model,vertices,triangles,sorted,primitive,width,height,commit,"
-                  "interop,sort,shuffle,frame");
+                  "interop,sort,shuffle,frame,drawn");
     for (int s = 0; s < STAGE_COUNT; s++)
         fprintf(file, ",%s_ms", stage_names[s]);
     fprintf(file, "\n");
     for (int r = 0; r < run_count; r++)
         for (size_t i = 0; i < runs[r].frame_count; i++) {
             const ds_frame_timings *t = &runs[r].frames[i];
-            fprintf(file, "\"%s\",\"%s\",%zu,%zu,%zu,%s,%d,%d,%s,%s,%s,%d,%llu", gpu, label,
-                    mesh->vertex_count, mesh->triangle_count, sorted, primitive,
+            fprintf(file, "\"%s\",\"%s\",%zu,%zu,%zu,%s,%d,%d,%s,%s,%s,%d,%llu,%u", gpu,
+                    label, mesh->vertex_count, mesh->triangle_count, sorted, primitive,
                     opts->width, opts->height, ds_build_commit, interop,
                     ds_sort_algo_name(runs[r].algo), opts->shuffle ? 1 : 0,
-                    (unsigned long long)i);
+                    (unsigned long long)i, (unsigned)t->drawn);
             for (int s = 0; s < STAGE_COUNT; s++)
                 fprintf(file, ",%.5f", stage_of(t, s));
             fprintf(file, "\n");
@@ -264,9 +271,11 @@ static ds_status write_json(const char *path, const algo_run *runs, int run_coun
             opts->shuffle ? "true" : "false");
     for (int r = 0; r < run_count; r++) {
         const algo_run *run = &runs[r];
-        fprintf(file, "    {\"sort\": \"%s\", \"frames\": %zu, \"wall_fps\": %.2f",
+        fprintf(file, "    {\"sort\": \"%s\", \"frames\": %zu, \"wall_fps\": %.2f, "
+                      "\"drawn_median\": %.0f",
                 ds_sort_algo_name(run->algo), run->frame_count,
-                run->wall_ms > 0.0 ? 1000.0 * (double)run->frame_count / run->wall_ms : 0.0);
+                run->wall_ms > 0.0 ? 1000.0 * (double)run->frame_count / run->wall_ms : 0.0,
+                (double)run->drawn_median);
         for (int s = 0; s < STAGE_COUNT; s++)
             fprintf(file, ",\n     \"%s_ms\": {\"median\": %.5f, \"p95\": %.5f, \"min\": %.5f}",
                     stage_names[s], run->median[s], run->p95[s], run->min[s]);
@@ -311,6 +320,7 @@ int ds_headless_run(const ds_options *opts)
     desc.interop = opts->interop;
     desc.alpha = opts->alpha;
     desc.no_sort = opts->no_sort;
+    desc.no_cull = opts->no_cull;
     desc.verify = opts->verify;
     desc.background[0] = desc.background[1] = desc.background[2] = 0.08f;
     desc.background[3] = 1.0f;

@@ -22,6 +22,7 @@
 
 #include <glad/gl.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,8 @@
 /* Points mode: splat diameter as a multiple of the mean spacing of points
  * spread over the bounding sphere's surface, enough to close the gaps. */
 #define POINT_SIZE_SPACING 1.5f
+/* A DrawElementsIndirectCommand (five words; the arrays form uses four). */
+#define DRAW_COMMAND_WORDS 5
 
 /* Shader sources, embedded from shaders/ by cmake/embed.cmake. */
 extern const char ds_shader_mesh_vert[];
@@ -67,6 +70,8 @@ typedef struct frame_record {
     GLuint end_query;    /* GL_TIMESTAMP after the draw */
     float host_interop_ms;
     float host_stage_ms[EV_COUNT]; /* CPU path: the stages on the host */
+    int culled;          /* drawn by the indirect command of the visible */
+    uint32_t drawn;      /* CPU path, or no culling: the count drawn */
 } frame_record;
 
 struct ds_renderer {
@@ -82,6 +87,9 @@ struct ds_renderer {
     int pull;             /* triangles by vertex pulling (else indexed) */
     int fused_keys;       /* triangle keys without the per-vertex pass */
     int depth_buffer;     /* the own framebuffer has a depth attachment */
+    int cull;             /* leave out triangles that cover no sample */
+    uint32_t sampled_target; /* the framebuffer last checked for samples */
+    int target_samples;   /* its GL_SAMPLES, -1 before the first check */
     float mesh_center[3], mesh_radius; /* depth range of 16-bit keys */
     int cpu_path;
     ds_sort_algo algo;
@@ -89,8 +97,10 @@ struct ds_renderer {
     ds_sorter *reference_sorter; /* verify: the cpu sort */
     char gpu_name[256];
 
-    /* the mesh */
-    size_t vertex_count, triangle_count, element_capacity;
+    /* the mesh; each element buffer holds element_capacity words, the
+     * last DRAW_COMMAND_WORDS of which (from command_word) are the indirect
+     * draw command of culling */
+    size_t vertex_count, triangle_count, element_capacity, command_word;
     uint32_t *host_indices;  /* CPU path and verify */
     float *host_positions;   /* CPU path */
 
@@ -113,6 +123,8 @@ struct ds_renderer {
     float *shuffle_keys;
     uint32_t *shuffle_values;
     float *verify_keys;
+    uint32_t *visible;       /* device: triangles the keys pass kept */
+    uint32_t *host_visible;  /* pinned: one per timing record */
 
     /* CPU path scratch (host) */
     float *host_distances, *host_keys;
@@ -321,6 +333,9 @@ static ds_status create_cuda(ds_renderer *renderer, const ds_mesh *mesh,
                                          3 * t * sizeof(uint32_t), cudaMemcpyHostToDevice));
     if (renderer->verify)
         DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->verify_keys, (most ? most : 1) * sizeof(float)));
+    DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->visible, sizeof(uint32_t)));
+    DS_CUDA_TRY("render", cudaMallocHost((void **)&renderer->host_visible,
+                                         TIMING_RING * sizeof(uint32_t)));
     for (int r = 0; r < TIMING_RING; r++)
         for (int e = 0; e < EV_COUNT; e++)
             DS_CUDA_TRY("render", cudaEventCreate(&renderer->records[r].events[e]));
@@ -393,6 +408,8 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     }
     renderer->fused_keys = !desc->vertex_distances;
     renderer->depth_buffer = !desc->no_depth_buffer;
+    renderer->cull = !desc->no_cull;
+    renderer->target_samples = -1;
     memcpy(renderer->mesh_center, mesh->center, sizeof renderer->mesh_center);
     renderer->mesh_radius = mesh->radius;
     renderer->algo = desc->sort_algo;
@@ -400,8 +417,8 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     renderer->triangle_count = mesh->triangle_count;
     renderer->element_capacity = 3 * mesh->triangle_count > mesh->vertex_count
                                      ? 3 * mesh->triangle_count : mesh->vertex_count;
-    if (renderer->element_capacity == 0)
-        renderer->element_capacity = 1;
+    renderer->command_word = renderer->element_capacity;
+    renderer->element_capacity += DRAW_COMMAND_WORDS;
 
     /* Errors from here on are counted, so tests can fail on any. */
     glEnable(GL_DEBUG_OUTPUT);
@@ -513,6 +530,8 @@ void ds_renderer_destroy(ds_renderer *renderer)
     cudaFree(renderer->shuffle_keys);
     cudaFree(renderer->shuffle_values);
     cudaFree(renderer->verify_keys);
+    cudaFree(renderer->visible);
+    cudaFreeHost(renderer->host_visible);
     for (int r = 0; r < TIMING_RING; r++) {
         for (int e = 0; e < EV_COUNT; e++)
             if (renderer->records[r].events[e])
@@ -610,6 +629,9 @@ static int collect_one(ds_renderer *renderer, int wait)
         t.scatter_ms = event_ms(record, EV_SORT, EV_SCATTER);
     }
     t.interop_ms = record->host_interop_ms;
+    t.drawn = record->culled && !renderer->cpu_path
+                  ? renderer->host_visible[record - renderer->records]
+                  : record->drawn;
     GLuint64 draw_ns = 0, end_ns = 0;
     glGetQueryObjectui64v(record->draw_query, GL_QUERY_RESULT, &draw_ns);
     glGetQueryObjectui64v(record->end_query, GL_QUERY_RESULT, &end_ns);
@@ -666,6 +688,21 @@ ds_status ds_renderer_finish(ds_renderer *renderer)
 
 /* ---- the frame -------------------------------------------------------------- */
 
+/* Culling assumes one sample per pixel at its centre: true of the own
+ * framebuffer; asked of GL for any other (once per target). */
+static int single_sampled(ds_renderer *renderer, GLuint target)
+{
+    if (target == renderer->framebuffer)
+        return 1;
+    if (renderer->target_samples < 0 || renderer->sampled_target != target) {
+        GLint samples = 0;
+        glGetNamedFramebufferParameteriv(target, GL_SAMPLES, &samples);
+        renderer->sampled_target = target;
+        renderer->target_samples = samples;
+    }
+    return renderer->target_samples <= 1;
+}
+
 /* 16-bit keys: quantise over the depth range the bounding sphere spans
  * from the eye (the range where every key lies). */
 static ds_key_range key_range(const ds_renderer *renderer, const float eye[3])
@@ -692,7 +729,7 @@ static int sorts_in_element_buffer(const ds_renderer *renderer)
     DS_CUDA_TRY("render", cudaEventRecord(record->events[(e)], renderer->stream))
 
 static ds_status cuda_stages(ds_renderer *renderer, frame_record *record,
-                             int slot, const float eye[3])
+                             int slot, const float eye[3], const ds_cull_view *cull)
 {
     ds_status status;
     const float *positions = NULL;
@@ -708,6 +745,9 @@ static ds_status cuda_stages(ds_renderer *renderer, frame_record *record,
         return status;
     int in_place = sorts_in_element_buffer(renderer);
     uint32_t *values = in_place ? elements : renderer->values;
+    if (cull)
+        DS_CUDA_TRY("render", cudaMemsetAsync(renderer->visible, 0, sizeof(uint32_t),
+                                              renderer->stream));
     RECORD(EV_START);
     /* Points: the vertex distance is the key, written straight into keys. */
     ds_key_range range = key_range(renderer, eye);
@@ -720,8 +760,8 @@ static ds_status cuda_stages(ds_renderer *renderer, frame_record *record,
     if (!points &&
         (status = ds_triangle_keys(renderer->indices, renderer->triangle_count,
                                    fused ? NULL : renderer->distances, positions, eye,
-                                   renderer->triangle_key, range, renderer->keys,
-                                   values, stream)))
+                                   renderer->triangle_key, range, cull, renderer->visible,
+                                   renderer->keys, values, stream)))
         return status;
     RECORD(EV_KEYS);
     if (renderer->verify && renderer->sorting)
@@ -742,6 +782,14 @@ static ds_status cuda_stages(ds_renderer *renderer, frame_record *record,
     if (!in_place &&
         (status = ds_scatter_indices(values, n, renderer->indices, 3, elements, stream)))
         return status;
+    if (cull) {
+        if ((status = ds_draw_command(renderer->visible, !renderer->pull,
+                                      elements + renderer->command_word, stream)))
+            return status;
+        DS_CUDA_TRY("render", cudaMemcpyAsync(renderer->host_visible + (record - renderer->records),
+                                              renderer->visible, sizeof(uint32_t),
+                                              cudaMemcpyDeviceToHost, renderer->stream));
+    }
     RECORD(EV_SCATTER);
     if ((status = ds_interop_end(renderer->interop, slot, stream, &interop_ms)))
         return status;
@@ -751,7 +799,7 @@ static ds_status cuda_stages(ds_renderer *renderer, frame_record *record,
 
 /* The same stages on the host, then one upload into the element buffer. */
 static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
-                            const float eye[3])
+                            const float eye[3], const ds_cull_view *cull)
 {
     ds_status status;
     int points = renderer->primitive == DS_PRIMITIVE_POINTS;
@@ -771,17 +819,25 @@ static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
         }
     } else {
         const uint32_t *idx = renderer->host_indices;
+        uint32_t visible = 0;
         for (size_t t = 0; t < n; t++) {
             uint32_t a = idx[3 * t], b = idx[3 * t + 1], c = idx[3 * t + 2];
-            renderer->host_keys[t] = ds_triangle_key_of(
-                renderer->triangle_key, distances[a], distances[b], distances[c],
-                p + 3 * (size_t)a, p + 3 * (size_t)b, p + 3 * (size_t)c, eye[0],
-                eye[1], eye[2]);
+            const float *pa = p + 3 * (size_t)a, *pb = p + 3 * (size_t)b, *pc = p + 3 * (size_t)c;
+            float key = ds_triangle_key_of(renderer->triangle_key, distances[a], distances[b],
+                                           distances[c], pa, pb, pc, eye[0], eye[1], eye[2]);
             if (range.scale != 0.0f)
-                renderer->host_keys[t] = ds_quantise_key(renderer->host_keys[t], range.lo,
-                                                         range.scale);
+                key = ds_quantise_key(key, range.lo, range.scale);
+            if (cull) {
+                /* As distance.cu's keys pass: culled last, then left out. */
+                int drawn = !ds_triangle_misses_samples(cull, pa, pb, pc);
+                key = drawn ? fmaxf(key, FLT_MIN) : 0.0f;
+                visible += (uint32_t)drawn;
+            }
+            renderer->host_keys[t] = key;
             renderer->host_values[t] = (uint32_t)t;
         }
+        if (cull)
+            record->drawn = visible;
     }
     double t2 = now_ms();
     if (renderer->verify && renderer->sorting)
@@ -805,6 +861,13 @@ static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
     glNamedBufferSubData(renderer->cpu_element_buffer, 0,
                          (GLsizeiptr)(n * per * sizeof(uint32_t)),
                          per == 1 ? renderer->host_values : elements);
+    if (cull) {
+        /* The same command distance.cu's ds_draw_command() writes. */
+        uint32_t command[DRAW_COMMAND_WORDS] = {3 * record->drawn, 1, 0, 0, 0};
+        glNamedBufferSubData(renderer->cpu_element_buffer,
+                             (GLintptr)(renderer->command_word * sizeof(uint32_t)),
+                             sizeof command, command);
+    }
     double t5 = now_ms();
     record->host_stage_ms[EV_DISTANCES] = (float)(t1 - t0);
     record->host_stage_ms[EV_KEYS] = (float)(t2 - t1);
@@ -836,8 +899,22 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     ds_camera_view_projection(camera, view_projection);
     ds_camera_projection(camera, projection);
 
-    status = renderer->cpu_path ? cpu_stages(renderer, record, eye)
-                                : cuda_stages(renderer, record, slot, eye);
+    int points = renderer->primitive == DS_PRIMITIVE_POINTS;
+    GLuint target = framebuffer == DS_RENDERER_OWN_FRAMEBUFFER ? renderer->framebuffer
+                                                               : framebuffer;
+    size_t n = ds_renderer_sorted_count(renderer);
+    ds_cull_view view;
+    const ds_cull_view *cull = NULL;
+    if (renderer->cull && renderer->sorting && !points && single_sampled(renderer, target)) {
+        memcpy(view.m, view_projection, sizeof view.m);
+        view.width = (float)renderer->width;
+        view.height = (float)renderer->height;
+        cull = &view;
+    }
+    record->culled = cull != NULL;
+    record->drawn = (uint32_t)n;
+    status = renderer->cpu_path ? cpu_stages(renderer, record, eye, cull)
+                                : cuda_stages(renderer, record, slot, eye, cull);
     if (status)
         return status;
     renderer->last_sorted = renderer->sorting;
@@ -845,9 +922,6 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
 
     /* The draw: straight alpha "over", back to front; the depth test stays
      * on (for opaque geometry a caller may add) but nothing writes depth. */
-    int points = renderer->primitive == DS_PRIMITIVE_POINTS;
-    GLuint target = framebuffer == DS_RENDERER_OWN_FRAMEBUFFER ? renderer->framebuffer
-                                                               : framebuffer;
     int pull = !points && renderer->pull;
     GLuint program = points ? renderer->points_program
                             : pull ? renderer->pull_program : renderer->mesh_program;
@@ -874,13 +948,19 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
         glUniform1f(U_POINT_SCALE,
                     renderer->point_size * projection[5] * 0.5f * (float)renderer->height);
     }
-    size_t n = ds_renderer_sorted_count(renderer);
+    GLuint element_buffer = renderer->cpu_path
+                                ? renderer->cpu_element_buffer
+                                : ds_interop_element_buffer(renderer->interop, renderer->last_slot);
+    /* Culling: the keys pass left the draw's count in the command after
+     * the elements. */
+    const void *command = (const void *)(renderer->command_word * sizeof(uint32_t));
+    if (cull)
+        glBindBuffer(GL_DRAW_INDIRECT_BUFFER, element_buffer);
     if (pull) {
         /* mesh_pull.vert.glsl's blocks: sorted triangles, indices,
          * positions, colours. */
         GLuint buffers[4] = {
-            renderer->cpu_path ? renderer->cpu_element_buffer
-                               : ds_interop_element_buffer(renderer->interop, renderer->last_slot),
+            element_buffer,
             renderer->index_buffer,
             renderer->cpu_path ? renderer->cpu_position_buffer
                                : ds_interop_position_buffer(renderer->interop),
@@ -892,12 +972,20 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
                                (GLsizeiptr)(renderer->vertex_count * 4)};
         glBindBuffersRange(GL_SHADER_STORAGE_BUFFER, 0, 4, buffers, offsets, sizes);
         glBindVertexArray(renderer->pull_vertex_array);
-        glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(3 * n));
+        if (cull)
+            glDrawArraysIndirect(GL_TRIANGLES, command);
+        else
+            glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(3 * n));
     } else {
         glBindVertexArray(renderer->vertex_arrays[renderer->last_slot]);
-        glDrawElements(points ? GL_POINTS : GL_TRIANGLES,
-                       (GLsizei)(points ? n : 3 * n), GL_UNSIGNED_INT, NULL);
+        if (cull)
+            glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, command);
+        else
+            glDrawElements(points ? GL_POINTS : GL_TRIANGLES,
+                           (GLsizei)(points ? n : 3 * n), GL_UNSIGNED_INT, NULL);
     }
+    if (cull)
+        glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
     glBindVertexArray(0);
     glDepthMask(GL_TRUE);
     glEndQuery(GL_TIME_ELAPSED);

@@ -110,6 +110,15 @@ typedef struct ds_renderer_desc {
                                      distance pass first (the paper's form);
                                      default: one fused pass computes each
                                      triangle's vertex distances itself */
+    int no_cull;                  /* nonzero: draw every triangle; default:
+                                     triangles that cover no pixel centre
+                                     (ds_triangle_misses_samples(), in
+                                     distance_math.h) sort last and are
+                                     left out of the draw, an indirect one
+                                     whose count the keys pass writes; the
+                                     image is the same. Only in triangles
+                                     mode, sorting, into a single-sampled
+                                     framebuffer. */
     int no_depth_buffer;          /* nonzero: the own framebuffer has no
                                      depth attachment (nothing here writes
                                      depth, so the image is the same; the
@@ -130,6 +139,8 @@ typedef struct ds_frame_timings {
     float interop_ms;     /* map + unmap, or the GL/CUDA hand-over waits;
                              on the CPU path the buffer upload */
     float draw_ms;        /* clear + indexed draw (GL timer query) */
+    uint32_t drawn;       /* triangles (points) drawn: sorted ones that
+                             culling kept, or all */
     float frame_ms;       /* GPU time from the end of the previous frame's
                              draw to the end of this one (GL timestamps):
                              the frame time in a busy pipeline */

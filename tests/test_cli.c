@@ -93,6 +93,7 @@ static void test_defaults(void **state)
     assert_null(opts.screenshot_path);
     assert_int_equal(opts.verify, 0);
     assert_int_equal(opts.no_sort, 0);
+    assert_int_equal(opts.no_cull, 0);
     assert_int_equal(opts.vsync, 1);
     assert_null(opts.script_path);
 }
@@ -105,7 +106,7 @@ static void test_every_option(void **state)
         "bitonic2", "--shuffle", "--size", "640x480", "--primitive", "points", "--key", "centroid",
         "--interop", "external", "--orbit", "-90.5", "--alpha", "1", "--csv", "t.csv", "--json", "t.json",
         "--screenshot", "s.png", "--verify", "--no-sort", "--no-vsync", "--script", "keys.txt",
-        "--key-bits", "24", NULL};
+        "--key-bits", "24", "--no-cull", NULL};
     ds_options opts;
     parse_result r = parse_capturing(args, &opts, 2);
     assert_int_equal(r.status, DS_OK);
@@ -133,6 +134,7 @@ static void test_every_option(void **state)
     assert_string_equal(opts.screenshot_path, "s.png");
     assert_int_equal(opts.verify, 1);
     assert_int_equal(opts.no_sort, 1);
+    assert_int_equal(opts.no_cull, 1);
     assert_int_equal(opts.vsync, 0);
     assert_string_equal(opts.script_path, "keys.txt");
 }
@@ -181,8 +183,8 @@ static void test_help(void **state)
         "usage: depthsort", "MODEL", "--scene NAME[:SIZE]", "--grid NxM", "--info", "--headless",
         "--frames N", "--sort NAME|all", "--shuffle", "--size WxH", "--primitive triangles|points",
         "--key farthest|mean|centroid", "--interop auto|map|external|none", "--orbit DEG", "--alpha A",
-        "--csv FILE", "--json FILE", "--screenshot FILE.png", "--verify", "--no-sort", "--no-vsync",
-        "--script FILE", "--help", "--version",
+        "--csv FILE", "--json FILE", "--screenshot FILE.png", "--verify", "--no-sort", "--no-cull",
+        "--no-vsync", "--script FILE", "--help", "--version",
         /* sorts and scenes */
         "cub", "radix", "hybrid", "quick", "bitonic0", "bitonic1", "bitonic2", "cpu", "gyroid", "shells",
         /* hotkeys */

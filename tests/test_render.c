@@ -7,6 +7,9 @@
  *   - every frame's order checks out against the CPU reference (verify);
  *   - the draw forms (vertex pulling or scatter + indexed draw, fused or
  *     per-vertex keys, with or without a depth buffer) give the same image;
+ *   - small-triangle culling never leaves out a triangle the rasteriser
+ *     (llvmpipe in CI) gives a fragment, and culling on or off gives the
+ *     same image;
  *   - a headless smoke run of a built-in scene writes CSV, JSON and a PNG;
  *   - no GL error is reported through KHR_debug anywhere. */
 #include <setjmp.h>
@@ -20,7 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glad/gl.h>
+
 #include "camera.h"
+#include "distance_math.h"
 #include "egl_context.h"
 #include "headless.h"
 #include "image_write.h"
@@ -227,7 +233,7 @@ static void test_draw_forms_agree(void **state)
     ds_mesh mesh;
     assert_int_equal(ds_scene_build("gyroid", 3000, &mesh), DS_OK);
     static uint8_t reference[3][WIDTH * HEIGHT * 4], pixels[WIDTH * HEIGHT * 4];
-    for (int form = 0; form < 4; form++) {
+    for (int form = 0; form < 5; form++) {
         ds_renderer_desc desc = {0};
         desc.mesh = &mesh;
         desc.width = WIDTH;
@@ -238,6 +244,7 @@ static void test_draw_forms_agree(void **state)
         desc.draw_form = form == 1 ? DS_DRAW_PULL : DS_DRAW_AUTO;
         desc.vertex_distances = form == 2;
         desc.no_depth_buffer = form == 3;
+        desc.no_cull = form == 4;
         ds_renderer *renderer = NULL;
         assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
         /* A small mesh: indexed unless asked (pull is there on llvmpipe
@@ -452,11 +459,199 @@ static void test_headless_smoke(void **state)
     assert_int_equal(ds_egl_context_create(1, &context), DS_OK);
 }
 
+/* ---- culling ------------------------------------------------------------------ */
+
+#define CULL_W 64
+#define CULL_H 48
+#define CULL_TRIANGLES 40000
+
+static uint32_t cull_random(uint32_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 17;
+    *state ^= *state << 5;
+    return *state;
+}
+
+static float cull_uniform(uint32_t *state, float lo, float hi)
+{
+    return lo + (hi - lo) * (float)(cull_random(state) >> 8) / 16777216.0f;
+}
+
+/* Draws `count` triangles (world positions, 9 floats each) with matrix m
+ * into a CULL_W x CULL_H RGBA8 target, additively, and returns how many
+ * pixels got any fragment. */
+static size_t pixels_touched(const float *triangles, size_t count, const float m[16])
+{
+    static const char *vertex_source =
+        "#version 450 core\n"
+        "layout(location = 0) in vec3 p;\n"
+        "layout(location = 0) uniform mat4 m;\n"
+        "void main() { gl_Position = m * vec4(p, 1.0); }\n";
+    static const char *fragment_source =
+        "#version 450 core\n"
+        "out vec4 c;\n"
+        "void main() { c = vec4(1.0); }\n";
+    const char *sources[2] = {vertex_source, fragment_source};
+    const GLenum stages[2] = {GL_VERTEX_SHADER, GL_FRAGMENT_SHADER};
+    GLuint program = glCreateProgram();
+    for (int i = 0; i < 2; i++) {
+        GLuint shader = glCreateShader(stages[i]);
+        glShaderSource(shader, 1, &sources[i], NULL);
+        glCompileShader(shader);
+        glAttachShader(program, shader);
+        glDeleteShader(shader);
+    }
+    glLinkProgram(program);
+    GLint linked = 0;
+    glGetProgramiv(program, GL_LINK_STATUS, &linked);
+    assert_true(linked);
+
+    GLuint color, framebuffer, buffer, vertex_array;
+    glCreateRenderbuffers(1, &color);
+    glNamedRenderbufferStorage(color, GL_RGBA8, CULL_W, CULL_H);
+    glCreateFramebuffers(1, &framebuffer);
+    glNamedFramebufferRenderbuffer(framebuffer, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, color);
+    glCreateBuffers(1, &buffer);
+    glNamedBufferStorage(buffer, (GLsizeiptr)(count ? count * 9 * sizeof(float) : 4),
+                         triangles, 0);
+    glCreateVertexArrays(1, &vertex_array);
+    glVertexArrayVertexBuffer(vertex_array, 0, buffer, 0, 3 * sizeof(float));
+    glVertexArrayAttribFormat(vertex_array, 0, 3, GL_FLOAT, GL_FALSE, 0);
+    glVertexArrayAttribBinding(vertex_array, 0, 0);
+    glEnableVertexArrayAttrib(vertex_array, 0);
+
+    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+    glViewport(0, 0, CULL_W, CULL_H);
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_CULL_FACE);
+    glClearColor(0, 0, 0, 0);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_ONE, GL_ONE);
+    glUseProgram(program);
+    glUniformMatrix4fv(0, 1, GL_FALSE, m);
+    glBindVertexArray(vertex_array);
+    glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(3 * count));
+    static uint8_t pixels[CULL_W * CULL_H * 4];
+    glReadPixels(0, 0, CULL_W, CULL_H, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+    size_t touched = 0;
+    for (size_t i = 0; i < sizeof pixels; i += 4)
+        touched += pixels[i] != 0;
+
+    glBindVertexArray(0);
+    glDisable(GL_BLEND);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteVertexArrays(1, &vertex_array);
+    glDeleteBuffers(1, &buffer);
+    glDeleteFramebuffers(1, &framebuffer);
+    glDeleteRenderbuffers(1, &color);
+    glDeleteProgram(program);
+    return touched;
+}
+
+/* Random small triangles, many with vertices on pixel centres, half-pixel
+ * lines and in slivers, seen through a matrix whose w is the world z (a
+ * perspective division): every one ds_triangle_misses_samples() rules out,
+ * drawn together, must touch no pixel of the rasteriser; and it must rule
+ * out a fair share, or the test says nothing. Plus hand-made cases. */
+static void test_cull_conservative(void **state)
+{
+    (void)state;
+    /* Column-major: clip = (x, y, 0, z). */
+    static const float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0};
+    ds_cull_view view = {{0}, CULL_W, CULL_H};
+    memcpy(view.m, m, sizeof m);
+    float *culled = malloc(CULL_TRIANGLES * 9 * sizeof(float));
+    float *kept = malloc(CULL_TRIANGLES * 9 * sizeof(float));
+    assert_non_null(culled);
+    assert_non_null(kept);
+    size_t culled_count = 0, kept_count = 0;
+    uint32_t seed = 0x5EEDC011u;
+    printf("cull seed 0x%08x\n", seed);
+    for (int t = 0; t < CULL_TRIANGLES; t++) {
+        float size = (float[]){0.3f, 0.7f, 1.2f, 2.5f}[cull_random(&seed) % 4];
+        float cx = cull_uniform(&seed, -3.0f, CULL_W + 3.0f);
+        float cy = cull_uniform(&seed, -3.0f, CULL_H + 3.0f);
+        int snap = (int)(cull_random(&seed) % 3); /* 0 none, 1 to 1/2, 2 to 1/256 px */
+        int sliver = cull_random(&seed) % 4 == 0;
+        float tri[9];
+        for (int k = 0; k < 3; k++) {
+            float sx = cx + cull_uniform(&seed, -size, size);
+            float sy = cy + cull_uniform(&seed, -size, size);
+            if (sliver && k == 2) { /* near the line through the first two */
+                float u = cull_uniform(&seed, -0.5f, 1.5f);
+                sx = tri[0] + u * (tri[3] - tri[0]) + cull_uniform(&seed, -0.02f, 0.02f);
+                sy = tri[1] + u * (tri[4] - tri[1]) + cull_uniform(&seed, -0.02f, 0.02f);
+            }
+            if (snap == 1) {
+                sx = roundf(sx * 2.0f) * 0.5f;
+                sy = roundf(sy * 2.0f) * 0.5f;
+            } else if (snap == 2) {
+                sx = roundf(sx * 256.0f) / 256.0f;
+                sy = roundf(sy * 256.0f) / 256.0f;
+            }
+            tri[3 * k] = sx;
+            tri[3 * k + 1] = sy;
+        }
+        /* Screen to world at a random depth z (= w). */
+        for (int k = 0; k < 3; k++) {
+            float z = cull_uniform(&seed, 0.5f, 2.0f);
+            float ndc_x = tri[3 * k] / CULL_W * 2.0f - 1.0f, ndc_y = tri[3 * k + 1] / CULL_H * 2.0f - 1.0f;
+            tri[3 * k] = ndc_x * z;
+            tri[3 * k + 1] = ndc_y * z;
+            tri[3 * k + 2] = z;
+        }
+        int out = ds_triangle_misses_samples(&view, tri, tri + 3, tri + 6);
+        memcpy(out ? culled + 9 * culled_count++ : kept + 9 * kept_count++, tri, sizeof tri);
+    }
+    size_t touched_by_culled = pixels_touched(culled, culled_count, m);
+    size_t touched_by_kept = pixels_touched(kept, kept_count, m);
+    printf("culled %zu of %d random triangles; they touch %zu pixels, the kept ones %zu\n",
+           culled_count, CULL_TRIANGLES, touched_by_culled, touched_by_kept);
+    assert_int_equal(touched_by_culled, 0);
+    assert_true(culled_count > CULL_TRIANGLES / 5);
+    assert_true(kept_count > CULL_TRIANGLES / 5);
+    assert_true(touched_by_kept > CULL_W * CULL_H / 2);
+    free(culled);
+    free(kept);
+
+    /* Hand-made, in pixels at w = 1. */
+    static const struct { float p[6]; int misses; } cases[] = {
+        {{10.2f, 10.2f, 10.4f, 10.2f, 10.3f, 10.4f}, 1}, /* between centres */
+        {{10.5f, 10.5f, 11.0f, 10.5f, 10.5f, 11.0f}, 0}, /* a centre on a vertex */
+        {{10.0f, 10.0f, 11.0f, 11.0f, 10.0f, 11.0f}, 0}, /* a centre on an edge */
+        {{-5.0f, -5.0f, -4.0f, -5.0f, -5.0f, -4.0f}, 1}, /* outside the viewport */
+        {{1.0f, 1.0f, 60.0f, 1.0f, 1.0f, 40.0f}, 0},     /* large: untested, kept */
+        {{10.5f, 10.5f, 10.5f, 10.5f, 10.5f, 10.5f}, 0}, /* a point on a centre */
+    };
+    static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    memcpy(view.m, identity, sizeof identity);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        float tri[9];
+        for (int k = 0; k < 3; k++) {
+            tri[3 * k] = cases[c].p[2 * k] / CULL_W * 2.0f - 1.0f;
+            tri[3 * k + 1] = cases[c].p[2 * k + 1] / CULL_H * 2.0f - 1.0f;
+            tri[3 * k + 2] = 0.0f;
+        }
+        assert_int_equal(ds_triangle_misses_samples(&view, tri, tri + 3, tri + 6), cases[c].misses);
+    }
+    /* Behind the eye: kept (clipping decides); beyond the far plane: out. */
+    view.m[15] = 0.0f;
+    view.m[11] = 1.0f; /* w = z */
+    float behind[9] = {0, 0, -1, 0.01f, 0, -1, 0, 0.01f, -1};
+    assert_int_equal(ds_triangle_misses_samples(&view, behind, behind + 3, behind + 6), 0);
+    memcpy(view.m, identity, sizeof identity);
+    float far_away[9] = {0, 0, 1.5f, 0.5f, 0, 1.5f, 0, 0.5f, 1.5f};
+    assert_int_equal(ds_triangle_misses_samples(&view, far_away, far_away + 3, far_away + 6), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layers_sorted_and_unsorted),
         cmocka_unit_test(test_draw_forms_agree),
+        cmocka_unit_test(test_cull_conservative),
         cmocka_unit_test(test_points_sorted),
         cmocka_unit_test(test_short_keys),
         cmocka_unit_test(test_invalid_arguments),
