@@ -23,24 +23,25 @@
  *               inside its bin, between that bin's actual lowest and highest
  *               key rather than the bin's edges.
  *   count       Fig. 4: binary search over the pivots (shared memory, the
- *               paper's fixed-jump search, L a power of two), and an atomic
- *               increment of the bucket's counter. The increments go to
- *               per-block shared counters (one per warp when the warp's 32
+ *               paper's fixed-jump search over a power of two of pivots),
+ *               and an atomic increment of the bucket's counter. A block
+ *               owns one reposition sub-chunk (16384 pairs); the increments
+ *               go to its shared counters (one per warp when the warp's 32
  *               keys share a bucket), then one global atomicAdd per block
- *               and bucket, whose old value is the block's base inside the
- *               bucket, so sorted or all-equal input does not serialise on
+ *               and bucket, whose old value is the sub-chunk's base inside
+ *               the bucket, so sorted or all-equal input does not serialise on
  *               one counter (the paper instead shuffled first). Each
  *               element's bucket is kept as a uint16 in the second key
  *               array, idle until the merge. Then one block lays out the
  *               buckets: prefix sums of sizes, each bucket starting at a
  *               4-aligned offset, its padding slots set to the sentinel.
- *   reposition  Fig. 6: each block walks the same chunk again, reads each
+ *   reposition  Fig. 6: each block walks sub-chunks again, reads each
  *               element's bucket back (2 bytes, no second search) and gives
  *               it base + its rank from a second round of shared atomic
  *               increments (the paper stored bucket and index per element;
  *               re-deriving the rank saves 4 bytes per element of traffic).
- *               Pairs are staged in shared memory grouped by bucket, 8192 at
- *               a time, with their bucket beside them, so that the scatter
+ *               Pairs are staged in shared memory grouped by bucket, 16384
+ *               at a time, with their bucket beside them, so that the scatter
  *               writes runs. DS_HYBRID_LEGACY_STREAM=1 (tuning only) brings
  *               back the division, the second search and the write-out's
  *               bucket search, for comparison: at 16M uniform pairs on an
@@ -125,18 +126,24 @@ static const int kSortTileThreads[SORT_TILE_VARIANTS] = {256, 512, 1024};
  * 0.138 ms against 0.145 with 2; 64K was not compared, so 2 stays.) */
 static const size_t kSortTilesPerSm = 2;
 
-/* Buckets: L = the power of two nearest n / kBucketTarget, clamped to
- * [1, MAX_BUCKETS]. Measured at 16M uniform pairs on an H200 (README
- * "Hybrid sort"), ms with sort tiles of 4096 / 8192 / 16384 pairs:
- * L = 512: 1.47 / 1.41 / 1.36; L = 1024: 1.52 / 1.47 / 1.48; L = 2048:
- * 1.71 / 1.69 / 1.81 (and 8192 was slower still in a first version): more
- * buckets shorten the merge but cost more in count and reposition, whose
- * scatter runs get shorter (chunk / L pairs). The paper's 1024 fit a
- * 32-core GPU. MAX_BUCKETS bounds the shared memory of the count and
- * reposition kernels. Tuning only: DS_HYBRID_BUCKETS sets L,
- * DS_HYBRID_BUCKET_TARGET replaces kBucketTarget. */
+/* Buckets: L = ceil(n / target), clamped to [1, MAX_BUCKETS], with target
+ * = kBucketFillNum / kBucketFillDen of the sort tile (15360 pairs for the
+ * 16384-pair tile), so that nearly every bucket is sorted by one tile and
+ * needs no global merge pass: at 16M uniform pairs (L = 1093) a CPU replay
+ * of the refine pass leaves one bucket over 16384 (pivots that land in a
+ * histogram bin straddling a float octave are interpolated less well).
+ * L need not be a power of two: Fig. 4's search runs over the next power
+ * of two, W, with pivots[L..W] = max + 1, which no key reaches. The old
+ * rule (the power of two nearest n / 32768, buckets of two tiles and one
+ * global pass) measured 1.311 ms at 16M uniform pairs on an H100 at
+ * 2cb7349. (Earlier, on an H200: L = 512 / 1024 / 2048 took 1.36 / 1.48 /
+ * 1.81 ms with 16384-pair tiles, when a bucket just over a tile still cost
+ * a second tile and a global pass.) The paper's 1024 fit a 32-core GPU.
+ * MAX_BUCKETS bounds the shared memory of the count and reposition
+ * kernels. Tuning only: DS_HYBRID_BUCKETS sets L, DS_HYBRID_BUCKET_TARGET
+ * replaces the target. */
 #define MAX_BUCKETS 2048
-static const size_t kBucketTarget = 32768;
+static const size_t kBucketFillNum = 15, kBucketFillDen = 16;
 
 /* Histogram bins per bucket (the paper: "several times more buckets" helps
  * spiky input) and their cap: 12 bytes of shared memory per bin. */
@@ -144,16 +151,17 @@ static const int kHistPerBucket = 4;
 #define MAX_HIST_BINS 8192
 
 /* Streaming passes (min/max, histogram, count, reposition): 512-thread
- * blocks, as many as are resident, each owning one contiguous chunk in the
- * count passes so that sorted input touches few buckets per block. */
+ * blocks; min/max and histogram as many as are resident, grid-strided;
+ * count and reposition by contiguous sub-chunks (below), so that sorted
+ * input touches few buckets per block. */
 #define STREAM_THREADS 512
 /* Items per thread per batch in min/max, histogram and count: enough loads
  * in flight per thread to cover memory latency. */
 #define STREAM_ITEMS 8
 #define STREAM_BATCH (STREAM_THREADS * STREAM_ITEMS)
-/* Reposition sub-chunk: 512 threads x 16 pairs staged in 64 KB of shared
- * memory, so that a bucket receives runs of about chunk / L pairs per write
- * (16 at L = 512) rather than single words. GPUs with less shared memory
+/* Reposition sub-chunk: 512 threads x 32 pairs staged in 128 KB of shared
+ * memory, so that a bucket receives runs of about 16384 / L pairs per write
+ * (15 at L = 1093) rather than single words. GPUs with less shared memory
  * per block (sm_75: 64 KB) take 8 or 4 pairs a thread. DS_HYBRID_REPOSITION
  * (tuning only) asks for 16, 8 or 4. 32 (one block per SM, 128 KB) is the
  * default since the count pass hands each element's bucket to the
@@ -217,7 +225,7 @@ struct hybrid_state {
     uint32_t max_bins;        /* histogram bins that fit in shared memory */
     int reposition_items;     /* 16, 8 or 4: what fits in shared memory */
     int tile_blocks;          /* resident blocks of the merge kernels */
-    size_t bucket_target;     /* pairs per bucket (DS_HYBRID_BUCKET_TARGET) */
+    size_t bucket_target;     /* DS_HYBRID_BUCKET_TARGET, 0 = the fill rule */
     int sort_tile_cap;        /* DS_HYBRID_TILE, 0 = no cap */
     int tiles_per_sm;         /* DS_HYBRID_TILES_PER_SM, else kSortTilesPerSm */
     int legacy_stream;        /* DS_HYBRID_LEGACY_STREAM: old histogram bins
@@ -228,9 +236,9 @@ struct hybrid_state {
     int sort_tile_blocks[SORT_TILE_VARIANTS]; /* resident blocks of each */
     hybrid_globals *globals;
     uint32_t *hist, *bin_min, *bin_max;
-    uint32_t *pivots;         /* L + 1: pivots[0] = min, pivots[L] = max + 1 */
+    uint32_t *pivots;         /* W + 1: pivots[0] = min, pivots[L..W] = max + 1 */
     hybrid_buckets buckets;
-    uint32_t *block_base;     /* [stream_blocks][L] */
+    uint32_t *block_base;     /* [sub-chunks][L]: each one's base in each bucket */
     uint32_t *keys[2], *values[2]; /* padded ping-pong arrays */
     int time_phases;
     int timed_last;
@@ -262,13 +270,14 @@ __device__ static inline int nothing_to_sort(const hybrid_globals *g)
     return g->min_key == g->max_key;
 }
 
-/* Fig. 4's search: the number of pivots[1..L-1] that are <= key, with a
- * jump halving from L/2 (L a power of two). */
-__device__ static inline uint32_t bucket_of(const uint32_t *pivots, uint32_t L,
+/* Fig. 4's search: the number of pivots[1..W-1] that are <= key, with a
+ * jump halving from W/2 (W, the search width, a power of two >= L; the
+ * pivots from L on are max + 1, so the answer stays below L). */
+__device__ static inline uint32_t bucket_of(const uint32_t *pivots, uint32_t W,
                                             uint32_t key)
 {
     uint32_t bucket = 0;
-    for (uint32_t jump = L >> 1; jump >= 1; jump >>= 1)
+    for (uint32_t jump = W >> 1; jump >= 1; jump >>= 1)
         if (pivots[bucket + jump] <= key)
             bucket += jump;
     return bucket;
@@ -498,11 +507,13 @@ k_hybrid_histogram(const float *keys, size_t n, int descending,
  * j = tid, tid + 1024, ...: the bin holding rank j * n / L, and a key
  * interpolated between that bin's lowest and highest key. A bin with one
  * key value v gets v for the first pivot that lands in it and v + 1 for the
- * rest, so that v alone makes up the bucket between them. */
+ * rest, so that v alone makes up the bucket between them. Pivots L..W (the
+ * search width) are max + 1. */
 __global__ void __launch_bounds__(SINGLE_THREADS)
 k_hybrid_refine(const hybrid_globals *g, const uint32_t *hist,
                 const uint32_t *bin_min, const uint32_t *bin_max,
-                uint32_t bins, size_t n, uint32_t L, uint32_t *pivots)
+                uint32_t bins, size_t n, uint32_t L, uint32_t W,
+                uint32_t *pivots)
 {
     typedef cub::BlockScan<uint32_t, SINGLE_THREADS> scan;
     __shared__ typename scan::TempStorage temp;
@@ -521,13 +532,13 @@ k_hybrid_refine(const hybrid_globals *g, const uint32_t *hist,
             s_cum[j] = items[i];
     }
     __syncthreads();
-    for (uint32_t j = threadIdx.x; j <= L; j += SINGLE_THREADS) {
+    for (uint32_t j = threadIdx.x; j <= W; j += SINGLE_THREADS) {
         if (j == 0) {
             pivots[0] = g->min_key;
             continue;
         }
-        if (j == L) {
-            pivots[L] = g->max_key + 1; /* max <= KEY_NAN: no wrap */
+        if (j >= L) {
+            pivots[j] = g->max_key + 1; /* max <= KEY_NAN: no wrap */
             continue;
         }
         uint64_t target = (uint64_t)j * n / L;
@@ -555,23 +566,27 @@ k_hybrid_refine(const hybrid_globals *g, const uint32_t *hist,
     }
 }
 
-/* Fig. 4, block-aggregated. Block b owns keys [b * chunk, (b + 1) * chunk):
- * counts its elements per bucket in shared memory (one atomic per warp when
- * the warp's keys share a bucket, else one per lane), then
- * adds each nonzero count to the bucket's global counter; the old value is
- * this block's base inside the bucket, kept for the reposition pass. With
- * buckets_out, each element's bucket is stored there for it too. */
+/* Fig. 4, block-aggregated. Block b owns keys [b * chunk, (b + 1) * chunk),
+ * chunk being the reposition's sub-chunk: counts its elements per bucket in
+ * shared memory (one atomic per warp when the warp's keys share a bucket,
+ * else one per lane), then adds each nonzero count to the bucket's global
+ * counter; the old value is this chunk's base inside the bucket, kept for
+ * the reposition pass. With buckets_out, each element's bucket is stored
+ * there for it too. Chunks of one sub-chunk make many small blocks, several
+ * resident per SM, where one long chunk per resident reposition block (one
+ * per SM) had too few loads in flight: at 16M uniform pairs on an H100,
+ * count 0.173 ms at L = 512 that way. */
 __global__ void __launch_bounds__(STREAM_THREADS)
 k_hybrid_count(const float *keys, size_t n, int descending,
                const hybrid_globals *g, const uint32_t *pivots, uint32_t L,
-               size_t chunk, uint32_t *bucket_count, uint32_t *block_base,
+               uint32_t W, size_t chunk, uint32_t *bucket_count, uint32_t *block_base,
                uint16_t *buckets_out)
 {
     extern __shared__ uint32_t shared[];
     if (nothing_to_sort(g))
         return;
-    uint32_t *s_pivots = shared, *s_count = shared + L + 1;
-    for (uint32_t j = threadIdx.x; j <= L; j += STREAM_THREADS) {
+    uint32_t *s_pivots = shared, *s_count = shared + W + 1;
+    for (uint32_t j = threadIdx.x; j <= W; j += STREAM_THREADS) {
         s_pivots[j] = pivots[j];
         if (j < L)
             s_count[j] = 0;
@@ -586,15 +601,23 @@ k_hybrid_count(const float *keys, size_t n, int descending,
           size_t i = batch_base + (size_t)j * STREAM_THREADS + threadIdx.x;
           batch[j] = i < end ? keys[i] : 0.0f;
       }
+      /* all searches before any counter moves: the counters share the
+       * pivots' shared array, so a search placed after an atomic could not
+       * start before it, and the batch's searches would run one by one */
+      uint32_t found[STREAM_ITEMS];
+#pragma unroll
+      for (int j = 0; j < STREAM_ITEMS; j++) {
+        size_t i = batch_base + (size_t)j * STREAM_THREADS + threadIdx.x;
+        found[j] = i < end ? bucket_of(s_pivots, W, to_internal(batch[j], descending))
+                           : L;
+        if (buckets_out && i < end)
+            buckets_out[i] = (uint16_t)found[j];
+      }
 #pragma unroll
       for (int j = 0; j < STREAM_ITEMS; j++) {
         size_t i = batch_base + (size_t)j * STREAM_THREADS + threadIdx.x;
         int valid = i < end;
-        uint32_t bucket = valid ? bucket_of(s_pivots, L,
-                                            to_internal(batch[j], descending))
-                                : L;
-        if (buckets_out && valid)
-            buckets_out[i] = (uint16_t)bucket;
+        uint32_t bucket = found[j];
         uint32_t first_bucket = __shfl_sync(0xFFFFFFFFu, bucket, 0);
         if (__all_sync(0xFFFFFFFFu, valid && bucket == first_bucket)) {
             if ((threadIdx.x & 31) == 0)
@@ -674,20 +697,20 @@ k_hybrid_layout(hybrid_globals *g, const uint32_t *pivots, uint32_t L,
     }
 }
 
-/* Fig. 6: the same chunks as k_hybrid_count, walked in sub-chunks of
- * 512 * ITEMS pairs. Each element of a sub-chunk gets its rank inside
+/* Fig. 6: the chunks of k_hybrid_count (512 * ITEMS pairs, the
+ * sub-chunks), block-strided. Each element of a sub-chunk gets its rank inside
  * its bucket from a shared atomic increment (once per warp when the warp
  * shares a bucket); a block scan of the sub-chunk's bucket counts stages
  * the pairs in shared memory grouped by bucket, and they are written out
  * from there, so that consecutive threads write consecutive slots of a
  * bucket instead of one scattered word each. A pair's slot is its bucket's
- * offset + the block's base in that bucket + what the block already wrote
- * there + its rank. Writes internal keys into the padded array. */
+ * offset + the sub-chunk's base in that bucket (from the count pass) + its
+ * rank. Writes internal keys into the padded array. */
 template <int ITEMS>
 __global__ void __launch_bounds__(STREAM_THREADS, ITEMS > 16 ? 1 : 2)
 k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
                     int descending, const hybrid_globals *g,
-                    const uint32_t *pivots, uint32_t L, size_t chunk,
+                    const uint32_t *pivots, uint32_t L, uint32_t W,
                     const uint32_t *bucket_offset, const uint32_t *block_base,
                     uint32_t *out_keys, uint32_t *out_values, int legacy,
                     const uint16_t *buckets_in)
@@ -700,21 +723,16 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
     const uint32_t sub_chunk = STREAM_THREADS * ITEMS;
     uint32_t *s_keys = shared, *s_values = shared + sub_chunk;
     uint32_t *s_pivots = shared + 2 * sub_chunk;
-    uint32_t *s_count = s_pivots + L + 1; /* then each bucket's start */
+    uint32_t *s_count = s_pivots + W + 1; /* then each bucket's start */
     uint32_t *s_dest = s_count + L;       /* global slot of the start */
     /* bucket of each staged slot, so the write-out need not search */
     uint16_t *s_bucket = (uint16_t *)(s_dest + L);
-    const uint32_t *my_base = block_base + (size_t)blockIdx.x * L;
-    for (uint32_t j = threadIdx.x; j <= L; j += STREAM_THREADS)
+    for (uint32_t j = threadIdx.x; j <= W; j += STREAM_THREADS)
         s_pivots[j] = pivots[j];
-    /* written by this block so far, for the buckets this thread scans */
-    uint32_t written[REPOSITION_SCAN_ITEMS];
-#pragma unroll
-    for (int j = 0; j < REPOSITION_SCAN_ITEMS; j++)
-        written[j] = 0;
-    size_t begin = blockIdx.x * chunk;
-    size_t end = min(n, begin + chunk);
-    for (size_t sub = begin; sub < end; sub += sub_chunk) {
+    for (size_t q = blockIdx.x; q * sub_chunk < n; q += gridDim.x) {
+        size_t sub = q * sub_chunk;
+        size_t end = min(n, sub + sub_chunk);
+        const uint32_t *my_base = block_base + q * L;
         for (uint32_t j = threadIdx.x; j < L; j += STREAM_THREADS)
             s_count[j] = 0;
         __syncthreads(); /* counters zeroed */
@@ -735,7 +753,7 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
             key[j] = valid ? to_internal(__uint_as_float(key[j]), descending) : 0;
             uint32_t bucket = !valid ? L
                             : buckets_in ? bucket_rank[j]
-                                         : bucket_of(s_pivots, L, key[j]);
+                                         : bucket_of(s_pivots, W, key[j]);
             uint32_t rank = 0;
             uint32_t first_bucket = __shfl_sync(0xFFFFFFFFu, bucket, 0);
             if (__all_sync(0xFFFFFFFFu, valid && bucket == first_bucket)) {
@@ -762,8 +780,8 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
             uint32_t b = threadIdx.x * REPOSITION_SCAN_ITEMS + j;
             if (b < L) {
                 s_count[b] = starts[j];
-                s_dest[b] = bucket_offset[b] + my_base[b] + written[j];
-                written[j] += counts[j];
+                /* the count pass wrote bases only where it counted */
+                s_dest[b] = counts[j] ? bucket_offset[b] + my_base[b] : 0;
             }
         }
         __syncthreads(); /* bucket starts known */
@@ -1025,18 +1043,24 @@ k_hybrid_compact(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
 
 /* ---- host helpers ------------------------------------------------------ */
 
-static uint32_t buckets_for(const hybrid_state *s, size_t n)
+/* L for n pairs sorted in tiles of sort_size pairs (see MAX_BUCKETS). */
+static uint32_t buckets_for(const hybrid_state *s, size_t n, uint32_t sort_size)
 {
-    size_t want = s->forced_buckets
-                      ? (size_t)s->forced_buckets
-                      : (n + s->bucket_target / 2) / s->bucket_target;
-    uint32_t L = 1;
-    while (L < MAX_BUCKETS && (size_t)L * 2 <= want)
-        L *= 2;
-    /* nearest power of two: round up when want is closer to 2L */
-    if (L < MAX_BUCKETS && want > L && want - L > 2 * (size_t)L - want)
-        L *= 2;
-    return L;
+    size_t target = s->bucket_target
+                        ? s->bucket_target
+                        : (size_t)sort_size * kBucketFillNum / kBucketFillDen;
+    size_t want = s->forced_buckets ? (size_t)s->forced_buckets
+                                    : (n + target - 1) / target;
+    return (uint32_t)(want < 1 ? 1 : want > MAX_BUCKETS ? MAX_BUCKETS : want);
+}
+
+/* Fig. 4's search width for L buckets: the power of two >= L. */
+static uint32_t search_width(uint32_t L)
+{
+    uint32_t W = 1;
+    while (W < L)
+        W *= 2;
+    return W;
 }
 
 static uint32_t bins_for(const hybrid_state *s, uint32_t L)
@@ -1088,7 +1112,8 @@ static const void *reposition_kernel(int items)
 
 static size_t reposition_smem(int items, size_t L)
 {
-    /* keys and values, then pivots, starts and slots, then uint16 buckets */
+    /* keys and values, then pivots, starts and slots, then uint16 buckets
+     * (L here is the search width, which bounds the bucket count) */
     return sizeof(uint32_t) * (2 * (size_t)STREAM_THREADS * items + 3 * L + 1) +
            sizeof(uint16_t) * (size_t)STREAM_THREADS * items;
 }
@@ -1142,7 +1167,6 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
     const char *forced = getenv("DS_HYBRID_BUCKETS");
     if (forced && atoi(forced) > 0)
         s->forced_buckets = atoi(forced);
-    s->bucket_target = kBucketTarget;
     const char *target = getenv("DS_HYBRID_BUCKET_TARGET");
     if (target && atoi(target) > 0)
         s->bucket_target = (size_t)atoi(target);
@@ -1252,9 +1276,16 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
                             (MAX_BUCKETS + 1) * sizeof(uint32_t)));
     DS_CUDA_GOTO(status, fail, "sort hybrid",
                  cudaMalloc((void **)&s->buckets.constant, MAX_BUCKETS * sizeof(uint32_t)));
-    DS_CUDA_GOTO(status, fail, "sort hybrid",
-                 cudaMalloc((void **)&s->block_base,
-                            (size_t)s->stream_blocks * MAX_BUCKETS * sizeof(uint32_t)));
+    {
+        /* a base per sub-chunk and bucket: max_count / 2 bytes at 32 pairs
+         * a thread, 4 * max_count at 4 */
+        size_t sub_chunk = (size_t)STREAM_THREADS * s->reposition_items;
+        size_t sub_chunks = (s->max_count + sub_chunk - 1) / sub_chunk;
+        DS_CUDA_GOTO(status, fail, "sort hybrid",
+                     cudaMalloc((void **)&s->block_base,
+                                (sub_chunks ? sub_chunks : 1) * MAX_BUCKETS *
+                                    sizeof(uint32_t)));
+    }
     for (int i = 0; i < 2; i++) {
         DS_CUDA_GOTO(status, fail, "sort hybrid",
                      cudaMalloc((void **)&s->keys[i], s->capacity * sizeof(uint32_t)));
@@ -1286,14 +1317,18 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
     cudaStream_t st = (cudaStream_t)stream;
     ds_status status;
     int descending = order == DS_SORT_DESCENDING;
-    uint32_t L = buckets_for(s, count);
+    int variant = sort_tile_for(s, count);
+    uint32_t sort_size = (uint32_t)kSortTileThreads[variant] * TILE_ITEMS;
+    uint32_t L = buckets_for(s, count, sort_size);
+    uint32_t W = search_width(L);
     uint32_t bins = bins_for(s, L);
-    size_t count_smem = sizeof(uint32_t) * (2 * (size_t)L + 1);
-    size_t stage_smem = reposition_smem(s->reposition_items, L);
+    size_t count_smem = sizeof(uint32_t) * ((size_t)W + 1 + L);
+    size_t stage_smem = reposition_smem(s->reposition_items, W);
     size_t hist_smem = 3 * sizeof(uint32_t) * bins;
-    size_t chunk = (count + s->stream_blocks - 1) / s->stream_blocks;
-    chunk = (chunk + STREAM_THREADS - 1) / STREAM_THREADS * STREAM_THREADS;
+    size_t chunk = (size_t)STREAM_THREADS * s->reposition_items; /* sub-chunk */
     unsigned count_grid = (unsigned)((count + chunk - 1) / chunk);
+    unsigned reposition_grid = count_grid < (unsigned)s->stream_blocks
+                                   ? count_grid : (unsigned)s->stream_blocks;
     size_t stream_grid_full = (count + STREAM_BATCH - 1) / STREAM_BATCH;
     unsigned minmax_grid = (unsigned)(stream_grid_full < (size_t)s->stream_blocks * 2
                                           ? stream_grid_full : (size_t)s->stream_blocks * 2);
@@ -1302,8 +1337,6 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
     size_t tiles_bound = (count + 3 * (size_t)L) / TILE_SIZE + L + 1;
     unsigned tile_grid = (unsigned)(tiles_bound < (size_t)s->tile_blocks
                                         ? tiles_bound : (size_t)s->tile_blocks);
-    int variant = sort_tile_for(s, count);
-    uint32_t sort_size = (uint32_t)kSortTileThreads[variant] * TILE_ITEMS;
     size_t sort_bound = (count + 3 * (size_t)L) / sort_size + L + 1;
     unsigned sort_grid = (unsigned)(sort_bound < (size_t)s->sort_tile_blocks[variant]
                                         ? sort_bound
@@ -1332,13 +1365,13 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
     if ((status = mark(s, 2, st)))
         return status;
     k_hybrid_refine<<<1, SINGLE_THREADS, 0, st>>>(s->globals, s->hist, s->bin_min,
-                                                  s->bin_max, bins, count, L,
+                                                  s->bin_max, bins, count, L, W,
                                                   s->pivots);
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_refine");
     if ((status = mark(s, 3, st)))
         return status;
     k_hybrid_count<<<count_grid, STREAM_THREADS, count_smem, st>>>(
-        keys, count, descending, s->globals, s->pivots, L, chunk,
+        keys, count, descending, s->globals, s->pivots, L, W, chunk,
         s->buckets.count, s->block_base,
         s->legacy_stream ? NULL : (uint16_t *)s->keys[1]);
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_count");
@@ -1350,8 +1383,9 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
         return status;
     switch (s->reposition_items) {
 #define LAUNCH_REPOSITION(items)                                                \
-    k_hybrid_reposition<items><<<count_grid, STREAM_THREADS, stage_smem, st>>>( \
-        keys, values, count, descending, s->globals, s->pivots, L, chunk,     \
+    k_hybrid_reposition<items><<<reposition_grid, STREAM_THREADS, stage_smem,  \
+                                 st>>>(                                       \
+        keys, values, count, descending, s->globals, s->pivots, L, W,         \
         s->buckets.offset, s->block_base, s->keys[0], s->values[0],          \
         s->legacy_stream, s->legacy_stream ? NULL : (const uint16_t *)s->keys[1])
     case 32: LAUNCH_REPOSITION(32); break;
