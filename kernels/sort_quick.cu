@@ -6,31 +6,34 @@
  * plain unsigned comparison; the last pass maps them back. Between the two:
  *
  * Phase one (several blocks per sequence, host loop). Every sequence that is
- * still long is cut into sections of about total/maxseq elements, one block
- * each. A block counts its keys below and above the pivot (first pass),
- * reduces the counts in shared memory, reserves its output ranges with
- * atomicAdd on the sequence's three cursors (below grows up from the start,
- * above grows down from the end, equal is an offset into the gap), and
- * partitions its section into the auxiliary buffer (second pass). Keys equal
- * to the pivot are final: their values wait in the `equal_values` scratch
- * until k_quick_fill, launched right after, writes them into the gap of the
+ * still long is cut into tiles (the paper's sections) of threads * 8 keys,
+ * listed by a one-block plan kernel. A persistent grid of partition blocks
+ * walks the tiles; while a block partitions one tile, the next one's keys
+ * and values are already being copied into its shared memory (cp.async).
+ * Per tile, the first pass (over shared memory) counts the keys below,
+ * equal to and above the pivot and ranks them with warp ballots, the block
+ * sums the counts, reserves its output ranges with atomicAdd on the
+ * sequence's three cursors (below grows up from the start, above grows
+ * down from the end, equal is an offset into the gap), and the second
+ * pass writes the tile into the auxiliary buffer. Keys equal to the pivot
+ * are final: their values wait in the `equal_values` scratch until
+ * k_quick_fill, launched right after, writes them into the gap of the
  * user's buffer (with keys carrying values, the paper's "fill the gap with
  * the pivot" needs the values too, and the gap's start is known only once
- * every block has counted). The last block of a sequence (atomic counter)
+ * every tile has counted). The last tile of a sequence (atomic counter)
  * creates the two children. The pivot is the average of the sequence's
  * minimum and maximum key values (for float keys spread over many binades
  * the average of their codes would cut off almost nothing); the children's
  * bounds come for free from the partition (largest key below, smallest key
- * above). After QUICK_VALUE_ITERATIONS the pivot is the midpoint of the
- * codes, which halves the code range, so phase one takes at most 24 + 33
- * iterations on any input; a sequence whose minimum equals its maximum is
- * done at once — all-equal input costs two passes (convert, restore).
- * By default (quick_params.two_pass = 0) each block owns one register tile
- * of threads * 8 keys and reads it once: it counts, reserves and writes in
- * one go; the paper's two passes over longer sections remain selectable.
- * Iterations continue while sequences are long and fewer than maxseq exist; each costs one host
- * round trip: the plan kernel's small report, written to mapped pinned
- * memory and spun on by the host, which also sizes the next grid.
+ * above). After log2(maxseq) + 3 iterations the pivot is the midpoint of
+ * the codes, which halves the code range, so phase one ends within a
+ * bounded number of iterations on any input; a sequence whose minimum
+ * equals its maximum is done at once — all-equal input costs two passes
+ * (convert, restore). Iterations continue while sequences are long and
+ * fewer than maxseq exist. The host queues them in batches without
+ * waiting (each plan decides on the device, and the persistent grid does
+ * not depend on the plan) and reads only the last plan's report of a
+ * batch, from mapped pinned memory.
  *
  * Phase two (one block per sequence, no host). Each block sorts its
  * sequence with an explicit shared-memory stack, always continuing with the
@@ -46,9 +49,11 @@
  * the caller's arrays: 12 bytes per element (auxiliary keys and values,
  * equal-key values) plus lists of O(maxseq) entries, all made at create.
  * Not handled: key_bits (the full key is always sorted); stability.
- * Measured on an H100 at 2^24 uniform pairs: 3.40 ms, 5.6x cub-raw
- * (was 4.06 ms, 6.7x; the 3x goal is not met: phase-one iterations run at
- * about 200 us each, latency-bound; README "GPU quicksort").
+ * Measured on an H100 at 2^24 uniform pairs (driver sweep, same run):
+ * 2.99 ms, 4.9x cub-raw (was 3.40 ms, 5.6x, with one register tile per
+ * block and a host round trip per iteration; before that 4.06 ms, 6.7x).
+ * The 3x goal is not met: phase one's 12 iterations take about 165 us
+ * each (about 1.6 TB/s), phase two's bitonic sorts 0.8 ms.
  * Phase two's median of three has the classic O(n^2) inputs, but only
  * within one sequence of about n/maxseq keys after phase one.
  *
@@ -60,6 +65,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include "cuda_check.h"
@@ -71,10 +77,6 @@
 /* Keys each thread holds per tile of the partition pass: eight loads in
  * flight per thread hide latency; a tile is threads * 8 keys. */
 #define QUICK_ITEMS 8
-/* Smallest phase-one section allowed (quick_params.min_section may ask
- * for more): below this a block's fixed cost (two reductions, atomics)
- * outweighs its share of the pass. */
-#define QUICK_MIN_SECTION 4096u
 /* Smallest one-pass tile, 128 threads * QUICK_ITEMS (list capacities). */
 #define QUICK_MIN_TILE (128u * QUICK_ITEMS)
 /* The bitonic small sort keeps 8 pairs per thread in registers, striped
@@ -109,13 +111,12 @@ typedef struct quick_params {
     int threads;      /* per block, both phases: 128, 256 or 512 */
     uint32_t maxseq;  /* phase one stops at this many sequences */
     uint32_t sbsize;  /* bitonic small sort at or below this length */
-    uint32_t min_section; /* phase-one keys per block, at least (two-pass) */
     int code_pivot;   /* 1: phase-one pivot is the midpoint of the ordered
                          codes throughout, 0: of the key values first */
-    int two_pass;     /* 1: phase-one blocks take long sections and read
-                         them twice; 0: one register tile, read once */
     int pow2_sort;    /* 1: small sort pads to a power of two and sorts
                          it all; 0: flip variant, work follows the length */
+    int blocks_per_sm; /* phase-one partition blocks resident per SM;
+                          0: as many as fit */
 } quick_params;
 
 /* optp from the paper: a power of two near s*k + m. */
@@ -136,18 +137,23 @@ static uint32_t clamp_u32(uint32_t x, uint32_t lo, uint32_t hi)
  * `special` distribution (NaN, infinities) took up to 6.8x its uniform
  * time: phase one stops at maxseq sequences and hands a long lagging
  * sequence to a single phase-two block. This rule keeps maxseq large
- * (4096 at 2^24), which keeps such sequences short. */
+ * (4096 at 2^24), which keeps such sequences short.
+ * Threads: the persistent, prefetching partition (third H100 sweep, 128 /
+ * 256 / 512 threads x maxseq x sbsize 4096 / 8192 at 2^16 ... 2^24, median
+ * of 7) was fastest with 512 threads at every size, so the threads rule is
+ * now that constant; maxseq and sbsize keep their optp fits (the sweep's
+ * best maxseq, n/8192, was 1.7% faster at 2^24: 2.937 against 2.986 ms,
+ * not worth the special-input risk above). */
 static quick_params quick_params_for(size_t n)
 {
     quick_params p;
     double s = (double)n;
-    p.threads = (int)clamp_u32(optp(s, 0.00004, 250.0), 128, 512);
+    p.threads = 512;
     p.maxseq = clamp_u32(optp(s, 0.00025, 128.0), 64, 8192);
     p.sbsize = clamp_u32(optp(s, 0.001, 4000.0), 256, QUICK_MAX_SBSIZE);
-    p.min_section = clamp_u32(optp(s, 0.001, 4096.0), QUICK_MIN_SECTION, 65536);
     p.code_pivot = 0;
-    p.two_pass = 0;
     p.pow2_sort = 0;
+    p.blocks_per_sm = 0;
     return p;
 }
 
@@ -174,7 +180,13 @@ typedef struct quick_task {
     uint32_t start, end, kind;
 } quick_task;
 
-/* One phase-one block's equal keys, for k_quick_fill. */
+/* One phase-one tile, written by k_quick_plan: keys [begin, stop) of
+ * work sequence `seq`, in the auxiliary buffer iff in_aux. */
+typedef struct quick_tile {
+    uint32_t seq, begin, stop, in_aux;
+} quick_tile;
+
+/* One phase-one tile's equal keys, for k_quick_fill. */
 typedef struct quick_block_record {
     uint32_t seq, section_begin, equal_count, equal_offset;
 } quick_block_record;
@@ -182,7 +194,7 @@ typedef struct quick_block_record {
 /* What the host reads after each plan, through mapped pinned memory: the
  * plan kernel writes the fields, fences, then writes `ticket`. */
 typedef struct quick_report {
-    uint32_t go, blocks, task_count, overflow;
+    uint32_t go, blocks, task_count, overflow, iterations;
     volatile uint32_t ticket;
 } quick_report;
 
@@ -190,8 +202,10 @@ typedef struct quick_control {
     uint32_t work_count[2];  /* sequences in each work list */
     uint32_t task_count;
     uint32_t overflow;       /* a list capacity was hit: a bug, reported */
-    /* Read back by the host after each plan. */
-    uint32_t go, blocks, section, pad;
+    uint32_t go;             /* this iteration partitions */
+    uint32_t blocks;         /* this iteration's tiles */
+    uint32_t finished;       /* phase one is over: later plans do nothing */
+    uint32_t iterations;     /* partition iterations so far */
     uint32_t root_lo, root_hi;
 } quick_control;
 
@@ -201,14 +215,15 @@ typedef struct quick_args {
     uint32_t *aux_keys, *aux_values;  /* auxiliary buffer */
     uint32_t *equal_values;           /* equal-key values, by position */
     quick_seq *work[2];
+    quick_tile *tiles;
     quick_block_record *blocks;
     quick_task *tasks;
     quick_control *control;
     quick_report *report;             /* mapped host memory */
     uint32_t work_cap, block_cap, task_cap;
-    uint32_t count, maxseq, min_length, sbsize, min_section;
+    uint32_t count, maxseq, min_length, sbsize, tile;
     uint32_t value_iterations; /* phase-one iterations that use the value pivot */
-    int code_pivot, two_pass, pow2_sort;
+    int code_pivot, pow2_sort;
 } quick_args;
 
 /* ---- device helpers ---------------------------------------------------- */
@@ -507,11 +522,7 @@ __global__ void k_quick_root(quick_args q)
 
 /* ---- kernels: phase one ------------------------------------------------- */
 
-/* One block of QUICK_PLAN_THREADS. Decides whether phase one goes on with
- * work list `cur`; if so gives each sequence its blocks (sections of about
- * total/maxseq keys) and resets its cursors, else hands every sequence left
- * to phase two. */
-/* Thread 0, at the end of the plan: publishes the decision to the host. */
+/* Thread 0, at the end of a plan: publishes its decision to the host. */
 __device__ void publish(const quick_args &q, uint32_t ticket)
 {
     /* Volatile: other threads' atomics on these live in L2, not in this
@@ -521,17 +532,29 @@ __device__ void publish(const quick_args &q, uint32_t ticket)
     q.report->blocks = c->blocks;
     q.report->task_count = c->task_count;
     q.report->overflow = c->overflow;
+    q.report->iterations = c->iterations;
     __threadfence_system(); /* the fields are visible before the ticket */
     q.report->ticket = ticket;
 }
 
+/* One block of QUICK_PLAN_THREADS. Decides whether phase one goes on with
+ * work list `cur`; if so cuts each sequence into tiles (the paper's
+ * sections), lists the tiles, and resets each sequence's cursors; else
+ * hands every sequence left to phase two and marks phase one finished, so
+ * that the iterations the host queued beyond this one do nothing. */
 __global__ void __launch_bounds__(QUICK_PLAN_THREADS)
 k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket)
 {
-    __shared__ unsigned long long s_sum[QUICK_PLAN_THREADS / 32];
     __shared__ uint32_t s_scan[QUICK_PLAN_THREADS / 32];
-    __shared__ uint32_t s_section, s_running;
+    __shared__ uint32_t s_running;
     quick_control *c = q.control;
+    if (c->finished) {
+        if (threadIdx.x == 0) {
+            c->go = 0;
+            publish(q, ticket);
+        }
+        return;
+    }
     quick_seq *work = cur ? q.work[1] : q.work[0];
     const uint32_t w = min(c->work_count[cur], q.work_cap);
     const uint32_t done = c->task_count;
@@ -547,34 +570,18 @@ k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket)
             __threadfence();
             c->go = 0;
             c->blocks = 0;
+            c->finished = 1;
             publish(q, ticket);
         }
         return;
     }
-    /* Section length: the paper's total/maxseq, at least min_section. */
-    unsigned long long total = 0;
-    for (uint32_t i = threadIdx.x; i < w; i += blockDim.x)
-        total += work[i].end - work[i].start;
-    for (int o = 16; o > 0; o >>= 1)
-        total += __shfl_xor_sync(~0u, total, o);
-    if (lane == 0)
-        s_sum[warp] = total;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        unsigned long long t = 0;
-        for (int i = 0; i < QUICK_PLAN_THREADS / 32; i++)
-            t += s_sum[i];
-        unsigned long long section = (t + q.maxseq - 1) / q.maxseq;
-        /* One-pass blocks take exactly one tile (min_section is its size). */
-        s_section = q.two_pass ? (uint32_t)max(section, (unsigned long long)q.min_section)
-                               : q.min_section;
+    if (threadIdx.x == 0)
         s_running = 0;
-    }
     __syncthreads();
-    const uint32_t section = s_section;
+    const uint32_t tile = q.tile;
     for (uint32_t base = 0; base < w; base += blockDim.x) {
         uint32_t i = base + threadIdx.x;
-        uint32_t nb = i < w ? (work[i].end - work[i].start + section - 1) / section : 0;
+        uint32_t nb = i < w ? (work[i].end - work[i].start + tile - 1) / tile : 0;
         uint32_t inclusive = nb;
         for (int o = 1; o < 32; o <<= 1) {
             uint32_t n = __shfl_up_sync(~0u, inclusive, o);
@@ -603,161 +610,105 @@ k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket)
             s_running = before + inclusive;
         __syncthreads();
     }
+    /* The tile list: tile b belongs to the last sequence whose first_block
+     * is <= b (written above by other threads of this block). */
+    const uint32_t tiles = s_running;
+    if (tiles <= q.block_cap)
+        for (uint32_t b = threadIdx.x; b < tiles; b += blockDim.x) {
+            uint32_t lo = 0, hi = w - 1;
+            while (lo < hi) {
+                uint32_t mid = (lo + hi + 1) / 2;
+                if (work[mid].first_block <= b)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            const quick_seq *s = &work[lo];
+            const uint32_t begin = s->start + (b - s->first_block) * tile;
+            quick_tile t = {lo, begin, min(s->end, begin + tile), s->in_aux};
+            q.tiles[b] = t;
+        }
     if (threadIdx.x == 0) {
-        c->blocks = s_running;
-        c->section = section;
-        c->go = s_running <= q.block_cap;
-        if (s_running > q.block_cap)
+        c->blocks = tiles;
+        c->go = tiles <= q.block_cap;
+        if (tiles > q.block_cap)
             c->overflow = 1;
+        c->iterations++;
         c->work_count[cur ^ 1] = 0;
         publish(q, ticket);
     }
 }
 
-/* One block per section of a work sequence (block -> sequence by binary
- * search on first_block). Counts, reserves, partitions into the other
- * buffer; the sequence's last block files the two children. */
+/* Starts the asynchronous copy of one tile's keys and values into a
+ * staging buffer: thread t copies (and later alone reads) slots j*T + t,
+ * so the buffer needs no barrier, only this thread's wait. */
 template <int T>
-__global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur)
+__device__ __forceinline__ void stage_tile(const quick_args &q, const quick_tile &t,
+                                           uint32_t *stage)
 {
-    __shared__ uint32_t s_reduce[T / 32][4];
-    __shared__ tile_shared s_tile;
-    __shared__ uint32_t s_seq, s_is_last, s_offset[3];
-    quick_seq *work = cur ? q.work[1] : q.work[0];
-    const quick_control *c = q.control;
-    if (threadIdx.x == 0) {
-        uint32_t lo = 0, hi = min(c->work_count[cur], q.work_cap) - 1;
-        while (lo < hi) {
-            uint32_t mid = (lo + hi + 1) / 2;
-            if (work[mid].first_block <= blockIdx.x)
-                lo = mid;
-            else
-                hi = mid - 1;
+    const uint32_t *src_keys = t.in_aux ? q.aux_keys : q.keys;
+    const uint32_t *src_values = t.in_aux ? q.aux_values : q.values;
+#pragma unroll
+    for (int j = 0; j < QUICK_ITEMS; j++) {
+        const uint32_t i = t.begin + j * T + threadIdx.x;
+        if (i < t.stop) {
+            __pipeline_memcpy_async(&stage[j * T + threadIdx.x], &src_keys[i], 4);
+            __pipeline_memcpy_async(&stage[(QUICK_ITEMS + j) * T + threadIdx.x],
+                                    &src_values[i], 4);
         }
-        s_seq = lo;
-    }
-    __syncthreads();
-    quick_seq *s = &work[s_seq];
-    const uint32_t start = s->start, end = s->end, in_aux = s->in_aux;
-    const uint32_t lo = s->lo, hi = s->hi;
-    const uint32_t pivot = s->pivot;
-    const uint32_t begin = start + (blockIdx.x - s->first_block) * c->section;
-    const uint32_t stop = min(end, begin + c->section);
-    const uint32_t *src_keys = in_aux ? q.aux_keys : q.keys;
-    const uint32_t *src_values = in_aux ? q.aux_values : q.values;
-    uint32_t *dst_keys = in_aux ? q.keys : q.aux_keys;
-    uint32_t *dst_values = in_aux ? q.values : q.aux_values;
-
-    uint32_t below, above, below_max, above_min;
-    count_pass<T, true>(src_keys, begin, stop, pivot, &below, &above,
-                        &below_max, &above_min);
-    reduce_counts<T>(&below, &above, &below_max, &above_min, s_reduce);
-    /* Five threads issue the reservations and bounds in parallel; each
-     * fences, so that all five are visible before the barrier and thus
-     * before this block's blocks_left decrement below. */
-    const uint32_t equal = (stop - begin) - below - above;
-    if (threadIdx.x < 5) {
-        if (threadIdx.x == 0)
-            s_offset[0] = atomicAdd(&s->below, below);
-        else if (threadIdx.x == 1)
-            s_offset[1] = atomicAdd(&s->above, above);
-        else if (threadIdx.x == 2)
-            s_offset[2] = atomicAdd(&s->equal, equal);
-        else if (threadIdx.x == 3 && below)
-            atomicMax(&s->below_max, below_max);
-        else if (threadIdx.x == 4 && above)
-            atomicMin(&s->above_min, above_min);
-        __threadfence();
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        quick_block_record r = {s_seq, begin, equal, s_offset[2]};
-        q.blocks[blockIdx.x] = r;
-    }
-    partition_pass<T>(src_keys, src_values, begin, stop, pivot, dst_keys,
-                      dst_values, start + s_offset[0], end - s_offset[1] - above,
-                      q.equal_values + begin, &s_tile);
-
-    /* The last block to finish reads the other blocks' totals and bounds
-     * (fenced above). The partitioned data itself is read only by the next
-     * launch, so it needs no fence. */
-    if (threadIdx.x == 0)
-        s_is_last = atomicSub(&s->blocks_left, 1u) == 1u;
-    __syncthreads();
-    if (s_is_last && threadIdx.x == 0) {
-        __threadfence();
-        volatile quick_seq *vs = s;
-        uint32_t total_below = vs->below, total_above = vs->above;
-        uint32_t bmax = vs->below_max, amin = vs->above_min;
-        s->gap_start = start + total_below;
-        file_sequence(q, cur ^ 1, start, start + total_below, !in_aux, lo, bmax);
-        file_sequence(q, cur ^ 1, end - total_above, end, !in_aux, amin, hi);
     }
 }
 
-/* One-pass variant of k_quick_partition: every block owns one tile of
- * T * QUICK_ITEMS keys of a sequence (the plan's section is the tile), so
- * it reads its keys once: thread t holds keys tile + j*T + t in registers,
- * ranks them by class with ballots as partition_pass does, reserves the
- * block's three ranges with one atomicAdd each, and writes them out. */
-template <int T>
-__global__ void __launch_bounds__(T) k_quick_partition_tile(quick_args q, int cur)
-{
-    __shared__ tile_shared s_tile;
-    __shared__ uint32_t s_bounds[T / 32][2];
-    __shared__ uint32_t s_seq, s_is_last, s_offset[3];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    quick_seq *work = cur ? q.work[1] : q.work[0];
-    const quick_control *c = q.control;
-    if (threadIdx.x == 0) {
-        uint32_t lo = 0, hi = min(c->work_count[cur], q.work_cap) - 1;
-        while (lo < hi) {
-            uint32_t mid = (lo + hi + 1) / 2;
-            if (work[mid].first_block <= blockIdx.x)
-                lo = mid;
-            else
-                hi = mid - 1;
-        }
-        s_seq = lo;
-    }
-    __syncthreads();
-    quick_seq *s = &work[s_seq];
-    const uint32_t start = s->start, end = s->end, in_aux = s->in_aux;
-    const uint32_t lo = s->lo, hi = s->hi, pivot = s->pivot;
-    const uint32_t begin = start + (blockIdx.x - s->first_block) * (T * QUICK_ITEMS);
-    const uint32_t *src_keys = in_aux ? q.aux_keys : q.keys;
-    const uint32_t *src_values = in_aux ? q.aux_values : q.values;
-    uint32_t *dst_keys = in_aux ? q.keys : q.aux_keys;
-    uint32_t *dst_values = in_aux ? q.values : q.aux_values;
+typedef struct partition_shared {
+    tile_shared tile;
+    uint32_t bounds[32][2];
+    uint32_t offset[3];
+} partition_shared;
 
+/* Partitions one staged tile (the paper's two passes over a section, here
+ * over shared memory): the first pass classifies every key against the
+ * pivot and ranks it within its warp by ballots; the block sums the
+ * counts, reserves its three output ranges with one atomicAdd each on
+ * the sequence's cursors; the second pass writes keys below the pivot up
+ * from the sequence's start, above it down from its end, and the values
+ * of equal keys to equal_values. The sequence's last tile files the two
+ * children. */
+template <int T>
+__device__ void partition_tile(const quick_args &q, int cur, uint32_t index,
+                               const quick_tile &t, const uint32_t *stage,
+                               partition_shared *sh)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    quick_seq *s = &(cur ? q.work[1] : q.work[0])[t.seq];
+    const uint32_t pivot = s->pivot;
     const uint32_t lanes_below = (1u << lane) - 1u;
-    uint32_t key[QUICK_ITEMS], value[QUICK_ITEMS], rank[QUICK_ITEMS];
-    int cls[QUICK_ITEMS];
+    uint32_t rank[QUICK_ITEMS / 2]; /* 16 bits per item (< 32 * QUICK_ITEMS) */
+    uint32_t classes = 0; /* 2 bits per item; 3 = no key */
     uint32_t below_max = 0, above_min = 0xFFFFFFFFu;
-#pragma unroll
-    for (int j = 0; j < QUICK_ITEMS; j++) {
-        uint32_t i = begin + j * T + threadIdx.x;
-        cls[j] = 3;
-        if (i < end) {
-            key[j] = src_keys[i];
-            value[j] = src_values[i];
-            cls[j] = key[j] < pivot ? 0 : (key[j] > pivot ? 2 : 1);
-            if (cls[j] == 0)
-                below_max = max(below_max, key[j]);
-            if (cls[j] == 2)
-                above_min = min(above_min, key[j]);
-        }
-    }
     uint32_t running[3] = {0, 0, 0};
 #pragma unroll
     for (int j = 0; j < QUICK_ITEMS; j++) {
-        uint32_t m0 = __ballot_sync(~0u, cls[j] == 0);
-        uint32_t m1 = __ballot_sync(~0u, cls[j] == 1);
-        uint32_t m2 = __ballot_sync(~0u, cls[j] == 2);
-        uint32_t m = cls[j] == 0 ? m0 : (cls[j] == 1 ? m1 : m2);
-        uint32_t base = cls[j] == 0 ? running[0]
-                                    : (cls[j] == 1 ? running[1] : running[2]);
-        rank[j] = base + __popc(m & lanes_below);
+        const uint32_t i = t.begin + j * T + threadIdx.x;
+        uint32_t cls = 3;
+        if (i < t.stop) {
+            const uint32_t key = stage[j * T + threadIdx.x];
+            cls = key < pivot ? 0 : (key > pivot ? 2 : 1);
+            if (cls == 0)
+                below_max = max(below_max, key);
+            if (cls == 2)
+                above_min = min(above_min, key);
+        }
+        classes |= cls << (2 * j);
+        const uint32_t m0 = __ballot_sync(~0u, cls == 0);
+        const uint32_t m1 = __ballot_sync(~0u, cls == 1);
+        const uint32_t m2 = __ballot_sync(~0u, cls == 2);
+        const uint32_t m = cls == 0 ? m0 : (cls == 1 ? m1 : m2);
+        const uint32_t base = cls == 0 ? running[0] : (cls == 1 ? running[1] : running[2]);
+        const uint32_t r = base + __popc(m & lanes_below);
+        if (j & 1)
+            rank[j / 2] |= r << 16;
+        else
+            rank[j / 2] = r;
         running[0] += __popc(m0);
         running[1] += __popc(m1);
         running[2] += __popc(m2);
@@ -767,17 +718,17 @@ __global__ void __launch_bounds__(T) k_quick_partition_tile(quick_args q, int cu
         above_min = min(above_min, __shfl_xor_sync(~0u, above_min, o));
     }
     if (lane == 0) {
-        s_tile.warp_counts[warp] =
+        sh->tile.warp_counts[warp] =
             running[0] | ((unsigned long long)running[1] << CLASS_BITS) |
             ((unsigned long long)running[2] << (2 * CLASS_BITS));
-        s_bounds[warp][0] = below_max;
-        s_bounds[warp][1] = above_min;
+        sh->bounds[warp][0] = below_max;
+        sh->bounds[warp][1] = above_min;
     }
     __syncthreads();
     if (warp == 0) {
-        unsigned long long cnt = lane < T / 32 ? s_tile.warp_counts[lane] : 0;
-        uint32_t bm = lane < T / 32 ? s_bounds[lane][0] : 0;
-        uint32_t am = lane < T / 32 ? s_bounds[lane][1] : 0xFFFFFFFFu;
+        unsigned long long cnt = lane < T / 32 ? sh->tile.warp_counts[lane] : 0;
+        uint32_t bm = lane < T / 32 ? sh->bounds[lane][0] : 0;
+        uint32_t am = lane < T / 32 ? sh->bounds[lane][1] : 0xFFFFFFFFu;
         unsigned long long inclusive = cnt;
         for (int o = 1; o < 32; o <<= 1) {
             unsigned long long n = __shfl_up_sync(~0u, inclusive, o);
@@ -789,82 +740,135 @@ __global__ void __launch_bounds__(T) k_quick_partition_tile(quick_args q, int cu
             am = min(am, __shfl_xor_sync(~0u, am, o));
         }
         if (lane < T / 32)
-            s_tile.warp_prefix[lane] = inclusive - cnt;
+            sh->tile.warp_prefix[lane] = inclusive - cnt;
         const unsigned long long total = __shfl_sync(~0u, inclusive, 31);
         const uint32_t below = (uint32_t)(total & CLASS_MASK);
         const uint32_t equal = (uint32_t)((total >> CLASS_BITS) & CLASS_MASK);
         const uint32_t above = (uint32_t)((total >> (2 * CLASS_BITS)) & CLASS_MASK);
-        /* Five lanes issue the reservations and bounds in parallel; each
-         * fences, so that all five are visible before the barrier and thus
-         * before this block's blocks_left decrement below. */
+        /* Five lanes issue the reservations and bounds in parallel (the
+         * bounds fire and forget); thread 0 fences them after the barrier
+         * below, before this tile's blocks_left decrement. */
         if (lane == 0)
-            s_offset[0] = start + atomicAdd(&s->below, below);
+            sh->offset[0] = s->start + atomicAdd(&s->below, below);
         else if (lane == 1)
-            s_offset[1] = end - atomicAdd(&s->above, above) - above;
+            sh->offset[1] = s->end - atomicAdd(&s->above, above) - above;
         else if (lane == 2)
-            s_offset[2] = atomicAdd(&s->equal, equal);
+            sh->offset[2] = atomicAdd(&s->equal, equal);
         else if (lane == 3 && below)
             atomicMax(&s->below_max, bm);
         else if (lane == 4 && above)
             atomicMin(&s->above_min, am);
-        if (lane < 5)
-            __threadfence();
-        if (lane == 0)
-            s_tile.tile_total = equal;
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        quick_block_record r = {s_seq, begin, (uint32_t)s_tile.tile_total, s_offset[2]};
-        q.blocks[blockIdx.x] = r;
-    }
-    const unsigned long long prefix = s_tile.warp_prefix[warp];
-    const uint32_t below_pos = s_offset[0], above_pos = s_offset[1];
-    uint32_t *equal_values = q.equal_values + begin;
-#pragma unroll
-    for (int j = 0; j < QUICK_ITEMS; j++) {
-        if (cls[j] == 3)
-            continue;
-        uint32_t slot = rank[j] +
-                        (uint32_t)((prefix >> (CLASS_BITS * cls[j])) & CLASS_MASK);
-        if (cls[j] == 0) {
-            dst_keys[below_pos + slot] = key[j];
-            dst_values[below_pos + slot] = value[j];
-        } else if (cls[j] == 2) {
-            dst_keys[above_pos + slot] = key[j];
-            dst_values[above_pos + slot] = value[j];
-        } else {
-            equal_values[slot] = value[j];
+        if (lane == 2) {
+            quick_block_record r = {t.seq, t.begin, equal, sh->offset[2]};
+            q.blocks[index] = r;
         }
     }
-    if (threadIdx.x == 0)
-        s_is_last = atomicSub(&s->blocks_left, 1u) == 1u;
     __syncthreads();
-    if (s_is_last && threadIdx.x == 0) {
+    /* The last tile of the sequence reads the other tiles' totals and
+     * bounds. The barrier orders this block's five atomics before thread
+     * 0's fence (fences are cumulative), which orders them before the
+     * decrement; the partitioned data itself is read only by the next
+     * launch, so the decrement need not wait for the writes below. */
+    if (threadIdx.x == 0) {
         __threadfence();
-        volatile quick_seq *vs = s;
-        uint32_t total_below = vs->below, total_above = vs->above;
-        uint32_t bmax = vs->below_max, amin = vs->above_min;
-        s->gap_start = start + total_below;
-        file_sequence(q, cur ^ 1, start, start + total_below, !in_aux, lo, bmax);
-        file_sequence(q, cur ^ 1, end - total_above, end, !in_aux, amin, hi);
+        if (atomicSub(&s->blocks_left, 1u) == 1u) {
+            __threadfence();
+            volatile quick_seq *vs = s;
+            const uint32_t total_below = vs->below, total_above = vs->above;
+            const uint32_t bmax = vs->below_max, amin = vs->above_min;
+            const uint32_t start = vs->start, end = vs->end, lo = vs->lo, hi = vs->hi;
+            const uint32_t in_aux = vs->in_aux;
+            s->gap_start = start + total_below;
+            file_sequence(q, cur ^ 1, start, start + total_below, !in_aux, lo, bmax);
+            file_sequence(q, cur ^ 1, end - total_above, end, !in_aux, amin, hi);
+        }
+    }
+    const unsigned long long prefix = sh->tile.warp_prefix[warp];
+    const uint32_t below_pos = sh->offset[0], above_pos = sh->offset[1];
+    uint32_t *dst_keys = t.in_aux ? q.keys : q.aux_keys;
+    uint32_t *dst_values = t.in_aux ? q.values : q.aux_values;
+    uint32_t *equal_values = q.equal_values + t.begin;
+#pragma unroll
+    for (int j = 0; j < QUICK_ITEMS; j++) {
+        const uint32_t cls = (classes >> (2 * j)) & 3u;
+        if (cls == 3)
+            continue;
+        const uint32_t slot = ((rank[j / 2] >> (16 * (j & 1))) & 0xFFFFu) +
+                              (uint32_t)((prefix >> (CLASS_BITS * cls)) & CLASS_MASK);
+        const uint32_t key = stage[j * T + threadIdx.x];
+        const uint32_t value = stage[(QUICK_ITEMS + j) * T + threadIdx.x];
+        if (cls == 0) {
+            dst_keys[below_pos + slot] = key;
+            dst_values[below_pos + slot] = value;
+        } else if (cls == 2) {
+            dst_keys[above_pos + slot] = key;
+            dst_values[above_pos + slot] = value;
+        } else {
+            equal_values[slot] = value;
+        }
     }
 }
 
-/* Same grid as the partition just run: block b writes its equal keys'
- * values into its slice of the sequence's gap in the caller's arrays. The
- * partition kernel has finished, so the source buffer is free there. */
+/* Phase one's partition, persistent: a grid of as many blocks as are
+ * resident walks the plan's tiles, block b taking tiles b, b + grid, ...
+ * While a tile is partitioned (its atomics and writes), the next one's
+ * keys and values are already on their way into the other half of the
+ * block's staging memory (cp.async), so the loads never wait on the
+ * reservations. Launched for every queued iteration; does nothing when
+ * the plan said stop. */
+template <int T>
+__global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur)
+{
+    extern __shared__ uint32_t s_stage[]; /* [2][2 * QUICK_ITEMS * T] */
+    __shared__ partition_shared s_part;
+    const quick_control *c = q.control;
+    if (!c->go)
+        return;
+    const uint32_t tiles = c->blocks, step = gridDim.x;
+    uint32_t b = blockIdx.x;
+    if (b >= tiles)
+        return;
+    quick_tile now = q.tiles[b], next = now, after = now;
+    stage_tile<T>(q, now, s_stage);
+    __pipeline_commit();
+    if (b + step < tiles)
+        next = q.tiles[b + step];
+    for (int buf = 0; b < tiles; b += step, buf ^= 1) {
+        if (b + step < tiles)
+            stage_tile<T>(q, next, s_stage + (buf ^ 1) * (2 * QUICK_ITEMS * T));
+        __pipeline_commit();
+        if (b + 2 * step < tiles)
+            after = q.tiles[b + 2 * step];
+        __pipeline_wait_prior(1);
+        partition_tile<T>(q, cur, b, now, s_stage + buf * (2 * QUICK_ITEMS * T), &s_part);
+        now = next;
+        next = after;
+    }
+}
+
+/* After the partition: tile b's block writes its equal keys' values into
+ * its slice of the sequence's gap in the caller's arrays (the partition
+ * has finished, so the source buffer is free there). Grid-stride over the
+ * tiles; does nothing when the plan said stop. */
 template <int T>
 __global__ void __launch_bounds__(T) k_quick_fill(quick_args q, int cur)
 {
-    const quick_block_record r = q.blocks[blockIdx.x];
-    if (r.equal_count == 0)
+    const quick_control *c = q.control;
+    if (!c->go)
         return;
-    const quick_seq *s = &(cur ? q.work[1] : q.work[0])[r.seq];
-    const uint32_t pivot = s->pivot;
-    const uint32_t out = s->gap_start + r.equal_offset;
-    for (uint32_t i = threadIdx.x; i < r.equal_count; i += T) {
-        q.keys[out + i] = pivot;
-        q.values[out + i] = q.equal_values[r.section_begin + i];
+    const uint32_t tiles = c->blocks;
+    const quick_seq *work = cur ? q.work[1] : q.work[0];
+    for (uint32_t b = blockIdx.x; b < tiles; b += gridDim.x) {
+        const quick_block_record r = q.blocks[b];
+        if (r.equal_count == 0)
+            continue;
+        const quick_seq *s = &work[r.seq];
+        const uint32_t pivot = s->pivot;
+        const uint32_t out = s->gap_start + r.equal_offset;
+        for (uint32_t i = threadIdx.x; i < r.equal_count; i += T) {
+            q.keys[out + i] = pivot;
+            q.values[out + i] = q.equal_values[r.section_begin + i];
+        }
     }
 }
 
@@ -1191,6 +1195,7 @@ typedef struct quick_state {
     quick_params cap_params;  /* params for max_count: list capacities */
     uint32_t *aux_keys, *aux_values, *equal_values;
     quick_seq *work[2];
+    quick_tile *tiles;
     quick_block_record *blocks;
     quick_task *tasks;
     quick_control *control;
@@ -1199,6 +1204,7 @@ typedef struct quick_state {
     uint32_t ticket;              /* last plan's ticket */
     uint32_t work_cap, block_cap, task_cap;
     int sm_count;
+    int partition_fit[3];  /* k_quick_partition<128/256/512> blocks per SM */
     uint32_t sbsize_max;  /* QUICK_MAX_SBSIZE or what this GPU allows */
     int time_phases, timed, iterations;
     cudaEvent_t events[5];
@@ -1207,19 +1213,39 @@ typedef struct quick_state {
 static const char *const phase_names[4] = {"to-ordered", "phase one",
                                            "phase two", "to-keys"};
 
+/* Staging memory of k_quick_partition<T>: two tiles of keys and values. */
+static size_t partition_smem(int threads)
+{
+    return (size_t)2 * 2 * QUICK_ITEMS * threads * sizeof(uint32_t);
+}
+
+/* One queued phase-one iteration after its plan: the persistent partition
+ * (`blocks` resident blocks) and the fill. */
 template <int T>
 static ds_status launch_partition(const quick_args &q, int cur, uint32_t blocks,
                                   cudaStream_t stream)
 {
-    if (q.two_pass) {
-        k_quick_partition<T><<<blocks, T, 0, stream>>>(q, cur);
-        DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_partition");
-    } else {
-        k_quick_partition_tile<T><<<blocks, T, 0, stream>>>(q, cur);
-        DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_partition_tile");
-    }
+    k_quick_partition<T><<<blocks, T, partition_smem(T), stream>>>(q, cur);
+    DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_partition");
     k_quick_fill<T><<<blocks, T, 0, stream>>>(q, cur);
     DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_fill");
+    return DS_OK;
+}
+
+/* Lets k_quick_partition<T> take its staging memory (above 48 KiB for 512
+ * threads) and records how many of its blocks fit on one SM. */
+template <int T>
+static ds_status prepare_partition(int *fit)
+{
+    DS_CUDA_TRY("sort quick",
+                cudaFuncSetAttribute(k_quick_partition<T>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)partition_smem(T)));
+    DS_CUDA_TRY("sort quick",
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    fit, k_quick_partition<T>, T, partition_smem(T)));
+    if (*fit < 1)
+        *fit = 1;
     return DS_OK;
 }
 
@@ -1282,7 +1308,7 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
 {
     ds_status status;
     if (p.maxseq > st->cap_params.maxseq || p.sbsize > QUICK_MAX_SBSIZE ||
-        p.min_section < QUICK_MIN_SECTION || (p.sbsize & (p.sbsize - 1)) ||
+        p.blocks_per_sm < 0 || (p.sbsize & (p.sbsize - 1)) ||
         (p.threads != 128 && p.threads != 256 && p.threads != 512))
         return ds_fail(DS_ERR_INVALID_ARG, "sort quick: parameters out of range");
     if (p.sbsize > st->sbsize_max)
@@ -1296,6 +1322,7 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
     q.equal_values = st->equal_values;
     q.work[0] = st->work[0];
     q.work[1] = st->work[1];
+    q.tiles = st->tiles;
     q.blocks = st->blocks;
     q.tasks = st->tasks;
     q.control = st->control;
@@ -1306,9 +1333,8 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
     q.count = (uint32_t)count;
     q.maxseq = p.maxseq;
     q.sbsize = p.sbsize;
-    q.min_section = p.two_pass ? p.min_section : (uint32_t)p.threads * QUICK_ITEMS;
+    q.tile = (uint32_t)p.threads * QUICK_ITEMS;
     q.code_pivot = p.code_pivot;
-    q.two_pass = p.two_pass;
     q.pow2_sort = p.pow2_sort;
     uint32_t min_length = (uint32_t)((count + p.maxseq - 1) / p.maxseq);
     q.min_length = min_length > p.sbsize ? min_length : p.sbsize + 1;
@@ -1342,14 +1368,35 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
     k_quick_root<<<1, 1, 0, stream>>>(q);
     DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_root");
 
-    /* Phase one: plan, wait for its report (the one host round trip per
-     * iteration: whether to go on and how many blocks), partition, fill. */
-    int cur = 0;
-    st->iterations = 0;
-    for (int iteration = 0;; iteration++) {
-        uint32_t ticket = ++st->ticket;
-        k_quick_plan<<<1, QUICK_PLAN_THREADS, 0, stream>>>(q, cur, iteration, ticket);
-        DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_plan");
+    /* Phase one, the host loop: iterations (plan, partition, fill) are
+     * queued in batches without waiting, each decided on the device (the
+     * partition grid is persistent, so its size does not depend on the
+     * plan); the host waits only for the last plan of a batch, through
+     * its report in mapped memory, and queues another batch while that
+     * plan says go. The first batch is one plan (input that needs no
+     * partition, such as all-equal keys, stops there), the second the
+     * log2(maxseq) plans that balanced splits need, then four at a time;
+     * queued iterations past the end cost a few empty launches. */
+    const int fit = st->partition_fit[p.threads == 128 ? 0 : (p.threads == 256 ? 1 : 2)];
+    const uint32_t grid = (uint32_t)st->sm_count *
+                          (uint32_t)(p.blocks_per_sm > 0 && p.blocks_per_sm < fit
+                                         ? p.blocks_per_sm : fit);
+    int cur = 0, iteration = 0;
+    int batch = 1;
+    for (;;) {
+        uint32_t ticket = 0;
+        for (int b = 0; b < batch; b++, iteration++, cur ^= 1) {
+            ticket = ++st->ticket;
+            k_quick_plan<<<1, QUICK_PLAN_THREADS, 0, stream>>>(q, cur, iteration, ticket);
+            DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_plan");
+            switch (p.threads) {
+            case 128: status = launch_partition<128>(q, cur, grid, stream); break;
+            case 256: status = launch_partition<256>(q, cur, grid, stream); break;
+            default: status = launch_partition<512>(q, cur, grid, stream); break;
+            }
+            if (status)
+                return status;
+        }
         if ((status = wait_report(st, ticket, stream)))
             return status;
         if (st->report->overflow)
@@ -1357,19 +1404,9 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
                                         "(%zu keys)", count);
         if (!st->report->go)
             break;
-        uint32_t blocks = st->report->blocks;
-        st->iterations++;
-        if (blocks > 0) {
-            switch (p.threads) {
-            case 128: status = launch_partition<128>(q, cur, blocks, stream); break;
-            case 256: status = launch_partition<256>(q, cur, blocks, stream); break;
-            default: status = launch_partition<512>(q, cur, blocks, stream); break;
-            }
-            if (status)
-                return status;
-        }
-        cur ^= 1;
+        batch = iteration == 1 ? (int)value_iterations - 3 : 4;
     }
+    st->iterations = (int)st->report->iterations;
     if ((status = record(st, 2, stream)))
         return status;
     uint32_t tasks = st->report->task_count;
@@ -1405,6 +1442,7 @@ static void quick_destroy(void *state)
     cudaFree(st->equal_values);
     cudaFree(st->work[0]);
     cudaFree(st->work[1]);
+    cudaFree(st->tiles);
     cudaFree(st->blocks);
     cudaFree(st->tasks);
     cudaFree(st->control);
@@ -1458,6 +1496,8 @@ static ds_status quick_create_with(const ds_sorter_desc *desc, uint32_t maxseq_c
         DS_CUDA_GOTO(status, fail, "sort quick",
                      cudaMalloc((void **)&st->work[i], st->work_cap * sizeof(quick_seq)));
     DS_CUDA_GOTO(status, fail, "sort quick",
+                 cudaMalloc((void **)&st->tiles, st->block_cap * sizeof(quick_tile)));
+    DS_CUDA_GOTO(status, fail, "sort quick",
                  cudaMalloc((void **)&st->blocks, st->block_cap * sizeof(quick_block_record)));
     DS_CUDA_GOTO(status, fail, "sort quick",
                  cudaMalloc((void **)&st->tasks, st->task_cap * sizeof(quick_task)));
@@ -1474,7 +1514,10 @@ static ds_status quick_create_with(const ds_sorter_desc *desc, uint32_t maxseq_c
             DS_CUDA_GOTO(status, fail, "sort quick", cudaEventCreate(&st->events[i]));
     if ((status = allow_small_sort_smem<128>(st->sbsize_max)) ||
         (status = allow_small_sort_smem<256>(st->sbsize_max)) ||
-        (status = allow_small_sort_smem<512>(st->sbsize_max)))
+        (status = allow_small_sort_smem<512>(st->sbsize_max)) ||
+        (status = prepare_partition<128>(&st->partition_fit[0])) ||
+        (status = prepare_partition<256>(&st->partition_fit[1])) ||
+        (status = prepare_partition<512>(&st->partition_fit[2])))
         goto fail;
     *dest = st;
     return DS_OK;
