@@ -64,13 +64,29 @@ DS_HOST_DEVICE float ds_quantise_key(float key, float lo, float scale)
 
 /* ---- small-triangle culling --------------------------------------------- */
 
-/* What the cull test needs of the draw: the view-projection matrix
- * (column-major, as the vertex shaders use it) and the viewport size in
- * pixels (viewport origin 0,0; single-sampled target). */
+/* What the cull test needs of the draw, from ds_cull_view_set(): the rows
+ * of the view-projection matrix that give window x and y times clip w (the
+ * viewport transform folded in), clip z and clip w; and the viewport size
+ * in pixels (origin 0,0; single-sampled target). */
 typedef struct ds_cull_view {
-    float m[16];
+    float x[4], y[4], z[4], w[4];
     float width, height;
 } ds_cull_view;
+
+/* m: the column-major view-projection matrix the vertex shaders use. */
+static inline void ds_cull_view_set(ds_cull_view *view, const float m[16],
+                                    float width, float height)
+{
+    for (int c = 0; c < 4; c++) {
+        /* window x = (clip x / clip w + 1) * width / 2 */
+        view->x[c] = 0.5f * width * (m[4 * c] + m[4 * c + 3]);
+        view->y[c] = 0.5f * height * (m[4 * c + 1] + m[4 * c + 3]);
+        view->z[c] = m[4 * c + 2];
+        view->w[c] = m[4 * c + 3];
+    }
+    view->width = width;
+    view->height = height;
+}
 
 /* A sample counts as possibly covered within this distance (pixels) of the
  * triangle: the rasteriser sees the vertices snapped to its sub-pixel grid
@@ -79,8 +95,9 @@ typedef struct ds_cull_view {
  * than 1/16 pixel. */
 #define DS_CULL_MARGIN (1.0f / 16.0f)
 /* Triangles whose bounding box holds more sample points than this are kept
- * untested (they are not the small ones this is for). */
-#define DS_CULL_MAX_SAMPLES 16
+ * untested: they are not the small ones this is for, and a bound of 2 x 2
+ * keeps the test cheap enough for the per-triangle keys pass. */
+#define DS_CULL_MAX_SAMPLES 4
 /* Screen coordinates beyond this many pixels: kept untested (keeps the
  * integer conversions below defined). */
 #define DS_CULL_FAR_PIXELS 1.0e6f
@@ -97,22 +114,26 @@ DS_HOST_DEVICE int ds_triangle_misses_samples(const ds_cull_view *view,
                                               const float *pb,
                                               const float *pc)
 {
-    const float *m = view->m;
     const float *p[3] = {pa, pb, pc};
     float sx[3], sy[3];
     int beyond_near = 0, beyond_far = 0;
     for (int k = 0; k < 3; k++) {
-        float x = m[0] * p[k][0] + m[4] * p[k][1] + m[8] * p[k][2] + m[12];
-        float y = m[1] * p[k][0] + m[5] * p[k][1] + m[9] * p[k][2] + m[13];
-        float z = m[2] * p[k][0] + m[6] * p[k][1] + m[10] * p[k][2] + m[14];
-        float w = m[3] * p[k][0] + m[7] * p[k][1] + m[11] * p[k][2] + m[15];
+#define DS_CULL_ROW(r) (r[0] * p[k][0] + r[1] * p[k][1] + r[2] * p[k][2] + r[3])
+        float x = DS_CULL_ROW(view->x), y = DS_CULL_ROW(view->y);
+        float z = DS_CULL_ROW(view->z), w = DS_CULL_ROW(view->w);
+#undef DS_CULL_ROW
         if (!(w > 0.0f))
             return 0;
         /* Clipping keeps -w <= z <= w; the factor absorbs rounding. */
         beyond_near += z < -w * 1.0001f;
         beyond_far += z > w * 1.0001f;
-        sx[k] = (x / w * 0.5f + 0.5f) * view->width;
-        sy[k] = (y / w * 0.5f + 0.5f) * view->height;
+#ifdef __CUDA_ARCH__
+        float rw = __frcp_rn(w); /* one reciprocal, not two divisions */
+#else
+        float rw = 1.0f / w;
+#endif
+        sx[k] = x * rw;
+        sy[k] = y * rw;
         if (!(fabsf(sx[k]) < DS_CULL_FAR_PIXELS && fabsf(sy[k]) < DS_CULL_FAR_PIXELS))
             return 0;
     }
@@ -133,24 +154,27 @@ DS_HOST_DEVICE int ds_triangle_misses_samples(const ds_cull_view *view,
     if ((bx - ax + 1) * (by - ay + 1) > DS_CULL_MAX_SAMPLES)
         return 0;
     /* Edge k runs from vertex k to k + 1; with the winding's sign s, a
-     * point's s * edge function is its distance inside that edge times the
-     * edge length. Within the margin of all three edges: possibly covered
-     * (a superset of the points within the margin of the triangle). */
+     * point's s * edge function f is its distance inside that edge times
+     * the edge length L. Within the margin of all three edges (f >= -e L,
+     * tested as f >= 0 or f^2 <= e^2 L^2): possibly covered, a superset of
+     * the points within the margin of the triangle. */
     float area2 = (sx[1] - sx[0]) * (sy[2] - sy[0]) - (sx[2] - sx[0]) * (sy[1] - sy[0]);
     float s = area2 >= 0.0f ? 1.0f : -1.0f;
-    float ex[3], ey[3], slack[3];
+    float ex[3], ey[3], slack2[3];
     for (int k = 0; k < 3; k++) {
         int next = k == 2 ? 0 : k + 1;
         ex[k] = s * (sx[next] - sx[k]);
         ey[k] = s * (sy[next] - sy[k]);
-        slack[k] = -e * sqrtf(ex[k] * ex[k] + ey[k] * ey[k]);
+        slack2[k] = e * e * (ex[k] * ex[k] + ey[k] * ey[k]);
     }
     for (int y = ay; y <= by; y++)
         for (int x = ax; x <= bx; x++) {
             float cx = (float)x + 0.5f, cy = (float)y + 0.5f;
             int inside = 1;
-            for (int k = 0; k < 3; k++)
-                inside &= ex[k] * (cy - sy[k]) - ey[k] * (cx - sx[k]) >= slack[k];
+            for (int k = 0; k < 3; k++) {
+                float f = ex[k] * (cy - sy[k]) - ey[k] * (cx - sx[k]);
+                inside &= f >= 0.0f || f * f <= slack2[k];
+            }
             if (inside)
                 return 0;
         }

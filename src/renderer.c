@@ -1,7 +1,18 @@
 /* renderer.c — composes the per-frame pipeline of renderer.h:
  *
- *   interop begin -> [vertex distances] -> keys -> [shuffle] -> sort (far
- *   first) -> [scatter] -> interop end -> one draw
+ *   interop begin -> [vertex distances] -> keys (+ cull) -> [shuffle] ->
+ *   sort (far first) -> [scatter] -> [draw command] -> interop end -> one
+ *   draw
+ *
+ * Culling (default in triangles mode while sorting, into single-sampled
+ * targets): the keys pass gives a triangle that covers no pixel centre
+ * (ds_triangle_misses_samples(), conservative) key 0, so that it sorts
+ * last, and counts the others; a one-thread kernel turns the count into a
+ * DrawElements/DrawArraysIndirectCommand stored after the elements in the
+ * same buffer, and the draw is indirect. No host round trip, the same
+ * image (test_render checks both against the rasteriser), and the H100's
+ * graphics pipeline, which spends about 1.6 ns on every submitted
+ * triangle even when it covers nothing, skips about 45% of the dragon's.
  *
  * Large meshes' triangles are drawn by vertex pulling: the keys pass writes
  * the sort's values (triangle numbers) straight into the GL element buffer,
@@ -906,9 +917,7 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     ds_cull_view view;
     const ds_cull_view *cull = NULL;
     if (renderer->cull && renderer->sorting && !points && single_sampled(renderer, target)) {
-        memcpy(view.m, view_projection, sizeof view.m);
-        view.width = (float)renderer->width;
-        view.height = (float)renderer->height;
+        ds_cull_view_set(&view, view_projection, (float)renderer->width, (float)renderer->height);
         cull = &view;
     }
     record->culled = cull != NULL;

@@ -560,8 +560,8 @@ static void test_cull_conservative(void **state)
     (void)state;
     /* Column-major: clip = (x, y, 0, z). */
     static const float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0};
-    ds_cull_view view = {{0}, CULL_W, CULL_H};
-    memcpy(view.m, m, sizeof m);
+    ds_cull_view view;
+    ds_cull_view_set(&view, m, CULL_W, CULL_H);
     float *culled = malloc(CULL_TRIANGLES * 9 * sizeof(float));
     float *kept = malloc(CULL_TRIANGLES * 9 * sizeof(float));
     assert_non_null(culled);
@@ -626,7 +626,7 @@ static void test_cull_conservative(void **state)
         {{10.5f, 10.5f, 10.5f, 10.5f, 10.5f, 10.5f}, 0}, /* a point on a centre */
     };
     static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-    memcpy(view.m, identity, sizeof identity);
+    ds_cull_view_set(&view, identity, CULL_W, CULL_H);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         float tri[9];
         for (int k = 0; k < 3; k++) {
@@ -637,11 +637,10 @@ static void test_cull_conservative(void **state)
         assert_int_equal(ds_triangle_misses_samples(&view, tri, tri + 3, tri + 6), cases[c].misses);
     }
     /* Behind the eye: kept (clipping decides); beyond the far plane: out. */
-    view.m[15] = 0.0f;
-    view.m[11] = 1.0f; /* w = z */
+    ds_cull_view_set(&view, m, CULL_W, CULL_H); /* w = z */
     float behind[9] = {0, 0, -1, 0.01f, 0, -1, 0, 0.01f, -1};
     assert_int_equal(ds_triangle_misses_samples(&view, behind, behind + 3, behind + 6), 0);
-    memcpy(view.m, identity, sizeof identity);
+    ds_cull_view_set(&view, identity, CULL_W, CULL_H);
     float far_away[9] = {0, 0, 1.5f, 0.5f, 0, 1.5f, 0, 0.5f, 1.5f};
     assert_int_equal(ds_triangle_misses_samples(&view, far_away, far_away + 3, far_away + 6), 1);
 }
