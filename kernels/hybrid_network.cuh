@@ -159,6 +159,47 @@ __host__ __device__ static inline void hybrid_sort16_pairs(hybrid_vec4 k[4],
     v[3] = last_v;
 }
 
+/* The count pass's bucket search (Fig. 4), started from the key's
+ * histogram bin. pivot_bin[1..L-1] are the bins of pivots[1..L-1], non-
+ * decreasing as the pivots are, and the bin function is monotone in the
+ * key, so every pivot in a bin below the key's is lower than the key and
+ * every pivot in a bin above it higher.
+ *
+ * hybrid_bin_first: how many of pivots[1..L-1] lie in bins below h (the
+ * first j in [1, L) whose bin is >= h, minus one). */
+__host__ __device__ static inline uint32_t hybrid_bin_first(const uint32_t *pivot_bin,
+                                                            uint32_t L, uint32_t h)
+{
+    uint32_t lo = 1, hi = L;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) >> 1;
+        if (pivot_bin[mid] < h)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo - 1;
+}
+
+/* One step of the search inside a bin: pivots[*found + 1 .. *found + *left]
+ * are the candidates (found = bin_first[h], left = bin_first[h + 1] -
+ * found to start); halves them against key. When *left reaches 0, *found
+ * is the number of pivots[1..L-1] that are <= key: the key's bucket. A
+ * step per call so that the kernel can run several searches in step. */
+__host__ __device__ static inline void hybrid_search_step(const uint32_t *pivots,
+                                                          uint32_t key,
+                                                          uint32_t *found,
+                                                          uint32_t *left)
+{
+    uint32_t half = *left >> 1;
+    if (pivots[*found + half + 1] <= key) {
+        *found += half + 1;
+        *left -= half + 1;
+    } else {
+        *left = half;
+    }
+}
+
 #ifdef DS_HYBRID_UNDEF_QUALIFIERS
 #undef __host__
 #undef __device__

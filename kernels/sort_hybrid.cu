@@ -22,9 +22,12 @@
  *               to the CPU): pivot j targets rank j*n/L and is interpolated
  *               inside its bin, between that bin's actual lowest and highest
  *               key rather than the bin's edges.
- *   count       Fig. 4: binary search over the pivots (shared memory, the
- *               paper's fixed-jump search over a power of two of pivots),
- *               and an atomic increment of the bucket's counter. A block
+ *   count       Fig. 4: binary search over the pivots (shared memory),
+ *               started from the key's histogram bin so that only the
+ *               pivots inside that bin are searched (a table from the
+ *               refine pass; the paper's fixed-jump search over all pivots
+ *               is kept for DS_HYBRID_LEGACY_STREAM), and an atomic
+ *               increment of the bucket's counter. A block
  *               owns one reposition sub-chunk (16384 pairs); the increments
  *               go to its shared counters (one per warp when the warp's 32
  *               keys share a bucket), then one global atomicAdd per block
@@ -43,9 +46,11 @@
  *               Pairs are staged in shared memory grouped by bucket, 16384
  *               at a time, with their bucket beside them, so that the scatter
  *               writes runs. DS_HYBRID_LEGACY_STREAM=1 (tuning only) brings
- *               back the division, the second search and the write-out's
- *               bucket search, for comparison: at 16M uniform pairs on an
- *               H100 1.463 ms against 1.389 (histogram 0.116 -> 0.046).
+ *               back the histogram's division, the count pass's search
+ *               over all pivots, the reposition's second search and its
+ *               write-out's bucket search, for comparison: at 16M uniform
+ *               pairs on an H100 1.337 ms against 1.021 (histogram 0.116,
+ *               count 0.229, reposition 0.429 against 0.046, 0.106, 0.299).
  *   merge       the vector merge sort of each bucket (below); each
  *               bucket's last step drops its sentinels and writes floats
  *               into the caller's arrays.
@@ -61,16 +66,20 @@
  * of up to 16384 pairs in shared memory (1024 threads, 132 KB; 4096 or 8192
  * pairs where shared memory or the input is small), each thread finding its
  * 16 outputs by merge-path search (rounds up to runs of 512 stay inside a
- * warp and sync the warp only; DS_HYBRID_LEGACY_MERGE=1, tuning only, syncs
- * the block on every round: at 16M uniform pairs on an H100 merge 0.752 ->
- * 0.737 ms, total 1.394 -> 1.380), and buckets longer than a sort tile take
- * merge-path partitioned global passes (a block per 4096 outputs, run
- * length doubling), so every pass keeps the whole GPU busy whatever the
- * bucket sizes. At 16M pairs (L = 512, buckets of ~32K) that is one global
- * pass where 4096-pair tiles needed three.
+ * warp and sync the warp only), and loading its next tile's keys while it
+ * writes this one out. DS_HYBRID_LEGACY_MERGE=1 (tuning only) syncs the
+ * block on every round and loads each tile only when it starts: at 16M
+ * uniform pairs on an H100 merge 0.521 against 0.510 ms (the syncs alone
+ * had measured 0.752 -> 0.737 in an earlier layout). The buckets are sized
+ * to fit one sort tile (see MAX_BUCKETS), so the tile sort usually
+ * finishes them; buckets longer than a sort tile take merge-path
+ * partitioned global passes (a block per 4096 outputs, run length
+ * doubling), so every pass keeps the whole GPU busy whatever the bucket
+ * sizes.
  *
- * Robustness beyond the paper (no input may cost more than 3x uniform; at
- * 16M pairs on an H200 every distribution of the suite took at most 1.1x):
+ * Robustness beyond the paper (no input may cost more than 3x uniform; on
+ * an H100, every distribution of the suite took at most 1.26x its uniform
+ * time at 16M pairs, 1.44x at 1M and 1.32x at 64K, "special" the slowest):
  *   - min == max (all keys equal, all zero, all NaN, n == 1): every later
  *     kernel sees it on the device and returns at once; nothing is written.
  *   - A bin holding a single key value gets its pivots at v and v + 1, so
@@ -136,9 +145,11 @@ static const size_t kSortTilesPerSm = 2;
  * of two, W, with pivots[L..W] = max + 1, which no key reaches. The old
  * rule (the power of two nearest n / 32768, buckets of two tiles and one
  * global pass) measured 1.311 ms at 16M uniform pairs on an H100 at
- * 2cb7349. (Earlier, on an H200: L = 512 / 1024 / 2048 took 1.36 / 1.48 /
- * 1.81 ms with 16384-pair tiles, when a bucket just over a tile still cost
- * a second tile and a global pass.) The paper's 1024 fit a 32-core GPU.
+ * 2cb7349; in one run with this rule (L = 1093) 1.021 ms, L = 1056 (eight
+ * tiles per SM exactly) 0.997, L = 512 1.153. (Earlier, on an H200:
+ * L = 512 / 1024 / 2048 took 1.36 / 1.48 / 1.81 ms with 16384-pair tiles,
+ * when a bucket just over a tile still cost a second tile and a global
+ * pass.) The paper's 1024 fit a 32-core GPU.
  * MAX_BUCKETS bounds the shared memory of the count and reposition
  * kernels. Tuning only: DS_HYBRID_BUCKETS sets L, DS_HYBRID_BUCKET_TARGET
  * replaces the target. */
@@ -159,20 +170,20 @@ static const int kHistPerBucket = 4;
  * in flight per thread to cover memory latency. */
 #define STREAM_ITEMS 8
 #define STREAM_BATCH (STREAM_THREADS * STREAM_ITEMS)
-/* Reposition sub-chunk: 512 threads x 32 pairs staged in 128 KB of shared
- * memory, so that a bucket receives runs of about 16384 / L pairs per write
- * (15 at L = 1093) rather than single words. GPUs with less shared memory
- * per block (sm_75: 64 KB) take 8 or 4 pairs a thread. DS_HYBRID_REPOSITION
- * (tuning only) asks for 16, 8 or 4. 32 (one block per SM, 128 KB) is the
- * default since the count pass hands each element's bucket to the
- * reposition: on the H100 at 16M, L = 512, reposition 0.395 -> 0.305 ms
- * and the whole sort 1.380 -> 1.316 ms (before that change, on an H200, 32
- * had measured slower at L = 512 and 1024). GPUs with less shared memory
- * fall back to the largest that fits. */
-#define REPOSITION_ITEMS 32
-#define REPOSITION_MAX_ITEMS 32 /* DS_HYBRID_REPOSITION may ask for 32 */
-#define REPOSITION_SCAN_ITEMS (MAX_BUCKETS / STREAM_THREADS)
-static_assert(STREAM_THREADS * REPOSITION_MAX_ITEMS <= 65536 && MAX_BUCKETS < 65536,
+/* Reposition sub-chunk (also the count pass's block): 1024 threads x 16
+ * pairs staged in 128 KB of shared memory, one block per SM, so that a
+ * bucket receives runs of about 16384 / L pairs per write (15 at L = 1093)
+ * rather than single words. GPUs with less shared memory per block take 8,
+ * 4 or 2 pairs a thread (the largest that fits). DS_HYBRID_REPOSITION
+ * (tuning only) asks for 16, 8, 4 or 2, or 32: 512 threads x 32 pairs, the
+ * default before; at 16M uniform pairs on an H100 the two took the same
+ * (reposition 0.299 and 0.301 ms). Each key waits in shared memory across
+ * the scan so that 1024 threads fit in 64 registers. */
+#define REPOSITION_THREADS 1024
+#define REPOSITION_ITEMS 16
+#define REPOSITION_MAX_ITEMS 32 /* DS_HYBRID_REPOSITION=32: 512 threads */
+static_assert(REPOSITION_THREADS * REPOSITION_ITEMS <= 65536 &&
+                  512 * REPOSITION_MAX_ITEMS <= 65536 && MAX_BUCKETS < 65536,
               "reposition packs bucket and rank into 16 bits each");
 
 /* One-block passes (refine, layout). */
@@ -223,19 +234,20 @@ struct hybrid_state {
     int stream_blocks;        /* resident blocks of the count kernels */
     int histogram_blocks;
     uint32_t max_bins;        /* histogram bins that fit in shared memory */
-    int reposition_items;     /* 16, 8 or 4: what fits in shared memory */
+    int reposition_items;     /* 16, 8, 4 or 2: what fits in shared memory */
     int tile_blocks;          /* resident blocks of the merge kernels */
     size_t bucket_target;     /* DS_HYBRID_BUCKET_TARGET, 0 = the fill rule */
     int sort_tile_cap;        /* DS_HYBRID_TILE, 0 = no cap */
     int tiles_per_sm;         /* DS_HYBRID_TILES_PER_SM, else kSortTilesPerSm */
-    int legacy_stream;        /* DS_HYBRID_LEGACY_STREAM: old histogram bins
-                                 and reposition search, for comparison */
+    int legacy_stream;        /* DS_HYBRID_LEGACY_STREAM: old histogram bins,
+                                 count and reposition searches, to compare */
     int legacy_merge;         /* DS_HYBRID_LEGACY_MERGE: block syncs on every
-                                 tile sort round, for comparison */
+                                 tile sort round, no early tile loads */
     int sort_tile_variants;   /* sort tile sizes that fit shared memory */
     int sort_tile_blocks[SORT_TILE_VARIANTS]; /* resident blocks of each */
     hybrid_globals *globals;
     uint32_t *hist, *bin_min, *bin_max;
+    uint32_t *bin_first;      /* bins + 1: pivots in lower bins (refine) */
     uint32_t *pivots;         /* W + 1: pivots[0] = min, pivots[L..W] = max + 1 */
     hybrid_buckets buckets;
     uint32_t *block_base;     /* [sub-chunks][L]: each one's base in each bucket */
@@ -281,6 +293,26 @@ __device__ static inline uint32_t bucket_of(const uint32_t *pivots, uint32_t W,
         if (pivots[bucket + jump] <= key)
             bucket += jump;
     return bucket;
+}
+
+/* The histogram's bins: bin = (k - min) * scale >> 32 with scale =
+ * bins * 2^32 / (max - min + 1), monotone in k, below bins for keys and at
+ * most bins for max + 1 (the product stays under bins * 2^32 <= 2^45). */
+__device__ static inline uint64_t bin_scale(const hybrid_globals *g, uint32_t bins)
+{
+    uint64_t span = (uint64_t)(g->max_key - g->min_key) + 1;
+    return ((uint64_t)bins << 32) / span;
+}
+
+__device__ static inline uint32_t bin_of(uint32_t key, uint32_t min_key, uint64_t scale)
+{
+    return (uint32_t)(((uint64_t)(key - min_key) * scale) >> 32);
+}
+
+/* Asks L2 for the 128-byte line holding p; nothing waits on it. */
+__device__ static inline void prefetch_l2(const void *p)
+{
+    asm volatile("prefetch.global.L2 [%0];" : : "l"(p));
 }
 
 /* Slot of tile element i in a padded shared tile (see TILE_SMEM). */
@@ -461,7 +493,7 @@ k_hybrid_histogram(const float *keys, size_t n, int descending,
      * refine pass reads each bin's actual lowest and highest key, so bins
      * need not be exactly equal in width. legacy (DS_HYBRID_LEGACY_STREAM,
      * tuning only) keeps the division for comparison. */
-    uint64_t scale = ((uint64_t)bins << 32) / span;
+    uint64_t scale = bin_scale(g, bins);
     for (size_t batch_base = blockIdx.x * (size_t)STREAM_BATCH; batch_base < n;
          batch_base += (size_t)gridDim.x * STREAM_BATCH) {
       float batch[STREAM_ITEMS]; /* all loads in flight before the atomics */
@@ -477,7 +509,7 @@ k_hybrid_histogram(const float *keys, size_t n, int descending,
         uint32_t k = valid ? to_internal(batch[j], descending) : 0;
         uint32_t bin = !valid ? bins
                      : legacy ? (uint32_t)(((uint64_t)(k - lo) * bins) / span)
-                              : (uint32_t)(((uint64_t)(k - lo) * scale) >> 32);
+                              : bin_of(k, lo, scale);
         uint32_t first_bin = __shfl_sync(0xFFFFFFFFu, bin, 0);
         if (__all_sync(0xFFFFFFFFu, valid && bin == first_bin)) {
             uint32_t warp_min = warp_min_u32(k), warp_max = warp_max_u32(k);
@@ -508,16 +540,19 @@ k_hybrid_histogram(const float *keys, size_t n, int descending,
  * interpolated between that bin's lowest and highest key. A bin with one
  * key value v gets v for the first pivot that lands in it and v + 1 for the
  * rest, so that v alone makes up the bucket between them. Pivots L..W (the
- * search width) are max + 1. */
+ * search width) are max + 1. Then bin_first[h] for h = 0..bins: how many of
+ * pivots[1..L-1] lie in bins below h, which the count pass's search starts
+ * from. */
 __global__ void __launch_bounds__(SINGLE_THREADS)
 k_hybrid_refine(const hybrid_globals *g, const uint32_t *hist,
                 const uint32_t *bin_min, const uint32_t *bin_max,
                 uint32_t bins, size_t n, uint32_t L, uint32_t W,
-                uint32_t *pivots)
+                uint32_t *pivots, uint32_t *bin_first)
 {
     typedef cub::BlockScan<uint32_t, SINGLE_THREADS> scan;
     __shared__ typename scan::TempStorage temp;
     __shared__ uint32_t s_cum[MAX_HIST_BINS];
+    __shared__ uint32_t s_pivot_bin[MAX_BUCKETS]; /* bin of pivots[j], j < L */
     if (nothing_to_sort(g))
         return;
     uint32_t items[SINGLE_ITEMS];
@@ -563,7 +598,11 @@ k_hybrid_refine(const hybrid_globals *g, const uint32_t *hist,
             pivot = key_lo + (uint32_t)min(step, (uint64_t)(key_hi - key_lo));
         }
         pivots[j] = pivot;
+        s_pivot_bin[j] = bin_of(pivot, g->min_key, bin_scale(g, bins));
     }
+    __syncthreads(); /* pivot bins known (non-decreasing, as the pivots) */
+    for (uint32_t h = threadIdx.x; h <= bins; h += SINGLE_THREADS)
+        bin_first[h] = hybrid_bin_first(s_pivot_bin, L, h);
 }
 
 /* Fig. 4, block-aggregated. Block b owns keys [b * chunk, (b + 1) * chunk),
@@ -574,23 +613,37 @@ k_hybrid_refine(const hybrid_globals *g, const uint32_t *hist,
  * the reposition pass. With buckets_out, each element's bucket is stored
  * there for it too. Chunks of one sub-chunk make many small blocks, several
  * resident per SM, where one long chunk per resident reposition block (one
- * per SM) had too few loads in flight: at 16M uniform pairs on an H100,
- * count 0.173 ms at L = 512 that way. */
+ * per SM) had too few loads in flight.
+ *
+ * The search is Fig. 4's binary search over the pivots, started from the
+ * key's histogram bin: bin_first[h] pivots lie in bins below h (all lower
+ * than any key of bin h) and the pivots from bin_first[h + 1] on in bins
+ * above it (all higher), so only the pivots inside the key's own bin are
+ * searched, usually none to three. A search over all L pivots from the
+ * middle made the count pass shared-memory bound (H100, 16M uniform pairs,
+ * L = 1093: 0.252 ms, L1/shared throughput at 97%; 0.106 ms from the bin).
+ * The batch's eight searches run in step, so that their loads overlap. */
 __global__ void __launch_bounds__(STREAM_THREADS)
 k_hybrid_count(const float *keys, size_t n, int descending,
                const hybrid_globals *g, const uint32_t *pivots, uint32_t L,
-               uint32_t W, size_t chunk, uint32_t *bucket_count, uint32_t *block_base,
-               uint16_t *buckets_out)
+               uint32_t W, const uint32_t *bin_first, uint32_t bins,
+               size_t chunk, uint32_t *bucket_count, uint32_t *block_base,
+               uint16_t *buckets_out, int legacy)
 {
     extern __shared__ uint32_t shared[];
     if (nothing_to_sort(g))
         return;
-    uint32_t *s_pivots = shared, *s_count = shared + W + 1;
+    uint32_t *s_pivots = shared, *s_first = shared + W + 1;
+    uint32_t *s_count = s_first + bins + 1;
     for (uint32_t j = threadIdx.x; j <= W; j += STREAM_THREADS) {
         s_pivots[j] = pivots[j];
         if (j < L)
             s_count[j] = 0;
     }
+    for (uint32_t h = threadIdx.x; h <= bins; h += STREAM_THREADS)
+        s_first[h] = bin_first[h];
+    uint32_t min_key = g->min_key;
+    uint64_t scale = bin_scale(g, bins);
     __syncthreads();
     size_t begin = blockIdx.x * chunk;
     size_t end = min(n, begin + chunk);
@@ -604,13 +657,39 @@ k_hybrid_count(const float *keys, size_t n, int descending,
       /* all searches before any counter moves: the counters share the
        * pivots' shared array, so a search placed after an atomic could not
        * start before it, and the batch's searches would run one by one */
-      uint32_t found[STREAM_ITEMS];
+      uint32_t found[STREAM_ITEMS], left[STREAM_ITEMS], key[STREAM_ITEMS];
+      int more = 0;
 #pragma unroll
       for (int j = 0; j < STREAM_ITEMS; j++) {
         size_t i = batch_base + (size_t)j * STREAM_THREADS + threadIdx.x;
-        found[j] = i < end ? bucket_of(s_pivots, W, to_internal(batch[j], descending))
-                           : L;
-        if (buckets_out && i < end)
+        key[j] = to_internal(batch[j], descending);
+        if (legacy) { /* tuning only: the search over all pivots */
+            found[j] = bucket_of(s_pivots, W, key[j]);
+            left[j] = 0;
+            continue;
+        }
+        uint32_t h = i < end ? bin_of(key[j], min_key, scale) : 0;
+        found[j] = s_first[h];
+        left[j] = i < end ? s_first[h + 1] - found[j] : 0;
+        more |= left[j] != 0;
+      }
+      /* all eight searches in step (kernels/hybrid_network.cuh) */
+      while (more) {
+        more = 0;
+#pragma unroll
+        for (int j = 0; j < STREAM_ITEMS; j++) {
+          if (left[j]) {
+            hybrid_search_step(s_pivots, key[j], &found[j], &left[j]);
+            more |= left[j] != 0;
+          }
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < STREAM_ITEMS; j++) {
+        size_t i = batch_base + (size_t)j * STREAM_THREADS + threadIdx.x;
+        if (i >= end)
+            found[j] = L;
+        else if (buckets_out)
             buckets_out[i] = (uint16_t)found[j];
       }
 #pragma unroll
@@ -697,7 +776,7 @@ k_hybrid_layout(hybrid_globals *g, const uint32_t *pivots, uint32_t L,
     }
 }
 
-/* Fig. 6: the chunks of k_hybrid_count (512 * ITEMS pairs, the
+/* Fig. 6: the chunks of k_hybrid_count (THREADS * ITEMS pairs, the
  * sub-chunks), block-strided. Each element of a sub-chunk gets its rank inside
  * its bucket from a shared atomic increment (once per warp when the warp
  * shares a bucket); a block scan of the sub-chunk's bucket counts stages
@@ -706,8 +785,8 @@ k_hybrid_layout(hybrid_globals *g, const uint32_t *pivots, uint32_t L,
  * bucket instead of one scattered word each. A pair's slot is its bucket's
  * offset + the sub-chunk's base in that bucket (from the count pass) + its
  * rank. Writes internal keys into the padded array. */
-template <int ITEMS>
-__global__ void __launch_bounds__(STREAM_THREADS, ITEMS > 16 ? 1 : 2)
+template <int THREADS, int ITEMS>
+__global__ void __launch_bounds__(THREADS, 1)
 k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
                     int descending, const hybrid_globals *g,
                     const uint32_t *pivots, uint32_t L, uint32_t W,
@@ -715,45 +794,55 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
                     uint32_t *out_keys, uint32_t *out_values, int legacy,
                     const uint16_t *buckets_in)
 {
-    typedef cub::BlockScan<uint32_t, STREAM_THREADS> scan;
+    typedef cub::BlockScan<uint32_t, THREADS> scan;
+    const int SCAN_ITEMS = MAX_BUCKETS / THREADS; /* buckets a thread scans */
     extern __shared__ uint32_t shared[];
     __shared__ typename scan::TempStorage scan_temp;
     if (nothing_to_sort(g))
         return;
-    const uint32_t sub_chunk = STREAM_THREADS * ITEMS;
+    const uint32_t sub_chunk = THREADS * ITEMS;
     uint32_t *s_keys = shared, *s_values = shared + sub_chunk;
     uint32_t *s_pivots = shared + 2 * sub_chunk;
     uint32_t *s_count = s_pivots + W + 1; /* then each bucket's start */
     uint32_t *s_dest = s_count + L;       /* global slot of the start */
     /* bucket of each staged slot, so the write-out need not search */
     uint16_t *s_bucket = (uint16_t *)(s_dest + L);
-    for (uint32_t j = threadIdx.x; j <= W; j += STREAM_THREADS)
+    for (uint32_t j = threadIdx.x; j <= W; j += THREADS)
         s_pivots[j] = pivots[j];
     for (size_t q = blockIdx.x; q * sub_chunk < n; q += gridDim.x) {
         size_t sub = q * sub_chunk;
-        size_t end = min(n, sub + sub_chunk);
+        /* 32-bit offsets inside the sub-chunk keep register use down */
+        uint32_t staged = (uint32_t)min((size_t)sub_chunk, n - sub);
+        const float *sub_keys = keys + sub;
+        const uint32_t *sub_values = values + sub;
+        const uint16_t *sub_buckets = buckets_in ? buckets_in + sub : NULL;
         const uint32_t *my_base = block_base + q * L;
-        for (uint32_t j = threadIdx.x; j < L; j += STREAM_THREADS)
+        for (uint32_t j = threadIdx.x; j < L; j += THREADS)
             s_count[j] = 0;
         __syncthreads(); /* counters zeroed */
         /* key and (bucket << 16 | rank in the sub-chunk's bucket) per item;
          * bucket <= MAX_BUCKETS and rank < sub_chunk fit 16 bits */
-        uint32_t key[ITEMS], bucket_rank[ITEMS];
+        uint32_t bucket_rank[ITEMS];
+        /* loads in groups of 8 items a thread: 16 loads in flight each,
+         * and fewer registers than all at once */
+        const int GROUP = ITEMS < 8 ? ITEMS : 8;
 #pragma unroll
-        for (int j = 0; j < ITEMS; j++) {
-            size_t i = sub + (size_t)j * STREAM_THREADS + threadIdx.x;
-            key[j] = i < end ? __float_as_uint(keys[i]) : 0;
+        for (int first = 0; first < ITEMS; first += GROUP) {
+          uint32_t key[GROUP];
+#pragma unroll
+          for (int j = first; j < first + GROUP; j++) {
+            uint32_t i = j * THREADS + threadIdx.x;
+            key[j - first] = i < staged ? __float_as_uint(sub_keys[i]) : 0;
             /* the count pass's bucket, when it kept them */
-            bucket_rank[j] = buckets_in && i < end ? buckets_in[i] : L;
-        }
+            bucket_rank[j] = sub_buckets && i < staged ? sub_buckets[i] : L;
+          }
 #pragma unroll
-        for (int j = 0; j < ITEMS; j++) {
-            size_t i = sub + (size_t)j * STREAM_THREADS + threadIdx.x;
-            int valid = i < end;
-            key[j] = valid ? to_internal(__uint_as_float(key[j]), descending) : 0;
+          for (int j = first; j < first + GROUP; j++) {
+            int valid = j * THREADS + threadIdx.x < staged;
+            uint32_t k = valid ? to_internal(__uint_as_float(key[j - first]), descending) : 0;
             uint32_t bucket = !valid ? L
-                            : buckets_in ? bucket_rank[j]
-                                         : bucket_of(s_pivots, W, key[j]);
+                            : sub_buckets ? bucket_rank[j]
+                                          : bucket_of(s_pivots, W, k);
             uint32_t rank = 0;
             uint32_t first_bucket = __shfl_sync(0xFFFFFFFFu, bucket, 0);
             if (__all_sync(0xFFFFFFFFu, valid && bucket == first_bucket)) {
@@ -765,19 +854,24 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
                 rank = atomicAdd(&s_count[bucket], 1u);
             }
             bucket_rank[j] = bucket << 16 | rank;
+            /* the key waits in the values' staging area, in load order, so
+             * that its register is free across the scan */
+            if (valid)
+                s_values[j * THREADS + threadIdx.x] = k;
+          }
         }
         __syncthreads(); /* sub-chunk counted */
-        uint32_t counts[REPOSITION_SCAN_ITEMS];
+        uint32_t counts[SCAN_ITEMS];
 #pragma unroll
-        for (int j = 0; j < REPOSITION_SCAN_ITEMS; j++) {
-            uint32_t b = threadIdx.x * REPOSITION_SCAN_ITEMS + j;
+        for (int j = 0; j < SCAN_ITEMS; j++) {
+            uint32_t b = threadIdx.x * SCAN_ITEMS + j;
             counts[j] = b < L ? s_count[b] : 0;
         }
-        uint32_t starts[REPOSITION_SCAN_ITEMS];
+        uint32_t starts[SCAN_ITEMS];
         scan(scan_temp).ExclusiveSum(counts, starts);
 #pragma unroll
-        for (int j = 0; j < REPOSITION_SCAN_ITEMS; j++) {
-            uint32_t b = threadIdx.x * REPOSITION_SCAN_ITEMS + j;
+        for (int j = 0; j < SCAN_ITEMS; j++) {
+            uint32_t b = threadIdx.x * SCAN_ITEMS + j;
             if (b < L) {
                 s_count[b] = starts[j];
                 /* the count pass wrote bases only where it counted */
@@ -787,17 +881,23 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
         __syncthreads(); /* bucket starts known */
 #pragma unroll
         for (int j = 0; j < ITEMS; j++) {
-            size_t i = sub + (size_t)j * STREAM_THREADS + threadIdx.x;
-            if (i < end) {
+            uint32_t i = j * THREADS + threadIdx.x;
+            if (i < staged) {
                 uint32_t at = s_count[bucket_rank[j] >> 16] + (bucket_rank[j] & 0xFFFFu);
-                s_keys[at] = key[j];
-                s_values[at] = values[i];
+                s_keys[at] = s_values[i];
                 s_bucket[at] = (uint16_t)(bucket_rank[j] >> 16);
+                bucket_rank[j] = at;
             }
         }
-        uint32_t staged = (uint32_t)min((size_t)sub_chunk, end - sub);
+        __syncthreads(); /* the waiting keys are read: s_values is free */
+#pragma unroll
+        for (int j = 0; j < ITEMS; j++) {
+            uint32_t i = j * THREADS + threadIdx.x;
+            if (i < staged)
+                s_values[bucket_rank[j]] = sub_values[i];
+        }
         __syncthreads(); /* sub-chunk staged by bucket */
-        for (uint32_t at = threadIdx.x; at < staged; at += STREAM_THREADS) {
+        for (uint32_t at = threadIdx.x; at < staged; at += THREADS) {
             uint32_t lo = 0;
             if (!legacy) {
                 lo = s_bucket[at];
@@ -821,6 +921,62 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
     }
 }
 
+/* Where a sort tile lies: its bucket, its valid (padded) pairs, 0 for a
+ * constant bucket or no tile, and its first slot in the padded arrays. */
+struct sort_tile_at {
+    uint32_t bucket, valid, base;
+};
+
+/* Finds sort tile t (of `size` pairs) and loads this thread's four key
+ * vectors of it, KEY_PAD past its valid part, and asks L2 for the line of
+ * its values that this thread will load; nothing for t >= total or a
+ * constant bucket. (Values in registers too spilled at 1024 threads.) */
+__device__ static inline sort_tile_at load_sort_tile(const hybrid_buckets &buckets,
+                                                     uint32_t L, uint32_t size,
+                                                     uint32_t t, uint32_t total,
+                                                     const uint32_t *keys,
+                                                     const uint32_t *values,
+                                                     hybrid_vec4 vk[4])
+{
+    sort_tile_at at = {0, 0, 0};
+    if (t >= total)
+        return at;
+    at.bucket = bucket_of_tile(buckets.sort_tile, L, t);
+    if (buckets.constant[at.bucket])
+        return at;
+    uint32_t first = (t - buckets.sort_tile[at.bucket]) * size;
+    at.valid = min(size, padded(buckets.count[at.bucket]) - first);
+    at.base = buckets.offset[at.bucket] + first; /* multiple of 4 */
+    const uint4 *k4 = (const uint4 *)(keys + at.base);
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        uint32_t vector = threadIdx.x * 4 + i;
+        uint4 kk = make_uint4(KEY_PAD, KEY_PAD, KEY_PAD, KEY_PAD);
+        if (vector * 4 < at.valid)
+            kk = k4[vector];
+        vk[i] = {kk.x, kk.y, kk.z, kk.w};
+    }
+    if (threadIdx.x * TILE_ITEMS < at.valid)
+        prefetch_l2(values + at.base + threadIdx.x * TILE_ITEMS);
+    return at;
+}
+
+/* This thread's four value vectors of a loaded sort tile. */
+__device__ static inline void load_sort_tile_values(sort_tile_at at,
+                                                    const uint32_t *values,
+                                                    hybrid_vec4 vv[4])
+{
+    const uint4 *v4 = (const uint4 *)(values + at.base);
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        uint32_t vector = threadIdx.x * 4 + i;
+        uint4 vvv = make_uint4(0, 0, 0, 0);
+        if (vector * 4 < at.valid)
+            vvv = v4[vector];
+        vv[i] = {vvv.x, vvv.y, vvv.z, vvv.w};
+    }
+}
+
 /* The vector merge sort's first passes, one sort tile (THREADS * 16 pairs
  * of one bucket) per block iteration: thread t sorts pairs [16t, 16t + 16)
  * in registers (sortElements, Fig. 1, the merge loop), then the block
@@ -828,8 +984,11 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
  * 16 outputs located by merge-path search. Sorts in place; slots past a
  * partial tile are padded with KEY_PAD and not written back. A bucket that
  * fits in one sort tile is finished here (sentinels dropped, floats into
- * the caller's arrays). Constant buckets are skipped. Shared memory
- * (dynamic): keys then values, tile_smem(THREADS * 16) words each. */
+ * the caller's arrays). Constant buckets are skipped. The block's next
+ * tile is loaded into registers before this one is written out, so that
+ * its loads (and its bucket search) overlap the stores: with one block per
+ * SM nothing else would cover them. Shared memory (dynamic): keys then
+ * values, tile_smem(THREADS * 16) words each. */
 template <int THREADS>
 __global__ void __launch_bounds__(THREADS)
 k_hybrid_tile_sort(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
@@ -845,29 +1004,21 @@ k_hybrid_tile_sort(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
     if (nothing_to_sort(g))
         return;
     uint32_t total = g->total_sort_tiles;
+    hybrid_vec4 vk[4], vv[4];
+    sort_tile_at next = load_sort_tile(buckets, L, size, blockIdx.x, total, keys,
+                                       values, vk);
     for (uint32_t t = blockIdx.x; t < total; t += gridDim.x) {
-        uint32_t b = bucket_of_tile(buckets.sort_tile, L, t);
-        if (buckets.constant[b])
+        sort_tile_at tile = next;
+        if (legacy_merge && t != blockIdx.x) /* loaded only now */
+            tile = load_sort_tile(buckets, L, size, t, total, keys, values, vk);
+        uint32_t b = tile.bucket, valid = tile.valid, base = tile.base;
+        if (!valid) { /* a constant bucket's tile */
+            if (!legacy_merge)
+                next = load_sort_tile(buckets, L, size, t + gridDim.x, total, keys,
+                                      values, vk);
             continue;
-        uint32_t first = (t - buckets.sort_tile[b]) * size;
-        uint32_t valid = min(size, padded(buckets.count[b]) - first);
-        uint32_t base = buckets.offset[b] + first; /* multiple of 4 */
-        const uint4 *k4 = (const uint4 *)(keys + base);
-        const uint4 *v4 = (const uint4 *)(values + base);
-
-        hybrid_vec4 vk[4], vv[4];
-#pragma unroll
-        for (int i = 0; i < 4; i++) {
-            uint32_t vector = threadIdx.x * 4 + i;
-            uint4 kk = make_uint4(KEY_PAD, KEY_PAD, KEY_PAD, KEY_PAD);
-            uint4 vvv = make_uint4(0, 0, 0, 0);
-            if (vector * 4 < valid) {
-                kk = k4[vector];
-                vvv = v4[vector];
-            }
-            vk[i] = {kk.x, kk.y, kk.z, kk.w};
-            vv[i] = {vvv.x, vvv.y, vvv.z, vvv.w};
         }
+        load_sort_tile_values(tile, values, vv);
         hybrid_sort16_pairs(vk, vv);
         uint32_t rk[TILE_ITEMS], rv[TILE_ITEMS];
 #pragma unroll
@@ -910,6 +1061,10 @@ k_hybrid_tile_sort(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
             s_values[slot(threadIdx.x * TILE_ITEMS + i)] = rv[i];
         }
         __syncthreads(); /* the tile is whole in shared memory */
+        /* vk is free: the next tile's loads go out first */
+        if (!legacy_merge)
+            next = load_sort_tile(buckets, L, size, t + gridDim.x, total, keys,
+                                  values, vk);
         uint32_t count = buckets.count[b];
         if (padded(count) <= size) {
             /* the whole bucket: drop its sentinels, write the final output */
@@ -1102,20 +1257,26 @@ static int sort_tile_for(const hybrid_state *s, size_t n)
 
 /* The reposition kernel for `items` pairs a thread, and its dynamic shared
  * memory for L buckets. */
+static int reposition_threads(int items)
+{
+    return items == 32 ? 512 : REPOSITION_THREADS;
+}
+
 static const void *reposition_kernel(int items)
 {
-    return items == 32 ? (const void *)k_hybrid_reposition<32>
-         : items == 16 ? (const void *)k_hybrid_reposition<16>
-         : items == 8  ? (const void *)k_hybrid_reposition<8>
-                       : (const void *)k_hybrid_reposition<4>;
+    return items == 32 ? (const void *)k_hybrid_reposition<512, 32>
+         : items == 16 ? (const void *)k_hybrid_reposition<REPOSITION_THREADS, 16>
+         : items == 8  ? (const void *)k_hybrid_reposition<REPOSITION_THREADS, 8>
+         : items == 4  ? (const void *)k_hybrid_reposition<REPOSITION_THREADS, 4>
+                       : (const void *)k_hybrid_reposition<REPOSITION_THREADS, 2>;
 }
 
 static size_t reposition_smem(int items, size_t L)
 {
     /* keys and values, then pivots, starts and slots, then uint16 buckets
      * (L here is the search width, which bounds the bucket count) */
-    return sizeof(uint32_t) * (2 * (size_t)STREAM_THREADS * items + 3 * L + 1) +
-           sizeof(uint16_t) * (size_t)STREAM_THREADS * items;
+    size_t pairs = (size_t)reposition_threads(items) * items;
+    return sizeof(uint32_t) * (2 * pairs + 3 * L + 1) + sizeof(uint16_t) * pairs;
 }
 
 static int resident_blocks(const void *kernel, int threads, size_t smem, int sms)
@@ -1137,6 +1298,7 @@ static void hybrid_destroy(void *opaque)
     cudaFree(s->hist);
     cudaFree(s->bin_min);
     cudaFree(s->bin_max);
+    cudaFree(s->bin_first);
     cudaFree(s->pivots);
     cudaFree(s->buckets.count);
     cudaFree(s->buckets.offset);
@@ -1183,7 +1345,7 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
     s->legacy_merge = legacy_merge && atoi(legacy_merge) > 0;
     int reposition_start = REPOSITION_ITEMS;
     const char *forced_reposition = getenv("DS_HYBRID_REPOSITION");
-    if (forced_reposition && atoi(forced_reposition) >= 4 &&
+    if (forced_reposition && atoi(forced_reposition) >= 2 &&
         atoi(forced_reposition) <= REPOSITION_MAX_ITEMS)
         reposition_start = atoi(forced_reposition);
 
@@ -1204,7 +1366,7 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
         if (s->max_bins > MAX_HIST_BINS)
             s->max_bins = MAX_HIST_BINS;
         s->reposition_items = 0;
-        for (int items = reposition_start; items >= 4 && !s->reposition_items; items /= 2) {
+        for (int items = reposition_start; items >= 2 && !s->reposition_items; items /= 2) {
             cudaFuncAttributes attributes;
             DS_CUDA_GOTO(status, fail, "sort hybrid",
                          cudaFuncGetAttributes(&attributes, reposition_kernel(items)));
@@ -1219,7 +1381,7 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
             goto fail;
         }
         size_t hist_smem = 3 * sizeof(uint32_t) * s->max_bins;
-        size_t count_smem = sizeof(uint32_t) * (2 * MAX_BUCKETS + 1);
+        size_t count_smem = sizeof(uint32_t) * (2 * MAX_BUCKETS + MAX_HIST_BINS + 2);
         size_t stage_smem = reposition_smem(s->reposition_items, MAX_BUCKETS);
         DS_CUDA_GOTO(status, fail, "sort hybrid",
                      cudaFuncSetAttribute(k_hybrid_histogram,
@@ -1236,7 +1398,8 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
         s->histogram_blocks = resident_blocks((const void *)k_hybrid_histogram,
                                               STREAM_THREADS, hist_smem, s->sms);
         s->stream_blocks = resident_blocks(reposition_kernel(s->reposition_items),
-                                           STREAM_THREADS, stage_smem, s->sms);
+                                           reposition_threads(s->reposition_items),
+                                           stage_smem, s->sms);
         s->tile_blocks = resident_blocks((const void *)k_hybrid_merge_pass,
                                          TILE_THREADS, 0, s->sms);
         for (int v = 0; v < SORT_TILE_VARIANTS; v++) {
@@ -1262,6 +1425,8 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
     DS_CUDA_GOTO(status, fail, "sort hybrid",
                  cudaMalloc((void **)&s->bin_max, MAX_HIST_BINS * sizeof(uint32_t)));
     DS_CUDA_GOTO(status, fail, "sort hybrid",
+                 cudaMalloc((void **)&s->bin_first, (MAX_HIST_BINS + 1) * sizeof(uint32_t)));
+    DS_CUDA_GOTO(status, fail, "sort hybrid",
                  cudaMalloc((void **)&s->pivots, (MAX_BUCKETS + 1) * sizeof(uint32_t)));
     DS_CUDA_GOTO(status, fail, "sort hybrid",
                  cudaMalloc((void **)&s->buckets.count, MAX_BUCKETS * sizeof(uint32_t)));
@@ -1279,7 +1444,8 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
     {
         /* a base per sub-chunk and bucket: max_count / 2 bytes at 32 pairs
          * a thread, 4 * max_count at 4 */
-        size_t sub_chunk = (size_t)STREAM_THREADS * s->reposition_items;
+        size_t sub_chunk = (size_t)reposition_threads(s->reposition_items) *
+                           s->reposition_items;
         size_t sub_chunks = (s->max_count + sub_chunk - 1) / sub_chunk;
         DS_CUDA_GOTO(status, fail, "sort hybrid",
                      cudaMalloc((void **)&s->block_base,
@@ -1322,10 +1488,11 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
     uint32_t L = buckets_for(s, count, sort_size);
     uint32_t W = search_width(L);
     uint32_t bins = bins_for(s, L);
-    size_t count_smem = sizeof(uint32_t) * ((size_t)W + 1 + L);
+    size_t count_smem = sizeof(uint32_t) * ((size_t)W + 1 + bins + 1 + L);
     size_t stage_smem = reposition_smem(s->reposition_items, W);
     size_t hist_smem = 3 * sizeof(uint32_t) * bins;
-    size_t chunk = (size_t)STREAM_THREADS * s->reposition_items; /* sub-chunk */
+    size_t chunk = (size_t)reposition_threads(s->reposition_items) *
+                   s->reposition_items; /* sub-chunk */
     unsigned count_grid = (unsigned)((count + chunk - 1) / chunk);
     unsigned reposition_grid = count_grid < (unsigned)s->stream_blocks
                                    ? count_grid : (unsigned)s->stream_blocks;
@@ -1366,14 +1533,14 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
         return status;
     k_hybrid_refine<<<1, SINGLE_THREADS, 0, st>>>(s->globals, s->hist, s->bin_min,
                                                   s->bin_max, bins, count, L, W,
-                                                  s->pivots);
+                                                  s->pivots, s->bin_first);
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_refine");
     if ((status = mark(s, 3, st)))
         return status;
     k_hybrid_count<<<count_grid, STREAM_THREADS, count_smem, st>>>(
-        keys, count, descending, s->globals, s->pivots, L, W, chunk,
-        s->buckets.count, s->block_base,
-        s->legacy_stream ? NULL : (uint16_t *)s->keys[1]);
+        keys, count, descending, s->globals, s->pivots, L, W, s->bin_first, bins,
+        chunk, s->buckets.count, s->block_base,
+        s->legacy_stream ? NULL : (uint16_t *)s->keys[1], s->legacy_stream);
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_count");
     k_hybrid_layout<<<1, SINGLE_THREADS, 0, st>>>(s->globals, s->pivots, L,
                                                   sort_size, s->buckets, s->keys[0],
@@ -1382,16 +1549,17 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
     if ((status = mark(s, 4, st)))
         return status;
     switch (s->reposition_items) {
-#define LAUNCH_REPOSITION(items)                                                \
-    k_hybrid_reposition<items><<<reposition_grid, STREAM_THREADS, stage_smem,  \
-                                 st>>>(                                       \
+#define LAUNCH_REPOSITION(threads, items)                                       \
+    k_hybrid_reposition<threads, items><<<reposition_grid, threads, stage_smem, \
+                                          st>>>(                              \
         keys, values, count, descending, s->globals, s->pivots, L, W,         \
         s->buckets.offset, s->block_base, s->keys[0], s->values[0],          \
         s->legacy_stream, s->legacy_stream ? NULL : (const uint16_t *)s->keys[1])
-    case 32: LAUNCH_REPOSITION(32); break;
-    case 16: LAUNCH_REPOSITION(16); break;
-    case 8: LAUNCH_REPOSITION(8); break;
-    default: LAUNCH_REPOSITION(4); break;
+    case 32: LAUNCH_REPOSITION(512, 32); break;
+    case 16: LAUNCH_REPOSITION(REPOSITION_THREADS, 16); break;
+    case 8: LAUNCH_REPOSITION(REPOSITION_THREADS, 8); break;
+    case 4: LAUNCH_REPOSITION(REPOSITION_THREADS, 4); break;
+    default: LAUNCH_REPOSITION(REPOSITION_THREADS, 2); break;
 #undef LAUNCH_REPOSITION
     }
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_reposition");

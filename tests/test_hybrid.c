@@ -3,8 +3,10 @@
  * and its (key, value) form on every 4-element input over {0,1,2,3} (ties
  * included) and every permutation of 4 distinct keys; Fig. 1's two-step
  * merge on every pair of sorted vectors over {0..7}; and the 16-element
- * per-thread sort on every 0/1 input and on seeded random inputs. The GPU
- * sort itself is checked by tests/test_sort_gpu.c. */
+ * per-thread sort on every 0/1 input and on seeded random inputs; and the
+ * count pass's bucket search from a key's histogram bin against a plain
+ * count of pivots, on seeded random pivots (spikes and repeats included).
+ * The GPU sort itself is checked by tests/test_sort_gpu.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -221,6 +223,89 @@ static void test_sort16_pairs(void **state)
     }
 }
 
+static uint32_t next_random(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(*state >> 32);
+}
+
+/* The kernels' histogram bin: (key - lo) * scale >> 32. */
+static uint32_t bin_of(uint32_t key, uint32_t lo, uint64_t scale)
+{
+    return (uint32_t)(((uint64_t)(key - lo) * scale) >> 32);
+}
+
+/* One configuration: L buckets, `bins` bins, keys in [lo, hi]; pivots drawn
+ * sorted from a few clusters (so that bins hold none, one or many pivots,
+ * some repeated), then every key tested: pivots, their neighbours, random
+ * keys and the ends. */
+static void check_bin_search(uint64_t *rng, uint32_t L, uint32_t bins,
+                             uint32_t lo, uint32_t hi)
+{
+    enum { MAX_L = 2048 };
+    static uint32_t pivots[MAX_L + 1], pivot_bin[MAX_L], first[8193];
+    assert_true(L <= MAX_L && bins <= 8192 && lo < hi && hi < 0xFFFFFFFFu);
+    uint64_t span = (uint64_t)(hi - lo) + 1;
+    uint64_t scale = ((uint64_t)bins << 32) / span;
+    uint32_t width = hi - lo;
+    pivots[0] = lo;
+    for (uint32_t j = 1; j < L; j++) {
+        uint32_t r = next_random(rng);
+        switch (r % 4) {
+        case 0: pivots[j] = lo + next_random(rng) % width; break;        /* anywhere */
+        case 1: pivots[j] = lo + width / 3 + next_random(rng) % 8; break; /* a spike */
+        case 2: pivots[j] = j > 1 ? pivots[j - 1] : lo; break;           /* a repeat */
+        default: pivots[j] = hi - next_random(rng) % 2; break;           /* the top */
+        }
+        if (r % 16 == 15)
+            pivots[j] = hi + 1; /* a single-value top bucket's end */
+    }
+    qsort(pivots + 1, L - 1, sizeof pivots[0], cmp_u32);
+    pivots[L] = hi + 1;
+    for (uint32_t j = 1; j < L; j++)
+        pivot_bin[j] = bin_of(pivots[j], lo, scale);
+    for (uint32_t h = 0; h <= bins; h++)
+        first[h] = hybrid_bin_first(pivot_bin, L, h);
+    for (int trial = 0; trial < 4 * (int)L + 2000; trial++) {
+        uint32_t key;
+        uint32_t pick = next_random(rng) % 5;
+        uint32_t j = 1 + next_random(rng) % L;
+        if (pick == 0)
+            key = lo + next_random(rng) % width;
+        else if (pick == 1)
+            key = trial % 2 ? lo : hi;
+        else
+            key = pivots[j < L ? j : L - 1] - (pick == 2) + (pick == 4);
+        if (key < lo || key > hi)
+            continue;
+        uint32_t expected = 0;
+        for (uint32_t p = 1; p < L; p++)
+            expected += pivots[p] <= key;
+        uint32_t h = bin_of(key, lo, scale);
+        assert_true(h < bins);
+        uint32_t found = first[h], left = first[h + 1] - first[h];
+        while (left)
+            hybrid_search_step(pivots, key, &found, &left);
+        assert_int_equal(found, expected);
+    }
+}
+
+static void test_bin_search(void **state)
+{
+    (void)state;
+    const uint64_t seed = 2024;
+    uint64_t rng = seed;
+    printf("test_hybrid: bin search seed %llu\n", (unsigned long long)seed);
+    static const uint32_t sizes[] = {1, 2, 3, 13, 255, 1093, 2048};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        uint32_t L = sizes[i];
+        uint32_t bins = 4 * L < 256 ? 256 : 4 * L > 8192 ? 8192 : 4 * L;
+        check_bin_search(&rng, L, bins, 1, 0xFFFFFFFEu);
+        check_bin_search(&rng, L, bins, 0x80000000u, 0x80000000u + 5000);
+        check_bin_search(&rng, L, 256, 77, 79);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_merge_lowest_highest_all_inputs),
         cmocka_unit_test(test_merge_pairs_all_inputs),
         cmocka_unit_test(test_sort16_pairs),
+        cmocka_unit_test(test_bin_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
