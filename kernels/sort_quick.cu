@@ -49,11 +49,14 @@
  * the caller's arrays: 12 bytes per element (auxiliary keys and values,
  * equal-key values) plus lists of O(maxseq) entries, all made at create.
  * Not handled: key_bits (the full key is always sorted); stability.
- * Measured on an H100 at 2^24 uniform pairs (driver sweep, same run):
- * 2.99 ms, 4.9x cub-raw (was 3.40 ms, 5.6x, with one register tile per
- * block and a host round trip per iteration; before that 4.06 ms, 6.7x).
- * The 3x goal is not met: phase one's 12 iterations take about 165 us
- * each (about 1.6 TB/s), phase two's bitonic sorts 0.8 ms.
+ * Measured on an H100 at 2^24 uniform pairs: 2.88 ms in bench_sort, 4.8x
+ * cub-raw (0.603 ms, same run); the driver measured 2.92 against 2.98 ms
+ * before the plan searched in shared memory, published once per batch and
+ * the fill went warp per tile (was 3.40 ms, 5.6x, with one register tile
+ * per block and a host round trip per iteration; before that 4.06 ms).
+ * The 3x goal is not met: the partition takes about 145 us an iteration
+ * (about 1.8 TB/s), the plan 11 us and the fill 5 us; phase two's bitonic
+ * sorts 0.8 ms.
  * Phase two's median of three has the classic O(n^2) inputs, but only
  * within one sequence of about n/maxseq keys after phase one.
  *
@@ -82,7 +85,9 @@
 /* The bitonic small sort keeps 8 pairs per thread in registers, striped
  * over a warp (a 256-pair segment): steps with distance < 256 run in
  * registers and shuffles, only longer ones go through shared memory. */
+#ifndef QUICK_SORT_ITEMS
 #define QUICK_SORT_ITEMS 8
+#endif
 #define QUICK_SEGMENT (32 * QUICK_SORT_ITEMS)
 /* Uniform children that sit in the auxiliary buffer are copied back in
  * chunks of this many pairs, one phase-two block each. */
@@ -101,6 +106,9 @@
 /* Threads of the single-block planning kernel and of the convert passes. */
 #define QUICK_PLAN_THREADS 1024
 #define QUICK_MAP_THREADS 256
+/* Sequences whose first tiles the plan kernel searches in shared memory
+ * (32 KiB); more fall back to searching the global work list. */
+#define QUICK_PLAN_STAGED 8192u
 /* Largest bitonic small sort: 8192 pairs, 64 KiB of shared memory; less
  * on GPUs whose per-block opt-in limit leaves no room for it next to the
  * kernel's own static shared memory (under QUICK_STATIC_SMEM bytes). */
@@ -541,17 +549,21 @@ __device__ void publish(const quick_args &q, uint32_t ticket)
  * work list `cur`; if so cuts each sequence into tiles (the paper's
  * sections), lists the tiles, and resets each sequence's cursors; else
  * hands every sequence left to phase two and marks phase one finished, so
- * that the iterations the host queued beyond this one do nothing. */
+ * that the iterations the host queued beyond this one do nothing. Only
+ * the last plan of a queued batch (`report`) publishes to the host: the
+ * host waits for that one alone, and each publish costs a system fence. */
 __global__ void __launch_bounds__(QUICK_PLAN_THREADS)
-k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket)
+k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket, int report)
 {
     __shared__ uint32_t s_scan[QUICK_PLAN_THREADS / 32];
     __shared__ uint32_t s_running;
+    __shared__ uint32_t s_first[QUICK_PLAN_STAGED];
     quick_control *c = q.control;
     if (c->finished) {
         if (threadIdx.x == 0) {
             c->go = 0;
-            publish(q, ticket);
+            if (report)
+                publish(q, ticket);
         }
         return;
     }
@@ -571,7 +583,8 @@ k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket)
             c->go = 0;
             c->blocks = 0;
             c->finished = 1;
-            publish(q, ticket);
+            if (report)
+                publish(q, ticket);
         }
         return;
     }
@@ -597,6 +610,8 @@ k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket)
         if (i < w) {
             quick_seq *s = &work[i];
             s->first_block = before + inclusive - nb;
+            if (i < QUICK_PLAN_STAGED)
+                s_first[i] = before + inclusive - nb;
             s->below = s->above = s->equal = 0;
             s->blocks_left = nb;
             s->pivot = q.code_pivot || iteration >= q.value_iterations
@@ -611,20 +626,24 @@ k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket)
         __syncthreads();
     }
     /* The tile list: tile b belongs to the last sequence whose first_block
-     * is <= b (written above by other threads of this block). */
-    const uint32_t tiles = s_running;
+     * is <= b (written above by other threads of this block), found by a
+     * binary search over a shared-memory copy of the first blocks when
+     * they fit (else a dozen dependent global loads per tile). */
+    const uint32_t tiles = s_running; /* the loop's last barrier orders s_first */
+    const bool staged = w <= QUICK_PLAN_STAGED;
     if (tiles <= q.block_cap)
         for (uint32_t b = threadIdx.x; b < tiles; b += blockDim.x) {
             uint32_t lo = 0, hi = w - 1;
             while (lo < hi) {
                 uint32_t mid = (lo + hi + 1) / 2;
-                if (work[mid].first_block <= b)
+                if ((staged ? s_first[mid] : work[mid].first_block) <= b)
                     lo = mid;
                 else
                     hi = mid - 1;
             }
             const quick_seq *s = &work[lo];
-            const uint32_t begin = s->start + (b - s->first_block) * tile;
+            const uint32_t first = staged ? s_first[lo] : s->first_block;
+            const uint32_t begin = s->start + (b - first) * tile;
             quick_tile t = {lo, begin, min(s->end, begin + tile), s->in_aux};
             q.tiles[b] = t;
         }
@@ -635,7 +654,8 @@ k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket)
             c->overflow = 1;
         c->iterations++;
         c->work_count[cur ^ 1] = 0;
-        publish(q, ticket);
+        if (report)
+            publish(q, ticket);
     }
 }
 
@@ -846,26 +866,30 @@ __global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur)
     }
 }
 
-/* After the partition: tile b's block writes its equal keys' values into
+/* After the partition: tile b's warp writes its equal keys' values into
  * its slice of the sequence's gap in the caller's arrays (the partition
- * has finished, so the source buffer is free there). Grid-stride over the
- * tiles; does nothing when the plan said stop. */
+ * has finished, so the source buffer is free there). One warp per tile,
+ * grid-stride over the warps, so that each warp reads its tile's record
+ * once (a block walking its tiles one after another waited on a record
+ * load per tile, about 10 us a launch at 4096 tiles). Does nothing when
+ * the plan said stop. */
 template <int T>
 __global__ void __launch_bounds__(T) k_quick_fill(quick_args q, int cur)
 {
     const quick_control *c = q.control;
     if (!c->go)
         return;
-    const uint32_t tiles = c->blocks;
+    const uint32_t tiles = c->blocks, lane = threadIdx.x & 31;
+    const uint32_t warps = gridDim.x * (T / 32);
     const quick_seq *work = cur ? q.work[1] : q.work[0];
-    for (uint32_t b = blockIdx.x; b < tiles; b += gridDim.x) {
+    for (uint32_t b = blockIdx.x * (T / 32) + (threadIdx.x >> 5); b < tiles; b += warps) {
         const quick_block_record r = q.blocks[b];
         if (r.equal_count == 0)
             continue;
         const quick_seq *s = &work[r.seq];
         const uint32_t pivot = s->pivot;
         const uint32_t out = s->gap_start + r.equal_offset;
-        for (uint32_t i = threadIdx.x; i < r.equal_count; i += T) {
+        for (uint32_t i = lane; i < r.equal_count; i += 32) {
             q.keys[out + i] = pivot;
             q.values[out + i] = q.equal_values[r.section_begin + i];
         }
@@ -1021,8 +1045,10 @@ __device__ void flip_segments(unsigned long long *s, uint32_t used,
                     flip_registers<64>(x);
                 } else if (k == 128) {
                     flip_registers<128>(x);
-                } else {
+                } else if (k == 256) {
                     flip_registers<256>(x);
+                } else {
+                    flip_registers<QUICK_SEGMENT>(x);
                 }
             }
 #pragma unroll
@@ -1387,7 +1413,8 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
         uint32_t ticket = 0;
         for (int b = 0; b < batch; b++, iteration++, cur ^= 1) {
             ticket = ++st->ticket;
-            k_quick_plan<<<1, QUICK_PLAN_THREADS, 0, stream>>>(q, cur, iteration, ticket);
+            k_quick_plan<<<1, QUICK_PLAN_THREADS, 0, stream>>>(q, cur, iteration, ticket,
+                                                               b == batch - 1);
             DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_plan");
             switch (p.threads) {
             case 128: status = launch_partition<128>(q, cur, grid, stream); break;
