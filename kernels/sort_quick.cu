@@ -121,8 +121,6 @@ typedef struct quick_params {
     uint32_t sbsize;  /* bitonic small sort at or below this length */
     int code_pivot;   /* 1: phase-one pivot is the midpoint of the ordered
                          codes throughout, 0: of the key values first */
-    int pow2_sort;    /* 1: small sort pads to a power of two and sorts
-                         it all; 0: flip variant, work follows the length */
     int blocks_per_sm; /* phase-one partition blocks resident per SM;
                           0: as many as fit */
 } quick_params;
@@ -160,7 +158,6 @@ static quick_params quick_params_for(size_t n)
     p.maxseq = clamp_u32(optp(s, 0.00025, 128.0), 64, 8192);
     p.sbsize = clamp_u32(optp(s, 0.001, 4000.0), 256, QUICK_MAX_SBSIZE);
     p.code_pivot = 0;
-    p.pow2_sort = 0;
     p.blocks_per_sm = 0;
     return p;
 }
@@ -231,7 +228,7 @@ typedef struct quick_args {
     uint32_t work_cap, block_cap, task_cap;
     uint32_t count, maxseq, min_length, sbsize, tile;
     uint32_t value_iterations; /* phase-one iterations that use the value pivot */
-    int code_pivot, pow2_sort;
+    int code_pivot;
 } quick_args;
 
 /* ---- device helpers ---------------------------------------------------- */
@@ -908,91 +905,6 @@ __device__ __forceinline__ void exchange(unsigned long long &x,
     y = up ? hi : lo;
 }
 
-/* Bitonic steps (k, j) for k in [k_first, k_last] and every j < segment,
- * on each 256-pair segment of s: warp w owns segments w, w + T/32, ...;
- * lane l holds pairs seg + r*32 + l, r < 8 (conflict-free loads). Distances
- * 32..128 pair registers of one lane, distances 1..16 pair lanes
- * (shuffles). Direction of a pair: ascending iff (index & k) == 0. */
-template <int T>
-__device__ void bitonic_segments(unsigned long long *s, uint32_t n2,
-                                 uint32_t k_first, uint32_t k_last)
-{
-    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (uint32_t seg = warp * QUICK_SEGMENT; seg < n2;
-         seg += (T / 32) * QUICK_SEGMENT) {
-        unsigned long long x[QUICK_SORT_ITEMS];
-#pragma unroll
-        for (int r = 0; r < QUICK_SORT_ITEMS; r++)
-            x[r] = s[seg + r * 32 + lane];
-        for (uint32_t k = k_first; k <= k_last; k <<= 1) {
-#pragma unroll
-            for (int m = QUICK_SORT_ITEMS / 2; m >= 1; m >>= 1) {
-                if (32u * m > k / 2)
-                    continue;
-#pragma unroll
-                for (int r = 0; r < QUICK_SORT_ITEMS; r++)
-                    if (!(r & m))
-                        exchange(x[r], x[r | m], ((seg + r * 32 + lane) & k) == 0);
-            }
-            for (uint32_t j = min(16u, k / 2); j >= 1; j >>= 1) {
-                const bool lower = (lane & j) == 0;
-#pragma unroll
-                for (int r = 0; r < QUICK_SORT_ITEMS; r++) {
-                    unsigned long long y = __shfl_xor_sync(~0u, x[r], j);
-                    bool up = ((seg + r * 32 + lane) & k) == 0;
-                    bool keep_min = lower == up;
-                    x[r] = keep_min ? min(x[r], y) : max(x[r], y);
-                }
-            }
-        }
-#pragma unroll
-        for (int r = 0; r < QUICK_SORT_ITEMS; r++)
-            s[seg + r * 32 + lane] = x[r];
-    }
-}
-
-/* Bitonic sort of `len` pairs (len <= sbsize) from src into the caller's
- * arrays at the same place, as 64-bit (key, value) words in shared memory,
- * padded to n2 = max(2^ceil(log2 len), 256). Steps of distance >= 256 go
- * through shared memory (thread t owns exchanges t, t + T, ...), the rest
- * through bitonic_segments. */
-template <int T>
-__device__ void bitonic_small_sort(const quick_args &q, const uint32_t *src_keys,
-                                   const uint32_t *src_values, uint32_t start,
-                                   uint32_t len, unsigned long long *s_sort)
-{
-    uint32_t n2 = QUICK_SEGMENT;
-    while (n2 < len)
-        n2 <<= 1;
-    for (uint32_t i = threadIdx.x; i < n2; i += T)
-        s_sort[i] = i < len ? ((unsigned long long)src_keys[start + i] << 32) |
-                                  src_values[start + i]
-                            : ~0ull;
-    __syncthreads();
-    bitonic_segments<T>(s_sort, n2, 2, QUICK_SEGMENT);
-    __syncthreads();
-    for (uint32_t k = 2 * QUICK_SEGMENT; k <= n2; k <<= 1) {
-        for (uint32_t j = k >> 1; j >= QUICK_SEGMENT; j >>= 1) {
-            for (uint32_t t = threadIdx.x; t < n2 / 2; t += T) {
-                uint32_t a = ((t & ~(j - 1)) << 1) | (t & (j - 1)), b = a + j;
-                unsigned long long x = s_sort[a], y = s_sort[b];
-                exchange(x, y, (a & k) == 0);
-                s_sort[a] = x;
-                s_sort[b] = y;
-            }
-            __syncthreads();
-        }
-        bitonic_segments<T>(s_sort, n2, k, k);
-        __syncthreads();
-    }
-    for (uint32_t i = threadIdx.x; i < len; i += T) {
-        unsigned long long w = s_sort[i];
-        q.keys[start + i] = (uint32_t)(w >> 32);
-        q.values[start + i] = (uint32_t)w;
-    }
-    __syncthreads(); /* s_sort is reused by the next small sort */
-}
-
 /* The bitonic sort with the "flip" first step: stage k compares index i
  * of each k-block with its mirror i ^ (k - 1), later steps with i ^ j,
  * and every comparator puts the smaller word at the lower index. With the
@@ -1018,7 +930,10 @@ __device__ __forceinline__ void flip_registers(unsigned long long (&x)[QUICK_SOR
 
 /* Stages k in [k_first, k_last] (k <= 256: flip, then half-cleaners) or
  * the steps j < 256 of one stage k > 256 (half-cleaners only), on each of
- * the first `used` / 256 segments; layout as in bitonic_segments. */
+ * the first `used` / 256 segments: warp w owns segments w, w + T/32, ...;
+ * lane l holds pairs seg + r*32 + l (conflict-free loads); distances
+ * 32..128 pair registers of one lane, distances 1..16 pair lanes
+ * (shuffles). */
 template <int T>
 __device__ void flip_segments(unsigned long long *s, uint32_t used,
                               uint32_t k_first, uint32_t k_last)
@@ -1169,10 +1084,7 @@ __global__ void __launch_bounds__(T) k_quick_tasks(quick_args q)
         const uint32_t *src_keys = in_aux ? q.aux_keys : q.keys;
         const uint32_t *src_values = in_aux ? q.aux_values : q.values;
         if (len <= q.sbsize) {
-            if (q.pow2_sort)
-                bitonic_small_sort<T>(q, src_keys, src_values, start, len, s_sort);
-            else
-                flip_small_sort<T>(q, src_keys, src_values, start, len, s_sort);
+            flip_small_sort<T>(q, src_keys, src_values, start, len, s_sort);
             continue;
         }
         uint32_t *dst_keys = in_aux ? q.keys : q.aux_keys;
@@ -1361,7 +1273,6 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
     q.sbsize = p.sbsize;
     q.tile = (uint32_t)p.threads * QUICK_ITEMS;
     q.code_pivot = p.code_pivot;
-    q.pow2_sort = p.pow2_sort;
     uint32_t min_length = (uint32_t)((count + p.maxseq - 1) / p.maxseq);
     q.min_length = min_length > p.sbsize ? min_length : p.sbsize + 1;
     /* Balanced splits reach maxseq sequences in log2(maxseq) iterations;
