@@ -310,6 +310,28 @@ __device__ __forceinline__ void lookback(unsigned long long *tile_status,
 
 /* ---- kernels ----------------------------------------------------------- */
 
+/* One upsweep tile's keys for this thread, in the order-preserving form:
+ * 16-byte vectors t, t + 256, t + 512, t + 768 of the tile (coalesced),
+ * i.e. 16 keys. Both upsweeps read their tiles through this. */
+__device__ __forceinline__ void load_upsweep_tile(
+    const uint32_t *__restrict__ keys, uint32_t tile, int descending,
+    uint32_t (&ordered)[UPSWEEP_VECTORS * 4])
+{
+    const uint4 *src = reinterpret_cast<const uint4 *>(keys) +
+                       (size_t)tile * (UPSWEEP_TILE / 4) + threadIdx.x;
+    uint4 v[UPSWEEP_VECTORS];
+#pragma unroll
+    for (int j = 0; j < UPSWEEP_VECTORS; j++)
+        v[j] = src[j * UPSWEEP_THREADS];
+#pragma unroll
+    for (int j = 0; j < UPSWEEP_VECTORS; j++) {
+        ordered[4 * j + 0] = to_ordered(v[j].x, descending);
+        ordered[4 * j + 1] = to_ordered(v[j].y, descending);
+        ordered[4 * j + 2] = to_ordered(v[j].z, descending);
+        ordered[4 * j + 3] = to_ordered(v[j].w, descending);
+    }
+}
+
 /* Adds the digits of `keys` at one digit place to s_hist (digit d's
  * counter at s_hist[d * STRIDE]), one shared atomic per run of equal
  * digits: a digit that is the same for most keys (the top digits of depth
@@ -358,20 +380,8 @@ k_radix_upsweep(const uint32_t *__restrict__ keys, uint32_t count,
 
     const uint32_t tiles = vector_ok ? count / UPSWEEP_TILE : 0;
     for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        const uint4 *src = reinterpret_cast<const uint4 *>(keys) +
-                           (size_t)tile * (UPSWEEP_TILE / 4) + threadIdx.x;
-        uint4 v[UPSWEEP_VECTORS];
-#pragma unroll
-        for (int j = 0; j < UPSWEEP_VECTORS; j++)
-            v[j] = src[j * UPSWEEP_THREADS];
         uint32_t ordered[UPSWEEP_VECTORS * 4];
-#pragma unroll
-        for (int j = 0; j < UPSWEEP_VECTORS; j++) {
-            ordered[4 * j + 0] = to_ordered(v[j].x, descending);
-            ordered[4 * j + 1] = to_ordered(v[j].y, descending);
-            ordered[4 * j + 2] = to_ordered(v[j].z, descending);
-            ordered[4 * j + 3] = to_ordered(v[j].w, descending);
-        }
+        load_upsweep_tile(keys, tile, descending, ordered);
         for (int p = 0; p < pass_count; p++)
             count_runs<BITS, PARTS>(my_hist + p * bins, ordered,
                                     low_bit + p * BITS);
@@ -487,20 +497,8 @@ k_radix_upsweep_joint(const uint32_t *__restrict__ keys, uint32_t count,
 
     const uint32_t tiles = vector_ok ? count / UPSWEEP_TILE : 0;
     for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        const uint4 *src = reinterpret_cast<const uint4 *>(keys) +
-                           (size_t)tile * (UPSWEEP_TILE / 4) + threadIdx.x;
-        uint4 v[UPSWEEP_VECTORS];
-#pragma unroll
-        for (int j = 0; j < UPSWEEP_VECTORS; j++)
-            v[j] = src[j * UPSWEEP_THREADS];
         uint32_t ordered[UPSWEEP_VECTORS * 4];
-#pragma unroll
-        for (int j = 0; j < UPSWEEP_VECTORS; j++) {
-            ordered[4 * j + 0] = to_ordered(v[j].x, descending);
-            ordered[4 * j + 1] = to_ordered(v[j].y, descending);
-            ordered[4 * j + 2] = to_ordered(v[j].z, descending);
-            ordered[4 * j + 3] = to_ordered(v[j].w, descending);
-        }
+        load_upsweep_tile(keys, tile, descending, ordered);
 #pragma unroll
         for (int g = 0; g < MAX_PASSES; g++)
             if (g < groups.count)
