@@ -205,18 +205,19 @@ static ds_status parse_normal(obj_parser *ps)
     return DS_OK;
 }
 
-/* Resolves a 1-based or negative OBJ index against `defined` items. */
-static ds_status resolve_index(const obj_parser *ps, int64_t index, size_t defined, const char *what,
-                               size_t *dest)
+/* The item that a 1-based or negative OBJ index names among `defined`
+ * items, or SIZE_MAX when it names none (bad_index says why). */
+static size_t resolve_index(int64_t index, size_t defined)
 {
-    if (index > 0 && (uint64_t)index <= defined) {
-        *dest = (size_t)(index - 1);
-        return DS_OK;
-    }
-    if (index < 0 && (uint64_t)(-index) <= defined) {
-        *dest = defined - (size_t)(-index);
-        return DS_OK;
-    }
+    if (index > 0 && (uint64_t)index <= defined)
+        return (size_t)(index - 1);
+    if (index < 0 && (uint64_t)(-index) <= defined)
+        return defined - (size_t)(-index);
+    return SIZE_MAX;
+}
+
+static ds_status bad_index(const obj_parser *ps, int64_t index, size_t defined, const char *what)
+{
     if (index == 0)
         return ds_fail(DS_ERR_PARSE, "%s: line %zu: face uses %s index 0 (OBJ indices start at 1)",
                        ps->name, ps->line, what);
@@ -278,12 +279,15 @@ static ds_status parse_face(obj_parser *ps)
             return bad_number(ps, token, "face corner");
         ps->p = q;
 
-        size_t vertex, normal = SIZE_MAX;
-        ds_status status = resolve_index(ps, v, ps->vertices_defined, "vertex", &vertex);
-        if (status == DS_OK && has_vn)
-            status = resolve_index(ps, vn, ps->normals_defined, "normal", &normal);
-        if (status != DS_OK)
-            return status;
+        size_t vertex = resolve_index(v, ps->vertices_defined);
+        if (vertex == SIZE_MAX)
+            return bad_index(ps, v, ps->vertices_defined, "vertex");
+        size_t normal = SIZE_MAX; /* the corner names no normal */
+        if (has_vn) {
+            normal = resolve_index(vn, ps->normals_defined);
+            if (normal == SIZE_MAX)
+                return bad_index(ps, vn, ps->normals_defined, "normal");
+        }
         pair_normal(ps, vertex, normal);
 
         if (corners == 0) {
