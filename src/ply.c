@@ -822,38 +822,7 @@ static inline uint64_t load_u64(const char *p, bool swap)
     return swap ? __builtin_bswap64(v) : v;
 }
 
-static inline double binary_value(const char *p, scalar_type type, bool swap)
-{
-    switch (type) {
-    case TYPE_INT8:
-        return (int8_t)p[0];
-    case TYPE_UINT8:
-        return (uint8_t)p[0];
-    case TYPE_INT16:
-        return (int16_t)load_u16(p, swap);
-    case TYPE_UINT16:
-        return load_u16(p, swap);
-    case TYPE_INT32:
-        return (int32_t)load_u32(p, swap);
-    case TYPE_UINT32:
-        return load_u32(p, swap);
-    case TYPE_FLOAT32: {
-        uint32_t bits = load_u32(p, swap);
-        float f;
-        memcpy(&f, &bits, sizeof f);
-        return f;
-    }
-    case TYPE_FLOAT64: {
-        uint64_t bits = load_u64(p, swap);
-        double d;
-        memcpy(&d, &bits, sizeof d);
-        return d;
-    }
-    }
-    return 0.0;
-}
-
-/* Integer types only (list counts and indices). */
+/* Integer types only (list counts and indices); 0 for the float types. */
 static inline int64_t binary_integer(const char *p, scalar_type type, bool swap)
 {
     switch (type) {
@@ -872,6 +841,24 @@ static inline int64_t binary_integer(const char *p, scalar_type type, bool swap)
     default:
         return 0;
     }
+}
+
+/* Any type; every integer type converts to double exactly. */
+static inline double binary_value(const char *p, scalar_type type, bool swap)
+{
+    if (type == TYPE_FLOAT32) {
+        uint32_t bits = load_u32(p, swap);
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        return f;
+    }
+    if (type == TYPE_FLOAT64) {
+        uint64_t bits = load_u64(p, swap);
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        return d;
+    }
+    return (double)binary_integer(p, type, swap);
 }
 
 static size_t byte_offset(const ply_parser *ps) { return (size_t)(ps->p - ps->data); }
