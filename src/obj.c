@@ -360,15 +360,9 @@ static void finish_normals(float *normals, size_t count)
 
 ds_status ds_parse_obj(const void *data, size_t size, const char *name, ds_mesh *dest)
 {
-    if (!dest)
-        return ds_fail(DS_ERR_INVALID_ARG, "ds_parse_obj: dest is NULL");
-    memset(dest, 0, sizeof *dest);
-    if (!name)
-        name = "(memory)";
-    if (!data && size > 0)
-        return ds_fail(DS_ERR_INVALID_ARG, "%s: no data", name);
-    if (size == 0)
-        return ds_fail(DS_ERR_PARSE, "%s: empty file", name);
+    ds_status status = begin_parse("ds_parse_obj", data, size, &name, dest);
+    if (status != DS_OK)
+        return status;
 
     const char *text = data;
     obj_counts counts;
@@ -391,7 +385,6 @@ ds_status ds_parse_obj(const void *data, size_t size, const char *name, ds_mesh 
         .triangle_capacity = (size_t)counts.triangles,
         .use_normals = counts.normals > 0 && counts.triangles > 0,
     };
-    ds_status status = DS_OK;
     dest->positions = malloc(ps.vertex_capacity * 3 * sizeof(float));
     if (ps.triangle_capacity)
         dest->indices = malloc(ps.triangle_capacity * 3 * sizeof(uint32_t));

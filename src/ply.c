@@ -1058,15 +1058,9 @@ static bool host_is_big_endian(void)
 
 ds_status ds_parse_ply(const void *data, size_t size, const char *name, ds_mesh *dest)
 {
-    if (!dest)
-        return ds_fail(DS_ERR_INVALID_ARG, "ds_parse_ply: dest is NULL");
-    memset(dest, 0, sizeof *dest);
-    if (!name)
-        name = "(memory)";
-    if (!data && size > 0)
-        return ds_fail(DS_ERR_INVALID_ARG, "%s: no data", name);
-    if (size == 0)
-        return ds_fail(DS_ERR_PARSE, "%s: empty file", name);
+    ds_status status = begin_parse("ds_parse_ply", data, size, &name, dest);
+    if (status != DS_OK)
+        return status;
 
     ply_header *header = malloc(sizeof *header);
     if (!header)
@@ -1082,7 +1076,7 @@ ds_status ds_parse_ply(const void *data, size_t size, const char *name, ds_mesh 
     };
     size_t vertex_count = 0, face_count = 0;
     bool has_normals = false, has_colors = false, has_alpha = false;
-    ds_status status = parse_header(&ps);
+    status = parse_header(&ps);
     if (status == DS_OK)
         status = resolve_header(&ps, &vertex_count, &face_count, &has_normals, &has_colors, &has_alpha);
     if (status != DS_OK)
