@@ -61,6 +61,46 @@ static parse_result parse_capturing(const char *const *args, ds_options *opts, i
     return result;
 }
 
+/* assert_string_equal for strings that may be NULL. */
+static void assert_optional_string_equal(const char *actual, const char *expected)
+{
+    if (expected)
+        assert_string_equal(actual, expected);
+    else
+        assert_null(actual);
+}
+
+/* Every field of `actual` equals that of `expected`. */
+static void assert_options_equal(const ds_options *actual, const ds_options *expected)
+{
+    assert_optional_string_equal(actual->model_path, expected->model_path);
+    assert_optional_string_equal(actual->scene, expected->scene);
+    assert_int_equal(actual->grid_x, expected->grid_x);
+    assert_int_equal(actual->grid_y, expected->grid_y);
+    assert_int_equal(actual->info, expected->info);
+    assert_int_equal(actual->headless, expected->headless);
+    assert_int_equal(actual->frames, expected->frames);
+    assert_int_equal(actual->key_bits, expected->key_bits);
+    assert_optional_string_equal(actual->sort, expected->sort);
+    assert_int_equal(actual->shuffle, expected->shuffle);
+    assert_int_equal(actual->width, expected->width);
+    assert_int_equal(actual->height, expected->height);
+    assert_int_equal(actual->primitive, expected->primitive);
+    assert_int_equal(actual->primitive_given, expected->primitive_given);
+    assert_int_equal(actual->triangle_key, expected->triangle_key);
+    assert_int_equal(actual->interop, expected->interop);
+    assert_float_equal(actual->orbit_degrees, expected->orbit_degrees, 0.0f);
+    assert_float_equal(actual->alpha, expected->alpha, 0.0f);
+    assert_optional_string_equal(actual->csv_path, expected->csv_path);
+    assert_optional_string_equal(actual->json_path, expected->json_path);
+    assert_optional_string_equal(actual->screenshot_path, expected->screenshot_path);
+    assert_int_equal(actual->verify, expected->verify);
+    assert_int_equal(actual->no_sort, expected->no_sort);
+    assert_int_equal(actual->no_cull, expected->no_cull);
+    assert_int_equal(actual->vsync, expected->vsync);
+    assert_optional_string_equal(actual->script_path, expected->script_path);
+}
+
 static void test_defaults(void **state)
 {
     (void)state;
@@ -70,32 +110,12 @@ static void test_defaults(void **state)
     assert_int_equal(r.status, DS_OK);
     assert_int_equal(r.exit_now, 0);
     assert_string_equal(r.output, "");
-    assert_null(opts.model_path);
-    assert_null(opts.scene);
-    assert_int_equal(opts.grid_x, 1);
-    assert_int_equal(opts.grid_y, 1);
-    assert_int_equal(opts.info, 0);
-    assert_int_equal(opts.headless, 0);
-    assert_int_equal(opts.frames, 100);
-    assert_int_equal(opts.key_bits, 0);
-    assert_string_equal(opts.sort, "cub");
-    assert_int_equal(opts.shuffle, 0);
-    assert_int_equal(opts.width, 1920);
-    assert_int_equal(opts.height, 1080);
-    assert_int_equal(opts.primitive, DS_PRIMITIVE_TRIANGLES);
-    assert_int_equal(opts.primitive_given, 0);
-    assert_int_equal(opts.triangle_key, DS_TRIANGLE_KEY_FARTHEST);
-    assert_int_equal(opts.interop, DS_INTEROP_AUTO);
-    assert_float_equal(opts.orbit_degrees, 360.0f, 0.0f);
-    assert_float_equal(opts.alpha, 0.35f, 0.0f);
-    assert_null(opts.csv_path);
-    assert_null(opts.json_path);
-    assert_null(opts.screenshot_path);
-    assert_int_equal(opts.verify, 0);
-    assert_int_equal(opts.no_sort, 0);
-    assert_int_equal(opts.no_cull, 0);
-    assert_int_equal(opts.vsync, 1);
-    assert_null(opts.script_path);
+    /* Fields not named are 0 / NULL: off, or not given. */
+    static const ds_options expected = {
+        .grid_x = 1, .grid_y = 1, .frames = 100, .sort = "cub", .width = 1920, .height = 1080,
+        .primitive = DS_PRIMITIVE_TRIANGLES, .triangle_key = DS_TRIANGLE_KEY_FARTHEST,
+        .interop = DS_INTEROP_AUTO, .orbit_degrees = 360.0f, .alpha = 0.35f, .vsync = 1};
+    assert_options_equal(&opts, &expected);
 }
 
 static void test_every_option(void **state)
@@ -111,32 +131,15 @@ static void test_every_option(void **state)
     parse_result r = parse_capturing(args, &opts, 2);
     assert_int_equal(r.status, DS_OK);
     assert_string_equal(r.output, "");
-    assert_null(opts.model_path);
-    assert_string_equal(opts.scene, "shells:2M");
-    assert_int_equal(opts.grid_x, 4);
-    assert_int_equal(opts.grid_y, 3);
-    assert_int_equal(opts.info, 1);
-    assert_int_equal(opts.headless, 1);
-    assert_int_equal(opts.frames, 250);
-    assert_int_equal(opts.key_bits, 24);
-    assert_string_equal(opts.sort, "bitonic2");
-    assert_int_equal(opts.shuffle, 1);
-    assert_int_equal(opts.width, 640);
-    assert_int_equal(opts.height, 480);
-    assert_int_equal(opts.primitive, DS_PRIMITIVE_POINTS);
-    assert_int_equal(opts.primitive_given, 1);
-    assert_int_equal(opts.triangle_key, DS_TRIANGLE_KEY_CENTROID);
-    assert_int_equal(opts.interop, DS_INTEROP_EXTERNAL);
-    assert_float_equal(opts.orbit_degrees, -90.5f, 0.0f);
-    assert_float_equal(opts.alpha, 1.0f, 0.0f);
-    assert_string_equal(opts.csv_path, "t.csv");
-    assert_string_equal(opts.json_path, "t.json");
-    assert_string_equal(opts.screenshot_path, "s.png");
-    assert_int_equal(opts.verify, 1);
-    assert_int_equal(opts.no_sort, 1);
-    assert_int_equal(opts.no_cull, 1);
-    assert_int_equal(opts.vsync, 0);
-    assert_string_equal(opts.script_path, "keys.txt");
+    /* Every field away from its default (model_path: --scene excludes one). */
+    static const ds_options expected = {
+        .model_path = NULL, .scene = "shells:2M", .grid_x = 4, .grid_y = 3, .info = 1, .headless = 1,
+        .frames = 250, .sort = "bitonic2", .shuffle = 1, .width = 640, .height = 480,
+        .primitive = DS_PRIMITIVE_POINTS, .primitive_given = 1, .triangle_key = DS_TRIANGLE_KEY_CENTROID,
+        .interop = DS_INTEROP_EXTERNAL, .key_bits = 24, .orbit_degrees = -90.5f, .alpha = 1.0f,
+        .csv_path = "t.csv", .json_path = "t.json", .screenshot_path = "s.png", .verify = 1,
+        .no_sort = 1, .no_cull = 1, .vsync = 0, .script_path = "keys.txt"};
+    assert_options_equal(&opts, &expected);
 }
 
 static void test_choices_and_forms(void **state)
