@@ -223,11 +223,21 @@ static void print_table(const algo_run *runs, int run_count, const char *gpu,
     }
 }
 
+/* What the CSV and JSON reports say about the run besides its timings. */
+typedef struct run_setup {
+    const char *gpu;
+    const char *label;     /* the model file or scene */
+    const ds_mesh *mesh;
+    size_t sorted;         /* triangles or points sorted per frame */
+    const char *primitive; /* "triangles" or "points" */
+    const char *interop;
+    const ds_options *opts;
+} run_setup;
+
 static ds_status write_csv(const char *path, const algo_run *runs, int run_count,
-                           const char *gpu, const char *label, const ds_mesh *mesh,
-                           size_t sorted, const ds_options *opts, const char *interop,
-                           const char *primitive)
+                           const run_setup *setup)
 {
+    const ds_options *opts = setup->opts;
     FILE *file = fopen(path, "w");
     if (!file)
         return ds_fail(DS_ERR_IO, "%s: cannot open for writing", path);
@@ -239,9 +249,10 @@ static ds_status write_csv(const char *path, const algo_run *runs, int run_count
     for (int r = 0; r < run_count; r++)
         for (size_t i = 0; i < runs[r].frame_count; i++) {
             const ds_frame_timings *t = &runs[r].frames[i];
-            fprintf(file, "\"%s\",\"%s\",%zu,%zu,%zu,%s,%d,%d,%s,%s,%s,%d,%llu,%u", gpu,
-                    label, mesh->vertex_count, mesh->triangle_count, sorted, primitive,
-                    opts->width, opts->height, ds_build_commit, interop,
+            fprintf(file, "\"%s\",\"%s\",%zu,%zu,%zu,%s,%d,%d,%s,%s,%s,%d,%llu,%u",
+                    setup->gpu, setup->label, setup->mesh->vertex_count,
+                    setup->mesh->triangle_count, setup->sorted, setup->primitive,
+                    opts->width, opts->height, ds_build_commit, setup->interop,
                     ds_sort_algo_name(runs[r].algo), opts->shuffle ? 1 : 0,
                     (unsigned long long)i, (unsigned)t->drawn);
             for (int s = 0; s < STAGE_COUNT; s++)
@@ -254,10 +265,9 @@ static ds_status write_csv(const char *path, const algo_run *runs, int run_count
 }
 
 static ds_status write_json(const char *path, const algo_run *runs, int run_count,
-                            const char *gpu, const char *label, const ds_mesh *mesh,
-                            size_t sorted, const ds_options *opts, const char *interop,
-                            const char *primitive)
+                            const run_setup *setup)
 {
+    const ds_options *opts = setup->opts;
     FILE *file = fopen(path, "w");
     if (!file)
         return ds_fail(DS_ERR_IO, "%s: cannot open for writing", path);
@@ -266,9 +276,9 @@ static ds_status write_json(const char *path, const algo_run *runs, int run_coun
             "  \"triangles\": %zu,\n  \"sorted\": %zu,\n  \"primitive\": \"%s\",\n"
             "  \"width\": %d,\n  \"height\": %d,\n  \"commit\": \"%s\",\n"
             "  \"interop\": \"%s\",\n  \"shuffle\": %s,\n  \"runs\": [\n",
-            gpu, label, mesh->vertex_count, mesh->triangle_count, sorted, primitive,
-            opts->width, opts->height, ds_build_commit, interop,
-            opts->shuffle ? "true" : "false");
+            setup->gpu, setup->label, setup->mesh->vertex_count, setup->mesh->triangle_count,
+            setup->sorted, setup->primitive, opts->width, opts->height, ds_build_commit,
+            setup->interop, opts->shuffle ? "true" : "false");
     for (int r = 0; r < run_count; r++) {
         const algo_run *run = &runs[r];
         fprintf(file, "    {\"sort\": \"%s\", \"frames\": %zu, \"wall_fps\": %.2f, "
@@ -393,13 +403,11 @@ int ds_headless_run(const ds_options *opts)
                                                                            : "indexed";
     print_table(runs, run_count, ds_renderer_gpu_name(renderer), label, &mesh, sorted, opts,
                 interop, draw);
-    if (opts->csv_path &&
-        (status = write_csv(opts->csv_path, runs, run_count, ds_renderer_gpu_name(renderer),
-                            label, &mesh, sorted, opts, interop, primitive)))
+    const run_setup setup = {.gpu = ds_renderer_gpu_name(renderer), .label = label, .mesh = &mesh,
+                             .sorted = sorted, .primitive = primitive, .interop = interop, .opts = opts};
+    if (opts->csv_path && (status = write_csv(opts->csv_path, runs, run_count, &setup)))
         goto done;
-    if (opts->json_path &&
-        (status = write_json(opts->json_path, runs, run_count, ds_renderer_gpu_name(renderer),
-                             label, &mesh, sorted, opts, interop, primitive)))
+    if (opts->json_path && (status = write_json(opts->json_path, runs, run_count, &setup)))
         goto done;
     if (opts->screenshot_path) {
         pixels = malloc((size_t)opts->width * (size_t)opts->height * 4);
