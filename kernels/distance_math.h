@@ -109,6 +109,17 @@ static inline void ds_cull_view_set(ds_cull_view *view, const float m[16],
  * rasteriser could cover (edges and the top-left rule included) is
  * never ruled out, so drawing only the other triangles gives the same
  * image. Triangles reaching behind the eye (w <= 0) are kept. */
+/* Point p through the view: window x and y times w, clip z, clip w. */
+DS_HOST_DEVICE void ds_cull_view_apply(const ds_cull_view *view, const float *p, float dest[4])
+{
+#define DS_CULL_ROW(r) (r[0] * p[0] + r[1] * p[1] + r[2] * p[2] + r[3])
+    dest[0] = DS_CULL_ROW(view->x);
+    dest[1] = DS_CULL_ROW(view->y);
+    dest[2] = DS_CULL_ROW(view->z);
+    dest[3] = DS_CULL_ROW(view->w);
+#undef DS_CULL_ROW
+}
+
 DS_HOST_DEVICE int ds_triangle_misses_samples(const ds_cull_view *view,
                                               const float *pa,
                                               const float *pb,
@@ -118,10 +129,9 @@ DS_HOST_DEVICE int ds_triangle_misses_samples(const ds_cull_view *view,
     float sx[3], sy[3];
     int beyond_near = 0, beyond_far = 0;
     for (int k = 0; k < 3; k++) {
-#define DS_CULL_ROW(r) (r[0] * p[k][0] + r[1] * p[k][1] + r[2] * p[k][2] + r[3])
-        float x = DS_CULL_ROW(view->x), y = DS_CULL_ROW(view->y);
-        float z = DS_CULL_ROW(view->z), w = DS_CULL_ROW(view->w);
-#undef DS_CULL_ROW
+        float clip[4];
+        ds_cull_view_apply(view, p[k], clip);
+        float x = clip[0], y = clip[1], z = clip[2], w = clip[3];
         if (!(w > 0.0f))
             return 0;
         /* Clipping keeps -w <= z <= w; the factor absorbs rounding. */

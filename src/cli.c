@@ -44,6 +44,7 @@ enum {
     OPT_VERIFY,
     OPT_NO_SORT,
     OPT_NO_CULL,
+    OPT_NO_TILES,
     OPT_VSYNC,
     OPT_NO_VSYNC,
     OPT_SCRIPT,
@@ -72,6 +73,7 @@ static const struct option long_options[] = {
     {"verify", no_argument, NULL, OPT_VERIFY},
     {"no-sort", no_argument, NULL, OPT_NO_SORT},
     {"no-cull", no_argument, NULL, OPT_NO_CULL},
+    {"no-tiles", no_argument, NULL, OPT_NO_TILES},
     {"vsync", no_argument, NULL, OPT_VSYNC},
     {"no-vsync", no_argument, NULL, OPT_NO_VSYNC},
     {"script", required_argument, NULL, OPT_SCRIPT},
@@ -106,6 +108,8 @@ void ds_cli_usage(void *stream)
             "  --no-sort             draw unsorted, to show what wrong blending looks like\n"
             "  --no-cull             draw every triangle, also those that cover no pixel\n"
             "                        centre (left out by default: the same image, faster)\n"
+            "  --no-tiles            draw the sorted triangles in one draw, not binned by\n"
+            "                        screen tile (by default: the same image, faster)\n"
             "  --primitive triangles|points\n"
             "                        sort and draw triangles, or vertices as round splats\n"
             "                        (default: triangles; points for point clouds)\n"
@@ -387,6 +391,9 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
             break;
         case OPT_NO_CULL:
             dest->no_cull = 1;
+            break;
+        case OPT_NO_TILES:
+            dest->no_tiles = 1;
             break;
         case OPT_VSYNC:
             dest->vsync = 1;

@@ -55,6 +55,8 @@ typedef struct ds_options {
     int no_sort;              /* --no-sort: draw unsorted */
     int no_cull;              /* --no-cull: draw the triangles that cover
                                  no pixel centre too */
+    int no_tiles;             /* --no-tiles: one draw of the sorted list,
+                                 not one per screen tile */
     int vsync;                /* viewer: 1 default, --no-vsync */
     const char *script_path;  /* viewer: --script FILE of scripted input */
 } ds_options;

@@ -196,10 +196,10 @@ static void print_table(const algo_run *runs, int run_count, const char *gpu,
                         const ds_options *opts, const char *interop, const char *draw)
 {
     printf("\ndepthsort headless: %s, %s, %zu vertices, %zu triangles, %zu sorted, %dx%d, "
-           "interop %s, key bits %d, draw %s, cull %s, keys %s, depth buffer %s, commit %s\n",
+           "interop %s, key bits %d, draw %s, cull %s, tiles %s, keys %s, depth buffer %s, commit %s\n",
            gpu, label, mesh->vertex_count, mesh->triangle_count, sorted, opts->width,
            opts->height, interop, opts->key_bits ? opts->key_bits : 32,
-           draw, opts->no_cull ? "off" : "on",
+           draw, opts->no_cull ? "off" : "on", opts->no_tiles ? "off" : "on",
            env_is("DS_KEYS", "vertex") ? "vertex pass" : "fused",
            env_is("DS_DEPTH", "off") ? "off" : "on", ds_build_commit);
     for (int r = 0; r < run_count; r++) {
@@ -331,6 +331,7 @@ int ds_headless_run(const ds_options *opts)
     desc.alpha = opts->alpha;
     desc.no_sort = opts->no_sort;
     desc.no_cull = opts->no_cull;
+    desc.no_tiles = opts->no_tiles;
     desc.verify = opts->verify;
     desc.background[0] = desc.background[1] = desc.background[2] = 0.08f;
     desc.background[3] = 1.0f;

@@ -2,7 +2,17 @@
  *
  *   interop begin -> [vertex distances] -> keys (+ cull) -> [shuffle] ->
  *   sort (far first) -> [scatter] -> [draw command] -> interop end -> one
- *   draw
+ *   draw; or, with screen tiles (the default for sorted triangles),
+ *   sort -> binning by tile -> one scissored indirect draw per tile
+ *
+ * Screen tiles (tiles.h, tiles.cu): the sorted order jumps all over the
+ * screen, and the GPU draws such a stream slowly (the dragon's visible
+ * triangles: 1.72 ms sorted, 1.29 ms in mesh order, on an H200). Binned by
+ * tile, each tile's list a subsequence of the sorted order, and drawn tile
+ * by tile under a scissor, every pixel still blends the same fragments in
+ * the same order: the same image to the bit, the draw 1.34 ms. The binning
+ * runs on the GPU after the sort (0.07 ms for the dragon) and writes the
+ * per-tile commands itself; no host round trip.
  *
  * Culling (default in triangles mode while sorting, into single-sampled
  * targets): the keys pass gives a triangle that covers no pixel centre
@@ -47,6 +57,7 @@
 #include "distance_math.h"
 #include "interop.h"
 #include "sort_backend.h" /* ds_shuffle_pairs: the shuffle as its own timed stage */
+#include "tiles.h"
 
 /* Frames whose timer results may be outstanding at once; the oldest is read
  * (waiting if it must) before its slot is reused. Four covers the driver's
@@ -99,6 +110,8 @@ struct ds_renderer {
     int fused_keys;       /* triangle keys without the per-vertex pass */
     int depth_buffer;     /* the own framebuffer has a depth attachment */
     int cull;             /* leave out triangles that cover no sample */
+    int tiles;            /* bin the sorted triangles by screen tile */
+    int tile_pixels;      /* tile size (tuning: DS_TILE_PIXELS) */
     uint32_t sampled_target; /* the framebuffer last checked for samples */
     int target_samples;   /* its GL_SAMPLES, -1 before the first check */
     float mesh_center[3], mesh_radius; /* depth range of 16-bit keys */
@@ -108,9 +121,10 @@ struct ds_renderer {
     ds_sorter *reference_sorter; /* verify: the cpu sort */
     char gpu_name[256];
 
-    /* the mesh; each element buffer holds element_capacity words, the
-     * last DRAW_COMMAND_WORDS of which (from command_word) are the indirect
-     * draw command of culling */
+    /* the mesh; each element buffer holds element_capacity words: the
+     * list (command_word words: the sorted elements, or tiles.h's binned
+     * entries), then the indirect draw command of culling, or the tiles'
+     * commands */
     size_t vertex_count, triangle_count, element_capacity, command_word;
     uint32_t *host_indices;  /* CPU path and verify */
     float *host_positions;   /* CPU path */
@@ -135,11 +149,14 @@ struct ds_renderer {
     uint32_t *shuffle_values;
     float *verify_keys;
     uint32_t *visible;       /* device: triangles the keys pass kept */
+    uint32_t *tile_rects;    /* device: tiles of each sorted position */
+    void *tile_scratch;      /* device: ds_tiles_bin()'s */
     uint32_t *host_visible;  /* pinned: one per timing record */
 
     /* CPU path scratch (host) */
     float *host_distances, *host_keys;
     uint32_t *host_values, *host_elements;
+    uint32_t *host_tile_rects, *host_tile_scratch; /* CPU path and verify */
 
     /* verify: the last frame's pre-sort keys and state */
     float *host_verify_keys;
@@ -148,6 +165,8 @@ struct ds_renderer {
     GLuint verify_copy_buffer; /* GL's view of the element buffer, copied */
     int last_sorted;
     int last_slot;
+    int last_tiled;          /* the last frame was binned ... */
+    ds_tile_grid last_grid;  /* ... on this grid */
 
     /* timing */
     uint64_t frame_count, next_collect;
@@ -345,6 +364,10 @@ static ds_status create_cuda(ds_renderer *renderer, const ds_mesh *mesh,
     if (renderer->verify)
         DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->verify_keys, (most ? most : 1) * sizeof(float)));
     DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->visible, sizeof(uint32_t)));
+    if (renderer->tiles) {
+        DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->tile_rects, (t ? t : 1) * sizeof(uint32_t)));
+        DS_CUDA_TRY("render", cudaMalloc(&renderer->tile_scratch, ds_tiles_scratch_bytes(t)));
+    }
     DS_CUDA_TRY("render", cudaMallocHost((void **)&renderer->host_visible,
                                          TIMING_RING * sizeof(uint32_t)));
     for (int r = 0; r < TIMING_RING; r++)
@@ -426,10 +449,11 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     renderer->algo = desc->sort_algo;
     renderer->vertex_count = mesh->vertex_count;
     renderer->triangle_count = mesh->triangle_count;
-    renderer->element_capacity = 3 * mesh->triangle_count > mesh->vertex_count
-                                     ? 3 * mesh->triangle_count : mesh->vertex_count;
-    renderer->command_word = renderer->element_capacity;
-    renderer->element_capacity += DRAW_COMMAND_WORDS;
+    renderer->tiles = !desc->no_tiles && mesh->triangle_count > 0;
+    const char *tile_pixels = getenv("DS_TILE_PIXELS"); /* tuning only */
+    renderer->tile_pixels = desc->tile_pixels > 0                    ? desc->tile_pixels
+                            : tile_pixels && atoi(tile_pixels) > 0 ? atoi(tile_pixels)
+                                                                   : 0;
 
     /* Errors from here on are counted, so tests can fail on any. */
     glEnable(GL_DEBUG_OUTPUT);
@@ -461,6 +485,26 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
         if (t)
             memcpy(renderer->host_indices, mesh->indices, 3 * t * sizeof(uint32_t));
     }
+    if ((unsigned)desc->draw_form > DS_DRAW_INDEXED) {
+        status = ds_fail(DS_ERR_INVALID_ARG, "render: bad draw form %d", (int)desc->draw_form);
+        goto fail;
+    }
+    renderer->pull = t > 0 && desc->draw_form != DS_DRAW_INDEXED &&
+                     (desc->draw_form == DS_DRAW_PULL || t >= DS_RENDERER_PULL_MIN_TRIANGLES) &&
+                     pull_supported(mesh);
+    /* Each element buffer: the list, then the draw commands. */
+    size_t list = 3 * t > mesh->vertex_count ? 3 * t : mesh->vertex_count;
+    if (renderer->tiles && ds_tiles_capacity(t, renderer->pull ? 1 : 3) > list)
+        list = ds_tiles_capacity(t, renderer->pull ? 1 : 3);
+    renderer->command_word = list;
+    renderer->element_capacity =
+        list + (renderer->tiles ? (DS_TILES_MAX + 1) * DS_TILES_COMMAND_WORDS : DRAW_COMMAND_WORDS);
+    if (renderer->tiles && (renderer->verify || renderer->cpu_path)) {
+        renderer->host_tile_rects = host_alloc(t, sizeof(uint32_t), &status);
+        renderer->host_tile_scratch = host_alloc(DS_TILES_MAX + 1, sizeof(uint32_t), &status);
+        if (status)
+            goto fail;
+    }
     if (renderer->verify) {
         renderer->host_verify_keys = host_alloc(most, sizeof(float), &status);
         renderer->host_verify_values = host_alloc(most, sizeof(uint32_t), &status);
@@ -470,13 +514,6 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
             goto fail;
     }
 
-    if ((unsigned)desc->draw_form > DS_DRAW_INDEXED) {
-        status = ds_fail(DS_ERR_INVALID_ARG, "render: bad draw form %d", (int)desc->draw_form);
-        goto fail;
-    }
-    renderer->pull = t > 0 && desc->draw_form != DS_DRAW_INDEXED &&
-                     (desc->draw_form == DS_DRAW_PULL || t >= DS_RENDERER_PULL_MIN_TRIANGLES) &&
-                     pull_supported(mesh);
     if ((status = compile_program(ds_shader_mesh_vert, ds_shader_mesh_frag, "mesh",
                                   &renderer->mesh_program)) ||
         (status = compile_program(ds_shader_points_vert, ds_shader_points_frag, "points",
@@ -542,6 +579,8 @@ void ds_renderer_destroy(ds_renderer *renderer)
     cudaFree(renderer->shuffle_values);
     cudaFree(renderer->verify_keys);
     cudaFree(renderer->visible);
+    cudaFree(renderer->tile_rects);
+    cudaFree(renderer->tile_scratch);
     cudaFreeHost(renderer->host_visible);
     for (int r = 0; r < TIMING_RING; r++) {
         for (int e = 0; e < EV_COUNT; e++)
@@ -591,6 +630,8 @@ void ds_renderer_destroy(ds_renderer *renderer)
     free(renderer->host_verify_values);
     free(renderer->host_verify_elements);
     free(renderer->host_seen);
+    free(renderer->host_tile_rects);
+    free(renderer->host_tile_scratch);
     free(renderer);
 }
 
@@ -731,16 +772,25 @@ static ds_key_range key_range(const ds_renderer *renderer, const float eye[3])
 /* Points, and triangles drawn by pulling, sort their values right in the
  * element buffer: it ends up holding the sorted order, one entry per
  * sorted element, and no scatter runs. */
+/* The frame bins its sorted triangles by screen tile (tiles.h). */
+static int frame_tiled(const ds_renderer *renderer)
+{
+    return renderer->tiles && renderer->sorting && renderer->primitive == DS_PRIMITIVE_TRIANGLES;
+}
+
+/* The sort permutes the element buffer itself: points, and pulled
+ * triangles drawn as one list. */
 static int sorts_in_element_buffer(const ds_renderer *renderer)
 {
-    return renderer->primitive == DS_PRIMITIVE_POINTS || renderer->pull;
+    return renderer->primitive == DS_PRIMITIVE_POINTS || (renderer->pull && !frame_tiled(renderer));
 }
 
 #define RECORD(e)                                                              \
     DS_CUDA_TRY("render", cudaEventRecord(record->events[(e)], renderer->stream))
 
 static ds_status cuda_stages(ds_renderer *renderer, frame_record *record,
-                             int slot, const float eye[3], const ds_cull_view *cull)
+                             int slot, const float eye[3], const ds_cull_view *cull,
+                             const ds_cull_view *tiles_view, const ds_tile_grid *grid)
 {
     ds_status status;
     const float *positions = NULL;
@@ -790,13 +840,22 @@ static ds_status cuda_stages(ds_renderer *renderer, frame_record *record,
                                  DS_SORT_DESCENDING, stream)))
         return status;
     RECORD(EV_SORT);
-    if (!in_place &&
-        (status = ds_scatter_indices(values, n, renderer->indices, 3, elements, stream)))
-        return status;
-    if (cull) {
-        if ((status = ds_draw_command(renderer->visible, !renderer->pull,
-                                      elements + renderer->command_word, stream)))
+    if (tiles_view) {
+        if ((status = ds_tiles_bin(values, cull ? renderer->visible : NULL, n, renderer->indices,
+                                   !renderer->pull, positions, tiles_view, grid,
+                                   renderer->tile_rects, renderer->tile_scratch, elements,
+                                   renderer->command_word, elements + renderer->command_word,
+                                   stream)))
             return status;
+    } else {
+        if (!in_place &&
+            (status = ds_scatter_indices(values, n, renderer->indices, 3, elements, stream)))
+            return status;
+        if (cull && (status = ds_draw_command(renderer->visible, !renderer->pull,
+                                              elements + renderer->command_word, stream)))
+            return status;
+    }
+    if (cull) {
         DS_CUDA_TRY("render", cudaMemcpyAsync(renderer->host_visible + (record - renderer->records),
                                               renderer->visible, sizeof(uint32_t),
                                               cudaMemcpyDeviceToHost, renderer->stream));
@@ -810,7 +869,8 @@ static ds_status cuda_stages(ds_renderer *renderer, frame_record *record,
 
 /* The same stages on the host, then one upload into the element buffer. */
 static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
-                            const float eye[3], const ds_cull_view *cull)
+                            const float eye[3], const ds_cull_view *cull,
+                            const ds_cull_view *tiles_view, const ds_tile_grid *grid)
 {
     ds_status status;
     int points = renderer->primitive == DS_PRIMITIVE_POINTS;
@@ -861,23 +921,44 @@ static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
     }
     double t3 = now_ms();
     uint32_t *elements = renderer->host_elements;
-    if (!sorts_in_element_buffer(renderer)) {
+    size_t binned_words = 0;
+    if (tiles_view) {
+        /* As tiles.cu: the tiles of each drawn sorted position, binned. */
+        size_t count = cull ? record->drawn : n;
+        const uint32_t *idx = renderer->host_indices;
+        for (size_t i = 0; i < count; i++) {
+            const uint32_t *v = idx + 3 * (size_t)renderer->host_values[i];
+            renderer->host_tile_rects[i] = ds_triangle_tiles(
+                tiles_view, grid, p + 3 * (size_t)v[0], p + 3 * (size_t)v[1], p + 3 * (size_t)v[2]);
+        }
+        ds_tiles_bin_host(renderer->host_values, renderer->host_tile_rects, count,
+                          renderer->pull ? NULL : idx, grid, elements, renderer->command_word,
+                          elements + renderer->command_word, renderer->host_tile_scratch,
+                          &binned_words);
+    } else if (!sorts_in_element_buffer(renderer)) {
         for (size_t i = 0; i < n; i++)
             for (int k = 0; k < 3; k++)
                 elements[3 * i + k] = renderer->host_indices[3 * (size_t)renderer->host_values[i] + k];
     }
     double t4 = now_ms();
-    int per = sorts_in_element_buffer(renderer) ? 1 : 3;
-    /* The upload waits, inside GL, for earlier draws still reading. */
-    glNamedBufferSubData(renderer->cpu_element_buffer, 0,
-                         (GLsizeiptr)(n * per * sizeof(uint32_t)),
-                         per == 1 ? renderer->host_values : elements);
-    if (cull) {
-        /* The same command distance.cu's ds_draw_command() writes. */
-        uint32_t command[DRAW_COMMAND_WORDS] = {3 * record->drawn, 1, 0, 0, 0};
-        glNamedBufferSubData(renderer->cpu_element_buffer,
-                             (GLintptr)(renderer->command_word * sizeof(uint32_t)),
-                             sizeof command, command);
+    /* The uploads wait, inside GL, for earlier draws still reading. */
+    GLuint buffer = renderer->cpu_element_buffer;
+    GLintptr command_offset = (GLintptr)(renderer->command_word * sizeof(uint32_t));
+    if (tiles_view) {
+        size_t command_words = (size_t)(grid->columns * grid->rows + 1) * DS_TILES_COMMAND_WORDS;
+        glNamedBufferSubData(buffer, 0, (GLsizeiptr)(binned_words * sizeof(uint32_t)), elements);
+        glNamedBufferSubData(buffer, command_offset,
+                             (GLsizeiptr)(command_words * sizeof(uint32_t)),
+                             elements + renderer->command_word);
+    } else {
+        int per = sorts_in_element_buffer(renderer) ? 1 : 3;
+        glNamedBufferSubData(buffer, 0, (GLsizeiptr)(n * per * sizeof(uint32_t)),
+                             per == 1 ? renderer->host_values : elements);
+        if (cull) {
+            /* The same command distance.cu's ds_draw_command() writes. */
+            uint32_t command[DRAW_COMMAND_WORDS] = {3 * record->drawn, 1, 0, 0, 0};
+            glNamedBufferSubData(buffer, command_offset, sizeof command, command);
+        }
     }
     double t5 = now_ms();
     record->host_stage_ms[EV_DISTANCES] = (float)(t1 - t0);
@@ -886,6 +967,32 @@ static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
     record->host_stage_ms[EV_SCATTER] = (float)(t4 - t3);
     record->host_interop_ms = (float)(t5 - t4);
     return DS_OK;
+}
+
+/* The binned draw: each tile's command under its scissor, then the
+ * overflow command (tiles.h) without one. The indirect buffer is bound. */
+static void draw_tiles(const ds_renderer *renderer, const ds_tile_grid *grid, int pull)
+{
+    size_t word = renderer->command_word;
+    glEnable(GL_SCISSOR_TEST);
+    for (int row = 0; row < grid->rows; row++)
+        for (int column = 0; column < grid->columns; column++) {
+            int box[4];
+            ds_tile_scissor(grid, renderer->width, renderer->height, column, row, box);
+            glScissor(box[0], box[1], box[2], box[3]);
+            const void *command = (const void *)(word * sizeof(uint32_t));
+            if (pull)
+                glDrawArraysIndirect(GL_TRIANGLES, command);
+            else
+                glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, command);
+            word += DS_TILES_COMMAND_WORDS;
+        }
+    glDisable(GL_SCISSOR_TEST);
+    const void *overflow = (const void *)(word * sizeof(uint32_t));
+    if (pull)
+        glDrawArraysIndirect(GL_TRIANGLES, overflow);
+    else
+        glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, overflow);
 }
 
 ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
@@ -915,19 +1022,24 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
                                                                : framebuffer;
     size_t n = ds_renderer_sorted_count(renderer);
     ds_cull_view view;
+    ds_cull_view_set(&view, view_projection, (float)renderer->width, (float)renderer->height);
     const ds_cull_view *cull = NULL;
-    if (renderer->cull && renderer->sorting && !points && single_sampled(renderer, target)) {
-        ds_cull_view_set(&view, view_projection, (float)renderer->width, (float)renderer->height);
+    if (renderer->cull && renderer->sorting && !points && single_sampled(renderer, target))
         cull = &view;
-    }
+    int tiled = frame_tiled(renderer);
+    ds_tile_grid grid = ds_tile_grid_for(renderer->width, renderer->height, renderer->tile_pixels);
+    const ds_cull_view *tiles_view = tiled ? &view : NULL;
     record->culled = cull != NULL;
     record->drawn = (uint32_t)n;
-    status = renderer->cpu_path ? cpu_stages(renderer, record, eye, cull)
-                                : cuda_stages(renderer, record, slot, eye, cull);
+    status = renderer->cpu_path
+                 ? cpu_stages(renderer, record, eye, cull, tiles_view, &grid)
+                 : cuda_stages(renderer, record, slot, eye, cull, tiles_view, &grid);
     if (status)
         return status;
     renderer->last_sorted = renderer->sorting;
     renderer->last_slot = renderer->cpu_path ? 0 : slot;
+    renderer->last_tiled = tiled;
+    renderer->last_grid = grid;
 
     /* The draw: straight alpha "over", back to front; the depth test stays
      * on (for opaque geometry a caller may add) but nothing writes depth. */
@@ -941,6 +1053,7 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     glClearColor(renderer->background[0], renderer->background[1],
                  renderer->background[2], renderer->background[3]);
     glClearDepth(1.0);
+    glDisable(GL_SCISSOR_TEST);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
@@ -961,9 +1074,9 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
                                 ? renderer->cpu_element_buffer
                                 : ds_interop_element_buffer(renderer->interop, renderer->last_slot);
     /* Culling: the keys pass left the draw's count in the command after
-     * the elements. */
+     * the elements. Tiles: a command per tile there, and the overflow's. */
     const void *command = (const void *)(renderer->command_word * sizeof(uint32_t));
-    if (cull)
+    if (cull || tiled)
         glBindBuffer(GL_DRAW_INDIRECT_BUFFER, element_buffer);
     if (pull) {
         /* mesh_pull.vert.glsl's blocks: sorted triangles, indices,
@@ -975,25 +1088,27 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
                                : ds_interop_position_buffer(renderer->interop),
             renderer->color_buffer};
         GLintptr offsets[4] = {0, 0, 0, 0};
-        GLsizeiptr sizes[4] = {(GLsizeiptr)(n * sizeof(uint32_t)),
+        GLsizeiptr sizes[4] = {(GLsizeiptr)((tiled ? renderer->command_word : n) * sizeof(uint32_t)),
                                (GLsizeiptr)(3 * n * sizeof(uint32_t)),
                                (GLsizeiptr)(3 * renderer->vertex_count * sizeof(float)),
                                (GLsizeiptr)(renderer->vertex_count * 4)};
         glBindBuffersRange(GL_SHADER_STORAGE_BUFFER, 0, 4, buffers, offsets, sizes);
         glBindVertexArray(renderer->pull_vertex_array);
-        if (cull)
-            glDrawArraysIndirect(GL_TRIANGLES, command);
-        else
-            glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(3 * n));
     } else {
         glBindVertexArray(renderer->vertex_arrays[renderer->last_slot]);
-        if (cull)
-            glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, command);
-        else
-            glDrawElements(points ? GL_POINTS : GL_TRIANGLES,
-                           (GLsizei)(points ? n : 3 * n), GL_UNSIGNED_INT, NULL);
     }
-    if (cull)
+    if (tiled)
+        draw_tiles(renderer, &grid, pull);
+    else if (cull && pull)
+        glDrawArraysIndirect(GL_TRIANGLES, command);
+    else if (cull)
+        glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, command);
+    else if (pull)
+        glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(3 * n));
+    else
+        glDrawElements(points ? GL_POINTS : GL_TRIANGLES, (GLsizei)(points ? n : 3 * n),
+                       GL_UNSIGNED_INT, NULL);
+    if (cull || tiled)
         glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
     glBindVertexArray(0);
     glDepthMask(GL_TRUE);
@@ -1192,6 +1307,54 @@ static ds_status check_index_buffer(const ds_renderer *renderer)
     return status;
 }
 
+/* A binned frame: the element buffer GL read (host_verify_elements) must
+ * hold what ds_tiles_bin_host() makes of the sorted order `values` and the
+ * tiles the frame found for each sorted position. */
+static ds_status check_tiles(ds_renderer *renderer, const uint32_t *values, uint64_t frame)
+{
+    const frame_record *record = &renderer->records[frame % TIMING_RING];
+    size_t count = ds_renderer_sorted_count(renderer);
+    uint32_t *rects = renderer->host_tile_rects;
+    if (!renderer->cpu_path) {
+        uint32_t visible = (uint32_t)count;
+        if (record->culled)
+            DS_CUDA_TRY("verify", cudaMemcpy(&visible, renderer->visible, sizeof visible,
+                                             cudaMemcpyDeviceToHost));
+        count = visible < count ? visible : count;
+        DS_CUDA_TRY("verify", cudaMemcpy(rects, renderer->tile_rects, count * sizeof(uint32_t),
+                                         cudaMemcpyDeviceToHost));
+    } else if (record->culled) {
+        count = record->drawn;
+    }
+    const ds_tile_grid *grid = &renderer->last_grid;
+    size_t command_words = (size_t)(grid->columns * grid->rows + 1) * DS_TILES_COMMAND_WORDS;
+    uint32_t *expected = malloc((renderer->command_word + command_words) * sizeof(uint32_t));
+    if (!expected)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "verify: out of host memory");
+    size_t used = 0;
+    ds_tiles_bin_host(values, rects, count, renderer->pull ? NULL : renderer->host_indices, grid,
+                      expected, renderer->command_word, expected + renderer->command_word,
+                      renderer->host_tile_scratch, &used);
+    const uint32_t *gl = renderer->host_verify_elements;
+    ds_status status = DS_OK;
+    for (size_t i = 0; status == DS_OK && i < used; i++)
+        if (gl[i] != expected[i])
+            status = ds_fail(DS_ERR_MISMATCH,
+                             "verify: frame %llu: binned element buffer word %zu is %u, "
+                             "expected %u", (unsigned long long)frame, i, gl[i], expected[i]);
+    for (size_t i = 0; status == DS_OK && i < command_words; i++) {
+        size_t at = renderer->command_word + i;
+        if (gl[at] != expected[at])
+            status = ds_fail(DS_ERR_MISMATCH,
+                             "verify: frame %llu: word %zu of tile %zu's draw command is %u, "
+                             "expected %u", (unsigned long long)frame,
+                             i % DS_TILES_COMMAND_WORDS, i / DS_TILES_COMMAND_WORDS, gl[at],
+                             expected[at]);
+    }
+    free(expected);
+    return status;
+}
+
 ds_status ds_renderer_verify(ds_renderer *renderer)
 {
     ds_status status;
@@ -1215,7 +1378,9 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
      * copy. (Reading an element buffer that lives in imported CUDA memory
      * back directly can return data GL cached at an earlier read-back: GL
      * does not know that CUDA wrote it, without a semaphore.) */
-    GLsizeiptr element_bytes = (GLsizeiptr)(n * per * sizeof(uint32_t));
+    GLsizeiptr element_bytes = (GLsizeiptr)((renderer->last_tiled ? renderer->element_capacity
+                                                                   : n * per) *
+                                            sizeof(uint32_t));
     glCopyNamedBufferSubData(element_buffer, renderer->verify_copy_buffer, 0, 0, element_bytes);
     glGetNamedBufferSubData(renderer->verify_copy_buffer, 0, element_bytes,
                             renderer->host_verify_elements);
@@ -1275,7 +1440,7 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
                              i, keys[values[i]], values[i], reference_keys[i]);
             break;
         }
-        for (int k = 0; !in_place && k < per; k++) {
+        for (int k = 0; !in_place && !renderer->last_tiled && k < per; k++) {
             uint32_t want = renderer->host_indices[(size_t)values[i] * 3 + k];
             if (renderer->host_verify_elements[i * per + k] != want) {
                 /* Tell a GL visibility problem from a wrong scatter. */
@@ -1295,5 +1460,7 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
     }
     free(reference_keys);
     free(reference_values);
+    if (status == DS_OK && renderer->last_tiled)
+        status = check_tiles(renderer, values, frame);
     return status;
 }

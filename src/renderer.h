@@ -4,7 +4,10 @@
  * the GL element buffer, and one draw, back to front: for large meshes the
  * vertex shader pulls triangle i's vertices through sorted triangle i (no
  * scatter pass); for smaller ones a scatter writes the sorted triangles'
- * indices and the draw is indexed (see ds_draw_form).
+ * indices and the draw is indexed (see ds_draw_form). Sorted triangles are
+ * by default binned by screen tile and drawn tile by tile, each tile in
+ * sorted order under a scissor (the same image, drawn faster; desc
+ * no_tiles gives the single draw).
  * The viewer and the headless runner only drive it.
  *
  * Step by step:
@@ -119,6 +122,16 @@ typedef struct ds_renderer_desc {
                                      image is the same. Only in triangles
                                      mode, sorting, into a single-sampled
                                      framebuffer. */
+    int no_tiles;                 /* nonzero: one draw of the sorted list;
+                                     default (triangles, sorting): the
+                                     sorted triangles are binned by screen
+                                     tile (kernels/tiles.h), each tile's
+                                     list in sorted order, and drawn tile by
+                                     tile with a scissor: the same image to
+                                     the bit, drawn faster */
+    int tile_pixels;              /* tile size in pixels; 0: DS_TILE_PIXELS
+                                     (tiles.h; env DS_TILE_PIXELS for
+                                     timing runs) */
     int no_depth_buffer;          /* nonzero: the own framebuffer has no
                                      depth attachment (nothing here writes
                                      depth, so the image is the same; the
@@ -135,7 +148,8 @@ typedef struct ds_frame_timings {
     float shuffle_ms;     /* optional shuffle before the sort */
     float sort_ms;        /* the sort itself (without the shuffle) */
     float scatter_ms;     /* sorted indices into the element buffer
-                             (indexed draw only; else ~0: two events) */
+                             (indexed draw), or the binning by screen
+                             tile; else ~0 (two events) */
     float interop_ms;     /* map + unmap, or the GL/CUDA hand-over waits;
                              on the CPU path the buffer upload */
     float draw_ms;        /* clear + indexed draw (GL timer query) */

@@ -97,6 +97,7 @@ static void assert_options_equal(const ds_options *actual, const ds_options *exp
     assert_int_equal(actual->verify, expected->verify);
     assert_int_equal(actual->no_sort, expected->no_sort);
     assert_int_equal(actual->no_cull, expected->no_cull);
+    assert_int_equal(actual->no_tiles, expected->no_tiles);
     assert_int_equal(actual->vsync, expected->vsync);
     assert_optional_string_equal(actual->script_path, expected->script_path);
 }
@@ -126,7 +127,7 @@ static void test_every_option(void **state)
         "bitonic2", "--shuffle", "--size", "640x480", "--primitive", "points", "--key", "centroid",
         "--interop", "external", "--orbit", "-90.5", "--alpha", "1", "--csv", "t.csv", "--json", "t.json",
         "--screenshot", "s.png", "--verify", "--no-sort", "--no-vsync", "--script", "keys.txt",
-        "--key-bits", "24", "--no-cull", NULL};
+        "--key-bits", "24", "--no-cull", "--no-tiles", NULL};
     ds_options opts;
     parse_result r = parse_capturing(args, &opts, 2);
     assert_int_equal(r.status, DS_OK);
@@ -138,7 +139,7 @@ static void test_every_option(void **state)
         .primitive = DS_PRIMITIVE_POINTS, .primitive_given = 1, .triangle_key = DS_TRIANGLE_KEY_CENTROID,
         .interop = DS_INTEROP_EXTERNAL, .key_bits = 24, .orbit_degrees = -90.5f, .alpha = 1.0f,
         .csv_path = "t.csv", .json_path = "t.json", .screenshot_path = "s.png", .verify = 1,
-        .no_sort = 1, .no_cull = 1, .vsync = 0, .script_path = "keys.txt"};
+        .no_sort = 1, .no_cull = 1, .no_tiles = 1, .vsync = 0, .script_path = "keys.txt"};
     assert_options_equal(&opts, &expected);
 }
 
@@ -187,7 +188,7 @@ static void test_help(void **state)
         "--frames N", "--sort NAME|all", "--shuffle", "--size WxH", "--primitive triangles|points",
         "--key farthest|mean|centroid", "--interop auto|map|external|none", "--orbit DEG", "--alpha A",
         "--csv FILE", "--json FILE", "--screenshot FILE.png", "--verify", "--no-sort", "--no-cull",
-        "--no-vsync", "--script FILE", "--help", "--version",
+        "--no-tiles", "--no-vsync", "--script FILE", "--help", "--version",
         /* sorts and scenes */
         "cub", "radix", "hybrid", "quick", "bitonic0", "bitonic1", "bitonic2", "cpu", "gyroid", "shells",
         /* hotkeys */

@@ -10,6 +10,10 @@
  *   - small-triangle culling never leaves out a triangle the rasteriser
  *     (llvmpipe in CI) gives a fragment, and culling on or off gives the
  *     same image;
+ *   - screen tiles: drawn tile by tile under their scissors, random
+ *     triangles give every pixel the same fragments as drawn at once (the
+ *     rasteriser against ds_triangle_tiles()); the host binning keeps the
+ *     sorted order per tile; tiles on or off give the same image;
  *   - a headless smoke run of a built-in scene writes CSV, JSON and a PNG;
  *   - no GL error is reported through KHR_debug anywhere. */
 #include <setjmp.h>
@@ -32,6 +36,7 @@
 #include "image_write.h"
 #include "renderer.h"
 #include "scene.h"
+#include "tiles.h"
 
 #define WIDTH 96
 #define HEIGHT 64
@@ -224,7 +229,8 @@ static void test_layers_sorted_and_unsorted(void **state)
 }
 
 /* The renderer's alternative forms (renderer.h: draw_form,
- * vertex_distances, no_depth_buffer) against the default: pixel for pixel
+ * vertex_distances, no_depth_buffer, no_cull, no_tiles, tile_pixels)
+ * against the default: pixel for pixel
  * the same image of a built-in scene from three orbit angles, each frame
  * verified; and the layers come out right drawn by pulling too. */
 static void test_draw_forms_agree(void **state)
@@ -233,7 +239,10 @@ static void test_draw_forms_agree(void **state)
     ds_mesh mesh;
     assert_int_equal(ds_scene_build("gyroid", 3000, &mesh), DS_OK);
     static uint8_t reference[3][WIDTH * HEIGHT * 4], pixels[WIDTH * HEIGHT * 4];
-    for (int form = 0; form < 5; form++) {
+    /* 0 default (at this size one tile), 1 pull, 2 per-vertex keys, 3 no
+     * depth buffer, 4 no culling, 5 no tiles, 6 16-pixel tiles, 7 pull and
+     * 8-pixel tiles, 8 no culling and 16-pixel tiles. */
+    for (int form = 0; form < 9; form++) {
         ds_renderer_desc desc = {0};
         desc.mesh = &mesh;
         desc.width = WIDTH;
@@ -241,16 +250,18 @@ static void test_draw_forms_agree(void **state)
         desc.alpha = 0.35f;
         desc.background[3] = 1.0f;
         desc.verify = 1;
-        desc.draw_form = form == 1 ? DS_DRAW_PULL : DS_DRAW_AUTO;
+        desc.draw_form = form == 1 || form == 7 ? DS_DRAW_PULL : DS_DRAW_AUTO;
         desc.vertex_distances = form == 2;
         desc.no_depth_buffer = form == 3;
-        desc.no_cull = form == 4;
+        desc.no_cull = form == 4 || form == 8;
+        desc.no_tiles = form == 5;
+        desc.tile_pixels = form == 7 ? 8 : form == 6 || form == 8 ? 16 : 0;
         ds_renderer *renderer = NULL;
         assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
         /* A small mesh: indexed unless asked (pull is there on llvmpipe
          * and on NVIDIA). */
         assert_int_equal(ds_renderer_draw_form(renderer),
-                         form == 1 ? DS_DRAW_PULL : DS_DRAW_INDEXED);
+                         form == 1 || form == 7 ? DS_DRAW_PULL : DS_DRAW_INDEXED);
         for (int view = 0; view < 3; view++) {
             ds_camera camera = {0};
             camera.pitch = 0.35f;
@@ -478,10 +489,13 @@ static float cull_uniform(uint32_t *state, float lo, float hi)
     return lo + (hi - lo) * (float)(cull_random(state) >> 8) / 16777216.0f;
 }
 
-/* Draws `count` triangles (world positions, 9 floats each) with matrix m
- * into a CULL_W x CULL_H RGBA8 target, additively, and returns how many
- * pixels got any fragment. */
-static size_t pixels_touched(const float *triangles, size_t count, const float m[16])
+/* Additive fragment counts: triangles (world positions, 9 floats each)
+ * through a matrix into a CULL_W x CULL_H R32F target, one per fragment. */
+typedef struct counter {
+    GLuint program, color, framebuffer, buffer, vertex_array;
+} counter;
+
+static void counter_create(counter *c, const float *triangles, size_t count)
 {
     static const char *vertex_source =
         "#version 450 core\n"
@@ -494,59 +508,88 @@ static size_t pixels_touched(const float *triangles, size_t count, const float m
         "void main() { c = vec4(1.0); }\n";
     const char *sources[2] = {vertex_source, fragment_source};
     const GLenum stages[2] = {GL_VERTEX_SHADER, GL_FRAGMENT_SHADER};
-    GLuint program = glCreateProgram();
+    c->program = glCreateProgram();
     for (int i = 0; i < 2; i++) {
         GLuint shader = glCreateShader(stages[i]);
         glShaderSource(shader, 1, &sources[i], NULL);
         glCompileShader(shader);
-        glAttachShader(program, shader);
+        glAttachShader(c->program, shader);
         glDeleteShader(shader);
     }
-    glLinkProgram(program);
+    glLinkProgram(c->program);
     GLint linked = 0;
-    glGetProgramiv(program, GL_LINK_STATUS, &linked);
+    glGetProgramiv(c->program, GL_LINK_STATUS, &linked);
     assert_true(linked);
+    glCreateRenderbuffers(1, &c->color);
+    glNamedRenderbufferStorage(c->color, GL_R32F, CULL_W, CULL_H);
+    glCreateFramebuffers(1, &c->framebuffer);
+    glNamedFramebufferRenderbuffer(c->framebuffer, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, c->color);
+    glCreateBuffers(1, &c->buffer);
+    glNamedBufferStorage(c->buffer, (GLsizeiptr)(count ? count * 9 * sizeof(float) : 4), triangles,
+                         0);
+    glCreateVertexArrays(1, &c->vertex_array);
+    glVertexArrayVertexBuffer(c->vertex_array, 0, c->buffer, 0, 3 * sizeof(float));
+    glVertexArrayAttribFormat(c->vertex_array, 0, 3, GL_FLOAT, GL_FALSE, 0);
+    glVertexArrayAttribBinding(c->vertex_array, 0, 0);
+    glEnableVertexArrayAttrib(c->vertex_array, 0);
+    glBindFramebuffer(GL_FRAMEBUFFER, c->framebuffer);
+    glViewport(0, 0, CULL_W, CULL_H);
+    glClearColor(0, 0, 0, 0);
+    glClear(GL_COLOR_BUFFER_BIT);
+}
 
-    GLuint color, framebuffer, buffer, vertex_array;
-    glCreateRenderbuffers(1, &color);
-    glNamedRenderbufferStorage(color, GL_RGBA8, CULL_W, CULL_H);
-    glCreateFramebuffers(1, &framebuffer);
-    glNamedFramebufferRenderbuffer(framebuffer, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, color);
-    glCreateBuffers(1, &buffer);
-    glNamedBufferStorage(buffer, (GLsizeiptr)(count ? count * 9 * sizeof(float) : 4),
-                         triangles, 0);
-    glCreateVertexArrays(1, &vertex_array);
-    glVertexArrayVertexBuffer(vertex_array, 0, buffer, 0, 3 * sizeof(float));
-    glVertexArrayAttribFormat(vertex_array, 0, 3, GL_FLOAT, GL_FALSE, 0);
-    glVertexArrayAttribBinding(vertex_array, 0, 0);
-    glEnableVertexArrayAttrib(vertex_array, 0);
-
-    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+/* Adds triangles first .. first + count - 1, under `scissor` (x, y, width,
+ * height) unless it is NULL. */
+static void counter_draw(counter *c, const float m[16], size_t first, size_t count,
+                         const int *scissor)
+{
+    glBindFramebuffer(GL_FRAMEBUFFER, c->framebuffer);
     glViewport(0, 0, CULL_W, CULL_H);
     glDisable(GL_DEPTH_TEST);
     glDisable(GL_CULL_FACE);
-    glClearColor(0, 0, 0, 0);
-    glClear(GL_COLOR_BUFFER_BIT);
     glEnable(GL_BLEND);
     glBlendFunc(GL_ONE, GL_ONE);
-    glUseProgram(program);
+    if (scissor) {
+        glEnable(GL_SCISSOR_TEST);
+        glScissor(scissor[0], scissor[1], scissor[2], scissor[3]);
+    }
+    glUseProgram(c->program);
     glUniformMatrix4fv(0, 1, GL_FALSE, m);
-    glBindVertexArray(vertex_array);
-    glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(3 * count));
-    static uint8_t pixels[CULL_W * CULL_H * 4];
-    glReadPixels(0, 0, CULL_W, CULL_H, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
-    size_t touched = 0;
-    for (size_t i = 0; i < sizeof pixels; i += 4)
-        touched += pixels[i] != 0;
-
+    glBindVertexArray(c->vertex_array);
+    glDrawArrays(GL_TRIANGLES, (GLint)(3 * first), (GLsizei)(3 * count));
     glBindVertexArray(0);
+    glDisable(GL_SCISSOR_TEST);
     glDisable(GL_BLEND);
+}
+
+static void counter_read(counter *c, float *dest)
+{
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, c->framebuffer);
+    glReadPixels(0, 0, CULL_W, CULL_H, GL_RED, GL_FLOAT, dest);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    glDeleteVertexArrays(1, &vertex_array);
-    glDeleteBuffers(1, &buffer);
-    glDeleteFramebuffers(1, &framebuffer);
-    glDeleteRenderbuffers(1, &color);
-    glDeleteProgram(program);
+}
+
+static void counter_destroy(counter *c)
+{
+    glDeleteVertexArrays(1, &c->vertex_array);
+    glDeleteBuffers(1, &c->buffer);
+    glDeleteFramebuffers(1, &c->framebuffer);
+    glDeleteRenderbuffers(1, &c->color);
+    glDeleteProgram(c->program);
+}
+
+/* How many pixels the triangles touch, drawn through m. */
+static size_t pixels_touched(const float *triangles, size_t count, const float m[16])
+{
+    static float counts[CULL_W * CULL_H];
+    counter c;
+    counter_create(&c, triangles, count);
+    counter_draw(&c, m, 0, count, NULL);
+    counter_read(&c, counts);
+    counter_destroy(&c);
+    size_t touched = 0;
+    for (size_t i = 0; i < CULL_W * CULL_H; i++)
+        touched += counts[i] != 0.0f;
     return touched;
 }
 
@@ -645,12 +688,221 @@ static void test_cull_conservative(void **state)
     assert_int_equal(ds_triangle_misses_samples(&view, far_away, far_away + 3, far_away + 6), 1);
 }
 
+/* ---- screen tiles ------------------------------------------------------------- */
+
+#define TILE_TRIANGLES 6000
+
+/* One random triangle for the tiles test, in world space through the
+ * matrix of test_tiles_conservative(): from sub-pixel to larger than the
+ * viewport, across tile and viewport edges, some with vertices on pixel or
+ * tile boundaries, some wholly beyond the near or far plane or reaching
+ * behind the eye. */
+static void tile_random_triangle(uint32_t *seed, float tri[9])
+{
+    float size = (float[]){0.3f, 2.0f, 6.0f, 20.0f, 70.0f}[cull_random(seed) % 5];
+    float cx = cull_uniform(seed, -25.0f, CULL_W + 25.0f);
+    float cy = cull_uniform(seed, -25.0f, CULL_H + 25.0f);
+    int snap = (int)(cull_random(seed) % 4); /* 0 none, 1 half pixels, 2 whole 8s */
+    int depth = (int)(cull_random(seed) % 20); /* 0 behind, 1 past far, 2 before near */
+    for (int k = 0; k < 3; k++) {
+        float sx = cx + cull_uniform(seed, -size, size);
+        float sy = cy + cull_uniform(seed, -size, size);
+        if (snap == 1) {
+            sx = roundf(sx * 2.0f) * 0.5f;
+            sy = roundf(sy * 2.0f) * 0.5f;
+        } else if (snap == 2) {
+            sx = roundf(sx / 8.0f) * 8.0f;
+            sy = roundf(sy / 8.0f) * 8.0f;
+        }
+        float z = cull_uniform(seed, 0.45f, 2.8f);
+        if (depth == 0 && k == 0)
+            z = cull_uniform(seed, -1.0f, 0.1f);
+        else if (depth == 1)
+            z = cull_uniform(seed, 3.05f, 4.0f);
+        else if (depth == 2)
+            z = cull_uniform(seed, 0.2f, 0.39f);
+        /* Screen to world at depth z (= w); behind the eye, mirrored. */
+        tri[3 * k] = (sx / CULL_W * 2.0f - 1.0f) * z;
+        tri[3 * k + 1] = (sy / CULL_H * 2.0f - 1.0f) * z;
+        tri[3 * k + 2] = z;
+    }
+}
+
+/* ds_triangle_tiles() against the rasteriser: random triangles drawn tile
+ * by tile, each tile under its ds_tile_scissor() and with only the
+ * triangles whose tiles include it, must add up to the same fragment count
+ * at every pixel as all of them drawn at once (llvmpipe in CI; the GPU on
+ * the GPU host); for two grids, one whose tile edges fall between pixels. */
+static void test_tiles_conservative(void **state)
+{
+    (void)state;
+    /* Perspective: w = z, near 0.4, far 3 (clip z = a z + b). */
+    static const float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 3.4f / 2.6f, 1, 0, 0, -2.4f / 2.6f, 0};
+    ds_cull_view view;
+    ds_cull_view_set(&view, m, CULL_W, CULL_H);
+    float *triangles = malloc(TILE_TRIANGLES * 9 * sizeof(float));
+    uint32_t *rects = malloc(TILE_TRIANGLES * sizeof(uint32_t));
+    assert_non_null(triangles);
+    assert_non_null(rects);
+    uint32_t seed = 0x711E5EEDu;
+    printf("tiles seed 0x%08x\n", seed);
+    for (int t = 0; t < TILE_TRIANGLES; t++)
+        tile_random_triangle(&seed, triangles + 9 * t);
+    static float whole[CULL_W * CULL_H], tiled[CULL_W * CULL_H];
+    counter c;
+    counter_create(&c, triangles, TILE_TRIANGLES);
+    counter_draw(&c, m, 0, TILE_TRIANGLES, NULL);
+    counter_read(&c, whole);
+    counter_destroy(&c);
+    for (int g = 0; g < 2; g++) {
+        ds_tile_grid grid = ds_tile_grid_for(CULL_W, CULL_H, g ? 7 : 8);
+        int tiles = grid.columns * grid.rows;
+        size_t entries = 0, spanning = 0, empty = 0;
+        for (int t = 0; t < TILE_TRIANGLES; t++) {
+            const float *tri = triangles + 9 * t;
+            uint32_t r = ds_triangle_tiles(&view, &grid, tri, tri + 3, tri + 6);
+            rects[t] = r;
+            int columns = (int)(r >> 8 & 0xFF) - (int)(r & 0xFF) + 1;
+            int rows = (int)(r >> 24) - (int)(r >> 16 & 0xFF) + 1;
+            size_t n = columns > 0 && rows > 0 ? (size_t)(columns * rows) : 0;
+            entries += n;
+            spanning += n > 1;
+            empty += n == 0;
+        }
+        /* The tile lists, tile-major, as the renderer draws them. */
+        float *binned = malloc((entries ? entries : 1) * 9 * sizeof(float));
+        assert_non_null(binned);
+        size_t at = 0, *first = calloc((size_t)tiles + 1, sizeof *first);
+        assert_non_null(first);
+        for (int tile = 0; tile < tiles; tile++) {
+            first[tile] = at;
+            int column = tile % grid.columns, row = tile / grid.columns;
+            for (int t = 0; t < TILE_TRIANGLES; t++) {
+                uint32_t r = rects[t];
+                if (column >= (int)(r & 0xFF) && column <= (int)(r >> 8 & 0xFF) &&
+                    row >= (int)(r >> 16 & 0xFF) && row <= (int)(r >> 24))
+                    memcpy(binned + 9 * at++, triangles + 9 * t, 9 * sizeof(float));
+            }
+        }
+        first[tiles] = at;
+        assert_int_equal(at, entries);
+        counter_create(&c, binned, entries);
+        for (int tile = 0; tile < tiles; tile++) {
+            int box[4];
+            ds_tile_scissor(&grid, CULL_W, CULL_H, tile % grid.columns, tile / grid.columns, box);
+            counter_draw(&c, m, first[tile], first[tile + 1] - first[tile], box);
+        }
+        counter_read(&c, tiled);
+        counter_destroy(&c);
+        size_t differ = 0, covered = 0;
+        for (size_t i = 0; i < CULL_W * CULL_H; i++) {
+            differ += whole[i] != tiled[i];
+            covered += whole[i] != 0.0f;
+        }
+        printf("tiles %dx%d: %zu entries for %d triangles (%zu in several tiles, %zu in none); "
+               "%zu of %zu covered pixels differ\n", grid.columns, grid.rows, entries,
+               TILE_TRIANGLES, spanning, empty, differ, covered);
+        assert_int_equal(differ, 0);
+        /* Or the test says nothing: many covered pixels, most triangles
+         * in few tiles, some in several, some in none. */
+        assert_true(covered > CULL_W * CULL_H * 9 / 10);
+        assert_true(entries < (size_t)TILE_TRIANGLES * (size_t)tiles / 4);
+        assert_true(spanning > TILE_TRIANGLES / 10);
+        assert_true(empty > TILE_TRIANGLES / 20);
+        free(binned);
+        free(first);
+    }
+    free(triangles);
+    free(rects);
+}
+
+/* ds_tiles_bin_host(): each tile's entries are the sorted positions whose
+ * tiles include it, in sorted order; the commands point at them; and when
+ * the entries do not fit, the plain list and the overflow command. */
+static void test_tiles_binning(void **state)
+{
+    (void)state;
+    enum { COUNT = 500, TRIANGLES = 700 };
+    ds_tile_grid grid = ds_tile_grid_for(40, 30, 10); /* 4 x 3 */
+    assert_int_equal(grid.columns, 4);
+    assert_int_equal(grid.rows, 3);
+    int tiles = grid.columns * grid.rows;
+    static uint32_t order[COUNT], rects[COUNT], indices[3 * TRIANGLES];
+    static uint32_t elements[3 * 4 * COUNT], commands[(DS_TILES_MAX + 1) * DS_TILES_COMMAND_WORDS];
+    static uint32_t scratch[DS_TILES_MAX + 1];
+    uint32_t seed = 0xB1A5EEDu;
+    for (int i = 0; i < 3 * TRIANGLES; i++)
+        indices[i] = cull_random(&seed) % 100000;
+    for (int i = 0; i < COUNT; i++) {
+        order[i] = cull_random(&seed) % TRIANGLES;
+        int c0 = (int)(cull_random(&seed) % 4), r0 = (int)(cull_random(&seed) % 3);
+        int c1 = c0 + (int)(cull_random(&seed) % 2), r1 = r0 + (int)(cull_random(&seed) % 2);
+        rects[i] = i % 17 == 0 ? DS_TILES_EMPTY
+                               : ds_tiles_pack(c0, c1 > 3 ? 3 : c1, r0, r1 > 2 ? 2 : r1);
+    }
+    for (int per = 1; per <= 3; per += 2) {
+        size_t used = 0;
+        int overflow = ds_tiles_bin_host(order, rects, COUNT, per == 3 ? indices : NULL, &grid,
+                                         elements, sizeof elements / sizeof *elements, commands,
+                                         scratch, &used);
+        assert_int_equal(overflow, 0);
+        size_t expected_at = 0;
+        for (int tile = 0; tile < tiles; tile++) {
+            const uint32_t *command = commands + tile * DS_TILES_COMMAND_WORDS;
+            assert_int_equal(command[2], 3 * expected_at);
+            assert_int_equal(command[1], 1);
+            int column = tile % 4, row = tile / 4;
+            for (int i = 0; i < COUNT; i++) {
+                uint32_t r = rects[i];
+                if (!(column >= (int)(r & 0xFF) && column <= (int)(r >> 8 & 0xFF) &&
+                      row >= (int)(r >> 16 & 0xFF) && row <= (int)(r >> 24)))
+                    continue;
+                for (int k = 0; k < per; k++)
+                    assert_int_equal(elements[expected_at * per + k],
+                                     per == 3 ? indices[3 * order[i] + k] : order[i]);
+                expected_at++;
+            }
+            assert_int_equal(command[0], 3 * (expected_at - command[2] / 3));
+        }
+        assert_int_equal(used, expected_at * per);
+        assert_int_equal(commands[tiles * DS_TILES_COMMAND_WORDS], 0); /* no overflow draw */
+
+        /* Room for fewer entries than there are: the plain list. */
+        overflow = ds_tiles_bin_host(order, rects, COUNT, per == 3 ? indices : NULL, &grid,
+                                     elements, expected_at * per - 1, commands, scratch, &used);
+        assert_int_equal(overflow, 1);
+        assert_int_equal(used, COUNT * per);
+        for (int tile = 0; tile < tiles; tile++)
+            assert_int_equal(commands[tile * DS_TILES_COMMAND_WORDS], 0);
+        assert_int_equal(commands[tiles * DS_TILES_COMMAND_WORDS], 3 * COUNT);
+        assert_int_equal(commands[tiles * DS_TILES_COMMAND_WORDS + 2], 0);
+        for (int i = 0; i < COUNT; i++)
+            assert_int_equal(elements[i * per], per == 3 ? indices[3 * order[i]] : order[i]);
+    }
+    /* Grids: the tiles cover the viewport once, with integer edges. */
+    for (int size = 1; size <= 300; size += 37) {
+        ds_tile_grid g = ds_tile_grid_for(1920, 1080, size);
+        assert_true(g.columns >= 1 && g.columns <= 255 && g.rows >= 1 && g.rows <= 255);
+        assert_true(g.columns * g.rows <= DS_TILES_MAX);
+        int box[4], right = 0;
+        for (int column = 0; column < g.columns; column++) {
+            ds_tile_scissor(&g, 1920, 1080, column, g.rows - 1, box);
+            assert_int_equal(box[0], right);
+            right = box[0] + box[2];
+            assert_int_equal(box[1] + box[3], 1080);
+        }
+        assert_int_equal(right, 1920);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layers_sorted_and_unsorted),
         cmocka_unit_test(test_draw_forms_agree),
         cmocka_unit_test(test_cull_conservative),
+        cmocka_unit_test(test_tiles_conservative),
+        cmocka_unit_test(test_tiles_binning),
         cmocka_unit_test(test_points_sorted),
         cmocka_unit_test(test_short_keys),
         cmocka_unit_test(test_invalid_arguments),
