@@ -42,8 +42,12 @@
  * and a shared-memory bitonic sort of (key, value) as one 64-bit word once
  * a sequence fits (<= sbsize), in the "flip" form whose comparators all
  * point one way, so that padding (the all-ones word) never moves and the
- * work follows the length rather than the next power of two. A pad that
- * ties with a real (NaN, 0xFFFFFFFF) pair is indistinguishable from it.
+ * work follows the length rather than the next power of two. Each
+ * 256-pair segment is first sorted by one warp in registers, eight pairs
+ * a lane held lane-major so that half of its steps need no shuffle (the
+ * shuffle unit bounds this sort); longer stages go through shared memory.
+ * A pad that ties with a real (NaN, 0xFFFFFFFF) pair is indistinguishable
+ * from it.
  *
  * Cost: O(n log n) expected; phase one O(n) per iteration. Memory beyond
  * the caller's arrays: 12 bytes per element (auxiliary keys and values,
@@ -57,6 +61,19 @@
  * The 3x goal is not met: the partition takes about 145 us an iteration
  * (about 1.8 TB/s), the plan 11 us and the fill 5 us; phase two's bitonic
  * sorts 0.8 ms.
+ * On an H200 (bench_sort, one run): 2.508 ms at 2^24, 4.57x cub-raw
+ * (0.549 ms); phases 0.065 + 1.643 + 0.756 + 0.048 ms. The lane-major
+ * segment sort took phase two from 0.86 to 0.76 ms (private driver, same
+ * run: 2.617 -> 2.517 ms). Measured slower in that driver (against
+ * about 2.62 ms for the code before it) and not kept: three or four
+ * tiles in flight per partition block (2.72, 3.20 ms); 16 keys a thread
+ * per tile (3.01 ms), 4 with three tiles in flight (3.02 ms); three
+ * 512-thread partition blocks an SM at 40 registers (3.05 ms); writing
+ * each partitioned tile out through shared memory (2.68 against 2.52 ms);
+ * a phase two that sorts each sequence in shared memory by in-place
+ * partitions down to 256-pair leaves sorted a warp each (3.2 ms: about
+ * 1,900 cycles a block-wide partition, and the leaves as shuffle-bound
+ * as the bitonic sort they replace).
  * Phase two's median of three has the classic O(n^2) inputs, but only
  * within one sequence of about n/maxseq keys after phase one.
  *
@@ -929,7 +946,9 @@ __device__ __forceinline__ void flip_registers(unsigned long long (&x)[QUICK_SOR
 }
 
 /* Stages k in [k_first, k_last] (k <= 256: flip, then half-cleaners) or
- * the steps j < 256 of one stage k > 256 (half-cleaners only), on each of
+ * the steps j < 256 of one stage k > 256 (half-cleaners only; the small
+ * sort now calls it for these alone, sort_segments below does the
+ * stages up to 256 with fewer shuffles), on each of
  * the first `used` / 256 segments: warp w owns segments w, w + T/32, ...;
  * lane l holds pairs seg + r*32 + l (conflict-free loads); distances
  * 32..128 pair registers of one lane, distances 1..16 pair lanes
@@ -990,6 +1009,74 @@ __device__ void flip_segments(unsigned long long *s, uint32_t used,
     }
 }
 
+/* Stages k = 2 .. 256 (the whole sort of each segment) on each of the
+ * first `used` / 256 segments, warp w owning segments w, w + T/32, ...,
+ * with the pairs held "lane-major": lane l holds the segment's pairs
+ * l * R + r (R = QUICK_SORT_ITEMS). Distances below R then pair registers
+ * of one lane and only the larger ones pair lanes, which halves the
+ * shuffles against flip_segments' layout (15 of the 36 steps shuffle, not
+ * 30): a 64-bit shuffle step costs two shuffles per register, and the
+ * shuffle unit, not the comparisons, bounds this sort. The segment is
+ * still unsorted when loaded, so it is read in the conflict-free order
+ * (pair r * 32 + l to lane l, register r) and only the store follows the
+ * lane-major order (16-byte stores). */
+template <int T>
+__device__ void sort_segments(unsigned long long *s, uint32_t used)
+{
+    constexpr int R = QUICK_SORT_ITEMS;
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (uint32_t seg = warp * QUICK_SEGMENT; seg < used;
+         seg += (T / 32) * QUICK_SEGMENT) {
+        unsigned long long x[R];
+#pragma unroll
+        for (int r = 0; r < R; r++)
+            x[r] = s[seg + r * 32 + lane];
+#pragma unroll
+        for (int k = 2; k <= QUICK_SEGMENT; k <<= 1) {
+            if (k <= R) {
+                /* Flip within a lane: r with r ^ (k - 1). */
+#pragma unroll
+                for (int r = 0; r < R; r++)
+                    if (!(r & (k / 2)))
+                        exchange(x[r], x[r ^ (k - 1)], true);
+            } else {
+                /* Flip across lanes: (l, r) with (l ^ (k/R - 1), r ^ (R - 1));
+                 * the lower half of the k-block keeps the smaller word. */
+                const bool lower = (lane & (k / (2 * R))) == 0;
+#pragma unroll
+                for (int r = 0; r < R / 2; r++) {
+                    const unsigned long long a = __shfl_xor_sync(~0u, x[R - 1 - r], k / R - 1);
+                    const unsigned long long b = __shfl_xor_sync(~0u, x[r], k / R - 1);
+                    x[r] = lower ? min(x[r], a) : max(x[r], a);
+                    x[R - 1 - r] = lower ? min(x[R - 1 - r], b) : max(x[R - 1 - r], b);
+                }
+            }
+#pragma unroll
+            for (int j = k / 4; j >= R; j >>= 1) {
+                const bool lower = (lane & (j / R)) == 0;
+#pragma unroll
+                for (int r = 0; r < R; r++) {
+                    const unsigned long long y = __shfl_xor_sync(~0u, x[r], j / R);
+                    x[r] = lower ? min(x[r], y) : max(x[r], y);
+                }
+            }
+#pragma unroll
+            for (int j = (k / 4 < R / 2 ? k / 4 : R / 2); j >= 1; j >>= 1) {
+#pragma unroll
+                for (int r = 0; r < R; r++)
+                    if (!(r & j))
+                        exchange(x[r], x[r | j], true);
+            }
+        }
+        __syncwarp(); /* every lane has loaded the segment before it is overwritten */
+        ulonglong2 *out = reinterpret_cast<ulonglong2 *>(s + seg + lane * R);
+#pragma unroll
+        for (int r = 0; r < R; r += 2)
+            out[r / 2] = make_ulonglong2(x[r], x[r + 1]);
+        __syncwarp(); /* the next segment's loads are not this one's stores */
+    }
+}
+
 /* Compare-exchange in shared memory of a < b, skipped when b >= len. */
 __device__ __forceinline__ void exchange_shared(unsigned long long *s, uint32_t a,
                                                 uint32_t b, uint32_t len)
@@ -1018,7 +1105,7 @@ __device__ void flip_small_sort(const quick_args &q, const uint32_t *src_keys,
                                   src_values[start + i]
                             : ~0ull;
     __syncthreads();
-    flip_segments<T>(s_sort, used, 2, QUICK_SEGMENT);
+    sort_segments<T>(s_sort, used);
     __syncthreads();
     for (uint32_t k = 2 * QUICK_SEGMENT; k <= n2; k <<= 1) {
         const uint32_t h = k >> 1;
@@ -1051,7 +1138,7 @@ __device__ void flip_small_sort(const quick_args &q, const uint32_t *src_keys,
 template <int T>
 __global__ void __launch_bounds__(T) k_quick_tasks(quick_args q)
 {
-    extern __shared__ unsigned long long s_sort[];
+    extern __shared__ __align__(16) unsigned long long s_sort[];
     __shared__ uint32_t s_stack[QUICK_STACK_DEPTH][3];
     __shared__ int s_top;
     __shared__ uint32_t s_reduce[T / 32][4];
