@@ -41,9 +41,8 @@ typedef struct tiles_scratch {
     uint32_t overflow;
 } tiles_scratch;
 
-extern "C" size_t ds_tiles_scratch_bytes(size_t count)
+extern "C" size_t ds_tiles_scratch_bytes(void)
 {
-    (void)count;
     return sizeof(tiles_scratch);
 }
 
@@ -64,8 +63,7 @@ __device__ __forceinline__ void chunk_of(const uint32_t *visible, size_t count,
  * into table[tile * BIN_BLOCKS + b]. */
 __global__ void __launch_bounds__(BIN_THREADS)
 k_tiles_count(const uint32_t *__restrict__ order, const uint32_t *__restrict__ visible,
-              size_t count, const uint32_t *__restrict__ indices,
-              const float *__restrict__ positions, ds_cull_view view, ds_tile_grid grid,
+              size_t count, ds_tiles_source source, ds_cull_view view, ds_tile_grid grid,
               uint32_t *__restrict__ rects, tiles_scratch *__restrict__ scratch)
 {
     __shared__ uint32_t per_tile[DS_TILES_MAX];
@@ -76,10 +74,13 @@ k_tiles_count(const uint32_t *__restrict__ order, const uint32_t *__restrict__ v
     size_t begin, end;
     chunk_of(visible, count, &begin, &end);
     for (size_t i = begin + threadIdx.x; i < end; i += BIN_THREADS) {
-        size_t triangle = order[i];
-        const uint32_t *v = indices + 3 * triangle;
-        uint32_t r = ds_triangle_tiles(&view, &grid, positions + 3 * (size_t)v[0],
-                                       positions + 3 * (size_t)v[1], positions + 3 * (size_t)v[2]);
+        size_t primitive = order[i];
+        const float *p = source.positions;
+        const uint32_t *v = source.indices + 3 * primitive;
+        uint32_t r = source.indices
+                         ? ds_triangle_tiles(&view, &grid, p + 3 * (size_t)v[0],
+                                             p + 3 * (size_t)v[1], p + 3 * (size_t)v[2])
+                         : ds_point_tiles(&view, &grid, p + 3 * primitive, source.point_scale);
         rects[i] = r;
         int c0 = r & 0xFF, c1 = r >> 8 & 0xFF, r0 = r >> 16 & 0xFF, r1 = r >> 24;
         for (int row = r0; row <= r1; row++)
@@ -109,7 +110,7 @@ k_tiles_scan_blocks(tiles_scratch *__restrict__ scratch)
  * command. */
 __global__ void __launch_bounds__(TILE_SCAN_THREADS)
 k_tiles_scan_tiles(const uint32_t *__restrict__ visible, size_t count, int tiles, int per,
-                   size_t capacity, tiles_scratch *__restrict__ scratch,
+                   int vertices, size_t capacity, tiles_scratch *__restrict__ scratch,
                    uint32_t *__restrict__ commands)
 {
     typedef cub::BlockScan<uint32_t, TILE_SCAN_THREADS> scan;
@@ -120,20 +121,22 @@ k_tiles_scan_tiles(const uint32_t *__restrict__ visible, size_t count, int tiles
     int overflow = (size_t)total * (size_t)per > capacity;
     if (t < tiles) {
         scratch->tile_first[t] = first;
-        ds_tiles_command(commands, t, first, overflow ? 0u : n);
+        ds_tiles_command(commands, t, first, overflow ? 0u : n, vertices);
     }
     if (t == 0) {
         size_t drawn = visible ? *visible : count;
         ds_tiles_command(commands, tiles, 0,
-                         overflow ? (uint32_t)(drawn < count ? drawn : count) : 0u);
+                         overflow ? (uint32_t)(drawn < count ? drawn : count) : 0u, vertices);
         scratch->overflow = (uint32_t)overflow;
     }
 }
 
+/* `indices` NULL: the entry is the primitive's number; else its three
+ * indices. */
 __device__ __forceinline__ void write_entry(uint32_t *elements, size_t at, uint32_t triangle,
-                                            const uint32_t *indices, int entry_indices)
+                                            const uint32_t *indices)
 {
-    if (entry_indices) {
+    if (indices) {
         const uint32_t *v = indices + 3 * (size_t)triangle;
         elements[3 * at] = v[0];
         elements[3 * at + 1] = v[1];
@@ -213,8 +216,7 @@ __device__ __forceinline__ void lane_ranks(const lane_rect &l, int columns, int 
  * its rank; then the cursors move on. */
 __global__ void __launch_bounds__(BIN_THREADS)
 k_tiles_scatter(const uint32_t *__restrict__ order, const uint32_t *__restrict__ visible,
-                size_t count, const uint32_t *__restrict__ indices, int entry_indices,
-                ds_tile_grid grid, const uint32_t *__restrict__ rects,
+                size_t count, const uint32_t *__restrict__ indices, ds_tile_grid grid, const uint32_t *__restrict__ rects,
                 const tiles_scratch *__restrict__ scratch, uint32_t *__restrict__ elements)
 {
     __shared__ uint32_t cursor[DS_TILES_MAX];      /* this round's first entry */
@@ -225,7 +227,7 @@ k_tiles_scatter(const uint32_t *__restrict__ order, const uint32_t *__restrict__
     if (scratch->overflow) {
         /* The plain sorted list, entry i at i. */
         for (size_t i = begin + threadIdx.x; i < end; i += BIN_THREADS)
-            write_entry(elements, i, order[i], indices, entry_indices);
+            write_entry(elements, i, order[i], indices);
         return;
     }
     int tiles = grid.columns * grid.rows, columns = grid.columns;
@@ -256,7 +258,7 @@ k_tiles_scatter(const uint32_t *__restrict__ order, const uint32_t *__restrict__
             uint32_t at = cursor[tile] + (uint32_t)tile_below;
             for (int w = 0; w < warp; w++)
                 at += warp_count[w][tile];
-            write_entry(elements, at, triangle, indices, entry_indices);
+            write_entry(elements, at, triangle, indices);
         };
         int again_below, again_all; /* the same as below, all */
         lane_ranks(l, columns, &again_below, &again_all, write_tile);
@@ -273,8 +275,7 @@ k_tiles_scatter(const uint32_t *__restrict__ order, const uint32_t *__restrict__
 }
 
 extern "C" ds_status ds_tiles_bin(const uint32_t *order, const uint32_t *visible, size_t count,
-                                  const uint32_t *indices, int entry_indices,
-                                  const float *positions, const ds_cull_view *view,
+                                  const ds_tiles_source *source, const ds_cull_view *view,
                                   const ds_tile_grid *grid, uint32_t *rects, void *scratch,
                                   uint32_t *elements, size_t capacity, uint32_t *commands,
                                   ds_stream stream)
@@ -284,18 +285,20 @@ extern "C" ds_status ds_tiles_bin(const uint32_t *order, const uint32_t *visible
     if (tiles < 1 || tiles > DS_TILES_MAX)
         return ds_fail(DS_ERR_INVALID_ARG, "tiles: %d tiles (at most %d)", tiles, DS_TILES_MAX);
     tiles_scratch *table = (tiles_scratch *)scratch;
-    k_tiles_count<<<BIN_BLOCKS, BIN_THREADS, 0, s>>>(order, visible, count, indices, positions,
-                                                     *view, *grid, rects, table);
+    /* Entries: a triangle's indices, or a number (pulled triangle, point). */
+    const uint32_t *entry_indices = source->entry_is_number ? NULL : source->indices;
+    int vertices = source->indices ? 3 : 1;
+    k_tiles_count<<<BIN_BLOCKS, BIN_THREADS, 0, s>>>(order, visible, count, *source, *view, *grid,
+                                                     rects, table);
     DS_CUDA_TRY_LAUNCH("tiles", "k_tiles_count");
     k_tiles_scan_blocks<<<tiles, BIN_BLOCKS, 0, s>>>(table);
     DS_CUDA_TRY_LAUNCH("tiles", "k_tiles_scan_blocks");
     k_tiles_scan_tiles<<<1, TILE_SCAN_THREADS, 0, s>>>(visible, count, tiles,
-                                                       entry_indices ? 3 : 1, capacity, table,
-                                                       commands);
+                                                       entry_indices ? 3 : 1, vertices, capacity,
+                                                       table, commands);
     DS_CUDA_TRY_LAUNCH("tiles", "k_tiles_scan_tiles");
-    k_tiles_scatter<<<BIN_BLOCKS, BIN_THREADS, 0, s>>>(order, visible, count, indices,
-                                                       entry_indices, *grid, rects, table,
-                                                       elements);
+    k_tiles_scatter<<<BIN_BLOCKS, BIN_THREADS, 0, s>>>(order, visible, count, entry_indices,
+                                                       *grid, rects, table, elements);
     DS_CUDA_TRY_LAUNCH("tiles", "k_tiles_scatter");
     return DS_OK;
 }

@@ -1,6 +1,7 @@
-/* tiles.h — screen tiles: the sorted triangles binned by the tiles of the
- * viewport they may touch, each tile's list keeping the sorted order, so
- * that the draw can go tile by tile (one scissored indirect draw each).
+/* tiles.h — screen tiles: the sorted triangles (or point splats) binned by
+ * the tiles of the viewport they may touch, each tile's list keeping the
+ * sorted order, so that the draw can go tile by tile (one scissored
+ * indirect draw each).
  *
  * Why: on an NVIDIA H200 the dragon's 504k visible triangles, drawn in
  * sorted (far-first) order, take 1.72 ms; the same triangles in the mesh's
@@ -15,13 +16,14 @@
  * ..., then DS_TILES_COMMAND_WORDS per tile of indirect draw commands
  * (DrawElementsIndirectCommand; DrawArraysIndirectCommand in its first four
  * words), and one more, the overflow command. An entry is a triangle's
- * three indices (indexed draw) or its number (vertex pulling). When the
+ * three indices (indexed draw), its number (vertex pulling), or a point's
+ * vertex number. When the
  * entries would not fit, the buffer instead holds the plain sorted list,
  * every tile's command draws nothing and the overflow command (drawn
  * without a scissor) draws the list: the same image, untiled.
  *
- * The tile rectangle (ds_triangle_tiles) is shared by the kernels and the
- * CPU path; the binning itself exists twice, tiles.cu on the GPU and
+ * The tile rectangles (ds_triangle_tiles, ds_point_tiles) are shared by
+ * the kernels and the CPU path; the binning itself exists twice, tiles.cu on the GPU and
  * ds_tiles_bin_host() here, and both give the same words. */
 #ifndef DS_TILES_H
 #define DS_TILES_H
@@ -153,37 +155,70 @@ DS_HOST_DEVICE uint32_t ds_triangle_tiles(const ds_cull_view *view, const ds_til
                          ds_tiles_clamp(y1 * to_row, grid->rows - 1));
 }
 
-/* Words of entries an element buffer of `triangles` triangles gets for
- * binning (`per` words an entry): a quarter more than one entry each, for
- * triangles drawn in several tiles, plus room for small meshes. */
-static inline size_t ds_tiles_capacity(size_t triangles, int per)
+/* The tiles a round point splat at p may touch: gl_PointSize is
+ * max(point_scale / w, 1) pixels across (points.vert.glsl); none when the
+ * centre is clipped (behind the eye, beyond the near or far plane), every
+ * tile when it is very far off screen. */
+DS_HOST_DEVICE uint32_t ds_point_tiles(const ds_cull_view *view, const ds_tile_grid *grid,
+                                       const float *p, float point_scale)
 {
-    return (size_t)per * (triangles + triangles / 4 + 4096);
+    float clip[4];
+    ds_cull_view_apply(view, p, clip);
+    float w = clip[3];
+    if (!(w > 0.0f) || clip[2] < -w * 1.0001f || clip[2] > w * 1.0001f)
+        return DS_TILES_EMPTY;
+    float sx = clip[0] / w, sy = clip[1] / w;
+    float half = 0.5f * fmaxf(point_scale / w, 1.0f) + DS_TILES_MARGIN;
+    if (!(fabsf(sx) < DS_CULL_FAR_PIXELS && fabsf(sy) < DS_CULL_FAR_PIXELS && half < DS_CULL_FAR_PIXELS))
+        return ds_tiles_pack(0, grid->columns - 1, 0, grid->rows - 1);
+    if (sx + half < 0.0f || sy + half < 0.0f || sx - half > view->width ||
+        sy - half > view->height)
+        return DS_TILES_EMPTY;
+    float to_column = (float)grid->columns / view->width;
+    float to_row = (float)grid->rows / view->height;
+    return ds_tiles_pack(ds_tiles_clamp((sx - half) * to_column, grid->columns - 1),
+                         ds_tiles_clamp((sx + half) * to_column, grid->columns - 1),
+                         ds_tiles_clamp((sy - half) * to_row, grid->rows - 1),
+                         ds_tiles_clamp((sy + half) * to_row, grid->rows - 1));
 }
 
-/* The command of tile t (the overflow command is t = tiles) for an
- * indexed or an arrays draw of `count` entries from entry `first`. */
-DS_HOST_DEVICE void ds_tiles_command(uint32_t *commands, int t, uint32_t first, uint32_t count)
+/* Words of entries an element buffer of `count` primitives gets for
+ * binning (`per` words an entry): a quarter more than one entry each, for
+ * primitives drawn in several tiles, plus room for small meshes. */
+static inline size_t ds_tiles_capacity(size_t count, int per)
+{
+    return (size_t)per * (count + count / 4 + 4096);
+}
+
+/* The command of tile t (the overflow command is t = tiles) for `count`
+ * entries from entry `first`, an entry drawing `vertices` vertices (3 a
+ * triangle, indexed or pulled; 1 a point): DrawElementsIndirectCommand
+ * {count, 1, firstIndex, 0, 0}, or DrawArraysIndirectCommand {count, 1,
+ * first, 0}. */
+DS_HOST_DEVICE void ds_tiles_command(uint32_t *commands, int t, uint32_t first, uint32_t count,
+                                     int vertices)
 {
     uint32_t *c = commands + (size_t)t * DS_TILES_COMMAND_WORDS;
-    c[0] = 3u * count; /* vertices: three per triangle in both forms */
+    c[0] = (uint32_t)vertices * count;
     c[1] = 1u;
-    c[2] = 3u * first; /* firstIndex (indexed, entries of 3 words) or first vertex */
+    c[2] = (uint32_t)vertices * first;
     c[3] = 0u;
     c[4] = 0u;
 }
 
 /* The host binning, the reference of tiles.cu: entries for sorted
- * positions 0 .. count-1 (order[i] is the triangle, rects[i] its tiles)
- * into `elements` (capacity words), commands after them (see the top).
- * `indices` NULL: an entry is the triangle's number (per 1); else its
- * three indices (per 3). `scratch`: DS_TILES_MAX + 1 words. *used: the
- * words of entries written. Returns 1 when the entries did not fit and the
- * plain list was written instead. */
+ * positions 0 .. count-1 (order[i] is the primitive, rects[i] its tiles)
+ * into `elements` (capacity words), commands after them (see the top),
+ * each entry drawing `vertices` vertices. `indices` NULL: an entry is the
+ * primitive's number (per 1); else the triangle's three indices (per 3).
+ * `scratch`: DS_TILES_MAX + 1 words. *used: the words of entries written.
+ * Returns 1 when the entries did not fit and the plain list was written
+ * instead. */
 static inline int ds_tiles_bin_host(const uint32_t *order, const uint32_t *rects, size_t count,
-                                    const uint32_t *indices, const ds_tile_grid *grid,
-                                    uint32_t *elements, size_t capacity, uint32_t *commands,
-                                    uint32_t *scratch, size_t *used)
+                                    const uint32_t *indices, int vertices,
+                                    const ds_tile_grid *grid, uint32_t *elements,
+                                    size_t capacity, uint32_t *commands, uint32_t *scratch,
+                                    size_t *used)
 {
     int per = indices ? 3 : 1;
     int tiles = grid->columns * grid->rows;
@@ -203,11 +238,11 @@ static inline int ds_tiles_bin_host(const uint32_t *order, const uint32_t *rects
     uint32_t first = 0;
     for (int t = 0; t < tiles; t++) {
         uint32_t n = next[t];
-        ds_tiles_command(commands, t, first, overflow ? 0u : n);
+        ds_tiles_command(commands, t, first, overflow ? 0u : n, vertices);
         next[t] = first;
         first += n;
     }
-    ds_tiles_command(commands, tiles, 0, overflow ? (uint32_t)count : 0u);
+    ds_tiles_command(commands, tiles, 0, overflow ? (uint32_t)count : 0u, vertices);
     for (size_t i = 0; i < count; i++) {
         uint32_t triangle = order[i];
         uint32_t r = overflow ? 0u : rects[i];
@@ -223,22 +258,32 @@ static inline int ds_tiles_bin_host(const uint32_t *order, const uint32_t *rects
     return overflow;
 }
 
-/* Device scratch of ds_tiles_bin() for up to `count` sorted triangles. */
-size_t ds_tiles_scratch_bytes(size_t count);
+/* What ds_tiles_bin() bins (device memory): sorted triangles of the mesh
+ * (indices non-NULL), whose entries are their three indices or, with
+ * entry_is_number, their numbers (vertex pulling); or sorted points
+ * (indices NULL), whose entries are their vertex numbers and whose splats
+ * are point_scale / w pixels across (ds_point_tiles()). */
+typedef struct ds_tiles_source {
+    const uint32_t *indices;
+    const float *positions;
+    int entry_is_number;
+    float point_scale;
+} ds_tiles_source;
+
+/* Device scratch of ds_tiles_bin(), whatever the count. */
+size_t ds_tiles_scratch_bytes(void);
 
 /* The GPU binning of the first *visible (visible NULL: `count`) sorted
- * triangles order[] into `elements` (capacity words) and the commands
+ * primitives order[] into `elements` (capacity words) and the commands
  * (after the entries, at `commands`; tiles + 1 of them), as
  * ds_tiles_bin_host() does; `rects` (count words, device) receives each
- * sorted position's tiles, for ds_renderer_verify(). Positions and indices
- * are the mesh's (device); indices also make the entries, unless
- * `entry_indices` is 0 (vertex pulling: an entry is the triangle number).
- * No allocation: `scratch` is ds_tiles_scratch_bytes(count) bytes. */
+ * sorted position's tiles, for ds_renderer_verify(). No allocation:
+ * `scratch` is ds_tiles_scratch_bytes() bytes. */
 ds_status ds_tiles_bin(const uint32_t *order, const uint32_t *visible, size_t count,
-                       const uint32_t *indices, int entry_indices, const float *positions,
-                       const ds_cull_view *view, const ds_tile_grid *grid, uint32_t *rects,
-                       void *scratch, uint32_t *elements, size_t capacity,
-                       uint32_t *commands, ds_stream stream);
+                       const ds_tiles_source *source, const ds_cull_view *view,
+                       const ds_tile_grid *grid, uint32_t *rects, void *scratch,
+                       uint32_t *elements, size_t capacity, uint32_t *commands,
+                       ds_stream stream);
 
 #ifdef __cplusplus
 }

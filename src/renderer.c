@@ -365,8 +365,9 @@ static ds_status create_cuda(ds_renderer *renderer, const ds_mesh *mesh,
         DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->verify_keys, (most ? most : 1) * sizeof(float)));
     DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->visible, sizeof(uint32_t)));
     if (renderer->tiles) {
-        DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->tile_rects, (t ? t : 1) * sizeof(uint32_t)));
-        DS_CUDA_TRY("render", cudaMalloc(&renderer->tile_scratch, ds_tiles_scratch_bytes(t)));
+        DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->tile_rects,
+                                         (most ? most : 1) * sizeof(uint32_t)));
+        DS_CUDA_TRY("render", cudaMalloc(&renderer->tile_scratch, ds_tiles_scratch_bytes()));
     }
     DS_CUDA_TRY("render", cudaMallocHost((void **)&renderer->host_visible,
                                          TIMING_RING * sizeof(uint32_t)));
@@ -449,7 +450,7 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     renderer->algo = desc->sort_algo;
     renderer->vertex_count = mesh->vertex_count;
     renderer->triangle_count = mesh->triangle_count;
-    renderer->tiles = !desc->no_tiles && mesh->triangle_count > 0;
+    renderer->tiles = !desc->no_tiles && mesh->vertex_count > 0;
     const char *tile_pixels = getenv("DS_TILE_PIXELS"); /* tuning only */
     renderer->tile_pixels = desc->tile_pixels > 0                    ? desc->tile_pixels
                             : tile_pixels && atoi(tile_pixels) > 0 ? atoi(tile_pixels)
@@ -496,11 +497,13 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     size_t list = 3 * t > mesh->vertex_count ? 3 * t : mesh->vertex_count;
     if (renderer->tiles && ds_tiles_capacity(t, renderer->pull ? 1 : 3) > list)
         list = ds_tiles_capacity(t, renderer->pull ? 1 : 3);
+    if (renderer->tiles && ds_tiles_capacity(mesh->vertex_count, 1) > list)
+        list = ds_tiles_capacity(mesh->vertex_count, 1); /* points */
     renderer->command_word = list;
     renderer->element_capacity =
         list + (renderer->tiles ? (DS_TILES_MAX + 1) * DS_TILES_COMMAND_WORDS : DRAW_COMMAND_WORDS);
     if (renderer->tiles && (renderer->verify || renderer->cpu_path)) {
-        renderer->host_tile_rects = host_alloc(t, sizeof(uint32_t), &status);
+        renderer->host_tile_rects = host_alloc(most, sizeof(uint32_t), &status);
         renderer->host_tile_scratch = host_alloc(DS_TILES_MAX + 1, sizeof(uint32_t), &status);
         if (status)
             goto fail;
@@ -772,25 +775,33 @@ static ds_key_range key_range(const ds_renderer *renderer, const float eye[3])
 /* Points, and triangles drawn by pulling, sort their values right in the
  * element buffer: it ends up holding the sorted order, one entry per
  * sorted element, and no scatter runs. */
-/* The frame bins its sorted triangles by screen tile (tiles.h). */
+/* The frame bins its sorted triangles or points by screen tile (tiles.h). */
 static int frame_tiled(const ds_renderer *renderer)
 {
-    return renderer->tiles && renderer->sorting && renderer->primitive == DS_PRIMITIVE_TRIANGLES;
+    return renderer->tiles && renderer->sorting;
 }
 
-/* The sort permutes the element buffer itself: points, and pulled
+/* The sort permutes the element buffer itself: points and pulled
  * triangles drawn as one list. */
 static int sorts_in_element_buffer(const ds_renderer *renderer)
 {
-    return renderer->primitive == DS_PRIMITIVE_POINTS || (renderer->pull && !frame_tiled(renderer));
+    return (renderer->primitive == DS_PRIMITIVE_POINTS || renderer->pull) &&
+           !frame_tiled(renderer);
 }
+
+/* A binned frame: the window transform, the grid, and the splat size. */
+typedef struct frame_tiles {
+    ds_cull_view view;
+    ds_tile_grid grid;
+    float point_scale; /* points.vert.glsl's */
+} frame_tiles;
 
 #define RECORD(e)                                                              \
     DS_CUDA_TRY("render", cudaEventRecord(record->events[(e)], renderer->stream))
 
 static ds_status cuda_stages(ds_renderer *renderer, frame_record *record,
                              int slot, const float eye[3], const ds_cull_view *cull,
-                             const ds_cull_view *tiles_view, const ds_tile_grid *grid)
+                             const frame_tiles *tiles)
 {
     ds_status status;
     const float *positions = NULL;
@@ -840,12 +851,13 @@ static ds_status cuda_stages(ds_renderer *renderer, frame_record *record,
                                  DS_SORT_DESCENDING, stream)))
         return status;
     RECORD(EV_SORT);
-    if (tiles_view) {
-        if ((status = ds_tiles_bin(values, cull ? renderer->visible : NULL, n, renderer->indices,
-                                   !renderer->pull, positions, tiles_view, grid,
-                                   renderer->tile_rects, renderer->tile_scratch, elements,
-                                   renderer->command_word, elements + renderer->command_word,
-                                   stream)))
+    if (tiles) {
+        ds_tiles_source source = {points ? NULL : renderer->indices, positions, renderer->pull,
+                                  tiles->point_scale};
+        if ((status = ds_tiles_bin(values, cull ? renderer->visible : NULL, n, &source,
+                                   &tiles->view, &tiles->grid, renderer->tile_rects,
+                                   renderer->tile_scratch, elements, renderer->command_word,
+                                   elements + renderer->command_word, stream)))
             return status;
     } else {
         if (!in_place &&
@@ -870,7 +882,7 @@ static ds_status cuda_stages(ds_renderer *renderer, frame_record *record,
 /* The same stages on the host, then one upload into the element buffer. */
 static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
                             const float eye[3], const ds_cull_view *cull,
-                            const ds_cull_view *tiles_view, const ds_tile_grid *grid)
+                            const frame_tiles *tiles)
 {
     ds_status status;
     int points = renderer->primitive == DS_PRIMITIVE_POINTS;
@@ -922,19 +934,22 @@ static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
     double t3 = now_ms();
     uint32_t *elements = renderer->host_elements;
     size_t binned_words = 0;
-    if (tiles_view) {
+    if (tiles) {
         /* As tiles.cu: the tiles of each drawn sorted position, binned. */
         size_t count = cull ? record->drawn : n;
         const uint32_t *idx = renderer->host_indices;
         for (size_t i = 0; i < count; i++) {
-            const uint32_t *v = idx + 3 * (size_t)renderer->host_values[i];
-            renderer->host_tile_rects[i] = ds_triangle_tiles(
-                tiles_view, grid, p + 3 * (size_t)v[0], p + 3 * (size_t)v[1], p + 3 * (size_t)v[2]);
+            size_t e = renderer->host_values[i];
+            const uint32_t *v = idx + 3 * e;
+            renderer->host_tile_rects[i] =
+                points ? ds_point_tiles(&tiles->view, &tiles->grid, p + 3 * e, tiles->point_scale)
+                       : ds_triangle_tiles(&tiles->view, &tiles->grid, p + 3 * (size_t)v[0],
+                                           p + 3 * (size_t)v[1], p + 3 * (size_t)v[2]);
         }
         ds_tiles_bin_host(renderer->host_values, renderer->host_tile_rects, count,
-                          renderer->pull ? NULL : idx, grid, elements, renderer->command_word,
-                          elements + renderer->command_word, renderer->host_tile_scratch,
-                          &binned_words);
+                          points || renderer->pull ? NULL : idx, points ? 1 : 3, &tiles->grid,
+                          elements, renderer->command_word, elements + renderer->command_word,
+                          renderer->host_tile_scratch, &binned_words);
     } else if (!sorts_in_element_buffer(renderer)) {
         for (size_t i = 0; i < n; i++)
             for (int k = 0; k < 3; k++)
@@ -944,8 +959,9 @@ static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
     /* The uploads wait, inside GL, for earlier draws still reading. */
     GLuint buffer = renderer->cpu_element_buffer;
     GLintptr command_offset = (GLintptr)(renderer->command_word * sizeof(uint32_t));
-    if (tiles_view) {
-        size_t command_words = (size_t)(grid->columns * grid->rows + 1) * DS_TILES_COMMAND_WORDS;
+    if (tiles) {
+        size_t command_words =
+            (size_t)(tiles->grid.columns * tiles->grid.rows + 1) * DS_TILES_COMMAND_WORDS;
         glNamedBufferSubData(buffer, 0, (GLsizeiptr)(binned_words * sizeof(uint32_t)), elements);
         glNamedBufferSubData(buffer, command_offset,
                              (GLsizeiptr)(command_words * sizeof(uint32_t)),
@@ -971,7 +987,8 @@ static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
 
 /* The binned draw: each tile's command under its scissor, then the
  * overflow command (tiles.h) without one. The indirect buffer is bound. */
-static void draw_tiles(const ds_renderer *renderer, const ds_tile_grid *grid, int pull)
+static void draw_tiles(const ds_renderer *renderer, const ds_tile_grid *grid, int pull,
+                       GLenum mode)
 {
     size_t word = renderer->command_word;
     glEnable(GL_SCISSOR_TEST);
@@ -984,7 +1001,7 @@ static void draw_tiles(const ds_renderer *renderer, const ds_tile_grid *grid, in
             if (pull)
                 glDrawArraysIndirect(GL_TRIANGLES, command);
             else
-                glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, command);
+                glDrawElementsIndirect(mode, GL_UNSIGNED_INT, command);
             word += DS_TILES_COMMAND_WORDS;
         }
     glDisable(GL_SCISSOR_TEST);
@@ -992,7 +1009,7 @@ static void draw_tiles(const ds_renderer *renderer, const ds_tile_grid *grid, in
     if (pull)
         glDrawArraysIndirect(GL_TRIANGLES, overflow);
     else
-        glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, overflow);
+        glDrawElementsIndirect(mode, GL_UNSIGNED_INT, overflow);
 }
 
 ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
@@ -1027,19 +1044,21 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     if (renderer->cull && renderer->sorting && !points && single_sampled(renderer, target))
         cull = &view;
     int tiled = frame_tiled(renderer);
-    ds_tile_grid grid = ds_tile_grid_for(renderer->width, renderer->height, renderer->tile_pixels);
-    const ds_cull_view *tiles_view = tiled ? &view : NULL;
+    float point_scale = renderer->point_size * projection[5] * 0.5f * (float)renderer->height;
+    frame_tiles tiles = {view, ds_tile_grid_for(renderer->width, renderer->height,
+                                                renderer->tile_pixels), point_scale};
+    const ds_tile_grid *grid = &tiles.grid;
     record->culled = cull != NULL;
     record->drawn = (uint32_t)n;
-    status = renderer->cpu_path
-                 ? cpu_stages(renderer, record, eye, cull, tiles_view, &grid)
-                 : cuda_stages(renderer, record, slot, eye, cull, tiles_view, &grid);
+    status = renderer->cpu_path ? cpu_stages(renderer, record, eye, cull, tiled ? &tiles : NULL)
+                                : cuda_stages(renderer, record, slot, eye, cull,
+                                              tiled ? &tiles : NULL);
     if (status)
         return status;
     renderer->last_sorted = renderer->sorting;
     renderer->last_slot = renderer->cpu_path ? 0 : slot;
     renderer->last_tiled = tiled;
-    renderer->last_grid = grid;
+    renderer->last_grid = tiles.grid;
 
     /* The draw: straight alpha "over", back to front; the depth test stays
      * on (for opaque geometry a caller may add) but nothing writes depth. */
@@ -1067,8 +1086,7 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     glUniform1f(U_ALPHA, renderer->alpha);
     if (points) {
         glEnable(GL_PROGRAM_POINT_SIZE);
-        glUniform1f(U_POINT_SCALE,
-                    renderer->point_size * projection[5] * 0.5f * (float)renderer->height);
+        glUniform1f(U_POINT_SCALE, point_scale);
     }
     GLuint element_buffer = renderer->cpu_path
                                 ? renderer->cpu_element_buffer
@@ -1088,7 +1106,8 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
                                : ds_interop_position_buffer(renderer->interop),
             renderer->color_buffer};
         GLintptr offsets[4] = {0, 0, 0, 0};
-        GLsizeiptr sizes[4] = {(GLsizeiptr)((tiled ? renderer->command_word : n) * sizeof(uint32_t)),
+        size_t sorted_words = tiled ? renderer->command_word : n;
+        GLsizeiptr sizes[4] = {(GLsizeiptr)(sorted_words * sizeof(uint32_t)),
                                (GLsizeiptr)(3 * n * sizeof(uint32_t)),
                                (GLsizeiptr)(3 * renderer->vertex_count * sizeof(float)),
                                (GLsizeiptr)(renderer->vertex_count * 4)};
@@ -1098,7 +1117,7 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
         glBindVertexArray(renderer->vertex_arrays[renderer->last_slot]);
     }
     if (tiled)
-        draw_tiles(renderer, &grid, pull);
+        draw_tiles(renderer, grid, pull, points ? GL_POINTS : GL_TRIANGLES);
     else if (cull && pull)
         glDrawArraysIndirect(GL_TRIANGLES, command);
     else if (cull)
@@ -1332,8 +1351,10 @@ static ds_status check_tiles(ds_renderer *renderer, const uint32_t *values, uint
     if (!expected)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "verify: out of host memory");
     size_t used = 0;
-    ds_tiles_bin_host(values, rects, count, renderer->pull ? NULL : renderer->host_indices, grid,
-                      expected, renderer->command_word, expected + renderer->command_word,
+    int points = renderer->primitive == DS_PRIMITIVE_POINTS;
+    const uint32_t *entry_indices = points || renderer->pull ? NULL : renderer->host_indices;
+    ds_tiles_bin_host(values, rects, count, entry_indices, points ? 1 : 3, grid, expected,
+                      renderer->command_word, expected + renderer->command_word,
                       renderer->host_tile_scratch, &used);
     const uint32_t *gl = renderer->host_verify_elements;
     ds_status status = DS_OK;

@@ -470,6 +470,53 @@ static void test_headless_smoke(void **state)
     assert_int_equal(ds_egl_context_create(1, &context), DS_OK);
 }
 
+/* Points binned by screen tile (8-pixel tiles, each frame verified) give
+ * the same image as one draw of the sorted splats, from three angles. */
+static void test_points_tiles_agree(void **state)
+{
+    (void)state;
+    ds_mesh mesh;
+    assert_int_equal(ds_scene_build("gyroid", 3000, &mesh), DS_OK);
+    static uint8_t reference[WIDTH * HEIGHT * 4], pixels[WIDTH * HEIGHT * 4];
+    ds_renderer *renderers[2] = {NULL, NULL};
+    for (int tiled = 0; tiled < 2; tiled++) {
+        ds_renderer_desc desc = {0};
+        desc.mesh = &mesh;
+        desc.width = WIDTH;
+        desc.height = HEIGHT;
+        desc.alpha = 0.35f;
+        desc.background[3] = 1.0f;
+        desc.primitive = DS_PRIMITIVE_POINTS;
+        desc.verify = 1;
+        desc.no_tiles = !tiled;
+        desc.tile_pixels = 8;
+        assert_int_equal(ds_renderer_create(&desc, &renderers[tiled]), DS_OK);
+    }
+    for (int view = 0; view < 3; view++) {
+        ds_camera camera = {0};
+        camera.pitch = 0.35f;
+        ds_camera_frame(&camera, mesh.center, mesh.radius, (float)WIDTH / HEIGHT);
+        camera.yaw += 0.9f * (float)view;
+        for (int tiled = 0; tiled < 2; tiled++) {
+            ds_renderer *renderer = renderers[tiled];
+            assert_int_equal(ds_renderer_frame(renderer, &camera, DS_RENDERER_OWN_FRAMEBUFFER),
+                             DS_OK);
+            assert_int_equal(ds_renderer_verify(renderer), DS_OK);
+            assert_int_equal(ds_renderer_read_pixels(renderer, tiled ? pixels : reference), DS_OK);
+        }
+        size_t differ = 0;
+        for (size_t i = 0; i < sizeof pixels; i += 4)
+            differ += memcmp(pixels + i, reference + i, 4) != 0;
+        printf("points, view %d: %zu pixels differ tiled and untiled\n", view, differ);
+        assert_int_equal(differ, 0);
+    }
+    for (int tiled = 0; tiled < 2; tiled++) {
+        assert_int_equal(ds_renderer_gl_errors(renderers[tiled]), 0);
+        ds_renderer_destroy(renderers[tiled]);
+    }
+    ds_mesh_free(&mesh);
+}
+
 /* ---- culling ------------------------------------------------------------------ */
 
 #define CULL_W 64
@@ -489,19 +536,26 @@ static float cull_uniform(uint32_t *state, float lo, float hi)
     return lo + (hi - lo) * (float)(cull_random(state) >> 8) / 16777216.0f;
 }
 
-/* Additive fragment counts: triangles (world positions, 9 floats each)
- * through a matrix into a CULL_W x CULL_H R32F target, one per fragment. */
+/* Additive fragment counts: triangles (world positions, 9 floats each), or
+ * with `point_scale` nonzero square point splats of max(point_scale / w, 1)
+ * pixels (3 floats each; as points.vert.glsl, without the disc), through a
+ * matrix into a CULL_W x CULL_H R32F target, one per fragment. */
 typedef struct counter {
     GLuint program, color, framebuffer, buffer, vertex_array;
+    float point_scale;
 } counter;
 
-static void counter_create(counter *c, const float *triangles, size_t count)
+static void counter_create(counter *c, const float *triangles, size_t count, float point_scale)
 {
     static const char *vertex_source =
         "#version 450 core\n"
         "layout(location = 0) in vec3 p;\n"
         "layout(location = 0) uniform mat4 m;\n"
-        "void main() { gl_Position = m * vec4(p, 1.0); }\n";
+        "layout(location = 1) uniform float point_scale;\n"
+        "void main() {\n"
+        "    gl_Position = m * vec4(p, 1.0);\n"
+        "    gl_PointSize = max(point_scale / gl_Position.w, 1.0);\n"
+        "}\n";
     static const char *fragment_source =
         "#version 450 core\n"
         "out vec4 c;\n"
@@ -525,8 +579,10 @@ static void counter_create(counter *c, const float *triangles, size_t count)
     glCreateFramebuffers(1, &c->framebuffer);
     glNamedFramebufferRenderbuffer(c->framebuffer, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, c->color);
     glCreateBuffers(1, &c->buffer);
-    glNamedBufferStorage(c->buffer, (GLsizeiptr)(count ? count * 9 * sizeof(float) : 4), triangles,
-                         0);
+    c->point_scale = point_scale;
+    size_t floats = point_scale != 0.0f ? 3 : 9;
+    glNamedBufferStorage(c->buffer, (GLsizeiptr)(count ? count * floats * sizeof(float) : 4),
+                         triangles, 0);
     glCreateVertexArrays(1, &c->vertex_array);
     glVertexArrayVertexBuffer(c->vertex_array, 0, c->buffer, 0, 3 * sizeof(float));
     glVertexArrayAttribFormat(c->vertex_array, 0, 3, GL_FLOAT, GL_FALSE, 0);
@@ -555,9 +611,15 @@ static void counter_draw(counter *c, const float m[16], size_t first, size_t cou
     }
     glUseProgram(c->program);
     glUniformMatrix4fv(0, 1, GL_FALSE, m);
+    glUniform1f(1, c->point_scale);
+    glEnable(GL_PROGRAM_POINT_SIZE);
     glBindVertexArray(c->vertex_array);
-    glDrawArrays(GL_TRIANGLES, (GLint)(3 * first), (GLsizei)(3 * count));
+    if (c->point_scale != 0.0f)
+        glDrawArrays(GL_POINTS, (GLint)first, (GLsizei)count);
+    else
+        glDrawArrays(GL_TRIANGLES, (GLint)(3 * first), (GLsizei)(3 * count));
     glBindVertexArray(0);
+    glDisable(GL_PROGRAM_POINT_SIZE);
     glDisable(GL_SCISSOR_TEST);
     glDisable(GL_BLEND);
 }
@@ -583,7 +645,7 @@ static size_t pixels_touched(const float *triangles, size_t count, const float m
 {
     static float counts[CULL_W * CULL_H];
     counter c;
-    counter_create(&c, triangles, count);
+    counter_create(&c, triangles, count, 0.0f);
     counter_draw(&c, m, 0, count, NULL);
     counter_read(&c, counts);
     counter_destroy(&c);
@@ -728,92 +790,125 @@ static void tile_random_triangle(uint32_t *seed, float tri[9])
     }
 }
 
-/* ds_triangle_tiles() against the rasteriser: random triangles drawn tile
- * by tile, each tile under its ds_tile_scissor() and with only the
- * triangles whose tiles include it, must add up to the same fragment count
- * at every pixel as all of them drawn at once (llvmpipe in CI; the GPU on
- * the GPU host); for two grids, one whose tile edges fall between pixels. */
+/* One random point for the tiles test: around and across the viewport,
+ * some behind the eye or beyond the near or far plane. */
+static void tile_random_point(uint32_t *seed, float p[3])
+{
+    float sx = cull_uniform(seed, -30.0f, CULL_W + 30.0f);
+    float sy = cull_uniform(seed, -30.0f, CULL_H + 30.0f);
+    if (cull_random(seed) % 3 == 0) {
+        sx = roundf(sx * 2.0f) * 0.5f;
+        sy = roundf(sy * 2.0f) * 0.5f;
+    }
+    int depth = (int)(cull_random(seed) % 20);
+    float z = depth == 0 ? cull_uniform(seed, -1.0f, 0.1f)
+              : depth == 1 ? cull_uniform(seed, 3.05f, 4.0f)
+              : depth == 2 ? cull_uniform(seed, 0.2f, 0.39f)
+                           : cull_uniform(seed, 0.45f, 2.8f);
+    p[0] = (sx / CULL_W * 2.0f - 1.0f) * z;
+    p[1] = (sy / CULL_H * 2.0f - 1.0f) * z;
+    p[2] = z;
+}
+
+/* Primitives (triangles, or point splats with point_scale nonzero) drawn
+ * tile by tile, each tile under its ds_tile_scissor() and with only the
+ * primitives whose tiles include it, must add up to the same fragment
+ * count at every pixel as drawn at once. */
+static void check_tiles(const float *primitives, size_t count, float point_scale,
+                        const float m[16], int tile_pixels, double min_covered)
+{
+    size_t floats = point_scale != 0.0f ? 3 : 9;
+    ds_cull_view view;
+    ds_cull_view_set(&view, m, CULL_W, CULL_H);
+    ds_tile_grid grid = ds_tile_grid_for(CULL_W, CULL_H, tile_pixels);
+    int tiles = grid.columns * grid.rows;
+    static float whole[CULL_W * CULL_H], tiled[CULL_W * CULL_H];
+    counter c;
+    counter_create(&c, primitives, count, point_scale);
+    counter_draw(&c, m, 0, count, NULL);
+    counter_read(&c, whole);
+    counter_destroy(&c);
+    uint32_t *rects = malloc(count * sizeof(uint32_t));
+    assert_non_null(rects);
+    size_t entries = 0, spanning = 0, empty = 0;
+    for (size_t i = 0; i < count; i++) {
+        const float *p = primitives + floats * i;
+        uint32_t r = point_scale != 0.0f ? ds_point_tiles(&view, &grid, p, point_scale)
+                                         : ds_triangle_tiles(&view, &grid, p, p + 3, p + 6);
+        rects[i] = r;
+        int columns = (int)(r >> 8 & 0xFF) - (int)(r & 0xFF) + 1;
+        int rows = (int)(r >> 24) - (int)(r >> 16 & 0xFF) + 1;
+        size_t n = columns > 0 && rows > 0 ? (size_t)(columns * rows) : 0;
+        entries += n;
+        spanning += n > 1;
+        empty += n == 0;
+    }
+    /* The tile lists, tile-major, as the renderer draws them. */
+    float *binned = malloc((entries ? entries : 1) * floats * sizeof(float));
+    size_t at = 0, *first = calloc((size_t)tiles + 1, sizeof *first);
+    assert_non_null(binned);
+    assert_non_null(first);
+    for (int tile = 0; tile < tiles; tile++) {
+        first[tile] = at;
+        int column = tile % grid.columns, row = tile / grid.columns;
+        for (size_t i = 0; i < count; i++) {
+            uint32_t r = rects[i];
+            if (column >= (int)(r & 0xFF) && column <= (int)(r >> 8 & 0xFF) &&
+                row >= (int)(r >> 16 & 0xFF) && row <= (int)(r >> 24))
+                memcpy(binned + floats * at++, primitives + floats * i, floats * sizeof(float));
+        }
+    }
+    first[tiles] = at;
+    assert_int_equal(at, entries);
+    counter_create(&c, binned, entries, point_scale);
+    for (int tile = 0; tile < tiles; tile++) {
+        int box[4];
+        ds_tile_scissor(&grid, CULL_W, CULL_H, tile % grid.columns, tile / grid.columns, box);
+        counter_draw(&c, m, first[tile], first[tile + 1] - first[tile], box);
+    }
+    counter_read(&c, tiled);
+    counter_destroy(&c);
+    size_t differ = 0, covered = 0;
+    for (size_t i = 0; i < CULL_W * CULL_H; i++) {
+        differ += whole[i] != tiled[i];
+        covered += whole[i] != 0.0f;
+    }
+    printf("%s, tiles %dx%d: %zu entries for %zu (%zu in several tiles, %zu in none); "
+           "%zu of %zu covered pixels differ\n", point_scale != 0.0f ? "points" : "triangles",
+           grid.columns, grid.rows, entries, count, spanning, empty, differ, covered);
+    assert_int_equal(differ, 0);
+    /* Or the test says nothing: enough covered pixels, most primitives in
+     * few tiles, some in several, some in none. */
+    assert_true((double)covered > min_covered * CULL_W * CULL_H);
+    assert_true(entries < count * (size_t)tiles / 4);
+    assert_true(spanning > count / 20);
+    assert_true(empty > count / 20);
+    free(binned);
+    free(first);
+    free(rects);
+}
+
+/* ds_triangle_tiles() and ds_point_tiles() against the rasteriser (llvmpipe
+ * in CI; the GPU on the GPU host), for two grids, one whose tile edges
+ * fall between pixels. */
 static void test_tiles_conservative(void **state)
 {
     (void)state;
     /* Perspective: w = z, near 0.4, far 3 (clip z = a z + b). */
     static const float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 3.4f / 2.6f, 1, 0, 0, -2.4f / 2.6f, 0};
-    ds_cull_view view;
-    ds_cull_view_set(&view, m, CULL_W, CULL_H);
-    float *triangles = malloc(TILE_TRIANGLES * 9 * sizeof(float));
-    uint32_t *rects = malloc(TILE_TRIANGLES * sizeof(uint32_t));
-    assert_non_null(triangles);
-    assert_non_null(rects);
+    float *primitives = malloc(TILE_TRIANGLES * 9 * sizeof(float));
+    assert_non_null(primitives);
     uint32_t seed = 0x711E5EEDu;
     printf("tiles seed 0x%08x\n", seed);
     for (int t = 0; t < TILE_TRIANGLES; t++)
-        tile_random_triangle(&seed, triangles + 9 * t);
-    static float whole[CULL_W * CULL_H], tiled[CULL_W * CULL_H];
-    counter c;
-    counter_create(&c, triangles, TILE_TRIANGLES);
-    counter_draw(&c, m, 0, TILE_TRIANGLES, NULL);
-    counter_read(&c, whole);
-    counter_destroy(&c);
-    for (int g = 0; g < 2; g++) {
-        ds_tile_grid grid = ds_tile_grid_for(CULL_W, CULL_H, g ? 7 : 8);
-        int tiles = grid.columns * grid.rows;
-        size_t entries = 0, spanning = 0, empty = 0;
-        for (int t = 0; t < TILE_TRIANGLES; t++) {
-            const float *tri = triangles + 9 * t;
-            uint32_t r = ds_triangle_tiles(&view, &grid, tri, tri + 3, tri + 6);
-            rects[t] = r;
-            int columns = (int)(r >> 8 & 0xFF) - (int)(r & 0xFF) + 1;
-            int rows = (int)(r >> 24) - (int)(r >> 16 & 0xFF) + 1;
-            size_t n = columns > 0 && rows > 0 ? (size_t)(columns * rows) : 0;
-            entries += n;
-            spanning += n > 1;
-            empty += n == 0;
-        }
-        /* The tile lists, tile-major, as the renderer draws them. */
-        float *binned = malloc((entries ? entries : 1) * 9 * sizeof(float));
-        assert_non_null(binned);
-        size_t at = 0, *first = calloc((size_t)tiles + 1, sizeof *first);
-        assert_non_null(first);
-        for (int tile = 0; tile < tiles; tile++) {
-            first[tile] = at;
-            int column = tile % grid.columns, row = tile / grid.columns;
-            for (int t = 0; t < TILE_TRIANGLES; t++) {
-                uint32_t r = rects[t];
-                if (column >= (int)(r & 0xFF) && column <= (int)(r >> 8 & 0xFF) &&
-                    row >= (int)(r >> 16 & 0xFF) && row <= (int)(r >> 24))
-                    memcpy(binned + 9 * at++, triangles + 9 * t, 9 * sizeof(float));
-            }
-        }
-        first[tiles] = at;
-        assert_int_equal(at, entries);
-        counter_create(&c, binned, entries);
-        for (int tile = 0; tile < tiles; tile++) {
-            int box[4];
-            ds_tile_scissor(&grid, CULL_W, CULL_H, tile % grid.columns, tile / grid.columns, box);
-            counter_draw(&c, m, first[tile], first[tile + 1] - first[tile], box);
-        }
-        counter_read(&c, tiled);
-        counter_destroy(&c);
-        size_t differ = 0, covered = 0;
-        for (size_t i = 0; i < CULL_W * CULL_H; i++) {
-            differ += whole[i] != tiled[i];
-            covered += whole[i] != 0.0f;
-        }
-        printf("tiles %dx%d: %zu entries for %d triangles (%zu in several tiles, %zu in none); "
-               "%zu of %zu covered pixels differ\n", grid.columns, grid.rows, entries,
-               TILE_TRIANGLES, spanning, empty, differ, covered);
-        assert_int_equal(differ, 0);
-        /* Or the test says nothing: many covered pixels, most triangles
-         * in few tiles, some in several, some in none. */
-        assert_true(covered > CULL_W * CULL_H * 9 / 10);
-        assert_true(entries < (size_t)TILE_TRIANGLES * (size_t)tiles / 4);
-        assert_true(spanning > TILE_TRIANGLES / 10);
-        assert_true(empty > TILE_TRIANGLES / 20);
-        free(binned);
-        free(first);
-    }
-    free(triangles);
-    free(rects);
+        tile_random_triangle(&seed, primitives + 9 * t);
+    check_tiles(primitives, TILE_TRIANGLES, 0.0f, m, 8, 0.9);
+    check_tiles(primitives, TILE_TRIANGLES, 0.0f, m, 7, 0.9);
+    for (int t = 0; t < TILE_TRIANGLES; t++)
+        tile_random_point(&seed, primitives + 3 * t);
+    check_tiles(primitives, TILE_TRIANGLES, 12.0f, m, 7, 0.5); /* 4 to 30 pixels */
+    check_tiles(primitives, TILE_TRIANGLES, 0.8f, m, 8, 0.2);  /* 1 to 2 pixels */
+    free(primitives);
 }
 
 /* ds_tiles_bin_host(): each tile's entries are the sorted positions whose
@@ -842,9 +937,9 @@ static void test_tiles_binning(void **state)
     }
     for (int per = 1; per <= 3; per += 2) {
         size_t used = 0;
-        int overflow = ds_tiles_bin_host(order, rects, COUNT, per == 3 ? indices : NULL, &grid,
-                                         elements, sizeof elements / sizeof *elements, commands,
-                                         scratch, &used);
+        int overflow = ds_tiles_bin_host(order, rects, COUNT, per == 3 ? indices : NULL, 3,
+                                         &grid, elements, sizeof elements / sizeof *elements,
+                                         commands, scratch, &used);
         assert_int_equal(overflow, 0);
         size_t expected_at = 0;
         for (int tile = 0; tile < tiles; tile++) {
@@ -868,7 +963,7 @@ static void test_tiles_binning(void **state)
         assert_int_equal(commands[tiles * DS_TILES_COMMAND_WORDS], 0); /* no overflow draw */
 
         /* Room for fewer entries than there are: the plain list. */
-        overflow = ds_tiles_bin_host(order, rects, COUNT, per == 3 ? indices : NULL, &grid,
+        overflow = ds_tiles_bin_host(order, rects, COUNT, per == 3 ? indices : NULL, 3, &grid,
                                      elements, expected_at * per - 1, commands, scratch, &used);
         assert_int_equal(overflow, 1);
         assert_int_equal(used, COUNT * per);
@@ -879,6 +974,17 @@ static void test_tiles_binning(void **state)
         for (int i = 0; i < COUNT; i++)
             assert_int_equal(elements[i * per], per == 3 ? indices[3 * order[i]] : order[i]);
     }
+    /* Points: an entry draws one vertex. */
+    size_t used = 0;
+    ds_tiles_bin_host(order, rects, COUNT, NULL, 1, &grid, elements,
+                      sizeof elements / sizeof *elements, commands, scratch, &used);
+    uint32_t points_first = 0;
+    for (int tile = 0; tile < tiles; tile++) {
+        const uint32_t *command = commands + tile * DS_TILES_COMMAND_WORDS;
+        assert_int_equal(command[2], points_first);
+        points_first += command[0];
+    }
+    assert_int_equal(points_first, used);
     /* Grids: the tiles cover the viewport once, with integer edges. */
     for (int size = 1; size <= 300; size += 37) {
         ds_tile_grid g = ds_tile_grid_for(1920, 1080, size);
@@ -904,6 +1010,7 @@ int main(void)
         cmocka_unit_test(test_tiles_conservative),
         cmocka_unit_test(test_tiles_binning),
         cmocka_unit_test(test_points_sorted),
+        cmocka_unit_test(test_points_tiles_agree),
         cmocka_unit_test(test_short_keys),
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_headless_smoke),
