@@ -157,6 +157,7 @@ void ds_cli_usage(void *stream)
             "  P                     triangles / points\n"
             "  K                     cycle the triangle key (farthest, mean, centroid)\n"
             "  U                     sorting on/off (show unsorted blending)\n"
+            "  T                     screen tiles on/off (the same image, drawn faster)\n"
             "  + / -                 raise / lower alpha (also = and the keypad)\n"
             "  B                     background dark / light\n"
             "  C                     screenshot (PNG; the path is printed)\n"

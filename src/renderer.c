@@ -110,7 +110,8 @@ struct ds_renderer {
     int fused_keys;       /* triangle keys without the per-vertex pass */
     int depth_buffer;     /* the own framebuffer has a depth attachment */
     int cull;             /* leave out triangles that cover no sample */
-    int tiles;            /* bin the sorted triangles by screen tile */
+    int tiles;            /* room to bin by screen tile (not desc.no_tiles) */
+    int tiles_on;         /* and binning on (ds_renderer_set_tiles) */
     int tile_pixels;      /* tile size (tuning: DS_TILE_PIXELS) */
     uint32_t sampled_target; /* the framebuffer last checked for samples */
     int target_samples;   /* its GL_SAMPLES, -1 before the first check */
@@ -451,6 +452,7 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     renderer->vertex_count = mesh->vertex_count;
     renderer->triangle_count = mesh->triangle_count;
     renderer->tiles = !desc->no_tiles && mesh->vertex_count > 0;
+    renderer->tiles_on = renderer->tiles;
     const char *tile_pixels = getenv("DS_TILE_PIXELS"); /* tuning only */
     renderer->tile_pixels = desc->tile_pixels > 0                    ? desc->tile_pixels
                             : tile_pixels && atoi(tile_pixels) > 0 ? atoi(tile_pixels)
@@ -778,7 +780,7 @@ static ds_key_range key_range(const ds_renderer *renderer, const float eye[3])
 /* The frame bins its sorted triangles or points by screen tile (tiles.h). */
 static int frame_tiled(const ds_renderer *renderer)
 {
-    return renderer->tiles && renderer->sorting;
+    return renderer->tiles_on && renderer->sorting;
 }
 
 /* The sort permutes the element buffer itself: points and pulled
@@ -1200,6 +1202,13 @@ void ds_renderer_set_alpha(ds_renderer *renderer, float alpha)
 }
 
 void ds_renderer_set_sorting(ds_renderer *renderer, int sorting) { renderer->sorting = sorting != 0; }
+
+void ds_renderer_set_tiles(ds_renderer *renderer, int tiles)
+{
+    renderer->tiles_on = renderer->tiles && tiles;
+}
+
+int ds_renderer_tiles(const ds_renderer *renderer) { return renderer->tiles_on; }
 
 void ds_renderer_set_background(ds_renderer *renderer, const float rgba[4])
 {

@@ -197,6 +197,11 @@ void ds_renderer_set_triangle_key(ds_renderer *renderer, ds_triangle_key key);
 void ds_renderer_set_alpha(ds_renderer *renderer, float alpha);
 /* sorting 0: draw in mesh order (the "wrong" order, for comparison). */
 void ds_renderer_set_sorting(ds_renderer *renderer, int sorting);
+/* Screen tiles on or off from the next frame (the same image either way);
+ * stays off for a renderer created with desc.no_tiles, which has no room
+ * for them. */
+void ds_renderer_set_tiles(ds_renderer *renderer, int tiles);
+int ds_renderer_tiles(const ds_renderer *renderer);
 void ds_renderer_set_background(ds_renderer *renderer, const float rgba[4]);
 void ds_renderer_set_point_size(ds_renderer *renderer, float world_size);
 

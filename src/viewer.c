@@ -76,6 +76,7 @@ static const char *const help_lines[] = {
     "P          triangles / points",
     "K          triangle key: farthest, mean, centroid",
     "U          sorting on/off (unsorted blending)",
+    "T          screen tiles on/off (same image)",
     "+ / -      alpha up / down  (also = and keypad)",
     "B          background dark / light",
     "C          screenshot (PNG, path printed)",
@@ -443,6 +444,10 @@ static void handle_key(viewer *v, int key, int mods)
         ds_renderer_set_sorting(v->renderer, v->sorting);
         reset_timings(v);
         break;
+    case GLFW_KEY_T:
+        ds_renderer_set_tiles(v->renderer, !ds_renderer_tiles(v->renderer));
+        reset_timings(v);
+        break;
     case GLFW_KEY_EQUAL:
     case GLFW_KEY_KP_ADD:
     case GLFW_KEY_MINUS:
@@ -742,8 +747,9 @@ static void draw_stats(viewer *v, int scale)
     snprintf(text, sizeof text, "elements: %s %s | alpha %.2f", count, unit, (double)v->alpha);
     panel_line(v, 2, scale, text_color, text);
 
-    snprintf(text, sizeof text, "shuffle %s | %s | key %s | %s", v->shuffle ? "ON" : "off",
-             unit, triangle_key_names[v->triangle_key], v->sorting ? "sorted" : "UNSORTED");
+    snprintf(text, sizeof text, "shuffle %s | %s | key %s | %s | tiles %s",
+             v->shuffle ? "ON" : "off", unit, triangle_key_names[v->triangle_key],
+             v->sorting ? "sorted" : "UNSORTED", ds_renderer_tiles(v->renderer) ? "on" : "off");
     panel_line(v, 3, scale, text_color, text);
 
     mean_timings(v, &m);

@@ -193,7 +193,7 @@ static void test_help(void **state)
         "cub", "radix", "hybrid", "quick", "bitonic0", "bitonic1", "bitonic2", "cpu", "gyroid", "shells",
         /* hotkeys */
         "1-8", "1 cub, 2 radix, 3 hybrid, 4 quick", "5 bitonic0, 6 bitonic1, 7 bitonic2, 8 cpu",
-        "Tab / Shift+Tab", "\n  S ", "\n  P ", "\n  K ", "\n  U ", "+ / -", "keypad", "\n  B ", "\n  C ",
+        "Tab / Shift+Tab", "\n  S ", "\n  P ", "\n  K ", "\n  U ", "\n  T ", "+ / -", "keypad", "\n  B ", "\n  C ",
         "screenshot", "\n  O ", "\n  H ", "\n  F ", "F11", "\n  V ", "Esc", "left-drag", "middle-drag",
         "wheel"};
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)

@@ -13,6 +13,9 @@
  *   shot 4  key 8 (cpu)                     sort line identical to shot 1
  *   shot 5  drag left 150 0, key H          model region differs from shot 4
  *                                           (orbit), sort line identical
+ *   shot 6  key S (shuffle off again: ties in a fixed order)
+ *   shot 7  key T (screen tiles off)        state line differs from shot 6,
+ *                                           model region identical
  *
  * Needs xvfb-run (Debian's xvfb, installed by scripts/setup.sh); exits 77
  * (skipped) only when it is missing. DS_DEPTHSORT is the program's path.
@@ -41,7 +44,7 @@
 
 #define WIDTH 640
 #define HEIGHT 480
-#define SHOTS 5
+#define SHOTS 7
 /* Panel lines (see draw_stats() in viewer.c). */
 #define SORT_LINE 1
 #define STATE_LINE 3
@@ -130,8 +133,14 @@ static int run_viewer(void **state)
             "key H\n"
             "frames 2\n"
             "screenshot %s/5.png\n"
+            "key S\n"
+            "frames 2\n"
+            "screenshot %s/6.png\n"
+            "key T\n"
+            "frames 2\n"
+            "screenshot %s/7.png\n"
             "quit\n",
-            work_dir, work_dir, work_dir, work_dir, work_dir);
+            work_dir, work_dir, work_dir, work_dir, work_dir, work_dir, work_dir);
     fclose(script);
 
     /* LeakSanitizer is off for the viewer process only: Mesa's driver is
@@ -237,6 +246,15 @@ static void drag_moves_the_camera(void **state)
     assert_true(changed > 100);
 }
 
+static void tiles_key_keeps_the_image(void **state)
+{
+    (void)state;
+    assert_true(line_difference(5, 6, STATE_LINE) > 20);
+    long changed = differing_pixels(&shots[5], &shots[6], WIDTH / 2, HEIGHT / 2, WIDTH, HEIGHT);
+    fprintf(stderr, "model region: shot 6 vs 7 (tiles off) differ in %ld pixels\n", changed);
+    assert_int_equal(changed, 0);
+}
+
 int main(void)
 {
     if (!have_program("xvfb-run")) {
@@ -249,6 +267,7 @@ int main(void)
         cmocka_unit_test(sort_line_follows_the_sort_keys),
         cmocka_unit_test(state_line_follows_the_shuffle_key),
         cmocka_unit_test(drag_moves_the_camera),
+        cmocka_unit_test(tiles_key_keeps_the_image),
     };
     return cmocka_run_group_tests(tests, run_viewer, clean_up);
 }
