@@ -234,6 +234,16 @@ typedef struct run_setup {
     const ds_options *opts;
 } run_setup;
 
+/* Closes a file written with stdio: a failed write anywhere (a full disk)
+ * or a failed close is an error naming the file. */
+static ds_status close_written(FILE *file, const char *path)
+{
+    int failed = ferror(file);
+    if (fclose(file) != 0 || failed)
+        return ds_fail(DS_ERR_IO, "%s: write failed", path);
+    return DS_OK;
+}
+
 static ds_status write_csv(const char *path, const algo_run *runs, int run_count,
                            const run_setup *setup)
 {
@@ -259,9 +269,7 @@ static ds_status write_csv(const char *path, const algo_run *runs, int run_count
                 fprintf(file, ",%.5f", stage_of(t, s));
             fprintf(file, "\n");
         }
-    if (fclose(file) != 0)
-        return ds_fail(DS_ERR_IO, "%s: write failed", path);
-    return DS_OK;
+    return close_written(file, path);
 }
 
 static ds_status write_json(const char *path, const algo_run *runs, int run_count,
@@ -292,9 +300,7 @@ static ds_status write_json(const char *path, const algo_run *runs, int run_coun
         fprintf(file, "}%s\n", r + 1 < run_count ? "," : "");
     }
     fprintf(file, "  ]\n}\n");
-    if (fclose(file) != 0)
-        return ds_fail(DS_ERR_IO, "%s: write failed", path);
-    return DS_OK;
+    return close_written(file, path);
 }
 
 int ds_headless_run(const ds_options *opts)

@@ -462,9 +462,19 @@ static void test_headless_smoke(void **state)
     assert_memory_equal(head, "\x89PNG\r\n\x1a\n", 8);
 
     /* A bad sort name is a usage error, not a crash. */
+    ds_log_set_quiet(1);
+    /* A CSV or JSON that cannot be written whole (a full disk) fails the
+     * run; stdio would otherwise lose the error in its buffer. */
+    opts.verify = 0;
+    opts.screenshot_path = NULL;
+    opts.csv_path = "/dev/full";
+    assert_int_not_equal(ds_headless_run(&opts), 0);
+    opts.csv_path = NULL;
+    opts.json_path = "/dev/full";
+    assert_int_not_equal(ds_headless_run(&opts), 0);
+
     opts.sort = "nosuchsort";
     opts.csv_path = opts.json_path = opts.screenshot_path = NULL;
-    ds_log_set_quiet(1);
     assert_int_equal(ds_headless_run(&opts), 2);
     ds_log_set_quiet(0);
     assert_int_equal(ds_egl_context_create(1, &context), DS_OK);
