@@ -15,11 +15,20 @@
  *       contiguous pairs (128-byte segments) at the strides of 8 index
  *       bits, and run those 8 steps (7 with the stage's mirror step) from s
  *       down (the last such pass also going below bit 13),
- *       then a TILE pass runs the steps left on contiguous tiles. 2^24
- *       pairs take 27 passes. The first window of a pass loads from global
- *       memory and the last stores there; between two windows that stay
- *       inside a warp's 512 pairs a __syncwarp() stands in for the block
- *       barrier.
+ *       then a TILE pass runs the steps left on contiguous tiles. Where
+ *       plain blocks would need two GLOBAL passes (s >= 20 at 2^24), one
+ *       GLOBAL pass runs on a thread-block cluster (sm_90) of 2, 4 or 8
+ *       blocks that hold a 2^14 ... 2^16-pair local tile between them, the
+ *       windows over the cluster's bits exchanging through distributed
+ *       shared memory. 2^24 pairs take 23 passes (27 without clusters).
+ *       The first window of a pass loads from global memory and the last
+ *       stores there; a warp-local first or last window of a FIRST or
+ *       TILE pass goes through the warp's shared memory so that each
+ *       global access is 256 contiguous bytes a warp. Between two windows
+ *       that stay inside a warp's 512 pairs a __syncwarp() stands in for
+ *       the block barrier. (Clusters on every pass, FIRST over 2^16,
+ *       17 passes, measured no faster on the H200: a cluster-wide window
+ *       costs about a DRAM pass.)
  *
  * Network. Stage s (0-based) merges sorted runs of 2^s into runs of
  * 2^(s+1); its step j compares elements 2^j apart. We use the variant whose
@@ -41,8 +50,8 @@
  *
  * Complexity: O(n log^2 n) comparisons; log2(N)(log2(N)+1)/2 steps for
  * N = next power of two of n. Launches: V0 one per step; V1 one per stage
- * beyond the fused ones plus one per global step; V2 one per pass (for a
- * stage s >= 13: 2 passes up to s = 19, 3 beyond).
+ * beyond the fused ones plus one per global step; V2 one per pass (1 +
+ * 2 per stage s >= 13 with clusters; without them 3 from s = 20 on).
  *
  * Limits: count <= 2^31 (32-bit indices); not stable.
  */
@@ -80,6 +89,24 @@
  * tile bits hold that many global steps (one fewer with the mirror).
  * DS_BITONIC_LOW_BITS overrides it (2 ... 8), for measurement. */
 #define V2_LOW_BITS 5
+/* V2 clusters (devices with thread-block clusters, sm_90): a pass whose
+ * local steps reach above a block's 2^V2_TILE_BITS pairs runs on a
+ * cluster of 2^V2_CLUSTER_BITS blocks that hold one local tile of
+ * 2^(V2_TILE_BITS + V2_CLUSTER_BITS) pairs between them and exchange it
+ * through distributed shared memory; used only where that saves a pass
+ * (run_stage_v2). H200, 2^24, TILE staged: 3.21 ms without, 3.13 with.
+ * DS_BITONIC_CLUSTER_BITS overrides it (0 ... V2_MAX_CLUSTER_BITS; 0 = no
+ * clusters), for measurement. */
+#define V2_CLUSTER_BITS 3
+#define V2_MAX_CLUSTER_BITS 3 /* 8 blocks: the portable cluster size */
+#define V2_THREAD_BITS 9      /* log2(V2_THREADS) */
+/* Pass kinds whose warp-local first and last windows stage their global
+ * accesses through shared memory (see v2_window): H200, 2^24, clusters on,
+ * 3.38 ms with neither, 3.13 with TILE, 3.09 with both.
+ * DS_BITONIC_STAGED overrides it, for measurement. */
+#define V2_STAGED_TILE 1
+#define V2_STAGED_FIRST 2
+#define V2_STAGED (V2_STAGED_TILE | V2_STAGED_FIRST)
 /* Threads per block of the conversion kernels. */
 #define CONVERT_THREADS 256
 
@@ -93,12 +120,16 @@ typedef struct bitonic_state {
     int low_bits;   /* V2: V2_LOW_BITS or its override */
     int shallow;    /* V2: GLOBAL passes stop at the tile bits (measurement) */
     int block_sync; /* V2: no __syncwarp() shortcut (measurement) */
+    int cluster_bits; /* V2: log2 of the largest cluster (0: none) */
+    int staged;       /* V2: pass kinds with staged global accesses
+                         (V2_STAGED_*) */
     unsigned resident_blocks; /* V2: 0 = one block a tile (default); N =
                                  N blocks looping, with prefetch
                                  (measurement) */
 } bitonic_state;
 
 static_assert(V2_THREADS * V2_ITEMS == V2_TILE, "V2 tile = threads x items");
+static_assert(1 << V2_THREAD_BITS == V2_THREADS, "V2_THREAD_BITS");
 static_assert(V2_WINDOW_BITS == 4, "v2_window_steps is written for 4 bits");
 
 /* ---- device helpers ---------------------------------------------------- */
@@ -196,6 +227,98 @@ k_bitonic_v1_fused(uint32_t *keys, uint32_t *values, uint32_t n, int first,
     }
 }
 
+/* ---- V2: cluster primitives (sm_90) ------------------------------------ */
+
+/* Only called in passes launched on clusters, which the host asks for only
+ * when the kernel was built for sm_90 or later; anything older traps. */
+__device__ __forceinline__ uint32_t v2_cluster_rank()
+{
+#if __CUDA_ARCH__ >= 900
+    uint32_t rank;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    return rank;
+#else
+    __trap();
+    return 0;
+#endif
+}
+
+/* Arrive early (no ordering): the block has started, so the cluster may
+ * write its shared memory once v2_cluster_wait() returns. */
+__device__ __forceinline__ void v2_cluster_arrive_relaxed()
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+__device__ __forceinline__ void v2_cluster_wait()
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+/* The cluster's barrier: shared-memory writes of every block before it
+ * are visible to every block after it. */
+__device__ __forceinline__ void v2_cluster_sync()
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.aligned;\n\t"
+                 "barrier.cluster.wait.aligned;" ::: "memory");
+#else
+    __trap();
+#endif
+}
+
+/* Shared slot x of the cluster's local tile: block x >> V2_TILE_BITS,
+ * slot x & (V2_TILE - 1) of its part (s_base: this block's part). */
+__device__ __forceinline__ uint32_t v2_cluster_address(uint32_t s_base,
+                                                       uint32_t x)
+{
+    uint32_t address = 0;
+#if __CUDA_ARCH__ >= 900
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(address)
+                 : "r"(s_base + (x & (V2_TILE - 1u)) * (uint32_t)sizeof(uint2)),
+                   "r"(x >> V2_TILE_BITS));
+#else
+    __trap();
+#endif
+    return address;
+}
+
+__device__ __forceinline__ uint2 v2_cluster_load(uint32_t s_base, uint32_t x)
+{
+    uint2 kv = make_uint2(0, 0);
+#if __CUDA_ARCH__ >= 900
+    asm volatile("ld.shared::cluster.v2.u32 {%0, %1}, [%2];"
+                 : "=r"(kv.x), "=r"(kv.y)
+                 : "r"(v2_cluster_address(s_base, x))
+                 : "memory");
+#else
+    __trap();
+#endif
+    return kv;
+}
+
+__device__ __forceinline__ void v2_cluster_store(uint32_t s_base, uint32_t x,
+                                                 uint2 kv)
+{
+#if __CUDA_ARCH__ >= 900
+    asm volatile("st.shared::cluster.v2.u32 [%0], {%1, %2};"
+                 :
+                 : "r"(v2_cluster_address(s_base, x)), "r"(kv.x), "r"(kv.y)
+                 : "memory");
+#else
+    __trap();
+#endif
+}
+
 /* ---- V2: passes over gathered local tiles ------------------------------ */
 
 /* A V2 pass: block b gathers 2^V2_TILE_BITS elements (its local tile) into
@@ -231,6 +354,10 @@ typedef struct v2_pass {
     uint32_t tiles; /* local tiles in the pass */
     int prefetch;   /* blocks loop over tiles, prefetching the next one */
     int warp_sync;  /* __syncwarp() between warp-local windows */
+    int cluster_bits; /* the local tile is 2^(V2_TILE_BITS + cluster_bits)
+                         pairs, held by a cluster of 2^cluster_bits blocks */
+    int staged;     /* warp-local first and last windows go through shared
+                       memory with coalesced global accesses (v2_window) */
 } v2_pass;
 
 /* Shared-memory slot (one uint2: key, value) of local element u:
@@ -249,7 +376,7 @@ __device__ __forceinline__ uint32_t v2_global_index(const v2_pass &p,
                                                     uint32_t u)
 {
     if (p.kind != V2_PASS_GLOBAL)
-        return (block << V2_TILE_BITS) | u;
+        return (block << (V2_TILE_BITS + p.cluster_bits)) | u;
     const int low_bits = p.low_bits;
     const bool mirror = p.step_hi == p.stage;
     const int middle_bits = p.step_lo - low_bits;
@@ -327,9 +454,24 @@ __device__ __forceinline__ void v2_window_steps(uint32_t (&key)[V2_ITEMS],
 typedef struct v2_block {
     uint32_t *keys, *values;
     uint32_t n;
-    uint32_t block;
-    uint2 *s_pairs; /* the local tile, by v2_swizzle(u) */
+    uint32_t block;  /* the local tile (one a cluster) */
+    uint32_t thread; /* in the cluster: rank x V2_THREADS + threadIdx.x */
+    uint2 *s_pairs;  /* this block's part of the local tile */
+    uint32_t s_base; /* its shared-memory address, for the cluster's */
 } v2_block;
+
+/* The barrier after a window whose highest local bit is `top`, before one
+ * whose highest is `next`: 0 __syncwarp() (both stay inside a warp's
+ * 2^V2_WARP_BITS pairs), 1 __syncthreads() (inside the block's), 2 the
+ * cluster's barrier. */
+__device__ __forceinline__ int v2_sync_level(const v2_pass &p, int top,
+                                             int next)
+{
+    int high = top > next ? top : next;
+    if (high >= V2_TILE_BITS)
+        return 2;
+    return high >= V2_WARP_BITS || !p.warp_sync ? 1 : 0;
+}
 
 /* One window: the thread reads its V2_ITEMS local elements (from global
  * memory if it is the pass's first window, else from shared memory), runs
@@ -348,13 +490,13 @@ __device__ __forceinline__ void v2_window(const v2_block &b, const v2_pass &p,
                                           int ms_first, int ms_last,
                                           int q_top, int q_bot,
                                           int from_global, int to_global,
-                                          int warp_sync)
+                                          int sync_level)
 {
     /* Local index of slot s: u0 XOR the e[q] of its set bits q; plain:
      * e[q] = bit w_lo + q; mirror: e[0] flips L's bits (~L), e[q] = bit
      * lo_w + q - 1. Shared slots and global indices are affine in u, so
      * they too are a base XOR per-bit terms (compile-time slot bits). */
-    const uint32_t t = threadIdx.x;
+    const uint32_t t = b.thread;
     uint32_t u0, e[V2_WINDOW_BITS];
     if (mirror_hi < 0) {
         u0 = (t & ((1u << w_lo) - 1u)) |
@@ -371,7 +513,14 @@ __device__ __forceinline__ void v2_window(const v2_block &b, const v2_pass &p,
         for (int q = 1; q < V2_WINDOW_BITS; q++)
             e[q] = 1u << (lo_w + q - 1);
     }
+    /* A window over local bits at or above V2_TILE_BITS (a cluster's
+     * tile) reaches the other blocks' shared memory; any other holds the
+     * thread's own block's part (its rank is the thread's top bits). */
+    const int top = mirror_hi >= 0 ? mirror_hi : w_lo + V2_WINDOW_BITS - 1;
+    const bool cross = top >= V2_TILE_BITS;
     uint32_t shared0 = v2_swizzle(u0), shared_e[V2_WINDOW_BITS];
+    if (!cross)
+        shared0 &= V2_TILE - 1u;
 #pragma unroll
     for (int q = 0; q < V2_WINDOW_BITS; q++)
         shared_e[q] = v2_swizzle(e[q]);
@@ -400,10 +549,45 @@ __device__ __forceinline__ void v2_window(const v2_block &b, const v2_pass &p,
                 x ^= global_e[q];
         return x;
     };
+    /* Staged: a warp-local window of a FIRST or TILE pass holds the warp's
+     * 512 contiguous pairs; its global loads and stores go through the
+     * warp's part of shared memory (__syncwarp() between), each lane
+     * moving two adjacent pairs, so that a warp's access is 256
+     * contiguous bytes (a row or a 2^w_lo run per lane spans more lines
+     * in half-sectors). */
+    const bool staged = p.staged && mirror_hi < 0 && top < V2_WARP_BITS &&
+                        w_lo < 5 && p.kind != V2_PASS_GLOBAL;
+    const uint32_t warp_u = (t >> 5) << V2_WARP_BITS;
+    const uint32_t lane2 = (threadIdx.x & 31u) * 2u;
     /* Rows of 16 contiguous global elements: FIRST/TILE at w_lo = 0. */
     const bool rows = mirror_hi < 0 && w_lo == 0 && p.kind != V2_PASS_GLOBAL;
     uint32_t key[V2_ITEMS], value[V2_ITEMS];
-    if (from_global) {
+    if (from_global && staged) {
+        const uint32_t g0 = v2_global_index(p, b.block, warp_u) + lane2;
+#pragma unroll
+        for (int k = 0; k < V2_ITEMS / 2; k++) {
+            uint32_t g = g0 + 64u * k;
+            uint2 kk, vv;
+            if (g + 1 < b.n) {
+                kk = *(const uint2 *)(b.keys + g);
+                vv = *(const uint2 *)(b.values + g);
+            } else {
+                kk = make_uint2(g < b.n ? b.keys[g] : SENTINEL_KEY,
+                                SENTINEL_KEY);
+                vv = make_uint2(g < b.n ? b.values[g] : 0, 0);
+            }
+            if (p.in_float) {
+                kk.x = ds_key_to_ordered(__uint_as_float(kk.x), p.descending);
+                kk.y = ds_key_to_ordered(__uint_as_float(kk.y), p.descending);
+            }
+            uint32_t u = warp_u | (lane2 + 64u * k);
+            b.s_pairs[v2_swizzle(u) & (V2_TILE - 1u)] = make_uint2(kk.x, vv.x);
+            b.s_pairs[v2_swizzle(u | 1u) & (V2_TILE - 1u)] =
+                make_uint2(kk.y, vv.y);
+        }
+        __syncwarp();
+    }
+    if (from_global && !staged) {
         global_terms();
         if (rows) {
 #pragma unroll
@@ -438,18 +622,42 @@ __device__ __forceinline__ void v2_window(const v2_block &b, const v2_pass &p,
     } else {
 #pragma unroll
         for (int s = 0; s < V2_ITEMS; s++) {
-            uint2 kv = b.s_pairs[shared_of(s)];
+            uint2 kv = cross ? v2_cluster_load(b.s_base, shared_of(s))
+                             : b.s_pairs[shared_of(s)];
             key[s] = kv.x;
             value[s] = kv.y;
         }
     }
     v2_window_steps(key, value, ms_first, ms_last, q_top, q_bot);
-    if (to_global) {
-        if (p.out_float)
+    /* The pass's first window: the cluster's blocks have all started
+     * (kernel entry arrived) before anything goes to shared memory. */
+    if (from_global && p.cluster_bits)
+        v2_cluster_wait();
+    if (to_global && p.out_float)
 #pragma unroll
-            for (int s = 0; s < V2_ITEMS; s++)
-                key[s] = __float_as_uint(ds_ordered_to_key(key[s],
-                                                           p.descending));
+        for (int s = 0; s < V2_ITEMS; s++)
+            key[s] = __float_as_uint(ds_ordered_to_key(key[s], p.descending));
+    if (to_global && staged) {
+#pragma unroll
+        for (int s = 0; s < V2_ITEMS; s++)
+            b.s_pairs[shared_of(s)] = make_uint2(key[s], value[s]);
+        __syncwarp();
+        const uint32_t g0 = v2_global_index(p, b.block, warp_u) + lane2;
+#pragma unroll
+        for (int k = 0; k < V2_ITEMS / 2; k++) {
+            uint32_t g = g0 + 64u * k;
+            uint32_t u = warp_u | (lane2 + 64u * k);
+            uint2 a = b.s_pairs[v2_swizzle(u) & (V2_TILE - 1u)];
+            uint2 c = b.s_pairs[v2_swizzle(u | 1u) & (V2_TILE - 1u)];
+            if (g + 1 < b.n) {
+                *(uint2 *)(b.keys + g) = make_uint2(a.x, c.x);
+                *(uint2 *)(b.values + g) = make_uint2(a.y, c.y);
+            } else if (g < b.n) {
+                b.keys[g] = a.x;
+                b.values[g] = a.y;
+            }
+        }
+    } else if (to_global) {
         global_terms();
         if (rows) {
 #pragma unroll
@@ -479,14 +687,21 @@ __device__ __forceinline__ void v2_window(const v2_block &b, const v2_pass &p,
         }
     } else {
 #pragma unroll
-        for (int s = 0; s < V2_ITEMS; s++)
-            b.s_pairs[shared_of(s)] = make_uint2(key[s], value[s]);
-        /* Window written before the next one reads (only the warp's own
-         * pairs when both windows stay below V2_WARP_BITS). */
-        if (warp_sync && p.warp_sync)
+        for (int s = 0; s < V2_ITEMS; s++) {
+            if (cross)
+                v2_cluster_store(b.s_base, shared_of(s),
+                                 make_uint2(key[s], value[s]));
+            else
+                b.s_pairs[shared_of(s)] = make_uint2(key[s], value[s]);
+        }
+        /* Window written before the next one reads: the warp's own pairs,
+         * the block's or the cluster's (v2_sync_level). */
+        if (sync_level == 0)
             __syncwarp();
-        else
+        else if (sync_level == 1)
             __syncthreads();
+        else
+            v2_cluster_sync();
     }
 }
 
@@ -496,7 +711,8 @@ __device__ __forceinline__ void v2_window(const v2_block &b, const v2_pass &p,
  * its last window stores there; `next_top`: the highest local bit of the
  * window after the stage's last one. Between two windows that both stay
  * below local bit V2_WARP_BITS, each warp only re-deals its own 512
- * pairs, so a __syncwarp() replaces the block barrier. */
+ * pairs, so a __syncwarp() replaces the block barrier; a window at or
+ * above V2_TILE_BITS (clusters) takes the cluster's (v2_sync_level). */
 __device__ __forceinline__ void v2_local_stage(const v2_block &b,
                                                const v2_pass &p, int hi,
                                                int lo, int mirror, int first,
@@ -507,7 +723,7 @@ __device__ __forceinline__ void v2_local_stage(const v2_block &b,
     if (mirror) {
         if (hi <= least_top) {
             v2_window(b, p, 0, -1, hi, hi, 0, lo, first, last,
-                      next_top < V2_WARP_BITS);
+                      v2_sync_level(p, least_top, next_top));
             return;
         }
         int below = hi - (V2_WINDOW_BITS - 1); /* slot bit q is local bit below + q */
@@ -515,7 +731,7 @@ __device__ __forceinline__ void v2_local_stage(const v2_block &b,
         int next = lo > below ? next_top : (below > least_top ? below : least_top);
         v2_window(b, p, 0, hi, V2_WINDOW_BITS - 1, V2_WINDOW_BITS - 1, 0,
                   q_bot, first, last && lo > below,
-                  hi < V2_WARP_BITS && next < V2_WARP_BITS);
+                  v2_sync_level(p, hi, next));
         first = 0;
         bit = below;
     }
@@ -526,8 +742,7 @@ __device__ __forceinline__ void v2_local_stage(const v2_block &b,
         int next = w_lo <= lo ? next_top
                               : (w_lo - 1 > least_top ? w_lo - 1 : least_top);
         v2_window(b, p, w_lo, -1, 1, 0, bit - w_lo, bottom - w_lo, first,
-                  last && w_lo <= lo,
-                  top < V2_WARP_BITS && next < V2_WARP_BITS);
+                  last && w_lo <= lo, v2_sync_level(p, top, next));
         first = 0;
         bit = w_lo - 1;
     }
@@ -549,11 +764,15 @@ __device__ __forceinline__ void v2_prefetch_tile(const v2_block &b,
 
 /* V2 pass p (see v2_pass) over p.tiles local tiles. Block: V2_THREADS
  * threads, V2_ITEMS elements each; 2^V2_TILE_BITS pairs of dynamic shared
- * memory. A block runs tiles blockIdx.x, + gridDim.x, ..., and with
- * p.prefetch asks L2 for its next tile before working on the current one,
- * so that DRAM streams while the SM computes. The first window loads
- * straight from global memory and the last stores straight to it; local
- * elements at or past n are sentinels, never stored. */
+ * memory. Without clusters a block runs tiles blockIdx.x, + gridDim.x,
+ * ..., and with p.prefetch asks L2 for its next tile before working on
+ * the current one, so that DRAM streams while the SM computes. With
+ * p.cluster_bits, a cluster runs one tile of 2^(V2_TILE_BITS +
+ * cluster_bits) pairs, its blocks' threads being the tile's threads in
+ * rank order. The first window loads straight from global memory and the
+ * last stores straight to it; local elements at or past n are sentinels,
+ * never stored. (Instances per pass kind, spilling less, measured slower
+ * on the H200: 3.12 against 3.07 ms at 2^24.) */
 __global__ void __launch_bounds__(V2_THREADS, 2)
 k_bitonic_v2_pass(uint32_t *keys, uint32_t *values, uint32_t n, v2_pass p)
 {
@@ -563,12 +782,24 @@ k_bitonic_v2_pass(uint32_t *keys, uint32_t *values, uint32_t n, v2_pass p)
     b.values = values;
     b.n = n;
     b.s_pairs = s_tile;
-    for (uint32_t tile = blockIdx.x; tile < p.tiles; tile += gridDim.x) {
+    b.s_base = (uint32_t)__cvta_generic_to_shared(s_tile);
+    b.thread = threadIdx.x;
+    const int tile_bits = V2_TILE_BITS + p.cluster_bits;
+    if (p.cluster_bits) {
+        b.thread |= v2_cluster_rank() << V2_THREAD_BITS;
+        v2_cluster_arrive_relaxed(); /* waited in the first window */
+    }
+    for (uint32_t tile = blockIdx.x >> p.cluster_bits; tile < p.tiles;
+         tile += gridDim.x >> p.cluster_bits) {
         if (p.prefetch && tile + gridDim.x < p.tiles)
             v2_prefetch_tile(b, p, tile + gridDim.x);
         b.block = tile;
-        if (v2_global_index(p, tile, 0) >= n)
-            continue; /* the whole tile is padding (uniform) */
+        if (v2_global_index(p, tile, 0) >= n) {
+            /* the whole tile is padding (uniform over the cluster) */
+            if (p.cluster_bits)
+                v2_cluster_wait();
+            continue;
+        }
         if (p.kind == V2_PASS_FIRST) {
             /* Stages 0..3 in one register window, then one local stage
              * each. */
@@ -576,20 +807,24 @@ k_bitonic_v2_pass(uint32_t *keys, uint32_t *values, uint32_t n, v2_pass p)
             int first_window_stages =
                 last < V2_WINDOW_BITS - 1 ? last : V2_WINDOW_BITS - 1;
             v2_window(b, p, 0, -1, 0, first_window_stages, 0, 0, 1,
-                      last < V2_WINDOW_BITS, V2_WINDOW_BITS < V2_WARP_BITS);
+                      last < V2_WINDOW_BITS,
+                      v2_sync_level(p, V2_WINDOW_BITS - 1, V2_WINDOW_BITS));
             for (int stage = V2_WINDOW_BITS; stage <= last; stage++)
                 v2_local_stage(b, p, stage, 0, 1, 0, stage == last,
                                stage + 1);
         } else if (p.kind == V2_PASS_TILE) {
-            v2_local_stage(b, p, p.step_hi, 0, 0, 1, 1, V2_TILE_BITS);
+            v2_local_stage(b, p, p.step_hi, 0, 0, 1, 1, tile_bits);
         } else {
             int m = p.step_hi - p.step_lo + 1;
-            v2_local_stage(b, p, V2_TILE_BITS - 1, V2_TILE_BITS - m,
-                           p.step_hi == p.stage, 1, 1, V2_TILE_BITS);
+            v2_local_stage(b, p, tile_bits - 1, tile_bits - m,
+                           p.step_hi == p.stage, 1, 1, tile_bits);
         }
         __syncthreads(); /* last window's shared reads before the next
                             tile's writes */
     }
+    if (p.cluster_bits)
+        v2_cluster_sync(); /* no block leaves while the cluster may still
+                              read its shared memory */
 }
 
 /* ---- host launchers ---------------------------------------------------- */
@@ -618,16 +853,37 @@ static ds_status launch_step(uint32_t *keys, uint32_t *values, uint32_t n,
     return DS_OK;
 }
 
-/* One V2 pass over `tiles` local tiles: one block a tile, or (with
- * s->resident_blocks, for measurement) that many blocks looping over them
- * with prefetch. */
+/* One V2 pass over `tiles` local tiles: one block a tile, a cluster of
+ * 2^p->cluster_bits blocks a tile, or (with s->resident_blocks and no
+ * cluster, for measurement) that many blocks looping over them with
+ * prefetch. */
 static ds_status launch_v2_pass(const bitonic_state *s, uint32_t *keys,
                                 uint32_t *values, uint32_t n, v2_pass *p,
                                 unsigned tiles, cudaStream_t stream)
 {
     p->tiles = tiles;
-    p->prefetch = s->resident_blocks > 0;
+    p->prefetch = s->resident_blocks > 0 && p->cluster_bits == 0;
     p->warp_sync = !s->block_sync;
+    p->staged = (p->kind == V2_PASS_TILE && (s->staged & V2_STAGED_TILE)) ||
+                (p->kind == V2_PASS_FIRST && (s->staged & V2_STAGED_FIRST));
+    if (p->cluster_bits) {
+        cudaLaunchAttribute cluster;
+        cluster.id = cudaLaunchAttributeClusterDimension;
+        cluster.val.clusterDim.x = 1u << p->cluster_bits;
+        cluster.val.clusterDim.y = 1;
+        cluster.val.clusterDim.z = 1;
+        cudaLaunchConfig_t config = {};
+        config.gridDim = dim3(tiles << p->cluster_bits);
+        config.blockDim = dim3(V2_THREADS);
+        config.dynamicSmemBytes = V2_SMEM_BYTES;
+        config.stream = stream;
+        config.attrs = &cluster;
+        config.numAttrs = 1;
+        DS_CUDA_TRY("sort bitonic2",
+                    cudaLaunchKernelEx(&config, k_bitonic_v2_pass, keys,
+                                       values, n, *p));
+        return DS_OK;
+    }
     unsigned grid = p->prefetch && tiles > s->resident_blocks
                         ? s->resident_blocks
                         : tiles;
@@ -637,62 +893,123 @@ static ds_status launch_v2_pass(const bitonic_state *s, uint32_t *keys,
     return DS_OK;
 }
 
-/* Stage `stage` (>= V2_TILE_BITS) on all `blocks` local tiles: GLOBAL
- * passes of as many steps as fit beside the contiguous low bits (the last
- * one going on below the tile bits, so that its spare compute takes steps
- * off the tile pass), then a TILE pass for the steps left. */
-static ds_status run_stage_v2(const bitonic_state *s, uint32_t *keys,
-                              uint32_t *values, uint32_t n, int stage,
-                              int last_stage, unsigned blocks, int descending,
-                              cudaStream_t stream)
+/* Cluster bits of a pass whose local tile needs `bits` index bits (at
+ * most the state's cluster), and its local tiles at N = 2^log_n. */
+static int v2_cluster_bits_for(const bitonic_state *s, int bits)
 {
-    ds_status status;
-    v2_pass p = {};
-    p.stage = stage;
-    p.descending = descending;
-    int step = stage;
-    while (step >= V2_TILE_BITS) {
-        int mirror = step == stage;
-        /* Always valid: step_lo - low_bits = step - 12 + mirror >= 1
-         * middle bit is left for the block index. */
-        int count = V2_TILE_BITS - s->low_bits - mirror;
-        if (s->shallow && count > step - V2_TILE_BITS + 1)
-            count = step - V2_TILE_BITS + 1;
-        p.kind = V2_PASS_GLOBAL;
-        p.step_hi = step;
-        p.step_lo = step - count + 1;
-        p.low_bits = V2_TILE_BITS - count - mirror;
-        if ((status = launch_v2_pass(s, keys, values, n, &p, blocks, stream)))
-            return status;
-        step -= count;
-    }
-    p.kind = V2_PASS_TILE;
-    p.step_hi = step;
-    p.out_float = stage == last_stage;
-    return launch_v2_pass(s, keys, values, n, &p, blocks, stream);
+    int extra = bits - V2_TILE_BITS;
+    return extra <= 0 ? 0 : extra < s->cluster_bits ? extra : s->cluster_bits;
 }
 
-/* V2's network. The first pass sorts each tile (stages 0 ... 12) and
- * converts the keys; the last stage's tile pass converts them back. */
+static unsigned v2_tiles(int log_n, int cluster_bits)
+{
+    int tile_bits = V2_TILE_BITS + cluster_bits;
+    return log_n < tile_bits ? 1u : 1u << (log_n - tile_bits);
+}
+
+/* GLOBAL passes of stage `stage` on local tiles of 2^(V2_TILE_BITS +
+ * cluster_bits) pairs with low_bits contiguous: as many steps each as fit
+ * beside the contiguous low bits (the last one going on below the tile
+ * bits, so that its spare compute takes steps off the tile pass). Returns
+ * their number and, in *step_left, the top step left to the TILE pass;
+ * launches them if `keys`. */
+static int v2_global_passes(const bitonic_state *s, uint32_t *keys,
+                            uint32_t *values, uint32_t n, int log_n,
+                            int stage, int cluster_bits, int low_bits,
+                            int descending, cudaStream_t stream,
+                            int *step_left, ds_status *status)
+{
+    const int tile_bits = V2_TILE_BITS + cluster_bits;
+    v2_pass p = {};
+    p.kind = V2_PASS_GLOBAL;
+    p.stage = stage;
+    p.descending = descending;
+    p.cluster_bits = cluster_bits;
+    int step = stage, passes = 0;
+    *status = DS_OK;
+    while (step >= tile_bits) {
+        int mirror = step == stage;
+        /* Always valid: step_lo - low_bits = step - tile_bits + 1 +
+         * mirror >= 1 middle bit is left for the block index. */
+        int count = tile_bits - low_bits - mirror;
+        if (s->shallow && count > step - tile_bits + 1)
+            count = step - tile_bits + 1;
+        p.step_hi = step;
+        p.step_lo = step - count + 1;
+        p.low_bits = tile_bits - count - mirror;
+        if (keys && (*status = launch_v2_pass(s, keys, values, n, &p,
+                                              v2_tiles(log_n, cluster_bits),
+                                              stream)))
+            return passes;
+        step -= count;
+        passes++;
+    }
+    *step_left = step;
+    return passes;
+}
+
+/* Stage `stage` (>= V2_TILE_BITS): its GLOBAL passes, then a TILE pass
+ * for the steps left. Plain blocks take one GLOBAL pass up to stage 19 at
+ * 2^24 and two beyond; where a cluster (at most s->cluster_bits, fewest
+ * bits first, low bits one smaller if no cluster does it otherwise) takes
+ * one pass fewer, leaving a plain TILE pass, the GLOBAL pass runs on it.
+ * (Clusters for every stage, the first pass included, measured no faster
+ * on the H200: their shared-memory exchange costs about a DRAM pass.) */
+static ds_status run_stage_v2(const bitonic_state *s, uint32_t *keys,
+                              uint32_t *values, uint32_t n, int log_n,
+                              int stage, int descending, cudaStream_t stream)
+{
+    ds_status status;
+    int cluster_bits = 0, low_bits = s->low_bits, step_left;
+    int fewest = v2_global_passes(s, NULL, NULL, n, log_n, stage, 0,
+                                  low_bits, descending, stream, &step_left,
+                                  &status);
+    for (int low = s->low_bits; low >= s->low_bits - 1 && low >= 2 &&
+                                cluster_bits == 0;
+         low--)
+        for (int c = 1; c <= s->cluster_bits && cluster_bits == 0; c++)
+            if (v2_global_passes(s, NULL, NULL, n, log_n, stage, c, low,
+                                 descending, stream, &step_left,
+                                 &status) < fewest &&
+                step_left < V2_TILE_BITS) {
+                cluster_bits = c;
+                low_bits = low;
+            }
+    v2_global_passes(s, keys, values, n, log_n, stage, cluster_bits,
+                     low_bits, descending, stream, &step_left, &status);
+    if (status)
+        return status;
+    v2_pass p = {};
+    p.kind = V2_PASS_TILE;
+    p.stage = stage;
+    p.descending = descending;
+    p.cluster_bits = v2_cluster_bits_for(s, step_left + 1);
+    p.step_hi = step_left;
+    p.out_float = stage == log_n - 1;
+    return launch_v2_pass(s, keys, values, n, &p,
+                          v2_tiles(log_n, p.cluster_bits), stream);
+}
+
+/* V2's network. The first pass sorts each 2^V2_TILE_BITS tile (stages 0
+ * ... 12) and converts the keys; the last stage's tile pass converts them
+ * back. */
 static ds_status run_network_v2(const bitonic_state *s, uint32_t *keys,
                                 uint32_t *values, uint32_t n, int log_n,
                                 int descending, cudaStream_t stream)
 {
     ds_status status;
-    /* A padded size below one tile still takes one (sentinel) tile. */
-    const unsigned blocks =
-        log_n < V2_TILE_BITS ? 1u : 1u << (log_n - V2_TILE_BITS);
     v2_pass first = {};
     first.kind = V2_PASS_FIRST;
     first.stage = (log_n < V2_TILE_BITS ? log_n : V2_TILE_BITS) - 1;
     first.in_float = 1;
     first.out_float = log_n <= V2_TILE_BITS;
     first.descending = descending;
-    if ((status = launch_v2_pass(s, keys, values, n, &first, blocks, stream)))
+    if ((status = launch_v2_pass(s, keys, values, n, &first,
+                                 v2_tiles(log_n, 0), stream)))
         return status;
     for (int stage = V2_TILE_BITS; stage < log_n; stage++)
-        if ((status = run_stage_v2(s, keys, values, n, stage, log_n - 1,
-                                   blocks, descending, stream)))
+        if ((status = run_stage_v2(s, keys, values, n, log_n, stage,
+                                   descending, stream)))
             return status;
     return DS_OK;
 }
@@ -755,6 +1072,10 @@ static ds_status bitonic_create(int version, const ds_sorter_desc *desc,
                        "sort bitonic%d: out of host memory", version);
     s->version = version;
     s->low_bits = V2_LOW_BITS;
+    s->staged = V2_STAGED;
+    const char *staged = getenv("DS_BITONIC_STAGED");
+    if (staged && atoi(staged) >= 0)
+        s->staged = atoi(staged);
     /* DS_BITONIC_RESIDENT=N > 0: V2 passes on a grid of N blocks looping
      * over the tiles with L2 prefetch of the next one (measured slower on
      * the H100: 4.27 against 3.40 ms at 2^24 with N = 2 x 132), kept for
@@ -769,6 +1090,29 @@ static ds_status bitonic_create(int version, const ds_sorter_desc *desc,
     const char *low_bits = getenv("DS_BITONIC_LOW_BITS");
     if (low_bits && atoi(low_bits) >= 2 && atoi(low_bits) <= 8)
         s->low_bits = atoi(low_bits);
+    if (version == 2) {
+        /* Clusters need a device that launches them and the sm_90 build
+         * of the kernel (an older build traps in the cluster paths). */
+        int device = 0, cluster_launch = 0;
+        cudaFuncAttributes attributes;
+        if (cudaGetDevice(&device) != cudaSuccess ||
+            cudaDeviceGetAttribute(&cluster_launch,
+                                   cudaDevAttrClusterLaunch,
+                                   device) != cudaSuccess ||
+            cudaFuncGetAttributes(&attributes, k_bitonic_v2_pass) !=
+                cudaSuccess) {
+            free(s);
+            return ds_fail(DS_ERR_CUDA, "sort bitonic2: %s",
+                           cudaGetErrorString(cudaGetLastError()));
+        }
+        if (cluster_launch && attributes.binaryVersion >= 90 &&
+            attributes.ptxVersion >= 90)
+            s->cluster_bits = V2_CLUSTER_BITS;
+        const char *cluster = getenv("DS_BITONIC_CLUSTER_BITS");
+        if (s->cluster_bits && cluster && atoi(cluster) >= 0 &&
+            atoi(cluster) <= V2_MAX_CLUSTER_BITS)
+            s->cluster_bits = atoi(cluster);
+    }
     *state = s;
     return DS_OK;
 }
