@@ -101,17 +101,17 @@ want headless && {
     echo "=== dragon without culling"; $H "$bin/dragon_vrip.ply" --frames 200 --sort cub --no-cull --screenshot /tmp/no-cull.png; echo "rc=$?"
     echo "=== dragon culled, the same frame"; $H "$bin/dragon_vrip.ply" --frames 200 --sort cub --screenshot /tmp/cull.png >/dev/null; echo "rc=$?"
     cmp /tmp/cull.png /tmp/no-cull.png && echo "culled and unculled screenshots identical"
-    echo "=== dragon without screen tiles"; $H "$bin/dragon_vrip.ply" --frames 200 --sort cub --no-tiles --screenshot /tmp/no-tiles.png; echo "rc=$?"
+    echo "=== dragon without screen tiles"; $H "$bin/dragon_vrip.ply" --frames 200 --sort cub --tiles off --screenshot /tmp/no-tiles.png; echo "rc=$?"
     cmp /tmp/cull.png /tmp/no-tiles.png && echo "tiled and untiled screenshots identical"
     echo "=== dragon points"; $H "$bin/dragon_vrip.ply" --frames 200 --sort cub --primitive points --screenshot /tmp/points.png; echo "rc=$?"
-    echo "=== dragon points without screen tiles"; $H "$bin/dragon_vrip.ply" --frames 200 --sort cub --primitive points --no-tiles --screenshot /tmp/points-no-tiles.png; echo "rc=$?"
+    echo "=== dragon points without screen tiles"; $H "$bin/dragon_vrip.ply" --frames 200 --sort cub --primitive points --tiles off --screenshot /tmp/points-no-tiles.png; echo "rc=$?"
     cmp /tmp/points.png /tmp/points-no-tiles.png && echo "points: tiled and untiled screenshots identical"
     echo "=== dragon 16-bit keys"; $H "$bin/dragon_vrip.ply" --frames 200 --sort cub --key-bits 16; echo "rc=$?"
     echo "=== gyroid 10M verify"; $H --scene gyroid:10M --frames 2 --sort cub --verify; echo "rc=$?"
     echo "=== gyroid 10M timing, cub"; $H --scene gyroid:10M --frames 60 --sort cub --json "$out/gyroid.json"; echo "rc=$?"
     echo "=== gyroid 10M timing, radix"; $H --scene gyroid:10M --frames 60 --sort radix; echo "rc=$?"
     echo "=== gyroid 10M timing, cub, no culling"; $H --scene gyroid:10M --frames 60 --sort cub --no-cull; echo "rc=$?"
-    echo "=== gyroid 10M timing, cub, no culling, no tiles"; $H --scene gyroid:10M --frames 60 --sort cub --no-cull --no-tiles; echo "rc=$?"
+    echo "=== gyroid 10M timing, cub, no culling, no tiles"; $H --scene gyroid:10M --frames 60 --sort cub --no-cull --tiles off; echo "rc=$?"
 } >"$out/headless.log" 2>&1
 
 want suite && { echo "==== suite ===="; tail -n 40 /tmp/suite/summary.txt; }

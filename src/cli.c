@@ -44,7 +44,7 @@ enum {
     OPT_VERIFY,
     OPT_NO_SORT,
     OPT_NO_CULL,
-    OPT_NO_TILES,
+    OPT_TILES,
     OPT_VSYNC,
     OPT_NO_VSYNC,
     OPT_SCRIPT,
@@ -73,7 +73,7 @@ static const struct option long_options[] = {
     {"verify", no_argument, NULL, OPT_VERIFY},
     {"no-sort", no_argument, NULL, OPT_NO_SORT},
     {"no-cull", no_argument, NULL, OPT_NO_CULL},
-    {"no-tiles", no_argument, NULL, OPT_NO_TILES},
+    {"tiles", required_argument, NULL, OPT_TILES},
     {"vsync", no_argument, NULL, OPT_VSYNC},
     {"no-vsync", no_argument, NULL, OPT_NO_VSYNC},
     {"script", required_argument, NULL, OPT_SCRIPT},
@@ -84,6 +84,7 @@ static const struct option long_options[] = {
 
 static const char *const triangle_key_names[DS_TRIANGLE_KEY_COUNT] = {"farthest", "mean", "centroid"};
 static const char *const interop_names[] = {"auto", "map", "external", "none"};
+static const char *const tiles_names[] = {"auto", "on", "off"};
 static const char *const primitive_names[] = {"triangles", "points"};
 
 void ds_cli_usage(void *stream)
@@ -108,8 +109,9 @@ void ds_cli_usage(void *stream)
             "  --no-sort             draw unsorted, to show what wrong blending looks like\n"
             "  --no-cull             draw every triangle, also those that cover no pixel\n"
             "                        centre (left out by default: the same image, faster)\n"
-            "  --no-tiles            draw the sorted triangles in one draw, not binned by\n"
-            "                        screen tile (by default: the same image, faster)\n"
+            "  --tiles auto|on|off   bin the sorted primitives by screen tile and draw tile\n"
+            "                        by tile (the same image, faster); auto (default):\n"
+            "                        points and indexed triangles, not pulled ones\n"
             "  --primitive triangles|points\n"
             "                        sort and draw triangles, or vertices as round splats\n"
             "                        (default: triangles; points for point clouds)\n"
@@ -393,8 +395,11 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
         case OPT_NO_CULL:
             dest->no_cull = 1;
             break;
-        case OPT_NO_TILES:
-            dest->no_tiles = 1;
+        case OPT_TILES:
+            choice = parse_choice(arg, tiles_names, 3);
+            if (choice < 0)
+                return usage_error("--tiles '%s': expected auto, on or off", arg);
+            dest->tiles = (ds_tiles_mode)choice;
             break;
         case OPT_VSYNC:
             dest->vsync = 1;

@@ -199,7 +199,7 @@ static void print_table(const algo_run *runs, int run_count, const char *gpu,
            "interop %s, key bits %d, draw %s, cull %s, tiles %s, keys %s, depth buffer %s, commit %s\n",
            gpu, label, mesh->vertex_count, mesh->triangle_count, sorted, opts->width,
            opts->height, interop, opts->key_bits ? opts->key_bits : 32,
-           draw, opts->no_cull ? "off" : "on", opts->no_tiles ? "off" : "on",
+           draw, opts->no_cull ? "off" : "on", (const char *[]){"auto", "on", "off"}[opts->tiles],
            env_is("DS_KEYS", "vertex") ? "vertex pass" : "fused",
            env_is("DS_DEPTH", "off") ? "off" : "on", ds_build_commit);
     for (int r = 0; r < run_count; r++) {
@@ -337,7 +337,7 @@ int ds_headless_run(const ds_options *opts)
     desc.alpha = opts->alpha;
     desc.no_sort = opts->no_sort;
     desc.no_cull = opts->no_cull;
-    desc.no_tiles = opts->no_tiles;
+    desc.tiles = opts->tiles;
     desc.verify = opts->verify;
     desc.background[0] = desc.background[1] = desc.background[2] = 0.08f;
     desc.background[3] = 1.0f;

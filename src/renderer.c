@@ -110,8 +110,9 @@ struct ds_renderer {
     int fused_keys;       /* triangle keys without the per-vertex pass */
     int depth_buffer;     /* the own framebuffer has a depth attachment */
     int cull;             /* leave out triangles that cover no sample */
-    int tiles;            /* room to bin by screen tile (not desc.no_tiles) */
-    int tiles_on;         /* and binning on (ds_renderer_set_tiles) */
+    int tiles;            /* room to bin by screen tile (not DS_TILES_OFF) */
+    int tiles_on;         /* binning on (ds_renderer_set_tiles) ... */
+    int tiles_pulled;     /* ... for pulled triangles too (DS_TILES_ON) */
     int tile_pixels;      /* tile size (tuning: DS_TILE_PIXELS) */
     uint32_t sampled_target; /* the framebuffer last checked for samples */
     int target_samples;   /* its GL_SAMPLES, -1 before the first check */
@@ -451,8 +452,13 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     renderer->algo = desc->sort_algo;
     renderer->vertex_count = mesh->vertex_count;
     renderer->triangle_count = mesh->triangle_count;
-    renderer->tiles = !desc->no_tiles && mesh->vertex_count > 0;
+    if ((unsigned)desc->tiles > DS_TILES_OFF) {
+        free(renderer);
+        return ds_fail(DS_ERR_INVALID_ARG, "render: bad tiles mode %d", (int)desc->tiles);
+    }
+    renderer->tiles = desc->tiles != DS_TILES_OFF && mesh->vertex_count > 0;
     renderer->tiles_on = renderer->tiles;
+    renderer->tiles_pulled = desc->tiles == DS_TILES_ON;
     const char *tile_pixels = getenv("DS_TILE_PIXELS"); /* tuning only */
     renderer->tile_pixels = desc->tile_pixels > 0                    ? desc->tile_pixels
                             : tile_pixels && atoi(tile_pixels) > 0 ? atoi(tile_pixels)
@@ -777,10 +783,16 @@ static ds_key_range key_range(const ds_renderer *renderer, const float eye[3])
 /* Points, and triangles drawn by pulling, sort their values right in the
  * element buffer: it ends up holding the sorted order, one entry per
  * sorted element, and no scatter runs. */
-/* The frame bins its sorted triangles or points by screen tile (tiles.h). */
+/* The current primitive is binned by screen tile (tiles.h) when sorting. */
+static int tiles_apply(const ds_renderer *renderer)
+{
+    return renderer->tiles_on && (renderer->primitive == DS_PRIMITIVE_POINTS ||
+                                  !renderer->pull || renderer->tiles_pulled);
+}
+
 static int frame_tiled(const ds_renderer *renderer)
 {
-    return renderer->tiles_on && renderer->sorting;
+    return tiles_apply(renderer) && renderer->sorting;
 }
 
 /* The sort permutes the element buffer itself: points and pulled
@@ -1206,9 +1218,10 @@ void ds_renderer_set_sorting(ds_renderer *renderer, int sorting) { renderer->sor
 void ds_renderer_set_tiles(ds_renderer *renderer, int tiles)
 {
     renderer->tiles_on = renderer->tiles && tiles;
+    renderer->tiles_pulled = renderer->tiles_on;
 }
 
-int ds_renderer_tiles(const ds_renderer *renderer) { return renderer->tiles_on; }
+int ds_renderer_tiles(const ds_renderer *renderer) { return tiles_apply(renderer); }
 
 void ds_renderer_set_background(ds_renderer *renderer, const float rgba[4])
 {

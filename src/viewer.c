@@ -937,7 +937,7 @@ static ds_status create_renderer(viewer *v, const ds_options *opts, const ds_mes
     memcpy(desc.background, dark_background, sizeof desc.background);
     desc.no_sort = !v->sorting;
     desc.no_cull = opts->no_cull;
-    desc.no_tiles = opts->no_tiles;
+    desc.tiles = opts->tiles;
     status = ds_renderer_create(&desc, &v->renderer);
     if (status == DS_ERR_NOT_BUILT && v->sort != DS_SORT_CPU) {
         ds_warn("viewer: falling back to the cpu sort");

@@ -97,7 +97,7 @@ static void assert_options_equal(const ds_options *actual, const ds_options *exp
     assert_int_equal(actual->verify, expected->verify);
     assert_int_equal(actual->no_sort, expected->no_sort);
     assert_int_equal(actual->no_cull, expected->no_cull);
-    assert_int_equal(actual->no_tiles, expected->no_tiles);
+    assert_int_equal(actual->tiles, expected->tiles);
     assert_int_equal(actual->vsync, expected->vsync);
     assert_optional_string_equal(actual->script_path, expected->script_path);
 }
@@ -127,7 +127,7 @@ static void test_every_option(void **state)
         "bitonic2", "--shuffle", "--size", "640x480", "--primitive", "points", "--key", "centroid",
         "--interop", "external", "--orbit", "-90.5", "--alpha", "1", "--csv", "t.csv", "--json", "t.json",
         "--screenshot", "s.png", "--verify", "--no-sort", "--no-vsync", "--script", "keys.txt",
-        "--key-bits", "24", "--no-cull", "--no-tiles", NULL};
+        "--key-bits", "24", "--no-cull", "--tiles", "off", NULL};
     ds_options opts;
     parse_result r = parse_capturing(args, &opts, 2);
     assert_int_equal(r.status, DS_OK);
@@ -139,7 +139,7 @@ static void test_every_option(void **state)
         .primitive = DS_PRIMITIVE_POINTS, .primitive_given = 1, .triangle_key = DS_TRIANGLE_KEY_CENTROID,
         .interop = DS_INTEROP_EXTERNAL, .key_bits = 24, .orbit_degrees = -90.5f, .alpha = 1.0f,
         .csv_path = "t.csv", .json_path = "t.json", .screenshot_path = "s.png", .verify = 1,
-        .no_sort = 1, .no_cull = 1, .no_tiles = 1, .vsync = 0, .script_path = "keys.txt"};
+        .no_sort = 1, .no_cull = 1, .tiles = DS_TILES_OFF, .vsync = 0, .script_path = "keys.txt"};
     assert_options_equal(&opts, &expected);
 }
 
@@ -167,10 +167,12 @@ static void test_choices_and_forms(void **state)
     assert_int_equal(opts.interop, DS_INTEROP_NONE);
     assert_string_equal(opts.model_path, "--odd-name.obj");
 
-    static const char *const a3[] = {"--interop", "auto", "--key", "farthest", "--scene", "gyroid", NULL};
+    static const char *const a3[] = {"--interop", "auto", "--key", "farthest", "--scene", "gyroid",
+                                     "--tiles=on", NULL};
     r = parse_capturing(a3, &opts, 2);
     assert_int_equal(r.status, DS_OK);
     assert_int_equal(opts.interop, DS_INTEROP_AUTO);
+    assert_int_equal(opts.tiles, DS_TILES_ON);
     assert_int_equal(opts.triangle_key, DS_TRIANGLE_KEY_FARTHEST);
     assert_string_equal(opts.scene, "gyroid");
 }
@@ -188,7 +190,7 @@ static void test_help(void **state)
         "--frames N", "--sort NAME|all", "--shuffle", "--size WxH", "--primitive triangles|points",
         "--key farthest|mean|centroid", "--interop auto|map|external|none", "--orbit DEG", "--alpha A",
         "--csv FILE", "--json FILE", "--screenshot FILE.png", "--verify", "--no-sort", "--no-cull",
-        "--no-tiles", "--no-vsync", "--script FILE", "--help", "--version",
+        "--tiles auto|on|off", "--no-vsync", "--script FILE", "--help", "--version",
         /* sorts and scenes */
         "cub", "radix", "hybrid", "quick", "bitonic0", "bitonic1", "bitonic2", "cpu", "gyroid", "shells",
         /* hotkeys */
@@ -236,6 +238,7 @@ static void test_errors(void **state)
         {"--primitive", "lines", NULL, "--primitive"},
         {"--key", "nearest", NULL, "--key"},
         {"--interop", "magic", NULL, "--interop"},
+        {"--tiles", "maybe", NULL, "--tiles"},
         {"--alpha", "0", NULL, "--alpha"},
         {"--alpha", "1.5", NULL, "--alpha"},
         {"--alpha", "nan", NULL, "--alpha"},

@@ -229,7 +229,7 @@ static void test_layers_sorted_and_unsorted(void **state)
 }
 
 /* The renderer's alternative forms (renderer.h: draw_form,
- * vertex_distances, no_depth_buffer, no_cull, no_tiles, tile_pixels)
+ * vertex_distances, no_depth_buffer, no_cull, tiles, tile_pixels)
  * against the default: pixel for pixel
  * the same image of a built-in scene from three orbit angles, each frame
  * verified; and the layers come out right drawn by pulling too. */
@@ -254,7 +254,7 @@ static void test_draw_forms_agree(void **state)
         desc.vertex_distances = form == 2;
         desc.no_depth_buffer = form == 3;
         desc.no_cull = form == 4 || form == 8;
-        desc.no_tiles = form == 5;
+        desc.tiles = form == 5 ? DS_TILES_OFF : form == 7 ? DS_TILES_ON : DS_TILES_AUTO;
         desc.tile_pixels = form == 7 ? 8 : form == 6 || form == 8 ? 16 : 0;
         ds_renderer *renderer = NULL;
         assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
@@ -402,6 +402,11 @@ static void test_invalid_arguments(void **state)
     renderer = (ds_renderer *)&renderer;
     assert_int_equal(ds_renderer_create(&desc, &renderer), DS_ERR_INVALID_ARG);
     assert_null(renderer);
+    desc.draw_form = DS_DRAW_AUTO;
+    desc.tiles = (ds_tiles_mode)9;
+    renderer = (ds_renderer *)&renderer;
+    assert_int_equal(ds_renderer_create(&desc, &renderer), DS_ERR_INVALID_ARG);
+    assert_null(renderer);
     ds_log_set_quiet(0);
     ds_mesh_free(&mesh);
 }
@@ -498,7 +503,7 @@ static void test_points_tiles_agree(void **state)
         desc.background[3] = 1.0f;
         desc.primitive = DS_PRIMITIVE_POINTS;
         desc.verify = 1;
-        desc.no_tiles = !tiled;
+        desc.tiles = tiled ? DS_TILES_AUTO : DS_TILES_OFF;
         desc.tile_pixels = 8;
         assert_int_equal(ds_renderer_create(&desc, &renderers[tiled]), DS_OK);
     }
