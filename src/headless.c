@@ -191,15 +191,29 @@ static ds_status run_algo(ds_renderer *renderer, const ds_options *opts,
     return DS_OK;
 }
 
-static void print_table(const algo_run *runs, int run_count, const char *gpu,
-                        const char *label, const ds_mesh *mesh, size_t sorted,
-                        const ds_options *opts, const char *interop, const char *draw)
+/* What the table, the CSV and the JSON say about the run besides its
+ * timings. */
+typedef struct run_setup {
+    const char *gpu;
+    const char *label;     /* the model file or scene */
+    const ds_mesh *mesh;
+    size_t sorted;         /* triangles or points sorted per frame */
+    const char *primitive; /* "triangles" or "points" */
+    const char *interop;
+    const char *draw;      /* "indexed", "pull" or "points" */
+    int tiles;             /* the primitive was binned by screen tile */
+    const ds_options *opts;
+} run_setup;
+
+static void print_table(const algo_run *runs, int run_count, const run_setup *setup)
 {
+    const ds_options *opts = setup->opts;
+    size_t sorted = setup->sorted;
     printf("\ndepthsort headless: %s, %s, %zu vertices, %zu triangles, %zu sorted, %dx%d, "
            "interop %s, key bits %d, draw %s, cull %s, tiles %s, keys %s, depth buffer %s, commit %s\n",
-           gpu, label, mesh->vertex_count, mesh->triangle_count, sorted, opts->width,
-           opts->height, interop, opts->key_bits ? opts->key_bits : 32,
-           draw, opts->no_cull ? "off" : "on", (const char *[]){"auto", "on", "off"}[opts->tiles],
+           setup->gpu, setup->label, setup->mesh->vertex_count, setup->mesh->triangle_count,
+           sorted, opts->width, opts->height, setup->interop, opts->key_bits ? opts->key_bits : 32,
+           setup->draw, opts->no_cull ? "off" : "on", setup->tiles ? "on" : "off",
            env_is("DS_KEYS", "vertex") ? "vertex pass" : "fused",
            env_is("DS_DEPTH", "off") ? "off" : "on", ds_build_commit);
     for (int r = 0; r < run_count; r++) {
@@ -223,16 +237,6 @@ static void print_table(const algo_run *runs, int run_count, const char *gpu,
     }
 }
 
-/* What the CSV and JSON reports say about the run besides its timings. */
-typedef struct run_setup {
-    const char *gpu;
-    const char *label;     /* the model file or scene */
-    const ds_mesh *mesh;
-    size_t sorted;         /* triangles or points sorted per frame */
-    const char *primitive; /* "triangles" or "points" */
-    const char *interop;
-    const ds_options *opts;
-} run_setup;
 
 /* Closes a file written with stdio: a failed write anywhere (a full disk)
  * or a failed close is an error naming the file. */
@@ -283,10 +287,13 @@ static ds_status write_json(const char *path, const algo_run *runs, int run_coun
             "{\n  \"gpu\": \"%s\",\n  \"model\": \"%s\",\n  \"vertices\": %zu,\n"
             "  \"triangles\": %zu,\n  \"sorted\": %zu,\n  \"primitive\": \"%s\",\n"
             "  \"width\": %d,\n  \"height\": %d,\n  \"commit\": \"%s\",\n"
-            "  \"interop\": \"%s\",\n  \"shuffle\": %s,\n  \"runs\": [\n",
+            "  \"interop\": \"%s\",\n  \"shuffle\": %s,\n  \"draw\": \"%s\",\n"
+            "  \"cull\": %s,\n  \"tiles\": %s,\n  \"key_bits\": %d,\n  \"runs\": [\n",
             setup->gpu, setup->label, setup->mesh->vertex_count, setup->mesh->triangle_count,
             setup->sorted, setup->primitive, opts->width, opts->height, ds_build_commit,
-            setup->interop, opts->shuffle ? "true" : "false");
+            setup->interop, opts->shuffle ? "true" : "false", setup->draw,
+            opts->no_cull ? "false" : "true", setup->tiles ? "true" : "false",
+            opts->key_bits ? opts->key_bits : 32);
     for (int r = 0; r < run_count; r++) {
         const algo_run *run = &runs[r];
         fprintf(file, "    {\"sort\": \"%s\", \"frames\": %zu, \"wall_fps\": %.2f, "
@@ -408,10 +415,10 @@ int ds_headless_run(const ds_options *opts)
     const char *draw = ds_renderer_primitive(renderer) == DS_PRIMITIVE_POINTS ? "points"
                        : ds_renderer_draw_form(renderer) == DS_DRAW_PULL   ? "pull"
                                                                            : "indexed";
-    print_table(runs, run_count, ds_renderer_gpu_name(renderer), label, &mesh, sorted, opts,
-                interop, draw);
     const run_setup setup = {.gpu = ds_renderer_gpu_name(renderer), .label = label, .mesh = &mesh,
-                             .sorted = sorted, .primitive = primitive, .interop = interop, .opts = opts};
+                             .sorted = sorted, .primitive = primitive, .interop = interop,
+                             .draw = draw, .tiles = ds_renderer_tiles(renderer), .opts = opts};
+    print_table(runs, run_count, &setup);
     if (opts->csv_path && (status = write_csv(opts->csv_path, runs, run_count, &setup)))
         goto done;
     if (opts->json_path && (status = write_json(opts->json_path, runs, run_count, &setup)))
