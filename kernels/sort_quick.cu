@@ -1,9 +1,16 @@
 /* sort_quick.cu — GPU-Quicksort, after Cederman & Tsigas, "GPU-Quicksort: A
  * Practical Quicksort Algorithm for Graphics Processors".
  *
- * Keys are first mapped in place to their ordered uint32 form
- * (ds_key_to_ordered), which makes descending order, NaN-last and -0 == +0
- * plain unsigned comparison; the last pass maps them back. Between the two:
+ * Keys are sorted in their ordered uint32 form (ds_key_to_ordered), which
+ * makes descending order, NaN-last and -0 == +0 plain unsigned comparison.
+ * The map is fused into the sort: one read-only pass finds the root's
+ * bounds (the first pivot needs them), the first partition maps the
+ * caller's floats as it stages them (a short input: phase two as it
+ * reads them), every buffer after that holds codes, and every write of a
+ * key to its final place maps it back (the gap fills, the small sort,
+ * copies from aux, and "restore" tasks for uniform sequences that phase
+ * one leaves in the caller's arrays). DS_QUICK_FUSED=0 (read at create)
+ * keeps the separate in-place map passes before and after instead.
  *
  * Phase one (several blocks per sequence, host loop). Every sequence that is
  * still long is cut into tiles (the paper's sections) of threads * 8 keys,
@@ -28,8 +35,8 @@
  * above). After log2(maxseq) + 3 iterations the pivot is the midpoint of
  * the codes, which halves the code range, so phase one ends within a
  * bounded number of iterations on any input; a sequence whose minimum
- * equals its maximum is done at once — all-equal input costs two passes
- * (convert, restore). Iterations continue while sequences are long and
+ * equals its maximum is done at once — all-equal input costs the bounds
+ * pass alone (its keys are final as they stand). Iterations continue while sequences are long and
  * fewer than maxseq exist. The host queues them in batches without
  * waiting (each plan decides on the device, and the persistent grid does
  * not depend on the plan) and reads only the last plan's report of a
@@ -62,7 +69,12 @@
  * (about 1.8 TB/s), the plan 11 us and the fill 5 us; phase two's bitonic
  * sorts 0.8 ms.
  * On an H200 (bench_sort, one run): 2.508 ms at 2^24, 4.57x cub-raw
- * (0.549 ms); phases 0.065 + 1.643 + 0.756 + 0.048 ms. The lane-major
+ * (0.549 ms); phases 0.065 + 1.643 + 0.756 + 0.048 ms. Fusing the maps
+ * (H200, three alternating runs each): 2.503 / 2.525 / 2.505 -> 2.451 /
+ * 2.472 / 2.472 ms at 2^24 (cub-raw 0.552-0.555), 0.254 -> 0.250 ms at
+ * 2^20; the bounds pass takes 0.057 ms against the map's 0.064 (both
+ * latency-bound grid-stride loops), so the gain is the map back's
+ * 0.048 ms, not the 0.11 of both passes. The lane-major
  * segment sort took phase two from 0.86 to 0.76 ms (private driver, same
  * run: 2.617 -> 2.517 ms). Measured slower in that driver (against
  * about 2.62 ms for the code before it) and not kept: three or four
@@ -194,10 +206,17 @@ typedef struct quick_seq {
     uint32_t gap_start;             /* set by the last block, for fill */
 } quick_seq;
 
-enum { QUICK_TASK_SORT_MAIN = 0, QUICK_TASK_SORT_AUX = 1, QUICK_TASK_COPY = 2 };
+enum {
+    QUICK_TASK_SORT_MAIN = 0, /* ordered codes in the caller's arrays */
+    QUICK_TASK_SORT_AUX = 1,  /* ordered codes in the auxiliary ones */
+    QUICK_TASK_COPY = 2,      /* a uniform range in aux: copy to main */
+    QUICK_TASK_SORT_RAW = 3,  /* the caller's floats, not yet mapped (fused) */
+    QUICK_TASK_RESTORE = 4    /* a uniform range of codes in main: map back */
+};
 
 /* A phase-two job: sort [start, end) found in the main or aux buffer into
- * the main one, or copy that range from aux to main (a uniform range). */
+ * the main one, copy that range from aux to main, or map it back in main
+ * (uniform ranges). */
 typedef struct quick_task {
     uint32_t start, end, kind;
 } quick_task;
@@ -246,6 +265,11 @@ typedef struct quick_args {
     uint32_t count, maxseq, min_length, sbsize, tile;
     uint32_t value_iterations; /* phase-one iterations that use the value pivot */
     int code_pivot;
+    int descending;
+    /* 1: the caller's keys are mapped to ordered codes as phase one (or
+     * phase two, for a short input) first reads them, and every final
+     * write maps back; 0: separate map passes before and after. */
+    int fused;
 } quick_args;
 
 /* ---- device helpers ---------------------------------------------------- */
@@ -276,6 +300,19 @@ __device__ __forceinline__ uint32_t value_midpoint(uint32_t lo, uint32_t hi)
     if (!isfinite(m))
         return midpoint(lo, hi);
     return min(max(ds_key_to_ordered(m, 0), lo), hi);
+}
+
+/* A key as read from the caller's floats into ordered form. */
+__device__ __forceinline__ uint32_t ordered_from_raw(uint32_t bits, int descending)
+{
+    return ds_key_to_ordered(__uint_as_float(bits), descending);
+}
+
+/* A code as written to its final place: the float when fused (the map
+ * back folded into the write), else the code for k_quick_to_keys. */
+__device__ __forceinline__ uint32_t final_key(const quick_args &q, uint32_t code)
+{
+    return q.fused ? __float_as_uint(ds_ordered_to_key(code, q.descending)) : code;
 }
 
 __device__ __forceinline__ uint32_t median3(uint32_t a, uint32_t b, uint32_t c)
@@ -321,17 +358,18 @@ __device__ void reduce_counts(uint32_t *below, uint32_t *above,
 }
 
 /* First pass: one thread counts keys [begin, end) strided by T (coalesced),
- * and with BOUNDS tracks the largest key below and smallest above. */
-template <int T, bool BOUNDS>
+ * and with BOUNDS tracks the largest key below and smallest above. RAW:
+ * the keys are the caller's floats, mapped as they are read. */
+template <int T, bool BOUNDS, bool RAW>
 __device__ void count_pass(const uint32_t *__restrict__ keys, uint32_t begin,
-                           uint32_t end, uint32_t pivot, uint32_t *below,
-                           uint32_t *above, uint32_t *below_max,
+                           uint32_t end, uint32_t pivot, int descending,
+                           uint32_t *below, uint32_t *above, uint32_t *below_max,
                            uint32_t *above_min)
 {
     uint32_t b = 0, a = 0, bm = 0, am = 0xFFFFFFFFu;
 #pragma unroll 4
     for (uint32_t i = begin + threadIdx.x; i < end; i += T) {
-        uint32_t k = keys[i];
+        uint32_t k = RAW ? ordered_from_raw(keys[i], descending) : keys[i];
         b += k < pivot;
         a += k > pivot;
         if (BOUNDS) {
@@ -360,15 +398,17 @@ typedef struct tile_shared {
 
 /* Second pass: partitions [begin, end) of src into dst — keys below the
  * pivot from below_pos up, above it from above_pos up, and the values of
- * keys equal to it to equal_values[0..). The block walks tiles of
+ * keys equal to it to equal_values[0..); RAW as in count_pass (dst gets
+ * codes). The block walks tiles of
  * T * QUICK_ITEMS keys; thread t owns keys tile + j*T + t (coalesced
  * loads). Within a tile, a key's slot is (warp prefix of its class across
  * warps) + (its rank in its warp: ballot and popc over rows j), so each
  * class's writes of a warp row land contiguously. */
-template <int T>
+template <int T, bool RAW>
 __device__ void partition_pass(const uint32_t *__restrict__ src_keys,
                                const uint32_t *__restrict__ src_values,
                                uint32_t begin, uint32_t end, uint32_t pivot,
+                               int descending,
                                uint32_t *__restrict__ dst_keys,
                                uint32_t *__restrict__ dst_values,
                                uint32_t below_pos, uint32_t above_pos,
@@ -386,7 +426,7 @@ __device__ void partition_pass(const uint32_t *__restrict__ src_keys,
             uint32_t i = tile + j * T + threadIdx.x;
             cls[j] = 3;
             if (i < end) {
-                key[j] = src_keys[i];
+                key[j] = RAW ? ordered_from_raw(src_keys[i], descending) : src_keys[i];
                 value[j] = src_values[i];
                 cls[j] = key[j] < pivot ? 0 : (key[j] > pivot ? 2 : 1);
             }
@@ -462,9 +502,10 @@ __device__ void push_task(const quick_args &q, uint32_t start, uint32_t end,
     }
 }
 
-/* Files a new sequence (one thread): nothing if empty; if uniform, final
- * where it is, or copy chunks when it is in aux; a phase-two task if short;
- * else the next phase-one work list. */
+/* Files a new sequence (one thread; never the caller's unmapped keys):
+ * nothing if empty; if uniform, copy chunks when it is in aux, else final
+ * where it is (fused: restore chunks that map its codes back); a
+ * phase-two task if short; else the next phase-one work list. */
 __device__ void file_sequence(const quick_args &q, int next, uint32_t start,
                               uint32_t end, uint32_t in_aux, uint32_t lo,
                               uint32_t hi)
@@ -472,9 +513,10 @@ __device__ void file_sequence(const quick_args &q, int next, uint32_t start,
     if (end <= start)
         return;
     if (lo == hi) {
-        if (in_aux)
+        if (in_aux || q.fused)
             for (uint32_t c = start; c < end; c += QUICK_COPY_CHUNK)
-                push_task(q, c, min(end, c + QUICK_COPY_CHUNK), QUICK_TASK_COPY);
+                push_task(q, c, min(end, c + QUICK_COPY_CHUNK),
+                          in_aux ? QUICK_TASK_COPY : QUICK_TASK_RESTORE);
         return;
     }
     if (end - start < q.min_length) {
@@ -528,6 +570,29 @@ __global__ void k_quick_to_ordered(float *keys, uint32_t count, int descending,
     }
 }
 
+/* The fused path's only pass before phase one: the root bounds of
+ * k_quick_to_ordered, without writing the keys (grid-stride, one atomic
+ * pair per warp). */
+__global__ void k_quick_bounds(const float *keys, uint32_t count, int descending,
+                               quick_control *control)
+{
+    uint32_t lo = 0xFFFFFFFFu, hi = 0;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
+         i += gridDim.x * blockDim.x) {
+        const uint32_t u = ds_key_to_ordered(keys[i], descending);
+        lo = min(lo, u);
+        hi = max(hi, u);
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        lo = min(lo, __shfl_xor_sync(~0u, lo, o));
+        hi = max(hi, __shfl_xor_sync(~0u, hi, o));
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicMin(&control->root_lo, lo);
+        atomicMax(&control->root_hi, hi);
+    }
+}
+
 __global__ void k_quick_to_keys(float *keys, uint32_t count, int descending)
 {
     const uint32_t *ordered = (const uint32_t *)keys;
@@ -536,10 +601,21 @@ __global__ void k_quick_to_keys(float *keys, uint32_t count, int descending)
         keys[i] = ds_ordered_to_key(ordered[i], descending);
 }
 
-/* One thread files the whole array as the first sequence. */
+/* One thread files the whole array as the first sequence. All-equal keys
+ * are final as they stand, mapped or not (sort.h lets zeros keep their
+ * sign and NaNs their payload): the input costs the two map passes, or
+ * with fused maps the bounds pass alone. Fused, the root's keys are the
+ * caller's floats: a short root is a raw phase-two task, and a long one
+ * is phase one's first sequence, which the first partition maps. */
 __global__ void k_quick_root(quick_args q)
 {
-    file_sequence(q, 0, 0, q.count, 0, q.control->root_lo, q.control->root_hi);
+    const uint32_t lo = q.control->root_lo, hi = q.control->root_hi;
+    if (lo == hi)
+        return;
+    if (q.fused && q.count < q.min_length)
+        push_task(q, 0, q.count, QUICK_TASK_SORT_RAW);
+    else
+        file_sequence(q, 0, 0, q.count, 0, lo, hi);
 }
 
 /* ---- kernels: phase one ------------------------------------------------- */
@@ -588,9 +664,12 @@ k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket, int report)
     const bool go = w > 0 && w + done < q.maxseq &&
                     iteration < QUICK_MAX_ITERATIONS && !c->overflow;
     if (!go) {
+        /* Fused, iteration 0's only sequence is the unmapped root. */
+        const uint32_t main_kind =
+            q.fused && iteration == 0 ? QUICK_TASK_SORT_RAW : QUICK_TASK_SORT_MAIN;
         for (uint32_t i = threadIdx.x; i < w; i += blockDim.x)
             push_task(q, work[i].start, work[i].end,
-                      work[i].in_aux ? QUICK_TASK_SORT_AUX : QUICK_TASK_SORT_MAIN);
+                      work[i].in_aux ? QUICK_TASK_SORT_AUX : main_kind);
         __syncthreads(); /* every task is filed before the count is sent */
         if (threadIdx.x == 0) {
             __threadfence();
@@ -849,9 +928,11 @@ __device__ void partition_tile(const quick_args &q, int cur, uint32_t index,
  * keys and values are already on their way into the other half of the
  * block's staging memory (cp.async), so the loads never wait on the
  * reservations. Launched for every queued iteration; does nothing when
- * the plan said stop. */
+ * the plan said stop. `raw` (fused maps, first iteration: the root in the
+ * caller's floats): each thread maps its own staged keys once they land,
+ * so the partition writes codes to aux. */
 template <int T>
-__global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur)
+__global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur, int raw)
 {
     extern __shared__ uint32_t s_stage[]; /* [2][2 * QUICK_ITEMS * T] */
     __shared__ partition_shared s_part;
@@ -874,7 +955,14 @@ __global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur)
         if (b + 2 * step < tiles)
             after = q.tiles[b + 2 * step];
         __pipeline_wait_prior(1);
-        partition_tile<T>(q, cur, b, now, s_stage + buf * (2 * QUICK_ITEMS * T), &s_part);
+        uint32_t *stage = s_stage + buf * (2 * QUICK_ITEMS * T);
+        if (raw)
+#pragma unroll
+            for (int j = 0; j < QUICK_ITEMS; j++)
+                if (now.begin + j * T + threadIdx.x < now.stop)
+                    stage[j * T + threadIdx.x] =
+                        ordered_from_raw(stage[j * T + threadIdx.x], q.descending);
+        partition_tile<T>(q, cur, b, now, stage, &s_part);
         now = next;
         next = after;
     }
@@ -901,10 +989,10 @@ __global__ void __launch_bounds__(T) k_quick_fill(quick_args q, int cur)
         if (r.equal_count == 0)
             continue;
         const quick_seq *s = &work[r.seq];
-        const uint32_t pivot = s->pivot;
+        const uint32_t key = final_key(q, s->pivot);
         const uint32_t out = s->gap_start + r.equal_offset;
         for (uint32_t i = lane; i < r.equal_count; i += 32) {
-            q.keys[out + i] = pivot;
+            q.keys[out + i] = key;
             q.values[out + i] = q.equal_values[r.section_begin + i];
         }
     }
@@ -1088,22 +1176,28 @@ __device__ __forceinline__ void exchange_shared(unsigned long long *s, uint32_t 
     }
 }
 
-/* Flip-bitonic sort of `len` pairs (len <= sbsize) from src into the
- * caller's arrays at the same place; shared memory holds the real pairs
- * and pads up to the next multiple of 256. */
+/* Flip-bitonic sort of `len` pairs (len <= sbsize) from src (the caller's
+ * floats if raw, else codes) into the caller's arrays at the same place,
+ * as final keys; shared memory holds the real pairs and pads up to the
+ * next multiple of 256. */
 template <int T>
 __device__ void flip_small_sort(const quick_args &q, const uint32_t *src_keys,
                                 const uint32_t *src_values, uint32_t start,
-                                uint32_t len, unsigned long long *s_sort)
+                                uint32_t len, bool raw, unsigned long long *s_sort)
 {
     const uint32_t used = (len + QUICK_SEGMENT - 1) / QUICK_SEGMENT * QUICK_SEGMENT;
     uint32_t n2 = QUICK_SEGMENT;
     while (n2 < len)
         n2 <<= 1;
-    for (uint32_t i = threadIdx.x; i < used; i += T)
-        s_sort[i] = i < len ? ((unsigned long long)src_keys[start + i] << 32) |
-                                  src_values[start + i]
-                            : ~0ull;
+    for (uint32_t i = threadIdx.x; i < used; i += T) {
+        unsigned long long word = ~0ull;
+        if (i < len) {
+            const uint32_t bits = src_keys[start + i];
+            const uint32_t key = raw ? ordered_from_raw(bits, q.descending) : bits;
+            word = ((unsigned long long)key << 32) | src_values[start + i];
+        }
+        s_sort[i] = word;
+    }
     __syncthreads();
     sort_segments<T>(s_sort, used);
     __syncthreads();
@@ -1126,7 +1220,7 @@ __device__ void flip_small_sort(const quick_args &q, const uint32_t *src_keys,
     }
     for (uint32_t i = threadIdx.x; i < len; i += T) {
         unsigned long long w = s_sort[i];
-        q.keys[start + i] = (uint32_t)(w >> 32);
+        q.keys[start + i] = final_key(q, (uint32_t)(w >> 32));
         q.values[start + i] = (uint32_t)w;
     }
     __syncthreads(); /* s_sort is reused by the next small sort */
@@ -1134,7 +1228,10 @@ __device__ void flip_small_sort(const quick_args &q, const uint32_t *src_keys,
 
 /* One block per task. A sort task runs quicksort on its range with an
  * explicit stack (larger part pushed first, smaller popped next), writing
- * every final key to the caller's arrays. */
+ * every final key to the caller's arrays. A stack entry's source is 0
+ * (codes in main), 1 (codes in aux) or 2 (the caller's floats in main:
+ * a raw task's range, before its first partition); children are codes in
+ * the other buffer. */
 template <int T>
 __global__ void __launch_bounds__(T) k_quick_tasks(quick_args q)
 {
@@ -1146,15 +1243,21 @@ __global__ void __launch_bounds__(T) k_quick_tasks(quick_args q)
     const quick_task task = q.tasks[blockIdx.x];
     if (task.kind == QUICK_TASK_COPY) {
         for (uint32_t i = task.start + threadIdx.x; i < task.end; i += T) {
-            q.keys[i] = q.aux_keys[i];
+            q.keys[i] = final_key(q, q.aux_keys[i]);
             q.values[i] = q.aux_values[i];
         }
+        return;
+    }
+    if (task.kind == QUICK_TASK_RESTORE) {
+        for (uint32_t i = task.start + threadIdx.x; i < task.end; i += T)
+            q.keys[i] = final_key(q, q.keys[i]);
         return;
     }
     if (threadIdx.x == 0) {
         s_stack[0][0] = task.start;
         s_stack[0][1] = task.end;
-        s_stack[0][2] = task.kind == QUICK_TASK_SORT_AUX;
+        s_stack[0][2] = task.kind == QUICK_TASK_SORT_AUX
+                            ? 1 : (task.kind == QUICK_TASK_SORT_RAW ? 2 : 0);
         s_top = 1;
     }
     __syncthreads();
@@ -1163,7 +1266,9 @@ __global__ void __launch_bounds__(T) k_quick_tasks(quick_args q)
         if (top == 0)
             break;
         const uint32_t start = s_stack[top - 1][0], end = s_stack[top - 1][1];
-        const uint32_t in_aux = s_stack[top - 1][2];
+        const uint32_t source = s_stack[top - 1][2];
+        const uint32_t in_aux = source == 1;
+        const bool raw = source == 2;
         __syncthreads(); /* all have read the top before it is popped */
         if (threadIdx.x == 0)
             s_top = top - 1;
@@ -1171,26 +1276,42 @@ __global__ void __launch_bounds__(T) k_quick_tasks(quick_args q)
         const uint32_t *src_keys = in_aux ? q.aux_keys : q.keys;
         const uint32_t *src_values = in_aux ? q.aux_values : q.values;
         if (len <= q.sbsize) {
-            flip_small_sort<T>(q, src_keys, src_values, start, len, s_sort);
+            flip_small_sort<T>(q, src_keys, src_values, start, len, raw, s_sort);
             continue;
         }
         uint32_t *dst_keys = in_aux ? q.keys : q.aux_keys;
         uint32_t *dst_values = in_aux ? q.values : q.aux_values;
-        const uint32_t pivot = median3(src_keys[start], src_keys[start + len / 2],
-                                       src_keys[end - 1]);
+        uint32_t first = src_keys[start], middle = src_keys[start + len / 2];
+        uint32_t last = src_keys[end - 1];
+        if (raw) {
+            first = ordered_from_raw(first, q.descending);
+            middle = ordered_from_raw(middle, q.descending);
+            last = ordered_from_raw(last, q.descending);
+        }
+        const uint32_t pivot = median3(first, middle, last);
         uint32_t below, above, unused_max, unused_min;
-        count_pass<T, false>(src_keys, start, end, pivot, &below, &above,
-                             &unused_max, &unused_min);
+        if (raw)
+            count_pass<T, false, true>(src_keys, start, end, pivot, q.descending,
+                                       &below, &above, &unused_max, &unused_min);
+        else
+            count_pass<T, false, false>(src_keys, start, end, pivot, q.descending,
+                                        &below, &above, &unused_max, &unused_min);
         reduce_counts<T>(&below, &above, &unused_max, &unused_min, s_reduce);
-        partition_pass<T>(src_keys, src_values, start, end, pivot, dst_keys,
-                          dst_values, start, end - above,
-                          q.equal_values + start, &s_tile);
+        if (raw)
+            partition_pass<T, true>(src_keys, src_values, start, end, pivot,
+                                    q.descending, dst_keys, dst_values, start,
+                                    end - above, q.equal_values + start, &s_tile);
+        else
+            partition_pass<T, false>(src_keys, src_values, start, end, pivot,
+                                     q.descending, dst_keys, dst_values, start,
+                                     end - above, q.equal_values + start, &s_tile);
         /* Every source read and equal_values write is done before the gap
          * (inside this range of the caller's arrays) is written. */
         __syncthreads();
         const uint32_t equal = len - below - above;
+        const uint32_t pivot_key = final_key(q, pivot);
         for (uint32_t i = threadIdx.x; i < equal; i += T) {
-            q.keys[start + below + i] = pivot;
+            q.keys[start + below + i] = pivot_key;
             q.values[start + below + i] = q.equal_values[start + i];
         }
         if (threadIdx.x == 0) {
@@ -1232,11 +1353,13 @@ typedef struct quick_state {
     int partition_fit[3];  /* k_quick_partition<128/256/512> blocks per SM */
     uint32_t sbsize_max;  /* QUICK_MAX_SBSIZE or what this GPU allows */
     int time_phases, timed, iterations;
+    int fused;  /* quick_args.fused; DS_QUICK_FUSED=0 at create: off */
     cudaEvent_t events[5];
 } quick_state;
 
 static const char *const phase_names[4] = {"to-ordered", "phase one",
                                            "phase two", "to-keys"};
+static const char *const fused_phase_names[3] = {"bounds", "phase one", "phase two"};
 
 /* Staging memory of k_quick_partition<T>: two tiles of keys and values. */
 static size_t partition_smem(int threads)
@@ -1247,10 +1370,10 @@ static size_t partition_smem(int threads)
 /* One queued phase-one iteration after its plan: the persistent partition
  * (`blocks` resident blocks) and the fill. */
 template <int T>
-static ds_status launch_partition(const quick_args &q, int cur, uint32_t blocks,
-                                  cudaStream_t stream)
+static ds_status launch_partition(const quick_args &q, int cur, int raw,
+                                  uint32_t blocks, cudaStream_t stream)
 {
-    k_quick_partition<T><<<blocks, T, partition_smem(T), stream>>>(q, cur);
+    k_quick_partition<T><<<blocks, T, partition_smem(T), stream>>>(q, cur, raw);
     DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_partition");
     k_quick_fill<T><<<blocks, T, 0, stream>>>(q, cur);
     DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_fill");
@@ -1360,6 +1483,8 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
     q.sbsize = p.sbsize;
     q.tile = (uint32_t)p.threads * QUICK_ITEMS;
     q.code_pivot = p.code_pivot;
+    q.descending = descending;
+    q.fused = st->fused;
     uint32_t min_length = (uint32_t)((count + p.maxseq - 1) / p.maxseq);
     q.min_length = min_length > p.sbsize ? min_length : p.sbsize + 1;
     /* Balanced splits reach maxseq sequences in log2(maxseq) iterations;
@@ -1384,9 +1509,15 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
         return status;
     k_quick_reset<<<1, 1, 0, stream>>>(st->control);
     DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_reset");
-    k_quick_to_ordered<<<map_blocks, QUICK_MAP_THREADS, 0, stream>>>(
-        keys, q.count, descending, st->control);
-    DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_to_ordered");
+    if (q.fused) {
+        k_quick_bounds<<<map_blocks, QUICK_MAP_THREADS, 0, stream>>>(
+            keys, q.count, descending, st->control);
+        DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_bounds");
+    } else {
+        k_quick_to_ordered<<<map_blocks, QUICK_MAP_THREADS, 0, stream>>>(
+            keys, q.count, descending, st->control);
+        DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_to_ordered");
+    }
     if ((status = record(st, 1, stream)))
         return status;
     k_quick_root<<<1, 1, 0, stream>>>(q);
@@ -1414,10 +1545,12 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
             k_quick_plan<<<1, QUICK_PLAN_THREADS, 0, stream>>>(q, cur, iteration, ticket,
                                                                b == batch - 1);
             DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_plan");
+            /* Fused, the first partition reads the caller's floats. */
+            const int raw = q.fused && iteration == 0;
             switch (p.threads) {
-            case 128: status = launch_partition<128>(q, cur, grid, stream); break;
-            case 256: status = launch_partition<256>(q, cur, grid, stream); break;
-            default: status = launch_partition<512>(q, cur, grid, stream); break;
+            case 128: status = launch_partition<128>(q, cur, raw, grid, stream); break;
+            case 256: status = launch_partition<256>(q, cur, raw, grid, stream); break;
+            default: status = launch_partition<512>(q, cur, raw, grid, stream); break;
             }
             if (status)
                 return status;
@@ -1446,11 +1579,13 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
     }
     if ((status = record(st, 3, stream)))
         return status;
-    k_quick_to_keys<<<map_blocks, QUICK_MAP_THREADS, 0, stream>>>(keys, q.count,
-                                                                 descending);
-    DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_to_keys");
-    if ((status = record(st, 4, stream)))
-        return status;
+    if (!q.fused) {
+        k_quick_to_keys<<<map_blocks, QUICK_MAP_THREADS, 0, stream>>>(keys, q.count,
+                                                                     descending);
+        DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_to_keys");
+        if ((status = record(st, 4, stream)))
+            return status;
+    }
     st->timed = st->time_phases;
     return DS_OK;
 }
@@ -1501,6 +1636,8 @@ static ds_status quick_create_with(const ds_sorter_desc *desc, uint32_t maxseq_c
     st->cap_params = quick_params_for(n);
     st->cap_params.maxseq = maxseq_cap;
     st->time_phases = desc->time_phases;
+    const char *fused = getenv("DS_QUICK_FUSED");
+    st->fused = !(fused && fused[0] == '0');
     st->work_cap = 2 * maxseq_cap + 2;
     st->block_cap = 3 * maxseq_cap + 4 + (uint32_t)(n / QUICK_MIN_TILE);
     st->task_cap = 3 * maxseq_cap + 4 + (uint32_t)(n / QUICK_COPY_CHUNK);
@@ -1570,12 +1707,13 @@ static int quick_phases(void *state, const char **names, float *ms, int capacity
     int written = 0;
     if (!st->timed)
         return 0;
-    for (int i = 0; i < 4 && written < capacity; i++) {
+    const int phases = st->fused ? 3 : 4;
+    for (int i = 0; i < phases && written < capacity; i++) {
         float elapsed = 0.0f;
         if (cudaEventSynchronize(st->events[i + 1]) != cudaSuccess ||
             cudaEventElapsedTime(&elapsed, st->events[i], st->events[i + 1]) != cudaSuccess)
             return written;
-        names[written] = phase_names[i];
+        names[written] = st->fused ? fused_phase_names[i] : phase_names[i];
         ms[written] = elapsed;
         written++;
     }
