@@ -30,14 +30,10 @@ typedef enum ds_interop_mode {
     DS_INTEROP_NONE       /* CPU path: host sort and buffer uploads */
 } ds_interop_mode;
 
-/* Screen tiles (renderer.h): AUTO bins sorted points and indexed triangles
- * but not pulled ones (meshes of 3M triangles and more), where the H100's
- * draw gained nothing (dragon pulled: 1.72 ms either way; 10M gyroid: 17.5
- * against 17.4 ms, the binning 0.88 ms on top). */
+/* Screen tiles (renderer.h). */
 typedef enum ds_tiles_mode {
-    DS_TILES_AUTO = 0,
-    DS_TILES_ON,  /* also pulled triangles */
-    DS_TILES_OFF  /* one draw of the sorted list */
+    DS_TILES_ON = 0, /* bin the sorted primitives by screen tile */
+    DS_TILES_OFF     /* one draw of the sorted list */
 } ds_tiles_mode;
 
 typedef struct ds_options {
@@ -65,7 +61,7 @@ typedef struct ds_options {
     int no_sort;              /* --no-sort: draw unsorted */
     int no_cull;              /* --no-cull: draw the triangles that cover
                                  no pixel centre too */
-    ds_tiles_mode tiles;      /* --tiles auto|on|off */
+    ds_tiles_mode tiles;      /* --tiles on|off */
     int vsync;                /* viewer: 1 default, --no-vsync */
     const char *script_path;  /* viewer: --script FILE of scripted input */
 } ds_options;

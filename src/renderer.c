@@ -111,8 +111,7 @@ struct ds_renderer {
     int depth_buffer;     /* the own framebuffer has a depth attachment */
     int cull;             /* leave out triangles that cover no sample */
     int tiles;            /* room to bin by screen tile (not DS_TILES_OFF) */
-    int tiles_on;         /* binning on (ds_renderer_set_tiles) ... */
-    int tiles_pulled;     /* ... for pulled triangles too (DS_TILES_ON) */
+    int tiles_on;         /* binning on (ds_renderer_set_tiles) */
     int tile_pixels;      /* tile size (tuning: DS_TILE_PIXELS) */
     uint32_t sampled_target; /* the framebuffer last checked for samples */
     int target_samples;   /* its GL_SAMPLES, -1 before the first check */
@@ -458,7 +457,6 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     }
     renderer->tiles = desc->tiles != DS_TILES_OFF && mesh->vertex_count > 0;
     renderer->tiles_on = renderer->tiles;
-    renderer->tiles_pulled = desc->tiles == DS_TILES_ON;
     const char *tile_pixels = getenv("DS_TILE_PIXELS"); /* tuning only */
     renderer->tile_pixels = desc->tile_pixels > 0                    ? desc->tile_pixels
                             : tile_pixels && atoi(tile_pixels) > 0 ? atoi(tile_pixels)
@@ -783,16 +781,10 @@ static ds_key_range key_range(const ds_renderer *renderer, const float eye[3])
 /* Points, and triangles drawn by pulling, sort their values right in the
  * element buffer: it ends up holding the sorted order, one entry per
  * sorted element, and no scatter runs. */
-/* The current primitive is binned by screen tile (tiles.h) when sorting. */
-static int tiles_apply(const ds_renderer *renderer)
-{
-    return renderer->tiles_on && (renderer->primitive == DS_PRIMITIVE_POINTS ||
-                                  !renderer->pull || renderer->tiles_pulled);
-}
-
+/* The frame bins its sorted primitives by screen tile (tiles.h). */
 static int frame_tiled(const ds_renderer *renderer)
 {
-    return tiles_apply(renderer) && renderer->sorting;
+    return renderer->tiles_on && renderer->sorting;
 }
 
 /* The sort permutes the element buffer itself: points and pulled
@@ -1218,10 +1210,9 @@ void ds_renderer_set_sorting(ds_renderer *renderer, int sorting) { renderer->sor
 void ds_renderer_set_tiles(ds_renderer *renderer, int tiles)
 {
     renderer->tiles_on = renderer->tiles && tiles;
-    renderer->tiles_pulled = renderer->tiles_on;
 }
 
-int ds_renderer_tiles(const ds_renderer *renderer) { return tiles_apply(renderer); }
+int ds_renderer_tiles(const ds_renderer *renderer) { return renderer->tiles_on; }
 
 void ds_renderer_set_background(ds_renderer *renderer, const float rgba[4])
 {

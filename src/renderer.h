@@ -122,14 +122,14 @@ typedef struct ds_renderer_desc {
                                      image is the same. Only in triangles
                                      mode, sorting, into a single-sampled
                                      framebuffer. */
-    ds_tiles_mode tiles;          /* while sorting, the sorted primitives
-                                     binned by screen tile (kernels/
-                                     tiles.h), each tile's list in sorted
-                                     order, and drawn tile by tile with a
-                                     scissor: the same image to the bit,
-                                     drawn faster. AUTO: points and indexed
-                                     triangles; ON: also pulled triangles;
-                                     OFF: one draw of the sorted list */
+    ds_tiles_mode tiles;          /* default DS_TILES_ON: while sorting,
+                                     the sorted primitives are binned by
+                                     screen tile (kernels/tiles.h), each
+                                     tile's list in sorted order, and drawn
+                                     tile by tile with a scissor: the same
+                                     image to the bit, drawn faster.
+                                     DS_TILES_OFF: one draw of the sorted
+                                     list */
     int tile_pixels;              /* tile size in pixels; 0: DS_TILE_PIXELS
                                      (tiles.h; env DS_TILE_PIXELS for
                                      timing runs) */
@@ -198,10 +198,9 @@ void ds_renderer_set_triangle_key(ds_renderer *renderer, ds_triangle_key key);
 void ds_renderer_set_alpha(ds_renderer *renderer, float alpha);
 /* sorting 0: draw in mesh order (the "wrong" order, for comparison). */
 void ds_renderer_set_sorting(ds_renderer *renderer, int sorting);
-/* Screen tiles on (as DS_TILES_ON) or off from the next frame (the same
- * image either way); stays off for a renderer created with DS_TILES_OFF,
- * which has no room for them. ds_renderer_tiles(): whether the current
- * primitive is binned. */
+/* Screen tiles on or off from the next frame (the same image either way);
+ * they stay off for a renderer created with DS_TILES_OFF, which has no
+ * room for them. */
 void ds_renderer_set_tiles(ds_renderer *renderer, int tiles);
 int ds_renderer_tiles(const ds_renderer *renderer);
 void ds_renderer_set_background(ds_renderer *renderer, const float rgba[4]);

@@ -168,11 +168,11 @@ static void test_choices_and_forms(void **state)
     assert_string_equal(opts.model_path, "--odd-name.obj");
 
     static const char *const a3[] = {"--interop", "auto", "--key", "farthest", "--scene", "gyroid",
-                                     "--tiles=on", NULL};
+                                     "--tiles=off", NULL};
     r = parse_capturing(a3, &opts, 2);
     assert_int_equal(r.status, DS_OK);
     assert_int_equal(opts.interop, DS_INTEROP_AUTO);
-    assert_int_equal(opts.tiles, DS_TILES_ON);
+    assert_int_equal(opts.tiles, DS_TILES_OFF);
     assert_int_equal(opts.triangle_key, DS_TRIANGLE_KEY_FARTHEST);
     assert_string_equal(opts.scene, "gyroid");
 }
@@ -190,7 +190,7 @@ static void test_help(void **state)
         "--frames N", "--sort NAME|all", "--shuffle", "--size WxH", "--primitive triangles|points",
         "--key farthest|mean|centroid", "--interop auto|map|external|none", "--orbit DEG", "--alpha A",
         "--csv FILE", "--json FILE", "--screenshot FILE.png", "--verify", "--no-sort", "--no-cull",
-        "--tiles auto|on|off", "--no-vsync", "--script FILE", "--help", "--version",
+        "--tiles on|off", "--no-vsync", "--script FILE", "--help", "--version",
         /* sorts and scenes */
         "cub", "radix", "hybrid", "quick", "bitonic0", "bitonic1", "bitonic2", "cpu", "gyroid", "shells",
         /* hotkeys */

@@ -254,7 +254,7 @@ static void test_draw_forms_agree(void **state)
         desc.vertex_distances = form == 2;
         desc.no_depth_buffer = form == 3;
         desc.no_cull = form == 4 || form == 8;
-        desc.tiles = form == 5 ? DS_TILES_OFF : form == 7 ? DS_TILES_ON : DS_TILES_AUTO;
+        desc.tiles = form == 5 ? DS_TILES_OFF : DS_TILES_ON;
         desc.tile_pixels = form == 7 ? 8 : form == 6 || form == 8 ? 16 : 0;
         ds_renderer *renderer = NULL;
         assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
@@ -503,7 +503,7 @@ static void test_points_tiles_agree(void **state)
         desc.background[3] = 1.0f;
         desc.primitive = DS_PRIMITIVE_POINTS;
         desc.verify = 1;
-        desc.tiles = tiled ? DS_TILES_AUTO : DS_TILES_OFF;
+        desc.tiles = tiled ? DS_TILES_ON : DS_TILES_OFF;
         desc.tile_pixels = 8;
         assert_int_equal(ds_renderer_create(&desc, &renderers[tiled]), DS_OK);
     }
