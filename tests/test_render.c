@@ -228,6 +228,20 @@ static void test_layers_sorted_and_unsorted(void **state)
     ds_mesh_free(&mesh);
 }
 
+/* A WIDTH x HEIGHT renderer of `mesh` at alpha 0.35 on opaque black that
+ * keeps each frame's keys for ds_renderer_verify(). */
+static ds_renderer_desc verified_desc(const ds_mesh *mesh)
+{
+    ds_renderer_desc desc = {0};
+    desc.mesh = mesh;
+    desc.width = WIDTH;
+    desc.height = HEIGHT;
+    desc.alpha = 0.35f;
+    desc.background[3] = 1.0f;
+    desc.verify = 1;
+    return desc;
+}
+
 /* The renderer's alternative forms (renderer.h: draw_form,
  * vertex_distances, no_depth_buffer, no_cull, tiles, tile_pixels)
  * against the default: pixel for pixel
@@ -243,13 +257,7 @@ static void test_draw_forms_agree(void **state)
      * depth buffer, 4 no culling, 5 no tiles, 6 16-pixel tiles, 7 pull and
      * 8-pixel tiles, 8 no culling and 16-pixel tiles. */
     for (int form = 0; form < 9; form++) {
-        ds_renderer_desc desc = {0};
-        desc.mesh = &mesh;
-        desc.width = WIDTH;
-        desc.height = HEIGHT;
-        desc.alpha = 0.35f;
-        desc.background[3] = 1.0f;
-        desc.verify = 1;
+        ds_renderer_desc desc = verified_desc(&mesh);
         desc.draw_form = form == 1 || form == 7 ? DS_DRAW_PULL : DS_DRAW_AUTO;
         desc.vertex_distances = form == 2;
         desc.no_depth_buffer = form == 3;
@@ -495,14 +503,8 @@ static void test_points_tiles_agree(void **state)
     static uint8_t reference[WIDTH * HEIGHT * 4], pixels[WIDTH * HEIGHT * 4];
     ds_renderer *renderers[2] = {NULL, NULL};
     for (int tiled = 0; tiled < 2; tiled++) {
-        ds_renderer_desc desc = {0};
-        desc.mesh = &mesh;
-        desc.width = WIDTH;
-        desc.height = HEIGHT;
-        desc.alpha = 0.35f;
-        desc.background[3] = 1.0f;
+        ds_renderer_desc desc = verified_desc(&mesh);
         desc.primitive = DS_PRIMITIVE_POINTS;
-        desc.verify = 1;
         desc.tiles = tiled ? DS_TILES_ON : DS_TILES_OFF;
         desc.tile_pixels = 8;
         assert_int_equal(ds_renderer_create(&desc, &renderers[tiled]), DS_OK);
