@@ -84,7 +84,7 @@ static const struct option long_options[] = {
 
 static const char *const triangle_key_names[DS_TRIANGLE_KEY_COUNT] = {"farthest", "mean", "centroid"};
 static const char *const interop_names[] = {"auto", "map", "external", "none"};
-static const char *const tiles_names[] = {"on", "off"};
+static const char *const tiles_names[] = {"auto", "on", "off"};
 static const char *const primitive_names[] = {"triangles", "points"};
 
 void ds_cli_usage(void *stream)
@@ -109,8 +109,9 @@ void ds_cli_usage(void *stream)
             "  --no-sort             draw unsorted, to show what wrong blending looks like\n"
             "  --no-cull             draw every triangle, also those that cover no pixel\n"
             "                        centre (left out by default: the same image, faster)\n"
-            "  --tiles on|off        bin the sorted primitives by screen tile and draw tile\n"
-            "                        by tile: the same image, faster (default on)\n"
+            "  --tiles auto|on|off   bin the sorted primitives by screen tile and draw tile\n"
+            "                        by tile: the same image, faster on a GPU (auto, the\n"
+            "                        default: on with CUDA, off on the CPU path)\n"
             "  --primitive triangles|points\n"
             "                        sort and draw triangles, or vertices as round splats\n"
             "                        (default: triangles; points for point clouds)\n"
@@ -395,9 +396,9 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
             dest->no_cull = 1;
             break;
         case OPT_TILES:
-            choice = parse_choice(arg, tiles_names, 2);
+            choice = parse_choice(arg, tiles_names, 3);
             if (choice < 0)
-                return usage_error("--tiles '%s': expected on or off", arg);
+                return usage_error("--tiles '%s': expected auto, on or off", arg);
             dest->tiles = (ds_tiles_mode)choice;
             break;
         case OPT_VSYNC:

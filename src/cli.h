@@ -30,10 +30,13 @@ typedef enum ds_interop_mode {
     DS_INTEROP_NONE       /* CPU path: host sort and buffer uploads */
 } ds_interop_mode;
 
-/* Screen tiles (renderer.h). */
+/* Screen tiles (renderer.h). AUTO: on with CUDA, off on the CPU path,
+ * where binning on the host costs more than the draw gains (llvmpipe, 1M
+ * triangles at 1080p: 0.10 s of binning for 0.025 s of draw). */
 typedef enum ds_tiles_mode {
-    DS_TILES_ON = 0, /* bin the sorted primitives by screen tile */
-    DS_TILES_OFF     /* one draw of the sorted list */
+    DS_TILES_AUTO = 0,
+    DS_TILES_ON,  /* bin the sorted primitives by screen tile */
+    DS_TILES_OFF  /* one draw of the sorted list */
 } ds_tiles_mode;
 
 typedef struct ds_options {
@@ -61,7 +64,7 @@ typedef struct ds_options {
     int no_sort;              /* --no-sort: draw unsorted */
     int no_cull;              /* --no-cull: draw the triangles that cover
                                  no pixel centre too */
-    ds_tiles_mode tiles;      /* --tiles on|off */
+    ds_tiles_mode tiles;      /* --tiles auto|on|off */
     int vsync;                /* viewer: 1 default, --no-vsync */
     const char *script_path;  /* viewer: --script FILE of scripted input */
 } ds_options;

@@ -456,7 +456,6 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
         return ds_fail(DS_ERR_INVALID_ARG, "render: bad tiles mode %d", (int)desc->tiles);
     }
     renderer->tiles = desc->tiles != DS_TILES_OFF && mesh->vertex_count > 0;
-    renderer->tiles_on = renderer->tiles;
     const char *tile_pixels = getenv("DS_TILE_PIXELS"); /* tuning only */
     renderer->tile_pixels = desc->tile_pixels > 0                    ? desc->tile_pixels
                             : tile_pixels && atoi(tile_pixels) > 0 ? atoi(tile_pixels)
@@ -483,6 +482,7 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
             ds_warn("render: no CUDA device drives this GL context; using the cpu sort");
         renderer->algo = DS_SORT_CPU;
     }
+    renderer->tiles_on = renderer->tiles && (desc->tiles == DS_TILES_ON || !renderer->cpu_path);
 
     size_t t = mesh->triangle_count, most = mesh->vertex_count > t ? mesh->vertex_count : t;
     if (renderer->verify || renderer->cpu_path) {

@@ -122,14 +122,14 @@ typedef struct ds_renderer_desc {
                                      image is the same. Only in triangles
                                      mode, sorting, into a single-sampled
                                      framebuffer. */
-    ds_tiles_mode tiles;          /* default DS_TILES_ON: while sorting,
-                                     the sorted primitives are binned by
-                                     screen tile (kernels/tiles.h), each
-                                     tile's list in sorted order, and drawn
-                                     tile by tile with a scissor: the same
-                                     image to the bit, drawn faster.
-                                     DS_TILES_OFF: one draw of the sorted
-                                     list */
+    ds_tiles_mode tiles;          /* while sorting, the sorted primitives
+                                     binned by screen tile (kernels/
+                                     tiles.h), each tile's list in sorted
+                                     order, and drawn tile by tile with a
+                                     scissor: the same image to the bit,
+                                     drawn faster on a GPU. Default AUTO:
+                                     on with CUDA, off on the CPU path;
+                                     ON; OFF: one draw of the sorted list */
     int tile_pixels;              /* tile size in pixels; 0: DS_TILE_PIXELS
                                      (tiles.h; env DS_TILE_PIXELS for
                                      timing runs) */

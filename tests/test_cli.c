@@ -190,7 +190,7 @@ static void test_help(void **state)
         "--frames N", "--sort NAME|all", "--shuffle", "--size WxH", "--primitive triangles|points",
         "--key farthest|mean|centroid", "--interop auto|map|external|none", "--orbit DEG", "--alpha A",
         "--csv FILE", "--json FILE", "--screenshot FILE.png", "--verify", "--no-sort", "--no-cull",
-        "--tiles on|off", "--no-vsync", "--script FILE", "--help", "--version",
+        "--tiles auto|on|off", "--no-vsync", "--script FILE", "--help", "--version",
         /* sorts and scenes */
         "cub", "radix", "hybrid", "quick", "bitonic0", "bitonic1", "bitonic2", "cpu", "gyroid", "shells",
         /* hotkeys */

@@ -14,8 +14,9 @@
  *   shot 5  drag left 150 0, key H          model region differs from shot 4
  *                                           (orbit), sort line identical
  *   shot 6  key S (shuffle off again: ties in a fixed order)
- *   shot 7  key T (screen tiles off)        state line differs from shot 6,
- *                                           model region identical
+ *   shot 7  key T (screen tiles toggled:    state line differs from shot 6,
+ *           on, from auto's off on the      model region identical
+ *           CPU path)
  *
  * Needs xvfb-run (Debian's xvfb, installed by scripts/setup.sh); exits 77
  * (skipped) only when it is missing. DS_DEPTHSORT is the program's path.
@@ -251,7 +252,7 @@ static void tiles_key_keeps_the_image(void **state)
     (void)state;
     assert_true(line_difference(5, 6, STATE_LINE) > 20);
     long changed = differing_pixels(&shots[5], &shots[6], WIDTH / 2, HEIGHT / 2, WIDTH, HEIGHT);
-    fprintf(stderr, "model region: shot 6 vs 7 (tiles off) differ in %ld pixels\n", changed);
+    fprintf(stderr, "model region: shot 6 vs 7 (tiles toggled) differ in %ld pixels\n", changed);
     assert_int_equal(changed, 0);
 }
 
