@@ -300,13 +300,8 @@ static void test_draw_forms_agree(void **state)
     ds_mesh_free(&mesh);
 
     make_layers(&mesh);
-    ds_renderer_desc desc = {0};
-    desc.mesh = &mesh;
-    desc.width = WIDTH;
-    desc.height = HEIGHT;
+    ds_renderer_desc desc = verified_desc(&mesh);
     desc.alpha = ALPHA;
-    desc.background[3] = 1.0f;
-    desc.verify = 1;
     desc.draw_form = DS_DRAW_PULL;
     ds_renderer *renderer = NULL;
     assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
