@@ -29,6 +29,15 @@
  *       the block barrier. (Clusters on every pass, FIRST over 2^16,
  *       17 passes, measured no faster on the H200: a cluster-wide window
  *       costs about a DRAM pass.)
+ *       The FIRST and TILE passes run on kernels whose windows are
+ *       template constants (k_bitonic_v2_first, k_bitonic_v2_tile<top>):
+ *       each slot's shared address is a per-window base plus an
+ *       immediate (padded, not swizzled, shared memory), no spills; the
+ *       GLOBAL and cluster passes keep the run-time k_bitonic_v2_pass.
+ *       NVIDIA H200, 2^24 uniform, same runs: 3.09 ms run-time kernel
+ *       (DS_BITONIC_GENERIC=1) -> 2.41 ms (cub 0.627, cub-raw 0.560:
+ *       3.84x cub, 4.29x cub-raw); ncu FIRST 679 -> 307 us (160M warp
+ *       instructions, bound by shared-memory wavefronts), TILE 66-105 us.
  *
  * Network. Stage s (0-based) merges sorted runs of 2^s into runs of
  * 2^(s+1); its step j compares elements 2^j apart. We use the variant whose
@@ -123,6 +132,8 @@ typedef struct bitonic_state {
     int cluster_bits; /* V2: log2 of the largest cluster (0: none) */
     int staged;       /* V2: pass kinds with staged global accesses
                          (V2_STAGED_*) */
+    int generic;      /* V2: FIRST and TILE passes on k_bitonic_v2_pass
+                         (measurement) */
     unsigned resident_blocks; /* V2: 0 = one block a tile (default); N =
                                  N blocks looping, with prefetch
                                  (measurement) */
@@ -827,6 +838,372 @@ k_bitonic_v2_pass(uint32_t *keys, uint32_t *values, uint32_t n, v2_pass p)
                               read its shared memory */
 }
 
+/* ---- V2: FIRST and TILE passes with compile-time windows --------------- */
+
+/* The same windows as v2_window for the contiguous-tile passes, but every
+ * window's layout, step list and barrier is a template constant, so that
+ * a slot's shared address is the thread's base plus an immediate and a
+ * comparator is its five instructions (compare, min, max, two selects).
+ * Shared memory is padded instead of swizzled: one spare slot after every
+ * 16, so slot v2_pad(u) = u + u / 16, which is additive over disjoint bit
+ * sets (v2_pad(a | b) = v2_pad(a) + v2_pad(b)); every layout below keeps
+ * the 16 lanes of a half-warp on 16 distinct bank pairs (checked
+ * exhaustively on the host when this was written).
+ *
+ * Layouts. Plain window MASK (4 of the 13 local bits): slot s holds the
+ * local index whose MASK bits are s (lowest first) and whose other bits
+ * are the thread index t (lowest first). Mirror window of stage S >= 4:
+ * slot p = (a << 1) | f, a the local bits S - 2 ... S, the bits below S -
+ * 2 are t's L (top bit clear) for f = 0 and ~L for f = 1, the bits above S
+ * are t's rest; the stage's mirror step is slot p against p ^ 15 (see
+ * v2_window). A plain window whose bits all lie below V2_WARP_BITS, and
+ * every mirror window of a stage below V2_WARP_BITS, holds exactly the
+ * pairs with u >> V2_WARP_BITS == warp, so two such windows in a row need
+ * only __syncwarp(). */
+#define V2_PADDED_TILE (V2_TILE + V2_TILE / 16)
+#define V2_FIXED_SMEM_BYTES (V2_PADDED_TILE * sizeof(uint2))
+#define V2_LOCAL_MASK (V2_TILE - 1u)
+
+__host__ __device__ constexpr uint32_t v2_pad(uint32_t u)
+{
+    return u + (u >> 4);
+}
+
+/* The bits of x placed, lowest first, on the set bits of mask. */
+__host__ __device__ constexpr uint32_t v2_deposit(uint32_t x, uint32_t mask)
+{
+    uint32_t u = 0;
+    for (int b = 0, q = 0; b < 32; b++)
+        if ((mask >> b) & 1u)
+            u |= ((x >> q++) & 1u) << b;
+    return u;
+}
+
+/* Slot bit of local bit `bit` in a window over mask. */
+__host__ __device__ constexpr int v2_slot_bit(uint32_t mask, int bit)
+{
+    int q = 0;
+    for (int b = 0; b < bit; b++)
+        q += (mask >> b) & 1u;
+    return q;
+}
+
+/* Length of the run of set bits of mask that starts at bit b. */
+__host__ __device__ constexpr int v2_run_length(uint32_t mask, int b)
+{
+    int len = 0;
+    while (b + len < 32 && ((mask >> (b + len)) & 1u))
+        len++;
+    return len;
+}
+
+/* Highest set bit. */
+__host__ __device__ constexpr int v2_top_bit(uint32_t mask)
+{
+    int top = -1;
+    for (int b = 0; b < 32; b++)
+        if ((mask >> b) & 1u)
+            top = b;
+    return top;
+}
+
+/* Mask of the window that ends a run of steps j ... 0 (j <= 3): local bits
+ * 0 ... j and the top 3 - j, so that the thread bits sit right above the
+ * low run (contiguous global stores). */
+__host__ __device__ constexpr uint32_t v2_final_mask(int j)
+{
+    return ((2u << j) - 1u) |
+           (((1u << (3 - j)) - 1u) << (V2_TILE_BITS - (3 - j)));
+}
+
+/* Mask of the window of the chunk J ... J - 3 of steps (see
+ * v2_fixed_chunks). */
+__host__ __device__ constexpr uint32_t v2_chunk_mask(int j, bool final)
+{
+    return j <= V2_WINDOW_BITS - 1
+               ? (final ? v2_final_mask(j) : 0xFu)
+               : 0xFu << (j - (V2_WINDOW_BITS - 1));
+}
+
+/* Thread t's local index in a plain window over MASK (its slot 0). */
+template <uint32_t MASK>
+__device__ __forceinline__ uint32_t v2_spread_thread(uint32_t t)
+{
+    constexpr uint32_t free_bits = ~MASK & V2_LOCAL_MASK;
+    uint32_t u = 0;
+    int q = 0;
+#pragma unroll
+    for (int b = 0; b < V2_TILE_BITS; b++)
+        if (((free_bits >> b) & 1u) &&
+            (b == 0 || !((free_bits >> (b - 1)) & 1u))) {
+            const int len = v2_run_length(free_bits, b);
+            u |= ((t >> q) & ((1u << len) - 1u)) << b;
+            q += len;
+        }
+    return u;
+}
+
+/* What a block's windows need: arrays, count, its tile, the tile in
+ * shared memory, the key conversions. */
+typedef struct v2_fixed_block {
+    uint32_t *keys, *values;
+    uint32_t n;
+    uint32_t tile_base; /* global index of local element 0 */
+    uint2 *s_pairs;     /* V2_PADDED_TILE slots */
+    int in_float, out_float, descending;
+} v2_fixed_block;
+
+/* Half-cleaner steps HI ... LO (local bits, all in MASK), in slot space. */
+template <uint32_t MASK, int HI, int LO>
+__device__ __forceinline__ void v2_fixed_steps(uint32_t (&key)[V2_ITEMS],
+                                               uint32_t (&value)[V2_ITEMS])
+{
+    if constexpr (HI >= LO) {
+        static_assert((MASK >> HI) & 1u, "step outside the window");
+        v2_half_cleaner<v2_slot_bit(MASK, HI)>(key, value);
+        v2_fixed_steps<MASK, HI - 1, LO>(key, value);
+    }
+}
+
+/* Plain window MASK from shared memory. */
+template <uint32_t MASK>
+__device__ __forceinline__ void v2_fixed_load(const v2_fixed_block &b,
+                                              uint32_t (&key)[V2_ITEMS],
+                                              uint32_t (&value)[V2_ITEMS])
+{
+    const uint2 *base =
+        b.s_pairs + v2_pad(v2_spread_thread<MASK>(threadIdx.x));
+#pragma unroll
+    for (int s = 0; s < V2_ITEMS; s++) {
+        uint2 kv = base[v2_pad(v2_deposit(s, MASK))];
+        key[s] = kv.x;
+        value[s] = kv.y;
+    }
+}
+
+/* Plain window MASK to shared memory, then the barrier that makes it
+ * visible to the next window: __syncwarp() if WARP (both windows hold the
+ * warp's own pairs), else __syncthreads(). */
+template <uint32_t MASK, bool WARP>
+__device__ __forceinline__ void v2_fixed_store(const v2_fixed_block &b,
+                                               const uint32_t (&key)[V2_ITEMS],
+                                               const uint32_t (&value)[V2_ITEMS])
+{
+    uint2 *base = b.s_pairs + v2_pad(v2_spread_thread<MASK>(threadIdx.x));
+#pragma unroll
+    for (int s = 0; s < V2_ITEMS; s++)
+        base[v2_pad(v2_deposit(s, MASK))] = make_uint2(key[s], value[s]);
+    if constexpr (WARP)
+        __syncwarp();
+    else
+        __syncthreads();
+}
+
+/* Mirror window of stage S from (LOAD) or to (!LOAD) shared memory. */
+template <int S, bool LOAD>
+__device__ __forceinline__ void v2_fixed_mirror_io(const v2_fixed_block &b,
+                                                   uint32_t (&key)[V2_ITEMS],
+                                                   uint32_t (&value)[V2_ITEMS])
+{
+    static_assert(S >= V2_WINDOW_BITS && S < V2_TILE_BITS, "mirror stage");
+    const uint32_t t = threadIdx.x;
+    const uint32_t low = t & ((1u << (S - 3)) - 1u);
+    const uint32_t high = (t >> (S - 3)) << (S + 1);
+    uint2 *base0 = b.s_pairs + v2_pad(high | low);
+    uint2 *base1 = b.s_pairs + v2_pad(high | (low ^ ((1u << (S - 2)) - 1u)));
+#pragma unroll
+    for (int p = 0; p < V2_ITEMS; p++) {
+        uint2 *slot = (p & 1 ? base1 : base0) + v2_pad((p >> 1) << (S - 2));
+        if constexpr (LOAD) {
+            uint2 kv = *slot;
+            key[p] = kv.x;
+            value[p] = kv.y;
+        } else {
+            *slot = make_uint2(key[p], value[p]);
+        }
+    }
+}
+
+/* Plain window MASK from global memory: vectors over the low slot bits
+ * that are local bits 0, 1; past n, sentinels. */
+template <uint32_t MASK>
+__device__ __forceinline__ void v2_fixed_global_load(const v2_fixed_block &b,
+                                                     uint32_t (&key)[V2_ITEMS],
+                                                     uint32_t (&value)[V2_ITEMS])
+{
+    const uint32_t g0 = b.tile_base + v2_spread_thread<MASK>(threadIdx.x);
+    constexpr int vec = (MASK & 3u) == 3u ? 4 : (MASK & 1u) ? 2 : 1;
+    if (b.tile_base + V2_TILE <= b.n) {
+#pragma unroll
+        for (int s = 0; s < V2_ITEMS; s += vec) {
+            const uint32_t g = g0 + v2_deposit(s, MASK);
+            if constexpr (vec == 4) {
+                uint4 kk = *(const uint4 *)(b.keys + g);
+                uint4 vv = *(const uint4 *)(b.values + g);
+                key[s] = kk.x; key[s + 1] = kk.y; key[s + 2] = kk.z; key[s + 3] = kk.w;
+                value[s] = vv.x; value[s + 1] = vv.y; value[s + 2] = vv.z; value[s + 3] = vv.w;
+            } else if constexpr (vec == 2) {
+                uint2 kk = *(const uint2 *)(b.keys + g);
+                uint2 vv = *(const uint2 *)(b.values + g);
+                key[s] = kk.x; key[s + 1] = kk.y;
+                value[s] = vv.x; value[s + 1] = vv.y;
+            } else {
+                key[s] = b.keys[g];
+                value[s] = b.values[g];
+            }
+        }
+    } else {
+#pragma unroll
+        for (int s = 0; s < V2_ITEMS; s++) {
+            const uint32_t g = g0 + v2_deposit(s, MASK);
+            key[s] = g < b.n ? b.keys[g] : SENTINEL_KEY;
+            value[s] = g < b.n ? b.values[g] : 0;
+        }
+    }
+    if (b.in_float) /* the sentinel, a NaN, maps to itself */
+#pragma unroll
+        for (int s = 0; s < V2_ITEMS; s++)
+            key[s] = ds_key_to_ordered(__uint_as_float(key[s]), b.descending);
+}
+
+/* Plain window MASK to global memory; nothing at or past n. */
+template <uint32_t MASK>
+__device__ __forceinline__ void v2_fixed_global_store(const v2_fixed_block &b,
+                                                      uint32_t (&key)[V2_ITEMS],
+                                                      uint32_t (&value)[V2_ITEMS])
+{
+    if (b.out_float)
+#pragma unroll
+        for (int s = 0; s < V2_ITEMS; s++)
+            key[s] = __float_as_uint(ds_ordered_to_key(key[s], b.descending));
+    const uint32_t g0 = b.tile_base + v2_spread_thread<MASK>(threadIdx.x);
+    constexpr int vec = (MASK & 3u) == 3u ? 4 : (MASK & 1u) ? 2 : 1;
+    if (b.tile_base + V2_TILE <= b.n) {
+#pragma unroll
+        for (int s = 0; s < V2_ITEMS; s += vec) {
+            const uint32_t g = g0 + v2_deposit(s, MASK);
+            if constexpr (vec == 4) {
+                *(uint4 *)(b.keys + g) = make_uint4(key[s], key[s + 1], key[s + 2], key[s + 3]);
+                *(uint4 *)(b.values + g) = make_uint4(value[s], value[s + 1], value[s + 2], value[s + 3]);
+            } else if constexpr (vec == 2) {
+                *(uint2 *)(b.keys + g) = make_uint2(key[s], key[s + 1]);
+                *(uint2 *)(b.values + g) = make_uint2(value[s], value[s + 1]);
+            } else {
+                b.keys[g] = key[s];
+                b.values[g] = value[s];
+            }
+        }
+    } else {
+#pragma unroll
+        for (int s = 0; s < V2_ITEMS; s++) {
+            const uint32_t g = g0 + v2_deposit(s, MASK);
+            if (g < b.n) {
+                b.keys[g] = key[s];
+                b.values[g] = value[s];
+            }
+        }
+    }
+}
+
+/* Windows of the window-sized chunks of steps J ... 0 (no mirror), from
+ * the top: J ... J - 3, and so on; the chunk that reaches step 0 runs on
+ * v2_final_mask if it stores to global memory (FINAL), else on bits 0 ...
+ * 3. FROM_GLOBAL: the first window loads from global memory. NEXT_TOP:
+ * the top local bit of the window after the last (for its barrier). */
+template <int J, bool FROM_GLOBAL, bool FINAL, int NEXT_TOP>
+__device__ __forceinline__ void v2_fixed_chunks(const v2_fixed_block &b,
+                                                uint32_t (&key)[V2_ITEMS],
+                                                uint32_t (&value)[V2_ITEMS])
+{
+    constexpr bool last = J <= V2_WINDOW_BITS - 1;
+    constexpr int lo = last ? 0 : J - (V2_WINDOW_BITS - 1);
+    constexpr uint32_t mask = v2_chunk_mask(J, FINAL);
+    if constexpr (FROM_GLOBAL)
+        v2_fixed_global_load<mask>(b, key, value);
+    else
+        v2_fixed_load<mask>(b, key, value);
+    v2_fixed_steps<mask, J, lo>(key, value);
+    if constexpr (last && FINAL) {
+        v2_fixed_global_store<mask>(b, key, value);
+    } else {
+        constexpr int next_top =
+            last ? NEXT_TOP : v2_top_bit(v2_chunk_mask(lo - 1, FINAL));
+        constexpr int top = v2_top_bit(mask);
+        v2_fixed_store<mask, (top > next_top ? top : next_top) < V2_WARP_BITS>(
+            b, key, value);
+        if constexpr (!last)
+            v2_fixed_chunks<lo - 1, false, FINAL, NEXT_TOP>(b, key, value);
+    }
+}
+
+/* FIRST pass, stage S >= 4 and those after it up to V2_TILE_BITS - 1: the
+ * mirror window (steps S, S - 1, S - 2), then the chunks of the rest. */
+template <int S>
+__device__ __forceinline__ void v2_fixed_stage(const v2_fixed_block &b,
+                                               uint32_t (&key)[V2_ITEMS],
+                                               uint32_t (&value)[V2_ITEMS])
+{
+    constexpr bool final = S == V2_TILE_BITS - 1;
+    v2_fixed_mirror_io<S, true>(b, key, value);
+    v2_mirror<3>(key, value);
+    v2_half_cleaner<2>(key, value);
+    v2_half_cleaner<1>(key, value);
+    v2_fixed_mirror_io<S, false>(b, key, value);
+    constexpr int next_top = v2_top_bit(v2_chunk_mask(S - 3, final));
+    if constexpr ((S > next_top ? S : next_top) < V2_WARP_BITS)
+        __syncwarp();
+    else
+        __syncthreads();
+    v2_fixed_chunks<S - 3, false, final, S + 1>(b, key, value);
+    if constexpr (!final)
+        v2_fixed_stage<S + 1>(b, key, value);
+}
+
+/* FIRST pass: block b sorts the 2^V2_TILE_BITS contiguous pairs from
+ * b x 2^V2_TILE_BITS (stages 0 ... V2_TILE_BITS - 1, the keys converted
+ * to ordered on load, and back on store if out_float); thread t holds 16
+ * of them in each window (v2_fixed_* above). Padding past n: sentinels. */
+__global__ void __launch_bounds__(V2_THREADS, 2)
+k_bitonic_v2_first(uint32_t *keys, uint32_t *values, uint32_t n,
+                   int out_float, int descending)
+{
+    extern __shared__ uint2 s_padded[];
+    const v2_fixed_block b = {keys, values, n, blockIdx.x * V2_TILE,
+                              s_padded, 1, out_float, descending};
+    uint32_t key[V2_ITEMS], value[V2_ITEMS];
+    /* stages 0 ... 3: each thread's 16 contiguous pairs, in registers */
+    v2_fixed_global_load<0xFu>(b, key, value);
+    v2_window_steps(key, value, 0, V2_WINDOW_BITS - 1, 0, 0);
+    v2_fixed_store<0xFu, true>(b, key, value);
+    v2_fixed_stage<V2_WINDOW_BITS>(b, key, value);
+}
+
+/* TILE pass: steps TOP ... 0 of a stage on each contiguous
+ * 2^V2_TILE_BITS-pair tile (block b: tile b), loaded from and stored to
+ * global memory (keys back to floats if out_float). */
+template <int TOP>
+__global__ void __launch_bounds__(V2_THREADS, 2)
+k_bitonic_v2_tile(uint32_t *keys, uint32_t *values, uint32_t n,
+                  int out_float, int descending)
+{
+    extern __shared__ uint2 s_padded[];
+    const v2_fixed_block b = {keys, values, n, blockIdx.x * V2_TILE,
+                              s_padded, 0, out_float, descending};
+    uint32_t key[V2_ITEMS], value[V2_ITEMS];
+    v2_fixed_chunks<TOP, true, true, V2_TILE_BITS - 1>(b, key, value);
+}
+
+typedef void (*v2_tile_kernel)(uint32_t *, uint32_t *, uint32_t, int, int);
+
+/* k_bitonic_v2_tile<top> by its top step. */
+static const v2_tile_kernel v2_tile_kernels[V2_TILE_BITS] = {
+    k_bitonic_v2_tile<0>, k_bitonic_v2_tile<1>,  k_bitonic_v2_tile<2>,
+    k_bitonic_v2_tile<3>, k_bitonic_v2_tile<4>,  k_bitonic_v2_tile<5>,
+    k_bitonic_v2_tile<6>, k_bitonic_v2_tile<7>,  k_bitonic_v2_tile<8>,
+    k_bitonic_v2_tile<9>, k_bitonic_v2_tile<10>, k_bitonic_v2_tile<11>,
+    k_bitonic_v2_tile<12>};
+static_assert(V2_TILE_BITS == 13, "v2_tile_kernels lists 13 instances");
+
 /* ---- host launchers ---------------------------------------------------- */
 
 static int log2_ceil(uint32_t n)
@@ -986,6 +1363,14 @@ static ds_status run_stage_v2(const bitonic_state *s, uint32_t *keys,
     p.cluster_bits = v2_cluster_bits_for(s, step_left + 1);
     p.step_hi = step_left;
     p.out_float = stage == log_n - 1;
+    if (!s->generic && p.cluster_bits == 0 && step_left < V2_TILE_BITS &&
+        s->resident_blocks == 0) {
+        v2_tile_kernels[step_left]<<<v2_tiles(log_n, 0), V2_THREADS,
+                                     V2_FIXED_SMEM_BYTES, stream>>>(
+            keys, values, n, p.out_float, descending);
+        DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_tile");
+        return DS_OK;
+    }
     return launch_v2_pass(s, keys, values, n, &p,
                           v2_tiles(log_n, p.cluster_bits), stream);
 }
@@ -1004,9 +1389,17 @@ static ds_status run_network_v2(const bitonic_state *s, uint32_t *keys,
     first.in_float = 1;
     first.out_float = log_n <= V2_TILE_BITS;
     first.descending = descending;
-    if ((status = launch_v2_pass(s, keys, values, n, &first,
-                                 v2_tiles(log_n, 0), stream)))
+    if (!s->generic && s->resident_blocks == 0) {
+        /* all 13 stages even for a shorter input: its padding is
+         * sentinels, so the extra stages leave it sorted */
+        k_bitonic_v2_first<<<v2_tiles(log_n, 0), V2_THREADS,
+                             V2_FIXED_SMEM_BYTES, stream>>>(
+            keys, values, n, first.out_float, descending);
+        DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_first");
+    } else if ((status = launch_v2_pass(s, keys, values, n, &first,
+                                        v2_tiles(log_n, 0), stream))) {
         return status;
+    }
     for (int stage = V2_TILE_BITS; stage < log_n; stage++)
         if ((status = run_stage_v2(s, keys, values, n, log_n, stage,
                                    descending, stream)))
@@ -1060,12 +1453,24 @@ static ds_status bitonic_create(int version, const ds_sorter_desc *desc,
         return ds_fail(DS_ERR_TOO_LARGE,
                        "sort bitonic%d: max_count %zu exceeds 2^31", version,
                        desc->max_count);
-    if (version == 2)
+    if (version == 2) {
         DS_CUDA_TRY("sort bitonic2",
                     cudaFuncSetAttribute(
                         k_bitonic_v2_pass,
                         cudaFuncAttributeMaxDynamicSharedMemorySize,
                         (int)V2_SMEM_BYTES));
+        DS_CUDA_TRY("sort bitonic2",
+                    cudaFuncSetAttribute(
+                        k_bitonic_v2_first,
+                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                        (int)V2_FIXED_SMEM_BYTES));
+        for (int top = 0; top < V2_TILE_BITS; top++)
+            DS_CUDA_TRY("sort bitonic2",
+                        cudaFuncSetAttribute(
+                            v2_tile_kernels[top],
+                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            (int)V2_FIXED_SMEM_BYTES));
+    }
     bitonic_state *s = (bitonic_state *)calloc(1, sizeof *s);
     if (!s)
         return ds_fail(DS_ERR_OUT_OF_MEMORY,
@@ -1085,6 +1490,10 @@ static ds_status bitonic_create(int version, const ds_sorter_desc *desc,
         s->resident_blocks = (unsigned)atoi(resident);
     const char *block_sync = getenv("DS_BITONIC_BLOCK_SYNC");
     s->block_sync = block_sync && atoi(block_sync) > 0;
+    /* DS_BITONIC_GENERIC=1: the FIRST and TILE passes on the run-time
+     * k_bitonic_v2_pass, as before the compile-time kernels. */
+    const char *generic = getenv("DS_BITONIC_GENERIC");
+    s->generic = generic && atoi(generic) > 0;
     const char *shallow = getenv("DS_BITONIC_SHALLOW");
     s->shallow = shallow && atoi(shallow) > 0;
     const char *low_bits = getenv("DS_BITONIC_LOW_BITS");
