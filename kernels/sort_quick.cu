@@ -111,13 +111,15 @@
 #define QUICK_ITEMS 8
 /* Smallest one-pass tile, 128 threads * QUICK_ITEMS (list capacities). */
 #define QUICK_MIN_TILE (128u * QUICK_ITEMS)
-/* The bitonic small sort keeps 8 pairs per thread in registers, striped
- * over a warp (a 256-pair segment): steps with distance < 256 run in
- * registers and shuffles, only longer ones go through shared memory. */
-#ifndef QUICK_SORT_ITEMS
-#define QUICK_SORT_ITEMS 8
-#endif
-#define QUICK_SEGMENT (32 * QUICK_SORT_ITEMS)
+/* The bitonic small sort runs windows of QUICK_SMALL_BITS index bits in
+ * registers (QUICK_SMALL_ITEMS pairs a thread, 4 steps per shared-memory
+ * round trip on average; 5 bits would need 64+ registers a thread for
+ * fewer round trips); a sequence is padded to a power of two of at least
+ * QUICK_SMALL_MIN pairs; 22 windows at 8192 pairs, 32 leave room. */
+#define QUICK_SMALL_BITS 4
+#define QUICK_SMALL_ITEMS (1 << QUICK_SMALL_BITS)
+#define QUICK_SMALL_MIN 32u
+#define QUICK_SMALL_MAX_WINDOWS 32
 /* Uniform children that sit in the auxiliary buffer are copied back in
  * chunks of this many pairs, one phase-two block each. */
 #define QUICK_COPY_CHUNK 65536u
@@ -247,6 +249,7 @@ typedef struct quick_control {
     uint32_t blocks;         /* this iteration's tiles */
     uint32_t finished;       /* phase one is over: later plans do nothing */
     uint32_t iterations;     /* partition iterations so far */
+    uint32_t next_task;      /* phase two's next task to take */
     uint32_t root_lo, root_hi;
 } quick_control;
 
@@ -1000,247 +1003,276 @@ __global__ void __launch_bounds__(T) k_quick_fill(quick_args q, int cur)
 
 /* ---- kernels: phase two ------------------------------------------------- */
 
-/* Compare-exchange of a pair held by one thread: x gets the smaller when
- * `up`, else the larger. */
-__device__ __forceinline__ void exchange(unsigned long long &x,
-                                         unsigned long long &y, bool up)
-{
-    unsigned long long lo = min(x, y), hi = max(x, y);
-    x = up ? lo : hi;
-    y = up ? hi : lo;
-}
-
 /* The bitonic sort with the "flip" first step: stage k compares index i
  * of each k-block with its mirror i ^ (k - 1), later steps with i ^ j,
  * and every comparator puts the smaller word at the lower index. With the
  * padding all-ones (the largest word) at indices >= len, a comparator whose
- * upper index is >= len changes nothing, so pads never move, only the
- * 256-pair segments that hold real pairs are touched, and shared-memory
- * steps skip the pairs beyond len: the work follows len, not the padded
- * power of two. */
+ * upper index is >= len changes nothing, so pads never move.
+ *
+ * The network of a padded size 2^L has L(L+1)/2 steps, step p of stage s
+ * (k = 2^s) acting on index bit b (pairs differ in bit b; the flip also
+ * complements every bit below b). Register windows: a run of consecutive
+ * steps that touches at most QUICK_SMALL_BITS distinct bits runs in the
+ * registers of one thread that holds the 16 pairs differing in exactly
+ * those bits (the window's bits); the other L - 4 bits come from the
+ * (virtual) thread index, lowest bits from the lowest thread bits, so a
+ * warp reads 32 different words of a row. Between windows the pairs go
+ * through shared memory once (a store, a barrier, a load): 22 round trips
+ * for 8192 pairs instead of the 91 steps. A flip whose lower bits are not
+ * all in the window pairs a thread's lower half (bit b clear) with the
+ * upper half of the thread whose other lower bits are complemented: the
+ * thread holds that upper half instead (out_mask), so windows stay closed.
+ * A thread whose smallest index is >= len holds only pads and skips the
+ * window. Everything about a window is a compile-time constant: register
+ * pairs, and each register's shared-memory offset from the thread's base
+ * (the padded layout below is linear over disjoint bits). */
 
-/* Flip step of stage K in {64, 128, 256} on one segment in registers: the
- * partner of (lane, r) is (lane ^ 31, r ^ (K/32 - 1)). */
-template <int K>
-__device__ __forceinline__ void flip_registers(unsigned long long (&x)[QUICK_SORT_ITEMS])
+/* k_quick_tasks' dynamic shared memory: the small sort's pairs, in
+ * small_slot order (named here so that the sort's accesses are shared
+ * ones, not generic, in the non-inlined size classes). */
+extern __shared__ __align__(16) unsigned long long s_small[];
+
+/* Compare-exchange of two words held by one thread: x gets the smaller. */
+__device__ __forceinline__ void exchange_up(unsigned long long &x, unsigned long long &y)
 {
-    unsigned long long y[QUICK_SORT_ITEMS];
-#pragma unroll
-    for (int r = 0; r < QUICK_SORT_ITEMS; r++)
-        y[r] = __shfl_xor_sync(~0u, x[r ^ (K / 32 - 1)], 31);
-#pragma unroll
-    for (int r = 0; r < QUICK_SORT_ITEMS; r++)
-        x[r] = (r & (K / 64)) == 0 ? min(x[r], y[r]) : max(x[r], y[r]);
+    const bool swap = y < x;
+    const unsigned long long lo = swap ? y : x, hi = swap ? x : y;
+    x = lo;
+    y = hi;
 }
 
-/* Stages k in [k_first, k_last] (k <= 256: flip, then half-cleaners) or
- * the steps j < 256 of one stage k > 256 (half-cleaners only; the small
- * sort now calls it for these alone, sort_segments below does the
- * stages up to 256 with fewer shuffles), on each of
- * the first `used` / 256 segments: warp w owns segments w, w + T/32, ...;
- * lane l holds pairs seg + r*32 + l (conflict-free loads); distances
- * 32..128 pair registers of one lane, distances 1..16 pair lanes
- * (shuffles). */
-template <int T>
-__device__ void flip_segments(unsigned long long *s, uint32_t used,
-                              uint32_t k_first, uint32_t k_last)
+/* Shared-memory slot of pair i: one word of padding after every 16
+ * (row-sized runs of a window land in different banks). Linear over
+ * disjoint bits: small_slot(a | b) = small_slot(a) + small_slot(b). */
+__host__ __device__ constexpr uint32_t small_slot(uint32_t i)
 {
-    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (uint32_t seg = warp * QUICK_SEGMENT; seg < used;
-         seg += (T / 32) * QUICK_SEGMENT) {
-        unsigned long long x[QUICK_SORT_ITEMS];
-#pragma unroll
-        for (int r = 0; r < QUICK_SORT_ITEMS; r++)
-            x[r] = s[seg + r * 32 + lane];
-        for (uint32_t k = k_first; k <= k_last; k <<= 1) {
-            uint32_t j_top = QUICK_SEGMENT / 2;
-            if (k <= QUICK_SEGMENT) {
-                j_top = k / 4;
-                if (k <= 32) {
-                    const bool lower = (lane & (k / 2)) == 0;
-#pragma unroll
-                    for (int r = 0; r < QUICK_SORT_ITEMS; r++) {
-                        unsigned long long y = __shfl_xor_sync(~0u, x[r], k - 1);
-                        x[r] = lower ? min(x[r], y) : max(x[r], y);
-                    }
-                } else if (k == 64) {
-                    flip_registers<64>(x);
-                } else if (k == 128) {
-                    flip_registers<128>(x);
-                } else if (k == 256) {
-                    flip_registers<256>(x);
-                } else {
-                    flip_registers<QUICK_SEGMENT>(x);
-                }
-            }
-#pragma unroll
-            for (int m = QUICK_SORT_ITEMS / 2; m >= 1; m >>= 1) {
-                if (32u * m > j_top)
-                    continue;
-#pragma unroll
-                for (int r = 0; r < QUICK_SORT_ITEMS; r++)
-                    if (!(r & m))
-                        exchange(x[r], x[r | m], true);
-            }
-            for (uint32_t j = min(16u, j_top); j >= 1; j >>= 1) {
-                const bool lower = (lane & j) == 0;
-#pragma unroll
-                for (int r = 0; r < QUICK_SORT_ITEMS; r++) {
-                    unsigned long long y = __shfl_xor_sync(~0u, x[r], j);
-                    x[r] = lower ? min(x[r], y) : max(x[r], y);
-                }
-            }
+    return i + (i >> 4);
+}
+
+/* Words of shared memory a small sort of n (a power of two) pairs needs. */
+__host__ __device__ constexpr uint32_t small_words(uint32_t n)
+{
+    return small_slot(n);
+}
+
+struct small_step {
+    int bit, flip;
+};
+
+/* Step p of the flip-bitonic network (stage s = 1, 2, ... has s steps). */
+__host__ __device__ constexpr small_step network_step(int p)
+{
+    int s = 1;
+    while (p >= s) {
+        p -= s;
+        s++;
+    }
+    return small_step{s - 1 - p, p == 0};
+}
+
+struct small_window {
+    int bit[QUICK_SMALL_BITS]; /* index bit of register bit i, increasing */
+    int other[32];             /* index bit of thread bit q, increasing */
+    int first, count;          /* network steps [first, first + count) */
+    int flip_reg;              /* -1, or the register bit whose set half ... */
+    uint32_t out_mask;         /* ... has these (lower, other) bits complemented */
+};
+
+struct small_plan {
+    int windows, bad;
+    small_window w[QUICK_SMALL_MAX_WINDOWS];
+};
+
+/* Greedy: each window takes the longest run of steps touching at most
+ * QUICK_SMALL_BITS bits, filled up with the lowest unused bits. */
+__host__ __device__ constexpr small_plan make_small_plan(int L)
+{
+    small_plan plan{};
+    const int total = L * (L + 1) / 2;
+    int p = 0;
+    while (p < total && plan.windows < QUICK_SMALL_MAX_WINDOWS) {
+        uint32_t mask = 0;
+        int bits = 0, q = p;
+        for (; q < total; q++) {
+            const int b = network_step(q).bit;
+            if ((mask >> b) & 1u)
+                continue;
+            if (bits == QUICK_SMALL_BITS)
+                break;
+            mask |= 1u << b;
+            bits++;
         }
-#pragma unroll
-        for (int r = 0; r < QUICK_SORT_ITEMS; r++)
-            s[seg + r * 32 + lane] = x[r];
-    }
-}
-
-/* Stages k = 2 .. 256 (the whole sort of each segment) on each of the
- * first `used` / 256 segments, warp w owning segments w, w + T/32, ...,
- * with the pairs held "lane-major": lane l holds the segment's pairs
- * l * R + r (R = QUICK_SORT_ITEMS). Distances below R then pair registers
- * of one lane and only the larger ones pair lanes, which halves the
- * shuffles against flip_segments' layout (15 of the 36 steps shuffle, not
- * 30): a 64-bit shuffle step costs two shuffles per register, and the
- * shuffle unit, not the comparisons, bounds this sort. The segment is
- * still unsorted when loaded, so it is read in the conflict-free order
- * (pair r * 32 + l to lane l, register r) and only the store follows the
- * lane-major order (16-byte stores). */
-template <int T>
-__device__ void sort_segments(unsigned long long *s, uint32_t used)
-{
-    constexpr int R = QUICK_SORT_ITEMS;
-    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (uint32_t seg = warp * QUICK_SEGMENT; seg < used;
-         seg += (T / 32) * QUICK_SEGMENT) {
-        unsigned long long x[R];
-#pragma unroll
-        for (int r = 0; r < R; r++)
-            x[r] = s[seg + r * 32 + lane];
-#pragma unroll
-        for (int k = 2; k <= QUICK_SEGMENT; k <<= 1) {
-            if (k <= R) {
-                /* Flip within a lane: r with r ^ (k - 1). */
-#pragma unroll
-                for (int r = 0; r < R; r++)
-                    if (!(r & (k / 2)))
-                        exchange(x[r], x[r ^ (k - 1)], true);
-            } else {
-                /* Flip across lanes: (l, r) with (l ^ (k/R - 1), r ^ (R - 1));
-                 * the lower half of the k-block keeps the smaller word. */
-                const bool lower = (lane & (k / (2 * R))) == 0;
-#pragma unroll
-                for (int r = 0; r < R / 2; r++) {
-                    const unsigned long long a = __shfl_xor_sync(~0u, x[R - 1 - r], k / R - 1);
-                    const unsigned long long b = __shfl_xor_sync(~0u, x[r], k / R - 1);
-                    x[r] = lower ? min(x[r], a) : max(x[r], a);
-                    x[R - 1 - r] = lower ? min(x[R - 1 - r], b) : max(x[R - 1 - r], b);
-                }
+        for (int b = 0; bits < QUICK_SMALL_BITS; b++)
+            if (!((mask >> b) & 1u)) {
+                mask |= 1u << b;
+                bits++;
             }
-#pragma unroll
-            for (int j = k / 4; j >= R; j >>= 1) {
-                const bool lower = (lane & (j / R)) == 0;
-#pragma unroll
-                for (int r = 0; r < R; r++) {
-                    const unsigned long long y = __shfl_xor_sync(~0u, x[r], j / R);
-                    x[r] = lower ? min(x[r], y) : max(x[r], y);
-                }
-            }
-#pragma unroll
-            for (int j = (k / 4 < R / 2 ? k / 4 : R / 2); j >= 1; j >>= 1) {
-#pragma unroll
-                for (int r = 0; r < R; r++)
-                    if (!(r & j))
-                        exchange(x[r], x[r | j], true);
-            }
+        small_window &w = plan.w[plan.windows++];
+        int reg = 0, other = 0;
+        for (int b = 0; b < L; b++) {
+            if ((mask >> b) & 1u)
+                w.bit[reg++] = b;
+            else
+                w.other[other++] = b;
         }
-        __syncwarp(); /* every lane has loaded the segment before it is overwritten */
-        ulonglong2 *out = reinterpret_cast<ulonglong2 *>(s + seg + lane * R);
+        w.first = p;
+        w.count = q - p;
+        w.flip_reg = -1;
+        w.out_mask = 0;
+        for (int i = p; i < q; i++) {
+            const small_step st = network_step(i);
+            const uint32_t out = ((1u << st.bit) - 1u) & ~mask;
+            if (!st.flip || out == 0)
+                continue;
+            if (w.flip_reg >= 0)
+                plan.bad = 1; /* two such flips: the halves would not close */
+            for (int r = 0; r < QUICK_SMALL_BITS; r++)
+                if (w.bit[r] == st.bit)
+                    w.flip_reg = r;
+            w.out_mask = out;
+        }
+        p = q;
+    }
+    if (p < total)
+        plan.bad = 1;
+    return plan;
+}
+
+/* The register bit that holds index bit b in window w. */
+__host__ __device__ constexpr int window_reg(const small_window &w, int b)
+{
+    int r = -1;
+    for (int i = 0; i < QUICK_SMALL_BITS; i++)
+        if (w.bit[i] == b)
+            r = i;
+    return r;
+}
+
+/* The steps of window W of size 2^L on one thread's registers. */
+template <int L, int W, int S>
+__device__ __forceinline__ void small_steps(unsigned long long (&x)[QUICK_SMALL_ITEMS])
+{
+    constexpr small_window w = make_small_plan(L).w[W];
+    if constexpr (S < w.count) {
+        constexpr small_step st = network_step(w.first + S);
+        constexpr int i = window_reg(w, st.bit);
+        static_assert(i >= 0, "a window holds the bits of its steps");
+        constexpr int m = st.flip ? (2 << i) - 1 : 1 << i;
 #pragma unroll
-        for (int r = 0; r < R; r += 2)
-            out[r / 2] = make_ulonglong2(x[r], x[r + 1]);
-        __syncwarp(); /* the next segment's loads are not this one's stores */
+        for (int r = 0; r < QUICK_SMALL_ITEMS; r++)
+            if (!((r >> i) & 1))
+                exchange_up(x[r], x[r ^ m]);
+        small_steps<L, W, S + 1>(x);
     }
 }
 
-/* Compare-exchange in shared memory of a < b, skipped when b >= len. */
-__device__ __forceinline__ void exchange_shared(unsigned long long *s, uint32_t a,
-                                                uint32_t b, uint32_t len)
+/* Window W and the ones after it, each ended by a barrier (its stores
+ * are the next window's loads). Virtual thread v (v < 2^(L-4), strided
+ * by the block) owns the window's 16 pairs at index deposit(v) plus each
+ * register's bits (out_mask complemented in the flip's upper half). */
+template <int L, int W>
+__device__ __forceinline__ void small_windows(uint32_t len)
 {
-    if (b < len) {
-        unsigned long long x = s[a], y = s[b];
-        s[a] = min(x, y);
-        s[b] = max(x, y);
+    constexpr small_plan plan = make_small_plan(L);
+    static_assert(!plan.bad, "the flip-bitonic window plan is consistent");
+    constexpr small_window w = plan.w[W];
+    for (uint32_t v = threadIdx.x; v < (1u << (L - QUICK_SMALL_BITS)); v += blockDim.x) {
+        uint32_t low = 0;
+#pragma unroll
+        for (int t = 0; t < L - QUICK_SMALL_BITS; t++)
+            low |= ((v >> t) & 1u) << w.other[t];
+        if (low >= len)
+            continue; /* pads only: its smallest index is low */
+        unsigned long long *lower = s_small + small_slot(low);
+        unsigned long long *upper = s_small + small_slot(low ^ w.out_mask);
+        unsigned long long x[QUICK_SMALL_ITEMS];
+#pragma unroll
+        for (int r = 0; r < QUICK_SMALL_ITEMS; r++) {
+            uint32_t offset = 0;
+#pragma unroll
+            for (int i = 0; i < QUICK_SMALL_BITS; i++)
+                offset |= (uint32_t)((r >> i) & 1) << w.bit[i];
+            const bool up = w.flip_reg >= 0 && ((r >> (w.flip_reg & 31)) & 1);
+            x[r] = (up ? upper : lower)[small_slot(offset)];
+        }
+        small_steps<L, W, 0>(x);
+#pragma unroll
+        for (int r = 0; r < QUICK_SMALL_ITEMS; r++) {
+            uint32_t offset = 0;
+#pragma unroll
+            for (int i = 0; i < QUICK_SMALL_BITS; i++)
+                offset |= (uint32_t)((r >> i) & 1) << w.bit[i];
+            const bool up = w.flip_reg >= 0 && ((r >> (w.flip_reg & 31)) & 1);
+            (up ? upper : lower)[small_slot(offset)] = x[r];
+        }
     }
+    __syncthreads();
+    if constexpr (W + 1 < plan.windows)
+        small_windows<L, W + 1>(len);
+}
+
+/* The whole network of size 2^L over s_small (pads from
+ * len on already all-ones). Not inlined: one copy per size class,
+ * shared by the block sizes. */
+template <int L>
+__device__ __noinline__ void small_sort_pow2(uint32_t len)
+{
+    small_windows<L, 0>(len);
 }
 
 /* Flip-bitonic sort of `len` pairs (len <= sbsize) from src (the caller's
  * floats if raw, else codes) into the caller's arrays at the same place,
- * as final keys; shared memory holds the real pairs and pads up to the
- * next multiple of 256. */
+ * as final keys; shared memory holds the pairs and pads up to the next
+ * power of two (at least QUICK_SMALL_MIN). */
 template <int T>
-__device__ void flip_small_sort(const quick_args &q, const uint32_t *src_keys,
-                                const uint32_t *src_values, uint32_t start,
-                                uint32_t len, bool raw, unsigned long long *s_sort)
+__device__ void small_sort(const quick_args &q, const uint32_t *src_keys,
+                           const uint32_t *src_values, uint32_t start,
+                           uint32_t len, bool raw)
 {
-    const uint32_t used = (len + QUICK_SEGMENT - 1) / QUICK_SEGMENT * QUICK_SEGMENT;
-    uint32_t n2 = QUICK_SEGMENT;
+    uint32_t n2 = QUICK_SMALL_MIN;
     while (n2 < len)
         n2 <<= 1;
-    for (uint32_t i = threadIdx.x; i < used; i += T) {
+    for (uint32_t i = threadIdx.x; i < n2; i += T) {
         unsigned long long word = ~0ull;
         if (i < len) {
             const uint32_t bits = src_keys[start + i];
             const uint32_t key = raw ? ordered_from_raw(bits, q.descending) : bits;
             word = ((unsigned long long)key << 32) | src_values[start + i];
         }
-        s_sort[i] = word;
+        s_small[small_slot(i)] = word;
     }
     __syncthreads();
-    sort_segments<T>(s_sort, used);
-    __syncthreads();
-    for (uint32_t k = 2 * QUICK_SEGMENT; k <= n2; k <<= 1) {
-        const uint32_t h = k >> 1;
-        for (uint32_t t = threadIdx.x; t < n2 / 2; t += T) {
-            uint32_t a = ((t & ~(h - 1)) << 1) | (t & (h - 1));
-            exchange_shared(s_sort, a, a ^ (k - 1), len);
-        }
-        __syncthreads();
-        for (uint32_t j = k >> 2; j >= QUICK_SEGMENT; j >>= 1) {
-            for (uint32_t t = threadIdx.x; t < n2 / 2; t += T) {
-                uint32_t a = ((t & ~(j - 1)) << 1) | (t & (j - 1));
-                exchange_shared(s_sort, a, a + j, len);
-            }
-            __syncthreads();
-        }
-        flip_segments<T>(s_sort, used, k, k);
-        __syncthreads();
+    switch (n2) {
+    case 1u << 5: small_sort_pow2<5>(len); break;
+    case 1u << 6: small_sort_pow2<6>(len); break;
+    case 1u << 7: small_sort_pow2<7>(len); break;
+    case 1u << 8: small_sort_pow2<8>(len); break;
+    case 1u << 9: small_sort_pow2<9>(len); break;
+    case 1u << 10: small_sort_pow2<10>(len); break;
+    case 1u << 11: small_sort_pow2<11>(len); break;
+    case 1u << 12: small_sort_pow2<12>(len); break;
+    default: small_sort_pow2<13>(len); break;
     }
     for (uint32_t i = threadIdx.x; i < len; i += T) {
-        unsigned long long w = s_sort[i];
+        const unsigned long long w = s_small[small_slot(i)];
         q.keys[start + i] = final_key(q, (uint32_t)(w >> 32));
         q.values[start + i] = (uint32_t)w;
     }
-    __syncthreads(); /* s_sort is reused by the next small sort */
+    __syncthreads(); /* s_small is reused by the next small sort */
 }
-
-/* One block per task. A sort task runs quicksort on its range with an
- * explicit stack (larger part pushed first, smaller popped next), writing
- * every final key to the caller's arrays. A stack entry's source is 0
- * (codes in main), 1 (codes in aux) or 2 (the caller's floats in main:
- * a raw task's range, before its first partition); children are codes in
- * the other buffer. */
+/* One task, by the whole block. A sort task runs quicksort on its range
+ * with an explicit stack (larger part pushed first, smaller popped next),
+ * writing every final key to the caller's arrays. A stack entry's source
+ * is 0 (codes in main), 1 (codes in aux) or 2 (the caller's floats in
+ * main: a raw task's range, before its first partition); children are
+ * codes in the other buffer. */
 template <int T>
-__global__ void __launch_bounds__(T) k_quick_tasks(quick_args q)
+__device__ void run_task(const quick_args &q, const quick_task task)
 {
-    extern __shared__ __align__(16) unsigned long long s_sort[];
     __shared__ uint32_t s_stack[QUICK_STACK_DEPTH][3];
     __shared__ int s_top;
     __shared__ uint32_t s_reduce[T / 32][4];
     __shared__ tile_shared s_tile;
-    const quick_task task = q.tasks[blockIdx.x];
     if (task.kind == QUICK_TASK_COPY) {
         for (uint32_t i = task.start + threadIdx.x; i < task.end; i += T) {
             q.keys[i] = final_key(q, q.aux_keys[i]);
@@ -1276,7 +1308,7 @@ __global__ void __launch_bounds__(T) k_quick_tasks(quick_args q)
         const uint32_t *src_keys = in_aux ? q.aux_keys : q.keys;
         const uint32_t *src_values = in_aux ? q.aux_values : q.values;
         if (len <= q.sbsize) {
-            flip_small_sort<T>(q, src_keys, src_values, start, len, raw, s_sort);
+            small_sort<T>(q, src_keys, src_values, start, len, raw);
             continue;
         }
         uint32_t *dst_keys = in_aux ? q.keys : q.aux_keys;
@@ -1334,6 +1366,28 @@ __global__ void __launch_bounds__(T) k_quick_tasks(quick_args q)
     }
 }
 
+/* Phase two, persistent: as many blocks as are resident take the tasks
+ * one after another (an atomic counter), so that the launch needs no
+ * task count from the host and can be queued right behind phase one's
+ * iterations. Does nothing while phase one is not finished (a later
+ * launch, queued after more iterations, does the work). */
+template <int T>
+__global__ void __launch_bounds__(T, 1024 / T) k_quick_tasks(quick_args q)
+{
+    __shared__ uint32_t s_next;
+    quick_control *c = q.control;
+    for (;;) {
+        if (threadIdx.x == 0)
+            s_next = c->finished ? atomicAdd(&c->next_task, 1u) : 0xFFFFFFFFu;
+        __syncthreads();
+        const uint32_t index = s_next;
+        if (index >= min(c->task_count, q.task_cap))
+            break;
+        run_task<T>(q, q.tasks[index]);
+        __syncthreads(); /* s_next and the task's shared state are free */
+    }
+}
+
 /* ---- host launchers ---------------------------------------------------- */
 
 typedef struct quick_state {
@@ -1351,6 +1405,8 @@ typedef struct quick_state {
     uint32_t work_cap, block_cap, task_cap;
     int sm_count;
     int partition_fit[3];  /* k_quick_partition<128/256/512> blocks per SM */
+    int tasks_fit[3][14];  /* k_quick_tasks<128/256/512> blocks per SM, by
+                              log2 sbsize */
     uint32_t sbsize_max;  /* QUICK_MAX_SBSIZE or what this GPU allows */
     int time_phases, timed, iterations;
     int fused;  /* quick_args.fused; DS_QUICK_FUSED=0 at create: off */
@@ -1397,26 +1453,42 @@ static ds_status prepare_partition(int *fit)
     return DS_OK;
 }
 
+/* Shared memory of k_quick_tasks: a small sort of sbsize pairs. */
+static size_t small_sort_smem(uint32_t sbsize)
+{
+    return (size_t)small_words(max(sbsize, QUICK_SMALL_MIN)) * sizeof(unsigned long long);
+}
+
+/* Phase two's persistent grid (`blocks`), queued after each batch of
+ * phase-one iterations; only the one after the last iteration works. */
 template <int T>
-static ds_status launch_tasks(const quick_args &q, uint32_t tasks,
+static ds_status launch_tasks(const quick_args &q, uint32_t blocks,
                               cudaStream_t stream)
 {
-    size_t smem = (size_t)max(q.sbsize, (uint32_t)QUICK_SEGMENT) *
-                  sizeof(unsigned long long);
-    k_quick_tasks<T><<<tasks, T, smem, stream>>>(q);
+    k_quick_tasks<T><<<blocks, T, small_sort_smem(q.sbsize), stream>>>(q);
     DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_tasks");
     return DS_OK;
 }
 
-/* Lets the phase-two kernels take sbsize_max words of dynamic shared
- * memory (above the 48 KiB default). */
+/* Lets the phase-two kernels take the small sort's shared memory for
+ * sbsize_max (above the 48 KiB default) and records how many blocks fit
+ * on one SM for each sbsize 2^i (fit[i], i <= log2 QUICK_MAX_SBSIZE). */
 template <int T>
-static ds_status allow_small_sort_smem(uint32_t sbsize_max)
+static ds_status prepare_tasks(uint32_t sbsize_max, int *fit)
 {
     DS_CUDA_TRY("sort quick",
                 cudaFuncSetAttribute(k_quick_tasks<T>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)(sbsize_max * sizeof(unsigned long long))));
+                                     (int)small_sort_smem(sbsize_max)));
+    for (int i = 0; (1u << i) <= QUICK_MAX_SBSIZE; i++) {
+        fit[i] = 1;
+        if ((1u << i) <= sbsize_max)
+            DS_CUDA_TRY("sort quick",
+                        cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                            &fit[i], k_quick_tasks<T>, T, small_sort_smem(1u << i)));
+        if (fit[i] < 1)
+            fit[i] = 1;
+    }
     return DS_OK;
 }
 
@@ -1530,9 +1602,17 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
      * its report in mapped memory, and queues another batch while that
      * plan says go. The first batch is one plan (input that needs no
      * partition, such as all-equal keys, stops there), the second the
-     * log2(maxseq) plans that balanced splits need, then four at a time;
-     * queued iterations past the end cost a few empty launches. */
-    const int fit = st->partition_fit[p.threads == 128 ? 0 : (p.threads == 256 ? 1 : 2)];
+     * log2(maxseq) + 1 plans that balanced splits need (the last one
+     * stops), then four at a time; queued iterations past the end cost a
+     * few empty launches. Phase two's persistent grid is queued behind
+     * every batch and works only after the one whose plans finished phase
+     * one, so the GPU does not wait for the host's look at the report. */
+    const int variant = p.threads == 128 ? 0 : (p.threads == 256 ? 1 : 2);
+    const int fit = st->partition_fit[variant];
+    int sb_log2 = 0;
+    while ((1u << sb_log2) < p.sbsize)
+        sb_log2++;
+    const uint32_t task_grid = (uint32_t)st->sm_count * (uint32_t)st->tasks_fit[variant][sb_log2];
     const uint32_t grid = (uint32_t)st->sm_count *
                           (uint32_t)(p.blocks_per_sm > 0 && p.blocks_per_sm < fit
                                          ? p.blocks_per_sm : fit);
@@ -1555,6 +1635,17 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
             if (status)
                 return status;
         }
+        if ((status = record(st, 2, stream)))
+            return status;
+        switch (p.threads) {
+        case 128: status = launch_tasks<128>(q, task_grid, stream); break;
+        case 256: status = launch_tasks<256>(q, task_grid, stream); break;
+        default: status = launch_tasks<512>(q, task_grid, stream); break;
+        }
+        if (status)
+            return status;
+        if ((status = record(st, 3, stream)))
+            return status;
         if ((status = wait_report(st, ticket, stream)))
             return status;
         if (st->report->overflow)
@@ -1562,23 +1653,9 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
                                         "(%zu keys)", count);
         if (!st->report->go)
             break;
-        batch = iteration == 1 ? (int)value_iterations - 3 : 4;
+        batch = iteration == 1 ? (int)value_iterations - 2 : 4;
     }
     st->iterations = (int)st->report->iterations;
-    if ((status = record(st, 2, stream)))
-        return status;
-    uint32_t tasks = st->report->task_count;
-    if (tasks > 0) {
-        switch (p.threads) {
-        case 128: status = launch_tasks<128>(q, tasks, stream); break;
-        case 256: status = launch_tasks<256>(q, tasks, stream); break;
-        default: status = launch_tasks<512>(q, tasks, stream); break;
-        }
-        if (status)
-            return status;
-    }
-    if ((status = record(st, 3, stream)))
-        return status;
     if (!q.fused) {
         k_quick_to_keys<<<map_blocks, QUICK_MAP_THREADS, 0, stream>>>(keys, q.count,
                                                                      descending);
@@ -1648,8 +1725,8 @@ static ds_status quick_create_with(const ds_sorter_desc *desc, uint32_t maxseq_c
                  cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
                                         device));
     st->sbsize_max = QUICK_MAX_SBSIZE;
-    while (st->sbsize_max > QUICK_SEGMENT &&
-           st->sbsize_max * sizeof(unsigned long long) + QUICK_STATIC_SMEM > (size_t)smem_optin)
+    while (st->sbsize_max > QUICK_SMALL_MIN &&
+           small_sort_smem(st->sbsize_max) + QUICK_STATIC_SMEM > (size_t)smem_optin)
         st->sbsize_max >>= 1;
     DS_CUDA_GOTO(status, fail, "sort quick", cudaMalloc((void **)&st->aux_keys, n * 4));
     DS_CUDA_GOTO(status, fail, "sort quick", cudaMalloc((void **)&st->aux_values, n * 4));
@@ -1674,9 +1751,9 @@ static ds_status quick_create_with(const ds_sorter_desc *desc, uint32_t maxseq_c
     if (st->time_phases)
         for (int i = 0; i < 5; i++)
             DS_CUDA_GOTO(status, fail, "sort quick", cudaEventCreate(&st->events[i]));
-    if ((status = allow_small_sort_smem<128>(st->sbsize_max)) ||
-        (status = allow_small_sort_smem<256>(st->sbsize_max)) ||
-        (status = allow_small_sort_smem<512>(st->sbsize_max)) ||
+    if ((status = prepare_tasks<128>(st->sbsize_max, st->tasks_fit[0])) ||
+        (status = prepare_tasks<256>(st->sbsize_max, st->tasks_fit[1])) ||
+        (status = prepare_tasks<512>(st->sbsize_max, st->tasks_fit[2])) ||
         (status = prepare_partition<128>(&st->partition_fit[0])) ||
         (status = prepare_partition<256>(&st->partition_fit[1])) ||
         (status = prepare_partition<512>(&st->partition_fit[2])))
