@@ -29,15 +29,21 @@
  *       the block barrier. (Clusters on every pass, FIRST over 2^16,
  *       17 passes, measured no faster on the H200: a cluster-wide window
  *       costs about a DRAM pass.)
- *       The FIRST and TILE passes run on kernels whose windows are
- *       template constants (k_bitonic_v2_first, k_bitonic_v2_tile<top>):
- *       each slot's shared address is a per-window base plus an
- *       immediate (padded, not swizzled, shared memory), no spills; the
- *       GLOBAL and cluster passes keep the run-time k_bitonic_v2_pass.
- *       NVIDIA H200, 2^24 uniform, same runs: 3.09 ms run-time kernel
- *       (DS_BITONIC_GENERIC=1) -> 2.41 ms (cub 0.627, cub-raw 0.560:
- *       3.84x cub, 4.29x cub-raw); ncu FIRST 679 -> 307 us (160M warp
- *       instructions, bound by shared-memory wavefronts), TILE 66-105 us.
+ *       The FIRST, TILE and (plain, 2^5 low bits) GLOBAL passes run on
+ *       kernels whose windows are template constants
+ *       (k_bitonic_v2_first, k_bitonic_v2_tile<top>,
+ *       k_bitonic_v2_global<mirror>): each slot's shared address is a
+ *       per-window base plus an immediate (padded, not swizzled, shared
+ *       memory), a comparator is five instructions, nothing spills; the
+ *       cluster passes keep the run-time k_bitonic_v2_pass.
+ *       NVIDIA H200, 2^24 uniform, same bench run (commit 2 of issue 4's
+ *       bitonic4 work): run-time kernel (DS_BITONIC_GENERIC=1) 3.09 ms
+ *       -> 2.19 ms (cub 0.625, cub-raw 0.559: 3.51x cub, 3.93x cub-raw);
+ *       1M 0.174 -> 0.115 ms. ncu: FIRST 679 (H100) -> 307 us (160M
+ *       warp instructions, bound by shared-memory wavefronts: 27 windows
+ *       of a load and a store per pair), GLOBAL 88 -> 66-70 us (DRAM
+ *       71-75%), TILE 64-71 us, cluster GLOBAL still 133-166 us (no
+ *       longer faster than two plain passes: 2.19 ms either way).
  *
  * Network. Stage s (0-based) merges sorted runs of 2^s into runs of
  * 2^(s+1); its step j compares elements 2^j apart. We use the variant whose
@@ -916,13 +922,42 @@ __host__ __device__ constexpr uint32_t v2_final_mask(int j)
            (((1u << (3 - j)) - 1u) << (V2_TILE_BITS - (3 - j)));
 }
 
-/* Mask of the window of the chunk J ... J - 3 of steps (see
+/* Whether the chunk of steps from j down reaches step 0 (see
  * v2_fixed_chunks). */
-__host__ __device__ constexpr uint32_t v2_chunk_mask(int j, bool final)
+__host__ __device__ constexpr bool v2_chunk_last(int j, bool final)
 {
-    return j <= V2_WINDOW_BITS - 1
-               ? (final ? v2_final_mask(j) : 0xFu)
-               : 0xFu << (j - (V2_WINDOW_BITS - 1));
+    return j <= (final ? 1 : V2_WINDOW_BITS - 1);
+}
+
+/* A TILE pass's first chunk from step 6 or 7 runs on local bits 5 ... 8
+ * (steps j ... 5), so that its global loads are 128 contiguous bytes a
+ * warp. */
+__host__ __device__ constexpr bool v2_chunk_wide(int j, bool final,
+                                                 bool from_global)
+{
+    return final && from_global && j >= 6 && j <= 7;
+}
+
+/* Mask of the window of the chunk of steps from j down. */
+__host__ __device__ constexpr uint32_t v2_chunk_mask(int j, bool final,
+                                                     bool from_global = false)
+{
+    return v2_chunk_last(j, final) ? (final ? v2_final_mask(j) : 0xFu)
+           : v2_chunk_wide(j, final, from_global)
+               ? 0xFu << 5
+               : 0xFu << (j > V2_WINDOW_BITS - 1 ? j - (V2_WINDOW_BITS - 1)
+                                                : 0);
+}
+
+/* The lowest step of the chunk of steps from j down. */
+__host__ __device__ constexpr int v2_chunk_low(int j, bool final,
+                                               bool from_global)
+{
+    return v2_chunk_last(j, final)                 ? 0
+           : v2_chunk_wide(j, final, from_global) ? 5
+           : j - (V2_WINDOW_BITS - 1) > (final ? 2 : 0)
+               ? j - (V2_WINDOW_BITS - 1)
+               : (final ? 2 : 0);
 }
 
 /* Thread t's local index in a plain window over MASK (its slot 0). */
@@ -1107,17 +1142,21 @@ __device__ __forceinline__ void v2_fixed_global_store(const v2_fixed_block &b,
 
 /* Windows of the window-sized chunks of steps J ... 0 (no mirror), from
  * the top: J ... J - 3, and so on; the chunk that reaches step 0 runs on
- * v2_final_mask if it stores to global memory (FINAL), else on bits 0 ...
- * 3. FROM_GLOBAL: the first window loads from global memory. NEXT_TOP:
+ * bits 0 ... 3, or, if it stores to global memory (FINAL), is steps 1 ...
+ * 0 (or 0) on v2_final_mask, where a warp's store is 512 (256)
+ * contiguous bytes: a final chunk of steps 3 ... 0 or 2 ... 0 leaves 64-
+ * or 32-byte gaps between lanes, and such TILE passes took 91-105 us
+ * against 66-69 us (H200, ncu), so they take one window more instead.
+ * FROM_GLOBAL: the first window loads from global memory. NEXT_TOP:
  * the top local bit of the window after the last (for its barrier). */
 template <int J, bool FROM_GLOBAL, bool FINAL, int NEXT_TOP>
 __device__ __forceinline__ void v2_fixed_chunks(const v2_fixed_block &b,
                                                 uint32_t (&key)[V2_ITEMS],
                                                 uint32_t (&value)[V2_ITEMS])
 {
-    constexpr bool last = J <= V2_WINDOW_BITS - 1;
-    constexpr int lo = last ? 0 : J - (V2_WINDOW_BITS - 1);
-    constexpr uint32_t mask = v2_chunk_mask(J, FINAL);
+    constexpr bool last = v2_chunk_last(J, FINAL);
+    constexpr int lo = v2_chunk_low(J, FINAL, FROM_GLOBAL);
+    constexpr uint32_t mask = v2_chunk_mask(J, FINAL, FROM_GLOBAL);
     if constexpr (FROM_GLOBAL)
         v2_fixed_global_load<mask>(b, key, value);
     else
@@ -1191,6 +1230,120 @@ k_bitonic_v2_tile(uint32_t *keys, uint32_t *values, uint32_t n,
                               s_padded, 0, out_float, descending};
     uint32_t key[V2_ITEMS], value[V2_ITEMS];
     v2_fixed_chunks<TOP, true, true, V2_TILE_BITS - 1>(b, key, value);
+}
+
+/* GLOBAL pass on compile-time windows, for the usual shape (contiguous
+ * low bits V2_GLOBAL_LOW_BITS, no cluster, 8 - MIRROR steps): the local
+ * tile u = [low: 5][pair: 1 if MIRROR][h: 8 - MIRROR] of v2_global_index,
+ * whose steps are local stage 12's mirror window and steps 9 ... 6
+ * (MIRROR), or steps 12 ... 9 and 8 ... 5: two windows, the first loading
+ * from global memory and the second storing there. Global index of u:
+ * the block's base for its pair bit (its middle value or the complement)
+ * plus h << step_lo plus low, additive over u's bits, so a slot's index
+ * is the window's base plus a per-slot multiple of 2^step_lo. Lanes 0 ...
+ * 31 of a warp hold 32 consecutive low indices: 128 contiguous bytes. */
+#define V2_GLOBAL_LOW_BITS 5
+
+template <bool MIRROR> struct v2_global_map {
+    uint32_t base0, base1; /* index of u = 0 and of its pair (MIRROR) */
+    int step_lo;
+
+    __device__ __forceinline__ uint32_t index(uint32_t u) const
+    {
+        const uint32_t pair = MIRROR ? (u >> V2_GLOBAL_LOW_BITS) & 1u : 0u;
+        return (pair ? base1 : base0) +
+               ((u >> (V2_GLOBAL_LOW_BITS + MIRROR)) << step_lo) +
+               (u & ((1u << V2_GLOBAL_LOW_BITS) - 1u));
+    }
+};
+
+/* Loads (LOAD) or stores slot s of a window from/to global index g;
+ * nothing at or past n (sentinels in). */
+__device__ __forceinline__ void v2_global_slot(const v2_fixed_block &b,
+                                               uint32_t g, bool load,
+                                               uint32_t &key, uint32_t &value)
+{
+    if (load) {
+        key = g < b.n ? b.keys[g] : SENTINEL_KEY;
+        value = g < b.n ? b.values[g] : 0;
+    } else if (g < b.n) {
+        b.keys[g] = key;
+        b.values[g] = value;
+    }
+}
+
+/* Plain window MASK (no pair bit in it) from or to global memory. */
+template <uint32_t MASK, bool MIRROR, bool LOAD>
+__device__ __forceinline__ void v2_global_plain_io(const v2_fixed_block &b,
+                                                   const v2_global_map<MIRROR> &m,
+                                                   uint32_t (&key)[V2_ITEMS],
+                                                   uint32_t (&value)[V2_ITEMS])
+{
+    static_assert(!MIRROR || !((MASK >> V2_GLOBAL_LOW_BITS) & 1u),
+                  "the pair bit stays in the thread's base");
+    static_assert(!(MASK & ((1u << V2_GLOBAL_LOW_BITS) - 1u)),
+                  "low bits stay in the thread's base");
+    const uint32_t g0 = m.index(v2_spread_thread<MASK>(threadIdx.x));
+#pragma unroll
+    for (int s = 0; s < V2_ITEMS; s++)
+        v2_global_slot(b,
+                       g0 + ((v2_deposit(s, MASK) >>
+                              (V2_GLOBAL_LOW_BITS + MIRROR))
+                             << m.step_lo),
+                       LOAD, key[s], value[s]);
+}
+
+/* GLOBAL pass of a stage: steps step_hi ... step_lo (step_hi the stage's
+ * mirror if MIRROR), block b: local tile b (see above). */
+template <bool MIRROR>
+__global__ void __launch_bounds__(V2_THREADS, 2)
+k_bitonic_v2_global(uint32_t *keys, uint32_t *values, uint32_t n,
+                    int step_hi, int step_lo)
+{
+    extern __shared__ uint2 s_padded[];
+    const int middle_bits = step_lo - V2_GLOBAL_LOW_BITS;
+    const int block_bits = middle_bits - MIRROR;
+    const uint32_t middle = blockIdx.x & ((1u << block_bits) - 1u);
+    const uint32_t high = (blockIdx.x >> block_bits) << step_hi << 1;
+    v2_global_map<MIRROR> m;
+    m.base0 = high | (middle << V2_GLOBAL_LOW_BITS);
+    m.base1 = high | ((~middle & ((1u << middle_bits) - 1u))
+                      << V2_GLOBAL_LOW_BITS);
+    m.step_lo = step_lo;
+    if (m.base0 >= n)
+        return; /* the whole tile is padding (u = 0 is its least index) */
+    const v2_fixed_block b = {keys, values, n, 0, s_padded, 0, 0, 0};
+    uint32_t key[V2_ITEMS], value[V2_ITEMS];
+    if constexpr (MIRROR) {
+        /* mirror window of local stage 12: slot p = (a << 1) | f, a the
+         * local bits 10 ... 12 (h bits 4 ... 6), f picking L or ~L */
+        constexpr int S = V2_TILE_BITS - 1;
+        const uint32_t t = threadIdx.x;
+        const uint32_t low = t & ((1u << (S - 3)) - 1u);
+        const uint32_t g_f[2] = {m.index(low),
+                                 m.index(low ^ ((1u << (S - 2)) - 1u))};
+#pragma unroll
+        for (int p = 0; p < V2_ITEMS; p++)
+            v2_global_slot(b, g_f[p & 1] + ((uint32_t)(p >> 1) << 4 << step_lo),
+                           true, key[p], value[p]);
+        v2_mirror<3>(key, value);
+        v2_half_cleaner<2>(key, value);
+        v2_half_cleaner<1>(key, value);
+        v2_fixed_mirror_io<S, false>(b, key, value);
+        __syncthreads();
+        constexpr uint32_t mask = 0xFu << 6;
+        v2_fixed_load<mask>(b, key, value);
+        v2_fixed_steps<mask, 9, 6>(key, value);
+        v2_global_plain_io<mask, MIRROR, false>(b, m, key, value);
+    } else {
+        constexpr uint32_t top = 0xFu << 9, bottom = 0xFu << 5;
+        v2_global_plain_io<top, MIRROR, true>(b, m, key, value);
+        v2_fixed_steps<top, 12, 9>(key, value);
+        v2_fixed_store<top, false>(b, key, value);
+        v2_fixed_load<bottom>(b, key, value);
+        v2_fixed_steps<bottom, 8, 5>(key, value);
+        v2_global_plain_io<bottom, MIRROR, false>(b, m, key, value);
+    }
 }
 
 typedef void (*v2_tile_kernel)(uint32_t *, uint32_t *, uint32_t, int, int);
@@ -1314,10 +1467,23 @@ static int v2_global_passes(const bitonic_state *s, uint32_t *keys,
         p.step_hi = step;
         p.step_lo = step - count + 1;
         p.low_bits = tile_bits - count - mirror;
-        if (keys && (*status = launch_v2_pass(s, keys, values, n, &p,
-                                              v2_tiles(log_n, cluster_bits),
-                                              stream)))
+        if (keys && !s->generic && cluster_bits == 0 &&
+            p.low_bits == V2_GLOBAL_LOW_BITS && s->resident_blocks == 0) {
+            /* the usual shape: the compile-time kernel */
+            if (mirror)
+                k_bitonic_v2_global<true><<<v2_tiles(log_n, 0), V2_THREADS,
+                                            V2_FIXED_SMEM_BYTES, stream>>>(
+                    keys, values, n, p.step_hi, p.step_lo);
+            else
+                k_bitonic_v2_global<false><<<v2_tiles(log_n, 0), V2_THREADS,
+                                             V2_FIXED_SMEM_BYTES, stream>>>(
+                    keys, values, n, p.step_hi, p.step_lo);
+            DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_global");
+        } else if (keys && (*status = launch_v2_pass(
+                                s, keys, values, n, &p,
+                                v2_tiles(log_n, cluster_bits), stream))) {
             return passes;
+        }
         step -= count;
         passes++;
     }
@@ -1462,6 +1628,16 @@ static ds_status bitonic_create(int version, const ds_sorter_desc *desc,
         DS_CUDA_TRY("sort bitonic2",
                     cudaFuncSetAttribute(
                         k_bitonic_v2_first,
+                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                        (int)V2_FIXED_SMEM_BYTES));
+        DS_CUDA_TRY("sort bitonic2",
+                    cudaFuncSetAttribute(
+                        k_bitonic_v2_global<true>,
+                        cudaFuncAttributeMaxDynamicSharedMemorySize,
+                        (int)V2_FIXED_SMEM_BYTES));
+        DS_CUDA_TRY("sort bitonic2",
+                    cudaFuncSetAttribute(
+                        k_bitonic_v2_global<false>,
                         cudaFuncAttributeMaxDynamicSharedMemorySize,
                         (int)V2_FIXED_SMEM_BYTES));
         for (int top = 0; top < V2_TILE_BITS; top++)
