@@ -1041,6 +1041,13 @@ __device__ __forceinline__ void exchange_up(unsigned long long &x, unsigned long
     y = hi;
 }
 
+__device__ __forceinline__ void exchange_up(uint32_t &x, uint32_t &y)
+{
+    const uint32_t lo = min(x, y), hi = max(x, y);
+    x = lo;
+    y = hi;
+}
+
 /* Shared-memory slot of pair i: one word of padding after every 16
  * (row-sized runs of a window land in different banks). Linear over
  * disjoint bits: small_slot(a | b) = small_slot(a) + small_slot(b). */
@@ -1149,8 +1156,8 @@ __host__ __device__ constexpr int window_reg(const small_window &w, int b)
 }
 
 /* The steps of window W of size 2^L on one thread's registers. */
-template <int L, int W, int S>
-__device__ __forceinline__ void small_steps(unsigned long long (&x)[QUICK_SMALL_ITEMS])
+template <typename Word, int L, int W, int S>
+__device__ __forceinline__ void small_steps(Word (&x)[QUICK_SMALL_ITEMS])
 {
     constexpr small_window w = make_small_plan(L).w[W];
     if constexpr (S < w.count) {
@@ -1162,7 +1169,7 @@ __device__ __forceinline__ void small_steps(unsigned long long (&x)[QUICK_SMALL_
         for (int r = 0; r < QUICK_SMALL_ITEMS; r++)
             if (!((r >> i) & 1))
                 exchange_up(x[r], x[r ^ m]);
-        small_steps<L, W, S + 1>(x);
+        small_steps<Word, L, W, S + 1>(x);
     }
 }
 
@@ -1170,9 +1177,10 @@ __device__ __forceinline__ void small_steps(unsigned long long (&x)[QUICK_SMALL_
  * are the next window's loads). Virtual thread v (v < 2^(L-4), strided
  * by the block) owns the window's 16 pairs at index deposit(v) plus each
  * register's bits (out_mask complemented in the flip's upper half). */
-template <int L, int W>
+template <typename Word, int L, int W>
 __device__ __forceinline__ void small_windows(uint32_t len)
 {
+    Word *s = reinterpret_cast<Word *>(s_small);
     constexpr small_plan plan = make_small_plan(L);
     static_assert(!plan.bad, "the flip-bitonic window plan is consistent");
     constexpr small_window w = plan.w[W];
@@ -1183,9 +1191,9 @@ __device__ __forceinline__ void small_windows(uint32_t len)
             low |= ((v >> t) & 1u) << w.other[t];
         if (low >= len)
             continue; /* pads only: its smallest index is low */
-        unsigned long long *lower = s_small + small_slot(low);
-        unsigned long long *upper = s_small + small_slot(low ^ w.out_mask);
-        unsigned long long x[QUICK_SMALL_ITEMS];
+        Word *lower = s + small_slot(low);
+        Word *upper = s + small_slot(low ^ w.out_mask);
+        Word x[QUICK_SMALL_ITEMS];
 #pragma unroll
         for (int r = 0; r < QUICK_SMALL_ITEMS; r++) {
             uint32_t offset = 0;
@@ -1195,7 +1203,7 @@ __device__ __forceinline__ void small_windows(uint32_t len)
             const bool up = w.flip_reg >= 0 && ((r >> (w.flip_reg & 31)) & 1);
             x[r] = (up ? upper : lower)[small_slot(offset)];
         }
-        small_steps<L, W, 0>(x);
+        small_steps<Word, L, W, 0>(x);
 #pragma unroll
         for (int r = 0; r < QUICK_SMALL_ITEMS; r++) {
             uint32_t offset = 0;
@@ -1208,58 +1216,122 @@ __device__ __forceinline__ void small_windows(uint32_t len)
     }
     __syncthreads();
     if constexpr (W + 1 < plan.windows)
-        small_windows<L, W + 1>(len);
+        small_windows<Word, L, W + 1>(len);
 }
 
 /* The whole network of size 2^L over s_small (pads from
  * len on already all-ones). Not inlined: one copy per size class,
  * shared by the block sizes. */
-template <int L>
+template <typename Word, int L>
 __device__ __noinline__ void small_sort_pow2(uint32_t len)
 {
-    small_windows<L, 0>(len);
+    small_windows<Word, L, 0>(len);
+}
+
+/* small_sort_pow2 for the padded size n2 (a power of two in
+ * [QUICK_SMALL_MIN, 2^13]). */
+template <typename Word>
+__device__ __forceinline__ void small_sort_size(uint32_t n2, uint32_t len)
+{
+    switch (n2) {
+    case 1u << 5: small_sort_pow2<Word, 5>(len); break;
+    case 1u << 6: small_sort_pow2<Word, 6>(len); break;
+    case 1u << 7: small_sort_pow2<Word, 7>(len); break;
+    case 1u << 8: small_sort_pow2<Word, 8>(len); break;
+    case 1u << 9: small_sort_pow2<Word, 9>(len); break;
+    case 1u << 10: small_sort_pow2<Word, 10>(len); break;
+    case 1u << 11: small_sort_pow2<Word, 11>(len); break;
+    case 1u << 12: small_sort_pow2<Word, 12>(len); break;
+    default: small_sort_pow2<Word, 13>(len); break;
+    }
 }
 
 /* Flip-bitonic sort of `len` pairs (len <= sbsize) from src (the caller's
  * floats if raw, else codes) into the caller's arrays at the same place,
  * as final keys; shared memory holds the pairs and pads up to the next
- * power of two (at least QUICK_SMALL_MIN). */
+ * power of two n2 = 2^L (at least QUICK_SMALL_MIN). When the codes span
+ * less than 2^(32 - L) (after phase one, all but the sequences of the
+ * widest binades), the sort moves one 32-bit word per pair, (code - min)
+ * above the pair's index, instead of (code, value): a comparator is a
+ * min and a max instead of a 64-bit compare and four selects, and the
+ * values wait in shared memory behind the words until the write-out
+ * gathers them by index. Words are unique, and the padding (all-ones)
+ * is above every real word since some index below n2 - 1 is unused. */
 template <int T>
 __device__ void small_sort(const quick_args &q, const uint32_t *src_keys,
                            const uint32_t *src_values, uint32_t start,
                            uint32_t len, bool raw)
 {
-    uint32_t n2 = QUICK_SMALL_MIN;
-    while (n2 < len)
-        n2 <<= 1;
-    for (uint32_t i = threadIdx.x; i < n2; i += T) {
-        unsigned long long word = ~0ull;
-        if (i < len) {
-            const uint32_t bits = src_keys[start + i];
-            const uint32_t key = raw ? ordered_from_raw(bits, q.descending) : bits;
-            word = ((unsigned long long)key << 32) | src_values[start + i];
-        }
-        s_small[small_slot(i)] = word;
+    __shared__ uint32_t s_range[2];
+    int log2n = 5;
+    while ((1u << log2n) < len)
+        log2n++;
+    const uint32_t n2 = 1u << log2n;
+    if (threadIdx.x == 0) {
+        s_range[0] = 0xFFFFFFFFu;
+        s_range[1] = 0;
     }
     __syncthreads();
-    switch (n2) {
-    case 1u << 5: small_sort_pow2<5>(len); break;
-    case 1u << 6: small_sort_pow2<6>(len); break;
-    case 1u << 7: small_sort_pow2<7>(len); break;
-    case 1u << 8: small_sort_pow2<8>(len); break;
-    case 1u << 9: small_sort_pow2<9>(len); break;
-    case 1u << 10: small_sort_pow2<10>(len); break;
-    case 1u << 11: small_sort_pow2<11>(len); break;
-    case 1u << 12: small_sort_pow2<12>(len); break;
-    default: small_sort_pow2<13>(len); break;
-    }
+    /* The codes' range first (the keys are read again below, from L2). */
+    uint32_t lo = 0xFFFFFFFFu, hi = 0;
     for (uint32_t i = threadIdx.x; i < len; i += T) {
-        const unsigned long long w = s_small[small_slot(i)];
-        q.keys[start + i] = final_key(q, (uint32_t)(w >> 32));
-        q.values[start + i] = (uint32_t)w;
+        const uint32_t bits = src_keys[start + i];
+        const uint32_t key = raw ? ordered_from_raw(bits, q.descending) : bits;
+        lo = min(lo, key);
+        hi = max(hi, key);
     }
-    __syncthreads(); /* s_small is reused by the next small sort */
+    for (int o = 16; o > 0; o >>= 1) {
+        lo = min(lo, __shfl_xor_sync(~0u, lo, o));
+        hi = max(hi, __shfl_xor_sync(~0u, hi, o));
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicMin(&s_range[0], lo);
+        atomicMax(&s_range[1], hi);
+    }
+    __syncthreads();
+    lo = s_range[0];
+    hi = s_range[1];
+    if (hi - lo < (1u << (32 - log2n))) {
+        uint32_t *packed = reinterpret_cast<uint32_t *>(s_small);
+        uint32_t *values = packed + small_words(n2);
+        for (uint32_t i = threadIdx.x; i < n2; i += T) {
+            uint32_t word = 0xFFFFFFFFu;
+            if (i < len) {
+                const uint32_t bits = src_keys[start + i];
+                const uint32_t key = raw ? ordered_from_raw(bits, q.descending) : bits;
+                word = ((key - lo) << log2n) | i;
+                values[i] = src_values[start + i];
+            }
+            packed[small_slot(i)] = word;
+        }
+        __syncthreads();
+        small_sort_size<uint32_t>(n2, len);
+        for (uint32_t i = threadIdx.x; i < len; i += T) {
+            const uint32_t w = packed[small_slot(i)];
+            q.keys[start + i] = final_key(q, lo + (w >> log2n));
+            q.values[start + i] = values[w & (n2 - 1)];
+        }
+    } else {
+        for (uint32_t i = threadIdx.x; i < n2; i += T) {
+            unsigned long long word = ~0ull;
+            if (i < len) {
+                const uint32_t bits = src_keys[start + i];
+                const uint32_t key = raw ? ordered_from_raw(bits, q.descending) : bits;
+                word = ((unsigned long long)key << 32) | src_values[start + i];
+            }
+            s_small[small_slot(i)] = word;
+        }
+        __syncthreads();
+        small_sort_size<unsigned long long>(n2, len);
+        for (uint32_t i = threadIdx.x; i < len; i += T) {
+            const unsigned long long w = s_small[small_slot(i)];
+            q.keys[start + i] = final_key(q, (uint32_t)(w >> 32));
+            q.values[start + i] = (uint32_t)w;
+        }
+    }
+    __syncthreads(); /* s_small and s_range are reused by the next small sort */
 }
+
 /* One task, by the whole block. A sort task runs quicksort on its range
  * with an explicit stack (larger part pushed first, smaller popped next),
  * writing every final key to the caller's arrays. A stack entry's source
