@@ -9,41 +9,52 @@
  *       pairs, runs a run of consecutive steps on it and scatters it back.
  *       A thread keeps 16 pairs in registers, a window over 4 local index
  *       bits, so up to four steps run between two barriers; between
- *       windows the tile is re-dealt through shared memory (one barrier).
- *       Pass kinds: FIRST sorts each contiguous tile (stages 0 ... 12);
- *       for a later stage s, GLOBAL passes gather 2^8 runs of 2^5
- *       contiguous pairs (128-byte segments) at the strides of 8 index
- *       bits, and run those 8 steps (7 with the stage's mirror step) from s
- *       down (the last such pass also going below bit 13),
- *       then a TILE pass runs the steps left on contiguous tiles. Where
- *       plain blocks would need two GLOBAL passes (s >= 20 at 2^24), one
- *       GLOBAL pass runs on a thread-block cluster (sm_90) of 2, 4 or 8
- *       blocks that hold a 2^14 ... 2^16-pair local tile between them, the
- *       windows over the cluster's bits exchanging through distributed
- *       shared memory. 2^24 pairs take 23 passes (27 without clusters).
- *       The first window of a pass loads from global memory and the last
- *       stores there; a warp-local first or last window of a FIRST or
- *       TILE pass goes through the warp's shared memory so that each
- *       global access is 256 contiguous bytes a warp. Between two windows
- *       that stay inside a warp's 512 pairs a __syncwarp() stands in for
- *       the block barrier. (Clusters on every pass, FIRST over 2^16,
- *       17 passes, measured no faster on the H200: a cluster-wide window
- *       costs about a DRAM pass.)
- *       The FIRST, TILE and (plain, 2^5 low bits) GLOBAL passes run on
- *       kernels whose windows are template constants
- *       (k_bitonic_v2_first, k_bitonic_v2_tile<top>,
- *       k_bitonic_v2_global<mirror>): each slot's shared address is a
- *       per-window base plus an immediate (padded, not swizzled, shared
- *       memory), a comparator is five instructions, nothing spills; the
- *       cluster passes keep the run-time k_bitonic_v2_pass.
- *       NVIDIA H200, 2^24 uniform, same bench run (commit 2 of issue 4's
- *       bitonic4 work): run-time kernel (DS_BITONIC_GENERIC=1) 3.09 ms
- *       -> 2.19 ms (cub 0.625, cub-raw 0.559: 3.51x cub, 3.93x cub-raw);
- *       1M 0.174 -> 0.115 ms. ncu: FIRST 679 (H100) -> 307 us (160M
- *       warp instructions, bound by shared-memory wavefronts: 27 windows
- *       of a load and a store per pair), GLOBAL 88 -> 66-70 us (DRAM
- *       71-75%), TILE 64-71 us, cluster GLOBAL still 133-166 us (no
- *       longer faster than two plain passes: 2.19 ms either way).
+ *       windows the tile is re-dealt through shared memory (one barrier;
+ *       a __syncwarp() between two windows inside a warp's 512 pairs).
+ *       The first window of a pass loads from global memory, the last
+ *       stores there, both 128 or more contiguous bytes a warp.
+ *       Pass kinds: FIRST sorts each contiguous tile (stages 0 ... 12).
+ *       The later stages' steps, walked in order, are cut into passes
+ *       that each take as many as fit a local tile with 2^5 contiguous
+ *       low index bits (128-byte segments) (run_merged_v2): GLOBAL, 8
+ *       strided index bits (7 and the pair bit of the mirror trick below
+ *       when it starts a stage); MERGED, the tail of stage s (steps T ...
+ *       0 on contiguous bits) and the head of stage s + 1 (its mirror and
+ *       10 - max(T, 4) steps); TILE, the steps left of the last stage.
+ *       2^24 pairs: FIRST + 21 passes.
+ *       Every pass kind is a kernel whose windows are template constants
+ *       (k_bitonic_v2_first, _global<mirror>, _merged<T>, _tile<top>):
+ *       a slot's shared address is a per-window base plus an immediate
+ *       (shared memory padded, not swizzled), a comparator is five
+ *       instructions, nothing spills.
+ *       NVIDIA H200, 2^24 uniform, bench_sort, same run (bitonic4 work,
+ *       commit after 2cbe7de): 1.849 ms, cub 0.626 (2.96x), cub-raw
+ *       0.558 (3.31x); 1M 0.107 ms. ncu per pass: FIRST 307 us (160M
+ *       warp instructions; shared-memory bound: 27 windows each load and
+ *       store every pair), GLOBAL 68-71 us, MERGED 68-75 us, TILE 69 us
+ *       (DRAM 66-74% of peak; sum 1776 us).
+ *       History, H200: the run-time kernel k_bitonic_v2_pass for every
+ *       pass (DS_BITONIC_GENERIC=1, windows and addresses computed at run
+ *       time, spilling) 3.09 ms in the same run as the 1.849; compile-time
+ *       FIRST and TILE 2.41 ms (earlier run, cub 0.627); + GLOBAL 2.19 ms
+ *       (cub 0.625); + merged plan 1.85 ms.
+ *       The stage-by-stage plan stays behind DS_BITONIC_MERGED=0
+ *       (run_stage_v2: per stage s >= 13, GLOBAL passes from s down, then
+ *       a TILE pass; where plain blocks would need two GLOBAL passes (s >=
+ *       20 at 2^24) one GLOBAL pass runs on a thread-block cluster (sm_90)
+ *       of 2, 4 or 8 blocks holding a 2^14 ... 2^16-pair local tile,
+ *       exchanging through distributed shared memory; 23 passes): 2.18
+ *       ms, its cluster passes 133-166 us each, no faster than two plain
+ *       passes once those were compile-time (2.19 ms without clusters).
+ *       Tried and slower or dropped: clusters on every pass (FIRST over
+ *       2^16, 17 passes: a cluster-wide window costs about a DRAM pass);
+ *       a resident grid looping with L2 prefetch (DS_BITONIC_RESIDENT);
+ *       TILE passes ending on a window of steps 3 ... 0 or 2 ... 0, whose
+ *       stores leave 64- or 32-byte gaps between lanes (91-105 against
+ *       64-71 us); 32 pairs a thread for FIRST (21 windows instead of 27)
+ *       was not built: no padding u + (u >> a) [+ (u >> b)] keeps its
+ *       layouts free of bank conflicts (checked exhaustively), and a
+ *       swizzle costs an instruction a slot.
  *
  * Network. Stage s (0-based) merges sorted runs of 2^s into runs of
  * 2^(s+1); its step j compares elements 2^j apart. We use the variant whose
@@ -65,8 +76,8 @@
  *
  * Complexity: O(n log^2 n) comparisons; log2(N)(log2(N)+1)/2 steps for
  * N = next power of two of n. Launches: V0 one per step; V1 one per stage
- * beyond the fused ones plus one per global step; V2 one per pass (1 +
- * 2 per stage s >= 13 with clusters; without them 3 from s = 20 on).
+ * beyond the fused ones plus one per global step; V2 one per pass (2^24:
+ * 22; 2^27: 30).
  *
  * Limits: count <= 2^31 (32-bit indices); not stable.
  */
@@ -102,14 +113,18 @@
  * (2^5 pairs = 128-byte segments of keys and of values; measured faster
  * than 2^4 on the H100, though 2^4 makes fewer passes); the remaining
  * tile bits hold that many global steps (one fewer with the mirror).
- * DS_BITONIC_LOW_BITS overrides it (2 ... 8), for measurement. */
+ * DS_BITONIC_LOW_BITS overrides it (2 ... 8), for measurement; any value
+ * but V2_GLOBAL_LOW_BITS (5) runs the stage-by-stage plan on the run-time
+ * kernel. */
 #define V2_LOW_BITS 5
 /* V2 clusters (devices with thread-block clusters, sm_90): a pass whose
  * local steps reach above a block's 2^V2_TILE_BITS pairs runs on a
  * cluster of 2^V2_CLUSTER_BITS blocks that hold one local tile of
  * 2^(V2_TILE_BITS + V2_CLUSTER_BITS) pairs between them and exchange it
  * through distributed shared memory; used only where that saves a pass
- * (run_stage_v2). H200, 2^24, TILE staged: 3.21 ms without, 3.13 with.
+ * (run_stage_v2, the stage-by-stage plan only). H200, 2^24, run-time
+ * kernel, TILE staged: 3.21 ms without, 3.13 with; compile-time plain
+ * passes: 2.19 ms either way.
  * DS_BITONIC_CLUSTER_BITS overrides it (0 ... V2_MAX_CLUSTER_BITS; 0 = no
  * clusters), for measurement. */
 #define V2_CLUSTER_BITS 3
@@ -138,8 +153,9 @@ typedef struct bitonic_state {
     int cluster_bits; /* V2: log2 of the largest cluster (0: none) */
     int staged;       /* V2: pass kinds with staged global accesses
                          (V2_STAGED_*) */
-    int generic;      /* V2: FIRST and TILE passes on k_bitonic_v2_pass
+    int generic;      /* V2: every pass on k_bitonic_v2_pass
                          (measurement) */
+    int merged;       /* V2: the plan of merged passes (run_merged_v2) */
     unsigned resident_blocks; /* V2: 0 = one block a tile (default); N =
                                  N blocks looping, with prefetch
                                  (measurement) */
@@ -788,8 +804,11 @@ __device__ __forceinline__ void v2_prefetch_tile(const v2_block &b,
  * cluster_bits) pairs, its blocks' threads being the tile's threads in
  * rank order. The first window loads straight from global memory and the
  * last stores straight to it; local elements at or past n are sentinels,
- * never stored. (Instances per pass kind, spilling less, measured slower
- * on the H200: 3.12 against 3.07 ms at 2^24.) */
+ * never stored. Now run only for clusters and the measurement settings
+ * (DS_BITONIC_GENERIC, _RESIDENT, _SHALLOW, _LOW_BITS): the default plan
+ * runs the compile-time kernels below. (Instances of this kernel per pass
+ * kind, spilling less, had measured slower on the H200: 3.12 against 3.07
+ * ms at 2^24; fully compile-time windows took it to 1.85 ms.) */
 __global__ void __launch_bounds__(V2_THREADS, 2)
 k_bitonic_v2_pass(uint32_t *keys, uint32_t *values, uint32_t n, v2_pass p)
 {
@@ -1357,6 +1376,137 @@ static const v2_tile_kernel v2_tile_kernels[V2_TILE_BITS] = {
     k_bitonic_v2_tile<12>};
 static_assert(V2_TILE_BITS == 13, "v2_tile_kernels lists 13 instances");
 
+/* MERGED pass: the tail of stage s, steps T ... 0, and the head of stage
+ * s + 1, its mirror and H = 10 - K steps after it (K = max(T, 4)), in one
+ * pass (V2 plan, run_network_v2). Local tile u = [low: K + 1 bits,
+ * contiguous global bits 0 ... K][pair: 1][h: H + 1 bits, global steps
+ * step_lo ... s + 1]; the block supplies the middle bits between (and the
+ * pair bit its complement, as in GLOBAL) and those above. The tail runs on
+ * the low bits; the mirror of stage s + 1 flips every global bit up to
+ * s + 1, that is every local bit (the middle through the pair bit), so it
+ * is local stage 12's mirror window, whose half-cleaners on local bits 11
+ * and 10 are head steps where H reaches them; the rest of the head, local
+ * bits 9 ... K + 2, is one more window. The first window loads and the
+ * last stores global memory; every slot's index is computed from its local
+ * index (the map is additive but the pair bit may sit inside a window). */
+template <int K> struct v2_merged_map {
+    uint32_t base0, base1; /* global index of u = 0 and of its pair */
+    int step_lo;
+
+    __device__ __forceinline__ uint32_t index(uint32_t u) const
+    {
+        return (((u >> (K + 1)) & 1u) ? base1 : base0) +
+               (u & ((2u << K) - 1u)) + ((u >> (K + 2)) << step_lo);
+    }
+};
+
+/* Window MASK (plain) or the mirror window of local stage 12 (MIRROR),
+ * from (LOAD) or to global memory through map m. */
+template <uint32_t MASK, bool MIRROR, bool LOAD, class Map>
+__device__ __forceinline__ void v2_mapped_io(const v2_fixed_block &b,
+                                             const Map &m,
+                                             uint32_t (&key)[V2_ITEMS],
+                                             uint32_t (&value)[V2_ITEMS])
+{
+    const uint32_t t = threadIdx.x;
+    if constexpr (MIRROR) {
+        constexpr int S = V2_TILE_BITS - 1;
+        const uint32_t low = t & ((1u << (S - 3)) - 1u);
+#pragma unroll
+        for (int p = 0; p < V2_ITEMS; p++) {
+            const uint32_t l = p & 1 ? low ^ ((1u << (S - 2)) - 1u) : low;
+            v2_global_slot(b, m.index(l | ((uint32_t)(p >> 1) << (S - 2))),
+                           LOAD, key[p], value[p]);
+        }
+    } else {
+        const uint32_t u0 = v2_spread_thread<MASK>(t);
+#pragma unroll
+        for (int s = 0; s < V2_ITEMS; s++)
+            v2_global_slot(b, m.index(u0 | v2_deposit(s, MASK)), LOAD, key[s],
+                           value[s]);
+    }
+}
+
+/* The tail's chunks of steps J ... 0 on the low local bits, the first
+ * (FIRST) loading through the map: from step 5 ... 7 it runs on local
+ * bits 5 ... 8 (steps J ... 5) so that a warp loads 128 contiguous bytes;
+ * the others as v2_fixed_chunks; every one stores to shared memory (the
+ * mirror window follows). */
+template <int J, bool FIRST, class Map>
+__device__ __forceinline__ void v2_merged_tail(const v2_fixed_block &b,
+                                               const Map &m,
+                                               uint32_t (&key)[V2_ITEMS],
+                                               uint32_t (&value)[V2_ITEMS])
+{
+    constexpr bool wide = FIRST && J >= 5 && J <= 7;
+    constexpr bool last = J <= V2_WINDOW_BITS - 1;
+    constexpr int lo = wide ? 5 : last ? 0 : J - (V2_WINDOW_BITS - 1);
+    constexpr uint32_t mask = wide ? 0xFu << 5 : v2_chunk_mask(J, false);
+    if constexpr (FIRST)
+        v2_mapped_io<mask, false, true>(b, m, key, value);
+    else
+        v2_fixed_load<mask>(b, key, value);
+    v2_fixed_steps<mask, J, lo>(key, value);
+    constexpr int next_top =
+        lo == 0 ? V2_TILE_BITS - 1 : v2_top_bit(v2_chunk_mask(lo - 1, false));
+    constexpr int top = v2_top_bit(mask);
+    v2_fixed_store<mask, (top > next_top ? top : next_top) < V2_WARP_BITS>(
+        b, key, value);
+    if constexpr (lo > 0)
+        v2_merged_tail<lo - 1, false>(b, m, key, value);
+}
+
+/* MERGED pass with tail top T (see v2_merged_map): block b its tile;
+ * step_hi = s + 1, step_lo = s + 1 - H. */
+template <int T>
+__global__ void __launch_bounds__(V2_THREADS, 2)
+k_bitonic_v2_merged(uint32_t *keys, uint32_t *values, uint32_t n,
+                    int step_hi, int step_lo)
+{
+    constexpr int K = T > V2_WINDOW_BITS ? T : V2_WINDOW_BITS;
+    constexpr int H = V2_TILE_BITS - 3 - K;
+    static_assert(H >= 0, "the head holds at least the mirror");
+    extern __shared__ uint2 s_padded[];
+    const int middle_bits = step_lo - (K + 1); /* >= 1: the planner */
+    const int block_bits = middle_bits - 1;
+    const uint32_t middle = blockIdx.x & ((1u << block_bits) - 1u);
+    const uint32_t high = (blockIdx.x >> block_bits) << step_hi << 1;
+    v2_merged_map<K> m;
+    m.base0 = high | (middle << (K + 1));
+    m.base1 = high | ((~middle & ((1u << middle_bits) - 1u)) << (K + 1));
+    m.step_lo = step_lo;
+    if (m.base0 >= n)
+        return; /* the whole tile is padding (u = 0 is its least index) */
+    const v2_fixed_block b = {keys, values, n, 0, s_padded, 0, 0, 0};
+    uint32_t key[V2_ITEMS], value[V2_ITEMS];
+    v2_merged_tail<T, true>(b, m, key, value);
+    /* stage s + 1: mirror (local 12) and head steps on local 11, 10 */
+    v2_fixed_mirror_io<V2_TILE_BITS - 1, true>(b, key, value);
+    v2_mirror<3>(key, value);
+    if constexpr (H >= 1)
+        v2_half_cleaner<2>(key, value);
+    if constexpr (H >= 2)
+        v2_half_cleaner<1>(key, value);
+    if constexpr (H <= 2) {
+        v2_mapped_io<0, true, false>(b, m, key, value);
+    } else {
+        v2_fixed_mirror_io<V2_TILE_BITS - 1, false>(b, key, value);
+        __syncthreads();
+        constexpr uint32_t mask = 0xFu << 6;
+        v2_fixed_load<mask>(b, key, value);
+        v2_fixed_steps<mask, 9, K + 2>(key, value);
+        v2_mapped_io<mask, false, false>(b, m, key, value);
+    }
+}
+
+/* k_bitonic_v2_merged<tail top> by its tail top. */
+#define V2_MERGED_MAX_TAIL (V2_TILE_BITS - 3)
+static const v2_tile_kernel v2_merged_kernels[V2_MERGED_MAX_TAIL + 1] = {
+    k_bitonic_v2_merged<0>, k_bitonic_v2_merged<1>, k_bitonic_v2_merged<2>,
+    k_bitonic_v2_merged<3>, k_bitonic_v2_merged<4>, k_bitonic_v2_merged<5>,
+    k_bitonic_v2_merged<6>, k_bitonic_v2_merged<7>, k_bitonic_v2_merged<8>,
+    k_bitonic_v2_merged<9>, k_bitonic_v2_merged<10>};
+
 /* ---- host launchers ---------------------------------------------------- */
 
 static int log2_ceil(uint32_t n)
@@ -1541,6 +1691,59 @@ static ds_status run_stage_v2(const bitonic_state *s, uint32_t *keys,
                           v2_tiles(log_n, p.cluster_bits), stream);
 }
 
+/* V2's stages from V2_TILE_BITS on, with merged passes: walking their
+ * steps in order, each pass takes as many as fit a local tile of 2^13
+ * pairs with 2^5 contiguous low bits: a stage's mirror and 6 steps
+ * (GLOBAL, only where no tail comes before it), 8 steps at or above bit 6
+ * (GLOBAL), or, once the steps left in a stage are T ... 0 with T <= 10,
+ * those and the next stage's mirror and 10 - max(T, 4) steps (MERGED),
+ * or the steps left alone (TILE: T = 11 or 12, or the last stage). 2^24:
+ * 21 passes after FIRST, none on clusters (the stage-by-stage plan: 22,
+ * four of them on clusters, or 26 without). */
+static ds_status run_merged_v2(uint32_t *keys, uint32_t *values, uint32_t n,
+                               int log_n, int descending, cudaStream_t stream)
+{
+    const unsigned tiles = v2_tiles(log_n, 0);
+    const int global_steps = V2_TILE_BITS - V2_GLOBAL_LOW_BITS; /* 8 */
+    int stage = V2_TILE_BITS, step = V2_TILE_BITS; /* the next step */
+    while (stage < log_n) {
+        if (step == stage) {
+            k_bitonic_v2_global<true><<<tiles, V2_THREADS,
+                                        V2_FIXED_SMEM_BYTES, stream>>>(
+                keys, values, n, step, step - (global_steps - 2));
+            DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_global");
+            step -= global_steps - 1;
+        } else if (step >= V2_TILE_BITS) {
+            k_bitonic_v2_global<false><<<tiles, V2_THREADS,
+                                         V2_FIXED_SMEM_BYTES, stream>>>(
+                keys, values, n, step, step - (global_steps - 1));
+            DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_global");
+            step -= global_steps;
+        } else {
+            const int low = step > V2_WINDOW_BITS ? step : V2_WINDOW_BITS;
+            const int head = V2_TILE_BITS - 3 - low; /* steps after the mirror */
+            const int next = stage + 1;
+            /* the head's lowest step leaves a middle bit for the pair */
+            if (next < log_n && step <= V2_MERGED_MAX_TAIL &&
+                next - head - (low + 1) >= 1) {
+                v2_merged_kernels[step]<<<tiles, V2_THREADS,
+                                          V2_FIXED_SMEM_BYTES, stream>>>(
+                    keys, values, n, next, next - head);
+                DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_merged");
+                step = next - head - 1;
+            } else {
+                v2_tile_kernels[step]<<<tiles, V2_THREADS,
+                                        V2_FIXED_SMEM_BYTES, stream>>>(
+                    keys, values, n, next == log_n, descending);
+                DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_tile");
+                step = next;
+            }
+            stage = next;
+        }
+    }
+    return DS_OK;
+}
+
 /* V2's network. The first pass sorts each 2^V2_TILE_BITS tile (stages 0
  * ... 12) and converts the keys; the last stage's tile pass converts them
  * back. */
@@ -1566,6 +1769,9 @@ static ds_status run_network_v2(const bitonic_state *s, uint32_t *keys,
                                         v2_tiles(log_n, 0), stream))) {
         return status;
     }
+    if (s->merged && !s->generic && s->resident_blocks == 0 &&
+        s->low_bits == V2_GLOBAL_LOW_BITS && !s->shallow)
+        return run_merged_v2(keys, values, n, log_n, descending, stream);
     for (int stage = V2_TILE_BITS; stage < log_n; stage++)
         if ((status = run_stage_v2(s, keys, values, n, log_n, stage,
                                    descending, stream)))
@@ -1640,6 +1846,12 @@ static ds_status bitonic_create(int version, const ds_sorter_desc *desc,
                         k_bitonic_v2_global<false>,
                         cudaFuncAttributeMaxDynamicSharedMemorySize,
                         (int)V2_FIXED_SMEM_BYTES));
+        for (int tail = 0; tail <= V2_MERGED_MAX_TAIL; tail++)
+            DS_CUDA_TRY("sort bitonic2",
+                        cudaFuncSetAttribute(
+                            v2_merged_kernels[tail],
+                            cudaFuncAttributeMaxDynamicSharedMemorySize,
+                            (int)V2_FIXED_SMEM_BYTES));
         for (int top = 0; top < V2_TILE_BITS; top++)
             DS_CUDA_TRY("sort bitonic2",
                         cudaFuncSetAttribute(
@@ -1666,10 +1878,13 @@ static ds_status bitonic_create(int version, const ds_sorter_desc *desc,
         s->resident_blocks = (unsigned)atoi(resident);
     const char *block_sync = getenv("DS_BITONIC_BLOCK_SYNC");
     s->block_sync = block_sync && atoi(block_sync) > 0;
-    /* DS_BITONIC_GENERIC=1: the FIRST and TILE passes on the run-time
-     * k_bitonic_v2_pass, as before the compile-time kernels. */
+    /* DS_BITONIC_GENERIC=1: every pass on the run-time k_bitonic_v2_pass
+     * in the stage-by-stage plan, as before the compile-time kernels. */
     const char *generic = getenv("DS_BITONIC_GENERIC");
     s->generic = generic && atoi(generic) > 0;
+    /* DS_BITONIC_MERGED=0: the stage-by-stage plan (run_stage_v2). */
+    const char *merged = getenv("DS_BITONIC_MERGED");
+    s->merged = !merged || atoi(merged) != 0;
     const char *shallow = getenv("DS_BITONIC_SHALLOW");
     s->shallow = shallow && atoi(shallow) > 0;
     const char *low_bits = getenv("DS_BITONIC_LOW_BITS");
