@@ -40,21 +40,30 @@
  * fewer than maxseq exist. The host queues them in batches without
  * waiting (each plan decides on the device, and the persistent grid does
  * not depend on the plan) and reads only the last plan's report of a
- * batch, from mapped pinned memory.
+ * batch, from mapped pinned memory; phase two is queued behind each
+ * batch (see below).
  *
- * Phase two (one block per sequence, no host). Each block sorts its
- * sequence with an explicit shared-memory stack, always continuing with the
- * smaller part (depth <= log2 n), the same two-pass partition with the
- * median of first, middle and last key as pivot, equal keys again final,
- * and a shared-memory bitonic sort of (key, value) as one 64-bit word once
- * a sequence fits (<= sbsize), in the "flip" form whose comparators all
- * point one way, so that padding (the all-ones word) never moves and the
- * work follows the length rather than the next power of two. Each
- * 256-pair segment is first sorted by one warp in registers, eight pairs
- * a lane held lane-major so that half of its steps need no shuffle (the
- * shuffle unit bounds this sort); longer stages go through shared memory.
- * A pad that ties with a real (NaN, 0xFFFFFFFF) pair is indistinguishable
- * from it.
+ * Phase two (one block per sequence, no host). A persistent grid takes
+ * the sequences one after another (an atomic counter); it is queued
+ * behind every batch and works only after the batch that finished phase
+ * one, so it needs neither the task count nor a host round trip. Each
+ * block sorts its sequence with an explicit shared-memory stack, always
+ * continuing with the smaller part (depth <= log2 n), the same two-pass
+ * partition with the median of first, middle and last key as pivot,
+ * equal keys again final, and a shared-memory bitonic sort once a
+ * sequence fits (<= sbsize), in the "flip" form whose comparators all
+ * point one way, so that padding (the all-ones word) never moves. The
+ * sort runs in register windows: each thread holds the 16 words that
+ * differ in 4 index bits, runs every step on those bits in registers
+ * (compile-time register pairs, no shuffles), and the words go through
+ * shared memory once per window (22 round trips at 8192 pairs for 91
+ * steps). A thread whose words are all padding skips the window. When a
+ * sequence's codes span less than 2^(32 - log2 n2) (n2 its padded size)
+ * — after phase one, all but the widest binades — a word is 32 bits,
+ * (code - min) above the pair's index, a comparator a min and a max, and
+ * the values wait in shared memory until the write-out gathers them;
+ * otherwise the words are (code, value) in 64 bits. A pad that ties with
+ * a real (NaN, 0xFFFFFFFF) 64-bit word is indistinguishable from it.
  *
  * Cost: O(n log n) expected; phase one O(n) per iteration. Memory beyond
  * the caller's arrays: 12 bytes per element (auxiliary keys and values,
@@ -86,6 +95,21 @@
  * partitions down to 256-pair leaves sorted a warp each (3.2 ms: about
  * 1,900 cycles a block-wide partition, and the leaves as shuffle-bound
  * as the bitonic sort they replace).
+ * Register windows and packed words (H200, bench_sort, two alternating
+ * runs of the three builds): 2^24 uniform 2.453 -> 2.299 (windows,
+ * 64-bit words) -> 2.000 ms (packed words), cub 0.630-0.635 (3.16x),
+ * cub-raw ~0.56 (3.6x); phase two 0.746 -> 0.575 -> 0.283 ms (ncu: 279
+ * us, 146M warp instructions, neither the ALU nor shared memory
+ * saturated: barrier-bound with two 512-thread blocks an SM); phase one
+ * 1.66 ms; 2^20 0.248 -> 0.237 ms. Not kept: maxseq n/8192 (2048 at 2^24)
+ * with this sort, 1.996-2.002 ms (phase one -0.09, phase two +0.12 ms)
+ * and special 8.16 ms at 2^24.
+ * TODO (measured faster, but the build had a bug and could not be
+ * re-verified on the GPU, see commit message): three phase-two blocks an
+ * SM (40 registers; 64-bit words 8 a thread, 3-bit windows) took phase
+ * two to 0.25 ms, and programmatic dependent launch of the iterations'
+ * kernels took phase one from 1.66 to 1.62 ms and 2^20 to 0.203 ms
+ * (H200: 2^24 1.92 ms, 3.04x cub).
  * Phase two's median of three has the classic O(n^2) inputs, but only
  * within one sequence of about n/maxseq keys after phase one.
  *
