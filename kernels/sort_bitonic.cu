@@ -117,6 +117,9 @@
  * but V2_GLOBAL_LOW_BITS (5) runs the stage-by-stage plan on the run-time
  * kernel. */
 #define V2_LOW_BITS 5
+/* The contiguous low bits of the compile-time GLOBAL and MERGED kernels
+ * (their layouts are written for it). */
+#define V2_GLOBAL_LOW_BITS 5
 /* V2 clusters (devices with thread-block clusters, sm_90): a pass whose
  * local steps reach above a block's 2^V2_TILE_BITS pairs runs on a
  * cluster of 2^V2_CLUSTER_BITS blocks that hold one local tile of
@@ -1261,7 +1264,6 @@ k_bitonic_v2_tile(uint32_t *keys, uint32_t *values, uint32_t n,
  * plus h << step_lo plus low, additive over u's bits, so a slot's index
  * is the window's base plus a per-slot multiple of 2^step_lo. Lanes 0 ...
  * 31 of a warp hold 32 consecutive low indices: 128 contiguous bytes. */
-#define V2_GLOBAL_LOW_BITS 5
 
 template <bool MIRROR> struct v2_global_map {
     uint32_t base0, base1; /* index of u = 0 and of its pair (MIRROR) */
@@ -1365,10 +1367,12 @@ k_bitonic_v2_global(uint32_t *keys, uint32_t *values, uint32_t n,
     }
 }
 
-typedef void (*v2_tile_kernel)(uint32_t *, uint32_t *, uint32_t, int, int);
+/* A compile-time pass kernel taken from a table: keys, values, n and two
+ * ints (TILE: out_float, descending; MERGED: step_hi, step_lo). */
+typedef void (*v2_fixed_kernel)(uint32_t *, uint32_t *, uint32_t, int, int);
 
 /* k_bitonic_v2_tile<top> by its top step. */
-static const v2_tile_kernel v2_tile_kernels[V2_TILE_BITS] = {
+static const v2_fixed_kernel v2_tile_kernels[V2_TILE_BITS] = {
     k_bitonic_v2_tile<0>, k_bitonic_v2_tile<1>,  k_bitonic_v2_tile<2>,
     k_bitonic_v2_tile<3>, k_bitonic_v2_tile<4>,  k_bitonic_v2_tile<5>,
     k_bitonic_v2_tile<6>, k_bitonic_v2_tile<7>,  k_bitonic_v2_tile<8>,
@@ -1501,7 +1505,7 @@ k_bitonic_v2_merged(uint32_t *keys, uint32_t *values, uint32_t n,
 
 /* k_bitonic_v2_merged<tail top> by its tail top. */
 #define V2_MERGED_MAX_TAIL (V2_TILE_BITS - 3)
-static const v2_tile_kernel v2_merged_kernels[V2_MERGED_MAX_TAIL + 1] = {
+static const v2_fixed_kernel v2_merged_kernels[V2_MERGED_MAX_TAIL + 1] = {
     k_bitonic_v2_merged<0>, k_bitonic_v2_merged<1>, k_bitonic_v2_merged<2>,
     k_bitonic_v2_merged<3>, k_bitonic_v2_merged<4>, k_bitonic_v2_merged<5>,
     k_bitonic_v2_merged<6>, k_bitonic_v2_merged<7>, k_bitonic_v2_merged<8>,
