@@ -33,28 +33,37 @@
  *       warp instructions; shared-memory bound: 27 windows each load and
  *       store every pair), GLOBAL 68-71 us, MERGED 68-75 us, TILE 69 us
  *       (DRAM 66-74% of peak; sum 1776 us).
- *       History, H200: the run-time kernel k_bitonic_v2_pass for every
- *       pass (DS_BITONIC_GENERIC=1, windows and addresses computed at run
- *       time, spilling) 3.09 ms in the same run as the 1.849; compile-time
- *       FIRST and TILE 2.41 ms (earlier run, cub 0.627); + GLOBAL 2.19 ms
- *       (cub 0.625); + merged plan 1.85 ms.
- *       The stage-by-stage plan stays behind DS_BITONIC_MERGED=0
- *       (run_stage_v2: per stage s >= 13, GLOBAL passes from s down, then
- *       a TILE pass; where plain blocks would need two GLOBAL passes (s >=
- *       20 at 2^24) one GLOBAL pass runs on a thread-block cluster (sm_90)
- *       of 2, 4 or 8 blocks holding a 2^14 ... 2^16-pair local tile,
- *       exchanging through distributed shared memory; 23 passes): 2.18
- *       ms, its cluster passes 133-166 us each, no faster than two plain
- *       passes once those were compile-time (2.19 ms without clusters).
- *       Tried and slower or dropped: clusters on every pass (FIRST over
- *       2^16, 17 passes: a cluster-wide window costs about a DRAM pass);
- *       a resident grid looping with L2 prefetch (DS_BITONIC_RESIDENT);
- *       TILE passes ending on a window of steps 3 ... 0 or 2 ... 0, whose
- *       stores leave 64- or 32-byte gaps between lanes (91-105 against
- *       64-71 us); 32 pairs a thread for FIRST (21 windows instead of 27)
- *       was not built: no padding u + (u >> a) [+ (u >> b)] keeps its
- *       layouts free of bank conflicts (checked exhaustively), and a
- *       swizzle costs an instruction a slot.
+ *       DS_BITONIC_MERGED=0 runs the stage-by-stage plan instead, for
+ *       comparison (run_stage_v2: per stage s >= 13, GLOBAL passes from s
+ *       down, one up to stage 19 and two beyond, then a TILE pass; 2^24:
+ *       FIRST + 26 passes): 2.19 ms (cub 0.625, at 2cbe7de; 2.18 ms
+ *       with clusters in the run of the 1.849 ms).
+ *
+ * How V2 got here (H200, 2^24 uniform unless noted). It began as one
+ * run-time kernel for every pass, its windows, slot addresses and global
+ * indices computed at run time (it spilled), on the stage-by-stage plan:
+ * deep GLOBAL passes (8 steps, going below the tile bits) and a swizzled
+ * tile, 3.40 ms on the H100; then thread-block clusters (sm_90: 2, 4 or 8
+ * blocks holding a 2^14 ... 2^16-pair local tile, exchanging through
+ * distributed shared memory) for the GLOBAL steps that plain blocks need
+ * two passes for (3.21 -> 3.13 ms), and warp-local first and last windows
+ * of FIRST and TILE passes staged through shared memory for 256-byte
+ * accesses (3.38 ms with neither, 3.13 with TILE, 3.09 with both):
+ * 3.09 ms. Compile-time FIRST and TILE kernels took it to 2.41 ms (cub
+ * 0.627), a compile-time GLOBAL kernel to 2.19 ms (cub 0.625) with or
+ * without clusters (a cluster pass 133-166 us, a plain GLOBAL pass 66-70
+ * us), the merged plan to 1.849 ms (the run-time kernel 3.09 ms in that
+ * same run). The run-time kernel, the clusters, the staged I/O and their
+ * measurement knobs were then removed. Tried and slower or dropped:
+ * instances of the run-time kernel per pass kind (3.12 against 3.07 ms);
+ * clusters on every pass (FIRST over 2^16, 17 passes: a cluster-wide
+ * window costs about a DRAM pass); a resident grid looping over the tiles
+ * with L2 prefetch (H100: 4.27 against 3.40 ms); TILE passes ending on a
+ * window of steps 3 ... 0 or 2 ... 0, whose stores leave 64- or 32-byte
+ * gaps between lanes (91-105 against 64-71 us); 32 pairs a thread for
+ * FIRST (21 windows instead of 27) was not built: no padding u + (u >> a)
+ * [+ (u >> b)] keeps its layouts free of bank conflicts (checked
+ * exhaustively), and a swizzle costs an instruction a slot.
  *
  * Network. Stage s (0-based) merges sorted runs of 2^s into runs of
  * 2^(s+1); its step j compares elements 2^j apart. We use the variant whose
@@ -65,9 +74,10 @@
  * power of two with virtual +infinity sentinels that are never stored — a
  * comparator that reaches past n is skipped, since the sentinel already
  * sits where the larger key belongs — so nothing at or beyond n is read or
- * written and no scratch memory is needed. In V2 a GLOBAL pass that holds
- * a mirror step gathers the strided bits for a middle index r and for its
- * complement ~r, so that the mirror stays inside the local tile.
+ * written and no scratch memory is needed. In V2 a GLOBAL or MERGED pass
+ * that holds a mirror step gathers the strided bits for a middle index r
+ * and for its complement ~r, so that the mirror stays inside the local
+ * tile.
  *
  * Keys are converted in place to the order-preserving uint32 of
  * sort_keys.cuh (descending order, NaN last and -0 == +0 are all in that
@@ -96,50 +106,28 @@
  * V1's fused segment 2 x 1024 elements (the report's step_max = 10). */
 #define BITONIC_THREADS 1024
 #define V1_SEGMENT_BITS 11 /* log2(2 * BITONIC_THREADS) */
-/* V2 local tile: 8192 pairs = 64 KiB of keys and values in dynamic shared
- * memory (two blocks fit an SM), 512 threads of 16 pairs each. A thread's
- * 16 pairs are a register window over 4 local index bits, so up to four
- * steps run between two barriers. */
+/* V2 local tile: 8192 pairs, 512 threads of 16 pairs each. A thread's 16
+ * pairs are a register window over 4 local index bits, so up to four
+ * steps run between two barriers. In dynamic shared memory the tile is
+ * padded by one slot after every 16 (bank-conflict-free layouts, see
+ * v2_pad): 68 KiB of keys and values, so two blocks fit an SM. */
 #define V2_TILE_BITS 13
 #define V2_TILE (1u << V2_TILE_BITS)
 #define V2_THREADS 512
 #define V2_WINDOW_BITS 4
 #define V2_ITEMS (1 << V2_WINDOW_BITS)
-#define V2_SMEM_BYTES (V2_TILE * sizeof(uint2))
+#define V2_PADDED_TILE (V2_TILE + V2_TILE / 16)
+#define V2_SMEM_BYTES (V2_PADDED_TILE * sizeof(uint2))
 /* A warp's 32 threads hold 2^V2_WARP_BITS pairs: in a window over local
  * bits below it, they are the warp's own block of the tile. */
 #define V2_WARP_BITS (V2_WINDOW_BITS + 5)
-/* GLOBAL passes keep at least this many low index bits contiguous
- * (2^5 pairs = 128-byte segments of keys and of values; measured faster
- * than 2^4 on the H100, though 2^4 makes fewer passes); the remaining
- * tile bits hold that many global steps (one fewer with the mirror).
- * DS_BITONIC_LOW_BITS overrides it (2 ... 8), for measurement; any value
- * but V2_GLOBAL_LOW_BITS (5) runs the stage-by-stage plan on the run-time
- * kernel. */
-#define V2_LOW_BITS 5
-/* The contiguous low bits of the compile-time GLOBAL and MERGED kernels
- * (their layouts are written for it). */
+/* GLOBAL passes keep this many low index bits contiguous, MERGED passes
+ * at least as many (2^5 pairs = 128-byte segments of keys and of values;
+ * measured faster than 2^4 on the H100, though 2^4 makes fewer passes);
+ * the other 8 bits of a GLOBAL pass's tile hold 8 global steps (7 and the
+ * pair bit with a mirror). k_bitonic_v2_global's layouts are written for
+ * 5. */
 #define V2_GLOBAL_LOW_BITS 5
-/* V2 clusters (devices with thread-block clusters, sm_90): a pass whose
- * local steps reach above a block's 2^V2_TILE_BITS pairs runs on a
- * cluster of 2^V2_CLUSTER_BITS blocks that hold one local tile of
- * 2^(V2_TILE_BITS + V2_CLUSTER_BITS) pairs between them and exchange it
- * through distributed shared memory; used only where that saves a pass
- * (run_stage_v2, the stage-by-stage plan only). H200, 2^24, run-time
- * kernel, TILE staged: 3.21 ms without, 3.13 with; compile-time plain
- * passes: 2.19 ms either way.
- * DS_BITONIC_CLUSTER_BITS overrides it (0 ... V2_MAX_CLUSTER_BITS; 0 = no
- * clusters), for measurement. */
-#define V2_CLUSTER_BITS 3
-#define V2_MAX_CLUSTER_BITS 3 /* 8 blocks: the portable cluster size */
-#define V2_THREAD_BITS 9      /* log2(V2_THREADS) */
-/* Pass kinds whose warp-local first and last windows stage their global
- * accesses through shared memory (see v2_window): H200, 2^24, clusters on,
- * 3.38 ms with neither, 3.13 with TILE, 3.09 with both.
- * DS_BITONIC_STAGED overrides it, for measurement. */
-#define V2_STAGED_TILE 1
-#define V2_STAGED_FIRST 2
-#define V2_STAGED (V2_STAGED_TILE | V2_STAGED_FIRST)
 /* Threads per block of the conversion kernels. */
 #define CONVERT_THREADS 256
 
@@ -149,23 +137,13 @@
 #define SENTINEL_KEY 0xFFFFFFFFu
 
 typedef struct bitonic_state {
-    int version;    /* 0, 1, 2 */
-    int low_bits;   /* V2: V2_LOW_BITS or its override */
-    int shallow;    /* V2: GLOBAL passes stop at the tile bits (measurement) */
-    int block_sync; /* V2: no __syncwarp() shortcut (measurement) */
-    int cluster_bits; /* V2: log2 of the largest cluster (0: none) */
-    int staged;       /* V2: pass kinds with staged global accesses
-                         (V2_STAGED_*) */
-    int generic;      /* V2: every pass on k_bitonic_v2_pass
-                         (measurement) */
-    int merged;       /* V2: the plan of merged passes (run_merged_v2) */
-    unsigned resident_blocks; /* V2: 0 = one block a tile (default); N =
-                                 N blocks looping, with prefetch
-                                 (measurement) */
+    int version; /* 0, 1, 2 */
+    int merged;  /* V2: the merged-pass plan (run_merged_v2, the default)
+                    or, with DS_BITONIC_MERGED=0, the stage-by-stage plan
+                    (run_stage_v2) */
 } bitonic_state;
 
 static_assert(V2_THREADS * V2_ITEMS == V2_TILE, "V2 tile = threads x items");
-static_assert(1 << V2_THREAD_BITS == V2_THREADS, "V2_THREAD_BITS");
 static_assert(V2_WINDOW_BITS == 4, "v2_window_steps is written for 4 bits");
 
 /* ---- device helpers ---------------------------------------------------- */
@@ -263,168 +241,35 @@ k_bitonic_v1_fused(uint32_t *keys, uint32_t *values, uint32_t n, int first,
     }
 }
 
-/* ---- V2: cluster primitives (sm_90) ------------------------------------ */
+/* ---- V2: passes over local tiles --------------------------------------- */
 
-/* Only called in passes launched on clusters, which the host asks for only
- * when the kernel was built for sm_90 or later; anything older traps. */
-__device__ __forceinline__ uint32_t v2_cluster_rank()
-{
-#if __CUDA_ARCH__ >= 900
-    uint32_t rank;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-    return rank;
-#else
-    __trap();
-    return 0;
-#endif
-}
-
-/* Arrive early (no ordering): the block has started, so the cluster may
- * write its shared memory once v2_cluster_wait() returns. */
-__device__ __forceinline__ void v2_cluster_arrive_relaxed()
-{
-#if __CUDA_ARCH__ >= 900
-    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
-#else
-    __trap();
-#endif
-}
-
-__device__ __forceinline__ void v2_cluster_wait()
-{
-#if __CUDA_ARCH__ >= 900
-    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
-#else
-    __trap();
-#endif
-}
-
-/* The cluster's barrier: shared-memory writes of every block before it
- * are visible to every block after it. */
-__device__ __forceinline__ void v2_cluster_sync()
-{
-#if __CUDA_ARCH__ >= 900
-    asm volatile("barrier.cluster.arrive.aligned;\n\t"
-                 "barrier.cluster.wait.aligned;" ::: "memory");
-#else
-    __trap();
-#endif
-}
-
-/* Shared slot x of the cluster's local tile: block x >> V2_TILE_BITS,
- * slot x & (V2_TILE - 1) of its part (s_base: this block's part). */
-__device__ __forceinline__ uint32_t v2_cluster_address(uint32_t s_base,
-                                                       uint32_t x)
-{
-    uint32_t address = 0;
-#if __CUDA_ARCH__ >= 900
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-                 : "=r"(address)
-                 : "r"(s_base + (x & (V2_TILE - 1u)) * (uint32_t)sizeof(uint2)),
-                   "r"(x >> V2_TILE_BITS));
-#else
-    __trap();
-#endif
-    return address;
-}
-
-__device__ __forceinline__ uint2 v2_cluster_load(uint32_t s_base, uint32_t x)
-{
-    uint2 kv = make_uint2(0, 0);
-#if __CUDA_ARCH__ >= 900
-    asm volatile("ld.shared::cluster.v2.u32 {%0, %1}, [%2];"
-                 : "=r"(kv.x), "=r"(kv.y)
-                 : "r"(v2_cluster_address(s_base, x))
-                 : "memory");
-#else
-    __trap();
-#endif
-    return kv;
-}
-
-__device__ __forceinline__ void v2_cluster_store(uint32_t s_base, uint32_t x,
-                                                 uint2 kv)
-{
-#if __CUDA_ARCH__ >= 900
-    asm volatile("st.shared::cluster.v2.u32 [%0], {%1, %2};"
-                 :
-                 : "r"(v2_cluster_address(s_base, x)), "r"(kv.x), "r"(kv.y)
-                 : "memory");
-#else
-    __trap();
-#endif
-}
-
-/* ---- V2: passes over gathered local tiles ------------------------------ */
-
-/* A V2 pass: block b gathers 2^V2_TILE_BITS elements (its local tile) into
- * shared memory, runs a run of bitonic steps on them, and scatters them
- * back. Local index u maps to a global index by the pass kind:
- *   FIRST, TILE: u is the low V2_TILE_BITS bits of the index (tile b);
- *     FIRST runs stages [0, last_stage], TILE a stage's steps
- *     V2_TILE_BITS - 1 ... 0;
- *   GLOBAL: steps [step_hi, step_lo] of `stage`, all at or above
- *     V2_TILE_BITS. u = [low: low_bits][pair: 1 if mirror][h: m steps]:
- *     the low bits are contiguous in memory (coalescing), h are the
- *     index bits step_lo ... step_hi, and the bits between (middle) and
- *     above come from b. With the mirror step (step_hi == stage) the
- *     block holds the middle value r (top bit clear) and, under pair = 1,
- *     its complement ~r: then the mirror of u is u XOR (all ones), the
- *     same local step as a tile's stage V2_TILE_BITS - 1, and the steps
- *     after it are the local bits below.
- * So every pass is a run of local steps on a local tile, done by
- * v2_local_stage(). */
-enum v2_pass_kind { V2_PASS_FIRST, V2_PASS_TILE, V2_PASS_GLOBAL };
-
-typedef struct v2_pass {
-    int kind;
-    int stage;     /* GLOBAL: the stage; FIRST: the last stage run */
-    int step_hi;   /* GLOBAL: the steps run, step_hi ... step_lo (the
-                      * higher ones at or above V2_TILE_BITS); TILE: the
-                      * top step run (down to 0) */
-    int step_lo;
-    int low_bits;  /* GLOBAL: contiguous low bits of the local tile */
-    int in_float;  /* keys are floats on load: convert to ordered */
-    int out_float; /* convert back to floats on store */
-    int descending;
-    uint32_t tiles; /* local tiles in the pass */
-    int prefetch;   /* blocks loop over tiles, prefetching the next one */
-    int warp_sync;  /* __syncwarp() between warp-local windows */
-    int cluster_bits; /* the local tile is 2^(V2_TILE_BITS + cluster_bits)
-                         pairs, held by a cluster of 2^cluster_bits blocks */
-    int staged;     /* warp-local first and last windows go through shared
-                       memory with coalesced global accesses (v2_window) */
-} v2_pass;
-
-/* Shared-memory slot (one uint2: key, value) of local element u:
- * XOR-swizzled so that the 16 lanes of each half-warp (one 8-byte access
- * wavefront) hit distinct bank pairs whether they differ in the low index
- * bits or in the bits above a 16-element register window. Linear in u
- * over XOR, as is every index map here. */
-__device__ __forceinline__ uint32_t v2_swizzle(uint32_t u)
-{
-    return u ^ ((u >> 4) & 15u);
-}
-
-/* Global index of local element u of block `block` in pass p. */
-__device__ __forceinline__ uint32_t v2_global_index(const v2_pass &p,
-                                                    uint32_t block,
-                                                    uint32_t u)
-{
-    if (p.kind != V2_PASS_GLOBAL)
-        return (block << (V2_TILE_BITS + p.cluster_bits)) | u;
-    const int low_bits = p.low_bits;
-    const bool mirror = p.step_hi == p.stage;
-    const int middle_bits = p.step_lo - low_bits;
-    const int block_middle_bits = middle_bits - (mirror ? 1 : 0);
-    uint32_t middle = block & ((1u << block_middle_bits) - 1u);
-    uint32_t high = block >> block_middle_bits;
-    uint32_t h = u >> (low_bits + (mirror ? 1 : 0));
-    if (mirror && ((u >> low_bits) & 1u))
-        middle = ~middle & ((1u << middle_bits) - 1u);
-    return (high << p.step_hi << 1) | (h << p.step_lo) | (middle << low_bits) |
-           (u & ((1u << low_bits) - 1u));
-}
+/* A V2 pass: block b gathers its local tile of 2^V2_TILE_BITS pairs (local
+ * index u; the pass kind maps u to a global index), runs a run of steps on
+ * it in windows and scatters it back. In a window each thread holds
+ * V2_ITEMS pairs, the slots of 4 local index bits, in registers and runs
+ * the steps on those bits there; between windows the tile is re-dealt
+ * through shared memory. The first window loads from global memory and
+ * the last stores there; local elements at or past n are sentinels, never
+ * stored. Every window's layout, step list and barrier is a template
+ * constant, so that a slot's shared address is the thread's base plus an
+ * immediate and a comparator is its five instructions (compare, min, max,
+ * two selects). Shared memory is padded instead of swizzled: one spare
+ * slot after every 16, so slot v2_pad(u) = u + u / 16, which is additive
+ * over disjoint bit sets (v2_pad(a | b) = v2_pad(a) + v2_pad(b)); every
+ * layout below keeps the 16 lanes of a half-warp on 16 distinct bank pairs
+ * (checked exhaustively on the host when this was written).
+ *
+ * Layouts. Plain window MASK (4 of the 13 local bits): slot s holds the
+ * local index whose MASK bits are s (lowest first) and whose other bits
+ * are the thread index t (lowest first). Mirror window of stage S >= 4:
+ * slot p = (a << 1) | f, a the local bits S - 2 ... S, the bits below S -
+ * 2 are t's L (top bit clear) for f = 0 and ~L for f = 1, the bits above S
+ * are t's rest; so the stage's mirror step, which flips every bit 0 ... S,
+ * is slot p against p ^ 15. A plain window whose bits all lie below
+ * V2_WARP_BITS, and every mirror window of a stage below V2_WARP_BITS,
+ * holds exactly the pairs with u >> V2_WARP_BITS == warp, so two such
+ * windows in a row need only __syncwarp(). */
+#define V2_LOCAL_MASK (V2_TILE - 1u)
 
 /* The register part of a window: slot p of the thread's V2_ITEMS. */
 template <int Q>
@@ -486,412 +331,6 @@ __device__ __forceinline__ void v2_window_steps(uint32_t (&key)[V2_ITEMS],
     }
 }
 
-/* What a window needs of its block: the pass, the arrays, the tile. */
-typedef struct v2_block {
-    uint32_t *keys, *values;
-    uint32_t n;
-    uint32_t block;  /* the local tile (one a cluster) */
-    uint32_t thread; /* in the cluster: rank x V2_THREADS + threadIdx.x */
-    uint2 *s_pairs;  /* this block's part of the local tile */
-    uint32_t s_base; /* its shared-memory address, for the cluster's */
-} v2_block;
-
-/* The barrier after a window whose highest local bit is `top`, before one
- * whose highest is `next`: 0 __syncwarp() (both stay inside a warp's
- * 2^V2_WARP_BITS pairs), 1 __syncthreads() (inside the block's), 2 the
- * cluster's barrier. */
-__device__ __forceinline__ int v2_sync_level(const v2_pass &p, int top,
-                                             int next)
-{
-    int high = top > next ? top : next;
-    if (high >= V2_TILE_BITS)
-        return 2;
-    return high >= V2_WARP_BITS || !p.warp_sync ? 1 : 0;
-}
-
-/* One window: the thread reads its V2_ITEMS local elements (from global
- * memory if it is the pass's first window, else from shared memory), runs
- * the steps in registers, and writes them back (to global memory if it is
- * the last window, else to shared memory, then one barrier).
- * Plain window (mirror_hi < 0): the elements whose local bits
- * [w_lo, w_lo + 3] are slot p and whose other bits are the thread index
- * (low bits first: the lanes of a warp cover 32 contiguous local
- * indices, or 16-element rows at w_lo = 0, which move as uint4).
- * Mirror window for local stage mirror_hi >= 4: slot p = (a, f), a the
- * bits [mirror_hi - 2, mirror_hi], and the bits below are the thread's L
- * (top bit clear) for f = 0 and ~L for f = 1, so the stage's mirror
- * (all bits 0 ... mirror_hi flipped) is slot p against p ^ 15. */
-__device__ __forceinline__ void v2_window(const v2_block &b, const v2_pass &p,
-                                          int w_lo, int mirror_hi,
-                                          int ms_first, int ms_last,
-                                          int q_top, int q_bot,
-                                          int from_global, int to_global,
-                                          int sync_level)
-{
-    /* Local index of slot s: u0 XOR the e[q] of its set bits q; plain:
-     * e[q] = bit w_lo + q; mirror: e[0] flips L's bits (~L), e[q] = bit
-     * lo_w + q - 1. Shared slots and global indices are affine in u, so
-     * they too are a base XOR per-bit terms (compile-time slot bits). */
-    const uint32_t t = b.thread;
-    uint32_t u0, e[V2_WINDOW_BITS];
-    if (mirror_hi < 0) {
-        u0 = (t & ((1u << w_lo) - 1u)) |
-             ((t >> w_lo) << (w_lo + V2_WINDOW_BITS));
-#pragma unroll
-        for (int q = 0; q < V2_WINDOW_BITS; q++)
-            e[q] = 1u << (w_lo + q);
-    } else {
-        int lo_w = mirror_hi - (V2_WINDOW_BITS - 2);
-        u0 = ((t >> (lo_w - 1)) << (mirror_hi + 1)) |
-             (t & ((1u << (lo_w - 1)) - 1u));
-        e[0] = (1u << lo_w) - 1u;
-#pragma unroll
-        for (int q = 1; q < V2_WINDOW_BITS; q++)
-            e[q] = 1u << (lo_w + q - 1);
-    }
-    /* A window over local bits at or above V2_TILE_BITS (a cluster's
-     * tile) reaches the other blocks' shared memory; any other holds the
-     * thread's own block's part (its rank is the thread's top bits). */
-    const int top = mirror_hi >= 0 ? mirror_hi : w_lo + V2_WINDOW_BITS - 1;
-    const bool cross = top >= V2_TILE_BITS;
-    uint32_t shared0 = v2_swizzle(u0), shared_e[V2_WINDOW_BITS];
-    if (!cross)
-        shared0 &= V2_TILE - 1u;
-#pragma unroll
-    for (int q = 0; q < V2_WINDOW_BITS; q++)
-        shared_e[q] = v2_swizzle(e[q]);
-    auto shared_of = [&](int s) -> uint32_t {
-        uint32_t x = shared0;
-#pragma unroll
-        for (int q = 0; q < V2_WINDOW_BITS; q++)
-            if (s & (1 << q))
-                x ^= shared_e[q];
-        return x;
-    };
-    /* Global terms: computed where used (first and last windows only),
-     * so that they hold no registers across the steps. */
-    uint32_t global0, global_e[V2_WINDOW_BITS];
-    auto global_terms = [&]() {
-        global0 = v2_global_index(p, b.block, u0);
-#pragma unroll
-        for (int q = 0; q < V2_WINDOW_BITS; q++)
-            global_e[q] = v2_global_index(p, b.block, u0 ^ e[q]) ^ global0;
-    };
-    auto global_of = [&](int s) -> uint32_t {
-        uint32_t x = global0;
-#pragma unroll
-        for (int q = 0; q < V2_WINDOW_BITS; q++)
-            if (s & (1 << q))
-                x ^= global_e[q];
-        return x;
-    };
-    /* Staged: a warp-local window of a FIRST or TILE pass holds the warp's
-     * 512 contiguous pairs; its global loads and stores go through the
-     * warp's part of shared memory (__syncwarp() between), each lane
-     * moving two adjacent pairs, so that a warp's access is 256
-     * contiguous bytes (a row or a 2^w_lo run per lane spans more lines
-     * in half-sectors). */
-    const bool staged = p.staged && mirror_hi < 0 && top < V2_WARP_BITS &&
-                        w_lo < 5 && p.kind != V2_PASS_GLOBAL;
-    const uint32_t warp_u = (t >> 5) << V2_WARP_BITS;
-    const uint32_t lane2 = (threadIdx.x & 31u) * 2u;
-    /* Rows of 16 contiguous global elements: FIRST/TILE at w_lo = 0. */
-    const bool rows = mirror_hi < 0 && w_lo == 0 && p.kind != V2_PASS_GLOBAL;
-    uint32_t key[V2_ITEMS], value[V2_ITEMS];
-    if (from_global && staged) {
-        const uint32_t g0 = v2_global_index(p, b.block, warp_u) + lane2;
-#pragma unroll
-        for (int k = 0; k < V2_ITEMS / 2; k++) {
-            uint32_t g = g0 + 64u * k;
-            uint2 kk, vv;
-            if (g + 1 < b.n) {
-                kk = *(const uint2 *)(b.keys + g);
-                vv = *(const uint2 *)(b.values + g);
-            } else {
-                kk = make_uint2(g < b.n ? b.keys[g] : SENTINEL_KEY,
-                                SENTINEL_KEY);
-                vv = make_uint2(g < b.n ? b.values[g] : 0, 0);
-            }
-            if (p.in_float) {
-                kk.x = ds_key_to_ordered(__uint_as_float(kk.x), p.descending);
-                kk.y = ds_key_to_ordered(__uint_as_float(kk.y), p.descending);
-            }
-            uint32_t u = warp_u | (lane2 + 64u * k);
-            b.s_pairs[v2_swizzle(u) & (V2_TILE - 1u)] = make_uint2(kk.x, vv.x);
-            b.s_pairs[v2_swizzle(u | 1u) & (V2_TILE - 1u)] =
-                make_uint2(kk.y, vv.y);
-        }
-        __syncwarp();
-    }
-    if (from_global && !staged) {
-        global_terms();
-        if (rows) {
-#pragma unroll
-            for (int s = 0; s < V2_ITEMS; s += 4) {
-                uint32_t g = global_of(s);
-                if (g + 3 < b.n) {
-                    uint4 kk = *(const uint4 *)(b.keys + g);
-                    uint4 vv = *(const uint4 *)(b.values + g);
-                    key[s] = kk.x; key[s + 1] = kk.y; key[s + 2] = kk.z; key[s + 3] = kk.w;
-                    value[s] = vv.x; value[s + 1] = vv.y; value[s + 2] = vv.z; value[s + 3] = vv.w;
-                } else {
-#pragma unroll
-                    for (int i = 0; i < 4; i++) {
-                        key[s + i] = g + i < b.n ? b.keys[g + i] : SENTINEL_KEY;
-                        value[s + i] = g + i < b.n ? b.values[g + i] : 0;
-                    }
-                }
-            }
-        } else {
-#pragma unroll
-            for (int s = 0; s < V2_ITEMS; s++) {
-                uint32_t g = global_of(s);
-                key[s] = g < b.n ? b.keys[g] : SENTINEL_KEY;
-                value[s] = g < b.n ? b.values[g] : 0;
-            }
-        }
-        if (p.in_float) /* the sentinel, a NaN, maps to itself */
-#pragma unroll
-            for (int s = 0; s < V2_ITEMS; s++)
-                key[s] = ds_key_to_ordered(__uint_as_float(key[s]),
-                                           p.descending);
-    } else {
-#pragma unroll
-        for (int s = 0; s < V2_ITEMS; s++) {
-            uint2 kv = cross ? v2_cluster_load(b.s_base, shared_of(s))
-                             : b.s_pairs[shared_of(s)];
-            key[s] = kv.x;
-            value[s] = kv.y;
-        }
-    }
-    v2_window_steps(key, value, ms_first, ms_last, q_top, q_bot);
-    /* The pass's first window: the cluster's blocks have all started
-     * (kernel entry arrived) before anything goes to shared memory. */
-    if (from_global && p.cluster_bits)
-        v2_cluster_wait();
-    if (to_global && p.out_float)
-#pragma unroll
-        for (int s = 0; s < V2_ITEMS; s++)
-            key[s] = __float_as_uint(ds_ordered_to_key(key[s], p.descending));
-    if (to_global && staged) {
-#pragma unroll
-        for (int s = 0; s < V2_ITEMS; s++)
-            b.s_pairs[shared_of(s)] = make_uint2(key[s], value[s]);
-        __syncwarp();
-        const uint32_t g0 = v2_global_index(p, b.block, warp_u) + lane2;
-#pragma unroll
-        for (int k = 0; k < V2_ITEMS / 2; k++) {
-            uint32_t g = g0 + 64u * k;
-            uint32_t u = warp_u | (lane2 + 64u * k);
-            uint2 a = b.s_pairs[v2_swizzle(u) & (V2_TILE - 1u)];
-            uint2 c = b.s_pairs[v2_swizzle(u | 1u) & (V2_TILE - 1u)];
-            if (g + 1 < b.n) {
-                *(uint2 *)(b.keys + g) = make_uint2(a.x, c.x);
-                *(uint2 *)(b.values + g) = make_uint2(a.y, c.y);
-            } else if (g < b.n) {
-                b.keys[g] = a.x;
-                b.values[g] = a.y;
-            }
-        }
-    } else if (to_global) {
-        global_terms();
-        if (rows) {
-#pragma unroll
-            for (int s = 0; s < V2_ITEMS; s += 4) {
-                uint32_t g = global_of(s);
-                if (g + 3 < b.n) {
-                    *(uint4 *)(b.keys + g) = make_uint4(key[s], key[s + 1], key[s + 2], key[s + 3]);
-                    *(uint4 *)(b.values + g) = make_uint4(value[s], value[s + 1], value[s + 2], value[s + 3]);
-                } else {
-#pragma unroll
-                    for (int i = 0; i < 4; i++)
-                        if (g + i < b.n) {
-                            b.keys[g + i] = key[s + i];
-                            b.values[g + i] = value[s + i];
-                        }
-                }
-            }
-        } else {
-#pragma unroll
-            for (int s = 0; s < V2_ITEMS; s++) {
-                uint32_t g = global_of(s);
-                if (g < b.n) {
-                    b.keys[g] = key[s];
-                    b.values[g] = value[s];
-                }
-            }
-        }
-    } else {
-#pragma unroll
-        for (int s = 0; s < V2_ITEMS; s++) {
-            if (cross)
-                v2_cluster_store(b.s_base, shared_of(s),
-                                 make_uint2(key[s], value[s]));
-            else
-                b.s_pairs[shared_of(s)] = make_uint2(key[s], value[s]);
-        }
-        /* Window written before the next one reads: the warp's own pairs,
-         * the block's or the cluster's (v2_sync_level). */
-        if (sync_level == 0)
-            __syncwarp();
-        else if (sync_level == 1)
-            __syncthreads();
-        else
-            v2_cluster_sync();
-    }
-}
-
-/* Local stage `hi` of the local tile, steps hi ... lo, the first one the
- * mirror if `mirror`: windows of V2_WINDOW_BITS steps (the mirror window
- * three). `first`: its first window loads from global memory; `last`:
- * its last window stores there; `next_top`: the highest local bit of the
- * window after the stage's last one. Between two windows that both stay
- * below local bit V2_WARP_BITS, each warp only re-deals its own 512
- * pairs, so a __syncwarp() replaces the block barrier; a window at or
- * above V2_TILE_BITS (clusters) takes the cluster's (v2_sync_level). */
-__device__ __forceinline__ void v2_local_stage(const v2_block &b,
-                                               const v2_pass &p, int hi,
-                                               int lo, int mirror, int first,
-                                               int last, int next_top)
-{
-    const int least_top = V2_WINDOW_BITS - 1; /* a window spans >= 4 bits */
-    int bit = hi;
-    if (mirror) {
-        if (hi <= least_top) {
-            v2_window(b, p, 0, -1, hi, hi, 0, lo, first, last,
-                      v2_sync_level(p, least_top, next_top));
-            return;
-        }
-        int below = hi - (V2_WINDOW_BITS - 1); /* slot bit q is local bit below + q */
-        int q_bot = lo - below > 1 ? lo - below : 1;
-        int next = lo > below ? next_top : (below > least_top ? below : least_top);
-        v2_window(b, p, 0, hi, V2_WINDOW_BITS - 1, V2_WINDOW_BITS - 1, 0,
-                  q_bot, first, last && lo > below,
-                  v2_sync_level(p, hi, next));
-        first = 0;
-        bit = below;
-    }
-    while (bit >= lo) {
-        int w_lo = bit - (V2_WINDOW_BITS - 1) > 0 ? bit - (V2_WINDOW_BITS - 1) : 0;
-        int bottom = lo > w_lo ? lo : w_lo;
-        int top = w_lo + V2_WINDOW_BITS - 1;
-        int next = w_lo <= lo ? next_top
-                              : (w_lo - 1 > least_top ? w_lo - 1 : least_top);
-        v2_window(b, p, w_lo, -1, 1, 0, bit - w_lo, bottom - w_lo, first,
-                  last && w_lo <= lo, v2_sync_level(p, top, next));
-        first = 0;
-        bit = w_lo - 1;
-    }
-}
-
-/* Asks L2 for the lines of local tile `tile` of pass p ahead of its
- * turn: thread t touches the line of the 16-element group at u = 16 t
- * (the groups are contiguous in memory as low_bits >= 4). */
-__device__ __forceinline__ void v2_prefetch_tile(const v2_block &b,
-                                                 const v2_pass &p,
-                                                 uint32_t tile)
-{
-    uint32_t g = v2_global_index(p, tile, threadIdx.x * V2_ITEMS);
-    if (g < b.n) {
-        asm volatile("prefetch.global.L2 [%0];" ::"l"(b.keys + g));
-        asm volatile("prefetch.global.L2 [%0];" ::"l"(b.values + g));
-    }
-}
-
-/* V2 pass p (see v2_pass) over p.tiles local tiles. Block: V2_THREADS
- * threads, V2_ITEMS elements each; 2^V2_TILE_BITS pairs of dynamic shared
- * memory. Without clusters a block runs tiles blockIdx.x, + gridDim.x,
- * ..., and with p.prefetch asks L2 for its next tile before working on
- * the current one, so that DRAM streams while the SM computes. With
- * p.cluster_bits, a cluster runs one tile of 2^(V2_TILE_BITS +
- * cluster_bits) pairs, its blocks' threads being the tile's threads in
- * rank order. The first window loads straight from global memory and the
- * last stores straight to it; local elements at or past n are sentinels,
- * never stored. Now run only for clusters and the measurement settings
- * (DS_BITONIC_GENERIC, _RESIDENT, _SHALLOW, _LOW_BITS): the default plan
- * runs the compile-time kernels below. (Instances of this kernel per pass
- * kind, spilling less, had measured slower on the H200: 3.12 against 3.07
- * ms at 2^24; fully compile-time windows took it to 1.85 ms.) */
-__global__ void __launch_bounds__(V2_THREADS, 2)
-k_bitonic_v2_pass(uint32_t *keys, uint32_t *values, uint32_t n, v2_pass p)
-{
-    extern __shared__ uint2 s_tile[];
-    v2_block b;
-    b.keys = keys;
-    b.values = values;
-    b.n = n;
-    b.s_pairs = s_tile;
-    b.s_base = (uint32_t)__cvta_generic_to_shared(s_tile);
-    b.thread = threadIdx.x;
-    const int tile_bits = V2_TILE_BITS + p.cluster_bits;
-    if (p.cluster_bits) {
-        b.thread |= v2_cluster_rank() << V2_THREAD_BITS;
-        v2_cluster_arrive_relaxed(); /* waited in the first window */
-    }
-    for (uint32_t tile = blockIdx.x >> p.cluster_bits; tile < p.tiles;
-         tile += gridDim.x >> p.cluster_bits) {
-        if (p.prefetch && tile + gridDim.x < p.tiles)
-            v2_prefetch_tile(b, p, tile + gridDim.x);
-        b.block = tile;
-        if (v2_global_index(p, tile, 0) >= n) {
-            /* the whole tile is padding (uniform over the cluster) */
-            if (p.cluster_bits)
-                v2_cluster_wait();
-            continue;
-        }
-        if (p.kind == V2_PASS_FIRST) {
-            /* Stages 0..3 in one register window, then one local stage
-             * each. */
-            int last = p.stage;
-            int first_window_stages =
-                last < V2_WINDOW_BITS - 1 ? last : V2_WINDOW_BITS - 1;
-            v2_window(b, p, 0, -1, 0, first_window_stages, 0, 0, 1,
-                      last < V2_WINDOW_BITS,
-                      v2_sync_level(p, V2_WINDOW_BITS - 1, V2_WINDOW_BITS));
-            for (int stage = V2_WINDOW_BITS; stage <= last; stage++)
-                v2_local_stage(b, p, stage, 0, 1, 0, stage == last,
-                               stage + 1);
-        } else if (p.kind == V2_PASS_TILE) {
-            v2_local_stage(b, p, p.step_hi, 0, 0, 1, 1, tile_bits);
-        } else {
-            int m = p.step_hi - p.step_lo + 1;
-            v2_local_stage(b, p, tile_bits - 1, tile_bits - m,
-                           p.step_hi == p.stage, 1, 1, tile_bits);
-        }
-        __syncthreads(); /* last window's shared reads before the next
-                            tile's writes */
-    }
-    if (p.cluster_bits)
-        v2_cluster_sync(); /* no block leaves while the cluster may still
-                              read its shared memory */
-}
-
-/* ---- V2: FIRST and TILE passes with compile-time windows --------------- */
-
-/* The same windows as v2_window for the contiguous-tile passes, but every
- * window's layout, step list and barrier is a template constant, so that
- * a slot's shared address is the thread's base plus an immediate and a
- * comparator is its five instructions (compare, min, max, two selects).
- * Shared memory is padded instead of swizzled: one spare slot after every
- * 16, so slot v2_pad(u) = u + u / 16, which is additive over disjoint bit
- * sets (v2_pad(a | b) = v2_pad(a) + v2_pad(b)); every layout below keeps
- * the 16 lanes of a half-warp on 16 distinct bank pairs (checked
- * exhaustively on the host when this was written).
- *
- * Layouts. Plain window MASK (4 of the 13 local bits): slot s holds the
- * local index whose MASK bits are s (lowest first) and whose other bits
- * are the thread index t (lowest first). Mirror window of stage S >= 4:
- * slot p = (a << 1) | f, a the local bits S - 2 ... S, the bits below S -
- * 2 are t's L (top bit clear) for f = 0 and ~L for f = 1, the bits above S
- * are t's rest; the stage's mirror step is slot p against p ^ 15 (see
- * v2_window). A plain window whose bits all lie below V2_WARP_BITS, and
- * every mirror window of a stage below V2_WARP_BITS, holds exactly the
- * pairs with u >> V2_WARP_BITS == warp, so two such windows in a row need
- * only __syncwarp(). */
-#define V2_PADDED_TILE (V2_TILE + V2_TILE / 16)
-#define V2_FIXED_SMEM_BYTES (V2_PADDED_TILE * sizeof(uint2))
-#define V2_LOCAL_MASK (V2_TILE - 1u)
-
 __host__ __device__ constexpr uint32_t v2_pad(uint32_t u)
 {
     return u + (u >> 4);
@@ -945,7 +384,7 @@ __host__ __device__ constexpr uint32_t v2_final_mask(int j)
 }
 
 /* Whether the chunk of steps from j down reaches step 0 (see
- * v2_fixed_chunks). */
+ * v2_chunks). */
 __host__ __device__ constexpr bool v2_chunk_last(int j, bool final)
 {
     return j <= (final ? 1 : V2_WINDOW_BITS - 1);
@@ -1002,31 +441,31 @@ __device__ __forceinline__ uint32_t v2_spread_thread(uint32_t t)
 
 /* What a block's windows need: arrays, count, its tile, the tile in
  * shared memory, the key conversions. */
-typedef struct v2_fixed_block {
+typedef struct v2_block {
     uint32_t *keys, *values;
     uint32_t n;
     uint32_t tile_base; /* global index of local element 0 */
     uint2 *s_pairs;     /* V2_PADDED_TILE slots */
     int in_float, out_float, descending;
-} v2_fixed_block;
+} v2_block;
 
 /* Half-cleaner steps HI ... LO (local bits, all in MASK), in slot space. */
 template <uint32_t MASK, int HI, int LO>
-__device__ __forceinline__ void v2_fixed_steps(uint32_t (&key)[V2_ITEMS],
-                                               uint32_t (&value)[V2_ITEMS])
+__device__ __forceinline__ void v2_steps(uint32_t (&key)[V2_ITEMS],
+                                         uint32_t (&value)[V2_ITEMS])
 {
     if constexpr (HI >= LO) {
         static_assert((MASK >> HI) & 1u, "step outside the window");
         v2_half_cleaner<v2_slot_bit(MASK, HI)>(key, value);
-        v2_fixed_steps<MASK, HI - 1, LO>(key, value);
+        v2_steps<MASK, HI - 1, LO>(key, value);
     }
 }
 
 /* Plain window MASK from shared memory. */
 template <uint32_t MASK>
-__device__ __forceinline__ void v2_fixed_load(const v2_fixed_block &b,
-                                              uint32_t (&key)[V2_ITEMS],
-                                              uint32_t (&value)[V2_ITEMS])
+__device__ __forceinline__ void v2_shared_load(const v2_block &b,
+                                               uint32_t (&key)[V2_ITEMS],
+                                               uint32_t (&value)[V2_ITEMS])
 {
     const uint2 *base =
         b.s_pairs + v2_pad(v2_spread_thread<MASK>(threadIdx.x));
@@ -1042,9 +481,9 @@ __device__ __forceinline__ void v2_fixed_load(const v2_fixed_block &b,
  * visible to the next window: __syncwarp() if WARP (both windows hold the
  * warp's own pairs), else __syncthreads(). */
 template <uint32_t MASK, bool WARP>
-__device__ __forceinline__ void v2_fixed_store(const v2_fixed_block &b,
-                                               const uint32_t (&key)[V2_ITEMS],
-                                               const uint32_t (&value)[V2_ITEMS])
+__device__ __forceinline__ void
+v2_shared_store(const v2_block &b, const uint32_t (&key)[V2_ITEMS],
+                const uint32_t (&value)[V2_ITEMS])
 {
     uint2 *base = b.s_pairs + v2_pad(v2_spread_thread<MASK>(threadIdx.x));
 #pragma unroll
@@ -1058,9 +497,9 @@ __device__ __forceinline__ void v2_fixed_store(const v2_fixed_block &b,
 
 /* Mirror window of stage S from (LOAD) or to (!LOAD) shared memory. */
 template <int S, bool LOAD>
-__device__ __forceinline__ void v2_fixed_mirror_io(const v2_fixed_block &b,
-                                                   uint32_t (&key)[V2_ITEMS],
-                                                   uint32_t (&value)[V2_ITEMS])
+__device__ __forceinline__ void v2_mirror_io(const v2_block &b,
+                                             uint32_t (&key)[V2_ITEMS],
+                                             uint32_t (&value)[V2_ITEMS])
 {
     static_assert(S >= V2_WINDOW_BITS && S < V2_TILE_BITS, "mirror stage");
     const uint32_t t = threadIdx.x;
@@ -1084,9 +523,9 @@ __device__ __forceinline__ void v2_fixed_mirror_io(const v2_fixed_block &b,
 /* Plain window MASK from global memory: vectors over the low slot bits
  * that are local bits 0, 1; past n, sentinels. */
 template <uint32_t MASK>
-__device__ __forceinline__ void v2_fixed_global_load(const v2_fixed_block &b,
-                                                     uint32_t (&key)[V2_ITEMS],
-                                                     uint32_t (&value)[V2_ITEMS])
+__device__ __forceinline__ void v2_tile_global_load(const v2_block &b,
+                                                    uint32_t (&key)[V2_ITEMS],
+                                                    uint32_t (&value)[V2_ITEMS])
 {
     const uint32_t g0 = b.tile_base + v2_spread_thread<MASK>(threadIdx.x);
     constexpr int vec = (MASK & 3u) == 3u ? 4 : (MASK & 1u) ? 2 : 1;
@@ -1125,9 +564,9 @@ __device__ __forceinline__ void v2_fixed_global_load(const v2_fixed_block &b,
 
 /* Plain window MASK to global memory; nothing at or past n. */
 template <uint32_t MASK>
-__device__ __forceinline__ void v2_fixed_global_store(const v2_fixed_block &b,
-                                                      uint32_t (&key)[V2_ITEMS],
-                                                      uint32_t (&value)[V2_ITEMS])
+__device__ __forceinline__ void
+v2_tile_global_store(const v2_block &b, uint32_t (&key)[V2_ITEMS],
+                     uint32_t (&value)[V2_ITEMS])
 {
     if (b.out_float)
 #pragma unroll
@@ -1172,71 +611,72 @@ __device__ __forceinline__ void v2_fixed_global_store(const v2_fixed_block &b,
  * FROM_GLOBAL: the first window loads from global memory. NEXT_TOP:
  * the top local bit of the window after the last (for its barrier). */
 template <int J, bool FROM_GLOBAL, bool FINAL, int NEXT_TOP>
-__device__ __forceinline__ void v2_fixed_chunks(const v2_fixed_block &b,
-                                                uint32_t (&key)[V2_ITEMS],
-                                                uint32_t (&value)[V2_ITEMS])
+__device__ __forceinline__ void v2_chunks(const v2_block &b,
+                                          uint32_t (&key)[V2_ITEMS],
+                                          uint32_t (&value)[V2_ITEMS])
 {
     constexpr bool last = v2_chunk_last(J, FINAL);
     constexpr int lo = v2_chunk_low(J, FINAL, FROM_GLOBAL);
     constexpr uint32_t mask = v2_chunk_mask(J, FINAL, FROM_GLOBAL);
     if constexpr (FROM_GLOBAL)
-        v2_fixed_global_load<mask>(b, key, value);
+        v2_tile_global_load<mask>(b, key, value);
     else
-        v2_fixed_load<mask>(b, key, value);
-    v2_fixed_steps<mask, J, lo>(key, value);
+        v2_shared_load<mask>(b, key, value);
+    v2_steps<mask, J, lo>(key, value);
     if constexpr (last && FINAL) {
-        v2_fixed_global_store<mask>(b, key, value);
+        v2_tile_global_store<mask>(b, key, value);
     } else {
         constexpr int next_top =
             last ? NEXT_TOP : v2_top_bit(v2_chunk_mask(lo - 1, FINAL));
         constexpr int top = v2_top_bit(mask);
-        v2_fixed_store<mask, (top > next_top ? top : next_top) < V2_WARP_BITS>(
+        v2_shared_store<mask,
+                        (top > next_top ? top : next_top) < V2_WARP_BITS>(
             b, key, value);
         if constexpr (!last)
-            v2_fixed_chunks<lo - 1, false, FINAL, NEXT_TOP>(b, key, value);
+            v2_chunks<lo - 1, false, FINAL, NEXT_TOP>(b, key, value);
     }
 }
 
 /* FIRST pass, stage S >= 4 and those after it up to V2_TILE_BITS - 1: the
  * mirror window (steps S, S - 1, S - 2), then the chunks of the rest. */
 template <int S>
-__device__ __forceinline__ void v2_fixed_stage(const v2_fixed_block &b,
+__device__ __forceinline__ void v2_first_stage(const v2_block &b,
                                                uint32_t (&key)[V2_ITEMS],
                                                uint32_t (&value)[V2_ITEMS])
 {
     constexpr bool final = S == V2_TILE_BITS - 1;
-    v2_fixed_mirror_io<S, true>(b, key, value);
+    v2_mirror_io<S, true>(b, key, value);
     v2_mirror<3>(key, value);
     v2_half_cleaner<2>(key, value);
     v2_half_cleaner<1>(key, value);
-    v2_fixed_mirror_io<S, false>(b, key, value);
+    v2_mirror_io<S, false>(b, key, value);
     constexpr int next_top = v2_top_bit(v2_chunk_mask(S - 3, final));
     if constexpr ((S > next_top ? S : next_top) < V2_WARP_BITS)
         __syncwarp();
     else
         __syncthreads();
-    v2_fixed_chunks<S - 3, false, final, S + 1>(b, key, value);
+    v2_chunks<S - 3, false, final, S + 1>(b, key, value);
     if constexpr (!final)
-        v2_fixed_stage<S + 1>(b, key, value);
+        v2_first_stage<S + 1>(b, key, value);
 }
 
 /* FIRST pass: block b sorts the 2^V2_TILE_BITS contiguous pairs from
  * b x 2^V2_TILE_BITS (stages 0 ... V2_TILE_BITS - 1, the keys converted
  * to ordered on load, and back on store if out_float); thread t holds 16
- * of them in each window (v2_fixed_* above). Padding past n: sentinels. */
+ * of them in each window (v2_* above). Padding past n: sentinels. */
 __global__ void __launch_bounds__(V2_THREADS, 2)
 k_bitonic_v2_first(uint32_t *keys, uint32_t *values, uint32_t n,
                    int out_float, int descending)
 {
     extern __shared__ uint2 s_padded[];
-    const v2_fixed_block b = {keys, values, n, blockIdx.x * V2_TILE,
-                              s_padded, 1, out_float, descending};
+    const v2_block b = {keys, values, n, blockIdx.x * V2_TILE,
+                        s_padded, 1, out_float, descending};
     uint32_t key[V2_ITEMS], value[V2_ITEMS];
     /* stages 0 ... 3: each thread's 16 contiguous pairs, in registers */
-    v2_fixed_global_load<0xFu>(b, key, value);
+    v2_tile_global_load<0xFu>(b, key, value);
     v2_window_steps(key, value, 0, V2_WINDOW_BITS - 1, 0, 0);
-    v2_fixed_store<0xFu, true>(b, key, value);
-    v2_fixed_stage<V2_WINDOW_BITS>(b, key, value);
+    v2_shared_store<0xFu, true>(b, key, value);
+    v2_first_stage<V2_WINDOW_BITS>(b, key, value);
 }
 
 /* TILE pass: steps TOP ... 0 of a stage on each contiguous
@@ -1248,22 +688,28 @@ k_bitonic_v2_tile(uint32_t *keys, uint32_t *values, uint32_t n,
                   int out_float, int descending)
 {
     extern __shared__ uint2 s_padded[];
-    const v2_fixed_block b = {keys, values, n, blockIdx.x * V2_TILE,
-                              s_padded, 0, out_float, descending};
+    const v2_block b = {keys, values, n, blockIdx.x * V2_TILE,
+                        s_padded, 0, out_float, descending};
     uint32_t key[V2_ITEMS], value[V2_ITEMS];
-    v2_fixed_chunks<TOP, true, true, V2_TILE_BITS - 1>(b, key, value);
+    v2_chunks<TOP, true, true, V2_TILE_BITS - 1>(b, key, value);
 }
 
-/* GLOBAL pass on compile-time windows, for the usual shape (contiguous
- * low bits V2_GLOBAL_LOW_BITS, no cluster, 8 - MIRROR steps): the local
- * tile u = [low: 5][pair: 1 if MIRROR][h: 8 - MIRROR] of v2_global_index,
- * whose steps are local stage 12's mirror window and steps 9 ... 6
- * (MIRROR), or steps 12 ... 9 and 8 ... 5: two windows, the first loading
- * from global memory and the second storing there. Global index of u:
- * the block's base for its pair bit (its middle value or the complement)
- * plus h << step_lo plus low, additive over u's bits, so a slot's index
- * is the window's base plus a per-slot multiple of 2^step_lo. Lanes 0 ...
- * 31 of a warp hold 32 consecutive low indices: 128 contiguous bytes. */
+/* GLOBAL pass: steps step_hi ... step_lo of a stage, all at or above
+ * V2_TILE_BITS, 8 - MIRROR of them (step_hi the stage's mirror if
+ * MIRROR). Local tile u = [low: V2_GLOBAL_LOW_BITS][pair: 1 if MIRROR][h:
+ * 8 - MIRROR]: low is global bits 0 ... 4 (contiguous in memory), h the
+ * global bits step_lo ... step_hi, and the bits between (the middle) and
+ * above come from the block index. With the mirror the block holds a
+ * middle value r (top bit clear) under pair = 0 and its complement ~r
+ * under pair = 1, so that the mirror of u (every global bit up to step_hi
+ * flipped) is u XOR all ones: local stage 12's mirror window, then steps
+ * 9 ... 6; without, steps 12 ... 9 and 8 ... 5. Two windows, the first
+ * loading from global memory and the second storing there. Global index
+ * of u: the block's base for its pair bit (its middle value or the
+ * complement) plus h << step_lo plus low, additive over u's bits, so a
+ * slot's index is the window's base plus a per-slot multiple of
+ * 2^step_lo. Lanes 0 ... 31 of a warp hold 32 consecutive low indices:
+ * 128 contiguous bytes. */
 
 template <bool MIRROR> struct v2_global_map {
     uint32_t base0, base1; /* index of u = 0 and of its pair (MIRROR) */
@@ -1280,7 +726,7 @@ template <bool MIRROR> struct v2_global_map {
 
 /* Loads (LOAD) or stores slot s of a window from/to global index g;
  * nothing at or past n (sentinels in). */
-__device__ __forceinline__ void v2_global_slot(const v2_fixed_block &b,
+__device__ __forceinline__ void v2_global_slot(const v2_block &b,
                                                uint32_t g, bool load,
                                                uint32_t &key, uint32_t &value)
 {
@@ -1295,7 +741,7 @@ __device__ __forceinline__ void v2_global_slot(const v2_fixed_block &b,
 
 /* Plain window MASK (no pair bit in it) from or to global memory. */
 template <uint32_t MASK, bool MIRROR, bool LOAD>
-__device__ __forceinline__ void v2_global_plain_io(const v2_fixed_block &b,
+__device__ __forceinline__ void v2_global_plain_io(const v2_block &b,
                                                    const v2_global_map<MIRROR> &m,
                                                    uint32_t (&key)[V2_ITEMS],
                                                    uint32_t (&value)[V2_ITEMS])
@@ -1333,7 +779,7 @@ k_bitonic_v2_global(uint32_t *keys, uint32_t *values, uint32_t n,
     m.step_lo = step_lo;
     if (m.base0 >= n)
         return; /* the whole tile is padding (u = 0 is its least index) */
-    const v2_fixed_block b = {keys, values, n, 0, s_padded, 0, 0, 0};
+    const v2_block b = {keys, values, n, 0, s_padded, 0, 0, 0};
     uint32_t key[V2_ITEMS], value[V2_ITEMS];
     if constexpr (MIRROR) {
         /* mirror window of local stage 12: slot p = (a << 1) | f, a the
@@ -1350,29 +796,29 @@ k_bitonic_v2_global(uint32_t *keys, uint32_t *values, uint32_t n,
         v2_mirror<3>(key, value);
         v2_half_cleaner<2>(key, value);
         v2_half_cleaner<1>(key, value);
-        v2_fixed_mirror_io<S, false>(b, key, value);
+        v2_mirror_io<S, false>(b, key, value);
         __syncthreads();
         constexpr uint32_t mask = 0xFu << 6;
-        v2_fixed_load<mask>(b, key, value);
-        v2_fixed_steps<mask, 9, 6>(key, value);
+        v2_shared_load<mask>(b, key, value);
+        v2_steps<mask, 9, 6>(key, value);
         v2_global_plain_io<mask, MIRROR, false>(b, m, key, value);
     } else {
         constexpr uint32_t top = 0xFu << 9, bottom = 0xFu << 5;
         v2_global_plain_io<top, MIRROR, true>(b, m, key, value);
-        v2_fixed_steps<top, 12, 9>(key, value);
-        v2_fixed_store<top, false>(b, key, value);
-        v2_fixed_load<bottom>(b, key, value);
-        v2_fixed_steps<bottom, 8, 5>(key, value);
+        v2_steps<top, 12, 9>(key, value);
+        v2_shared_store<top, false>(b, key, value);
+        v2_shared_load<bottom>(b, key, value);
+        v2_steps<bottom, 8, 5>(key, value);
         v2_global_plain_io<bottom, MIRROR, false>(b, m, key, value);
     }
 }
 
-/* A compile-time pass kernel taken from a table: keys, values, n and two
+/* A pass kernel taken from a table: keys, values, n and two
  * ints (TILE: out_float, descending; MERGED: step_hi, step_lo). */
-typedef void (*v2_fixed_kernel)(uint32_t *, uint32_t *, uint32_t, int, int);
+typedef void (*v2_pass_kernel)(uint32_t *, uint32_t *, uint32_t, int, int);
 
 /* k_bitonic_v2_tile<top> by its top step. */
-static const v2_fixed_kernel v2_tile_kernels[V2_TILE_BITS] = {
+static const v2_pass_kernel v2_tile_kernels[V2_TILE_BITS] = {
     k_bitonic_v2_tile<0>, k_bitonic_v2_tile<1>,  k_bitonic_v2_tile<2>,
     k_bitonic_v2_tile<3>, k_bitonic_v2_tile<4>,  k_bitonic_v2_tile<5>,
     k_bitonic_v2_tile<6>, k_bitonic_v2_tile<7>,  k_bitonic_v2_tile<8>,
@@ -1382,7 +828,7 @@ static_assert(V2_TILE_BITS == 13, "v2_tile_kernels lists 13 instances");
 
 /* MERGED pass: the tail of stage s, steps T ... 0, and the head of stage
  * s + 1, its mirror and H = 10 - K steps after it (K = max(T, 4)), in one
- * pass (V2 plan, run_network_v2). Local tile u = [low: K + 1 bits,
+ * pass (run_merged_v2). Local tile u = [low: K + 1 bits,
  * contiguous global bits 0 ... K][pair: 1][h: H + 1 bits, global steps
  * step_lo ... s + 1]; the block supplies the middle bits between (and the
  * pair bit its complement, as in GLOBAL) and those above. The tail runs on
@@ -1407,7 +853,7 @@ template <int K> struct v2_merged_map {
 /* Window MASK (plain) or the mirror window of local stage 12 (MIRROR),
  * from (LOAD) or to global memory through map m. */
 template <uint32_t MASK, bool MIRROR, bool LOAD, class Map>
-__device__ __forceinline__ void v2_mapped_io(const v2_fixed_block &b,
+__device__ __forceinline__ void v2_mapped_io(const v2_block &b,
                                              const Map &m,
                                              uint32_t (&key)[V2_ITEMS],
                                              uint32_t (&value)[V2_ITEMS])
@@ -1434,10 +880,10 @@ __device__ __forceinline__ void v2_mapped_io(const v2_fixed_block &b,
 /* The tail's chunks of steps J ... 0 on the low local bits, the first
  * (FIRST) loading through the map: from step 5 ... 7 it runs on local
  * bits 5 ... 8 (steps J ... 5) so that a warp loads 128 contiguous bytes;
- * the others as v2_fixed_chunks; every one stores to shared memory (the
+ * the others as v2_chunks; every one stores to shared memory (the
  * mirror window follows). */
 template <int J, bool FIRST, class Map>
-__device__ __forceinline__ void v2_merged_tail(const v2_fixed_block &b,
+__device__ __forceinline__ void v2_merged_tail(const v2_block &b,
                                                const Map &m,
                                                uint32_t (&key)[V2_ITEMS],
                                                uint32_t (&value)[V2_ITEMS])
@@ -1449,12 +895,12 @@ __device__ __forceinline__ void v2_merged_tail(const v2_fixed_block &b,
     if constexpr (FIRST)
         v2_mapped_io<mask, false, true>(b, m, key, value);
     else
-        v2_fixed_load<mask>(b, key, value);
-    v2_fixed_steps<mask, J, lo>(key, value);
+        v2_shared_load<mask>(b, key, value);
+    v2_steps<mask, J, lo>(key, value);
     constexpr int next_top =
         lo == 0 ? V2_TILE_BITS - 1 : v2_top_bit(v2_chunk_mask(lo - 1, false));
     constexpr int top = v2_top_bit(mask);
-    v2_fixed_store<mask, (top > next_top ? top : next_top) < V2_WARP_BITS>(
+    v2_shared_store<mask, (top > next_top ? top : next_top) < V2_WARP_BITS>(
         b, key, value);
     if constexpr (lo > 0)
         v2_merged_tail<lo - 1, false>(b, m, key, value);
@@ -1481,11 +927,11 @@ k_bitonic_v2_merged(uint32_t *keys, uint32_t *values, uint32_t n,
     m.step_lo = step_lo;
     if (m.base0 >= n)
         return; /* the whole tile is padding (u = 0 is its least index) */
-    const v2_fixed_block b = {keys, values, n, 0, s_padded, 0, 0, 0};
+    const v2_block b = {keys, values, n, 0, s_padded, 0, 0, 0};
     uint32_t key[V2_ITEMS], value[V2_ITEMS];
     v2_merged_tail<T, true>(b, m, key, value);
     /* stage s + 1: mirror (local 12) and head steps on local 11, 10 */
-    v2_fixed_mirror_io<V2_TILE_BITS - 1, true>(b, key, value);
+    v2_mirror_io<V2_TILE_BITS - 1, true>(b, key, value);
     v2_mirror<3>(key, value);
     if constexpr (H >= 1)
         v2_half_cleaner<2>(key, value);
@@ -1494,18 +940,18 @@ k_bitonic_v2_merged(uint32_t *keys, uint32_t *values, uint32_t n,
     if constexpr (H <= 2) {
         v2_mapped_io<0, true, false>(b, m, key, value);
     } else {
-        v2_fixed_mirror_io<V2_TILE_BITS - 1, false>(b, key, value);
+        v2_mirror_io<V2_TILE_BITS - 1, false>(b, key, value);
         __syncthreads();
         constexpr uint32_t mask = 0xFu << 6;
-        v2_fixed_load<mask>(b, key, value);
-        v2_fixed_steps<mask, 9, K + 2>(key, value);
+        v2_shared_load<mask>(b, key, value);
+        v2_steps<mask, 9, K + 2>(key, value);
         v2_mapped_io<mask, false, false>(b, m, key, value);
     }
 }
 
 /* k_bitonic_v2_merged<tail top> by its tail top. */
 #define V2_MERGED_MAX_TAIL (V2_TILE_BITS - 3)
-static const v2_fixed_kernel v2_merged_kernels[V2_MERGED_MAX_TAIL + 1] = {
+static const v2_pass_kernel v2_merged_kernels[V2_MERGED_MAX_TAIL + 1] = {
     k_bitonic_v2_merged<0>, k_bitonic_v2_merged<1>, k_bitonic_v2_merged<2>,
     k_bitonic_v2_merged<3>, k_bitonic_v2_merged<4>, k_bitonic_v2_merged<5>,
     k_bitonic_v2_merged<6>, k_bitonic_v2_merged<7>, k_bitonic_v2_merged<8>,
@@ -1537,191 +983,94 @@ static ds_status launch_step(uint32_t *keys, uint32_t *values, uint32_t n,
     return DS_OK;
 }
 
-/* One V2 pass over `tiles` local tiles: one block a tile, a cluster of
- * 2^p->cluster_bits blocks a tile, or (with s->resident_blocks and no
- * cluster, for measurement) that many blocks looping over them with
- * prefetch. */
-static ds_status launch_v2_pass(const bitonic_state *s, uint32_t *keys,
-                                uint32_t *values, uint32_t n, v2_pass *p,
-                                unsigned tiles, cudaStream_t stream)
+/* Local tiles of a V2 pass at N = 2^log_n (one, mostly padding, below a
+ * tile). */
+static unsigned v2_tiles(int log_n)
 {
-    p->tiles = tiles;
-    p->prefetch = s->resident_blocks > 0 && p->cluster_bits == 0;
-    p->warp_sync = !s->block_sync;
-    p->staged = (p->kind == V2_PASS_TILE && (s->staged & V2_STAGED_TILE)) ||
-                (p->kind == V2_PASS_FIRST && (s->staged & V2_STAGED_FIRST));
-    if (p->cluster_bits) {
-        cudaLaunchAttribute cluster;
-        cluster.id = cudaLaunchAttributeClusterDimension;
-        cluster.val.clusterDim.x = 1u << p->cluster_bits;
-        cluster.val.clusterDim.y = 1;
-        cluster.val.clusterDim.z = 1;
-        cudaLaunchConfig_t config = {};
-        config.gridDim = dim3(tiles << p->cluster_bits);
-        config.blockDim = dim3(V2_THREADS);
-        config.dynamicSmemBytes = V2_SMEM_BYTES;
-        config.stream = stream;
-        config.attrs = &cluster;
-        config.numAttrs = 1;
-        DS_CUDA_TRY("sort bitonic2",
-                    cudaLaunchKernelEx(&config, k_bitonic_v2_pass, keys,
-                                       values, n, *p));
-        return DS_OK;
-    }
-    unsigned grid = p->prefetch && tiles > s->resident_blocks
-                        ? s->resident_blocks
-                        : tiles;
-    k_bitonic_v2_pass<<<grid, V2_THREADS, V2_SMEM_BYTES, stream>>>(
-        keys, values, n, *p);
-    DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_pass");
+    return log_n < V2_TILE_BITS ? 1u : 1u << (log_n - V2_TILE_BITS);
+}
+
+/* GLOBAL pass: steps step_hi ... step_lo of a stage, step_hi its mirror
+ * if `mirror` (7 steps then, else 8). */
+static ds_status launch_v2_global(uint32_t *keys, uint32_t *values,
+                                  uint32_t n, int log_n, int mirror,
+                                  int step_hi, int step_lo,
+                                  cudaStream_t stream)
+{
+    if (mirror)
+        k_bitonic_v2_global<true><<<v2_tiles(log_n), V2_THREADS,
+                                    V2_SMEM_BYTES, stream>>>(
+            keys, values, n, step_hi, step_lo);
+    else
+        k_bitonic_v2_global<false><<<v2_tiles(log_n), V2_THREADS,
+                                     V2_SMEM_BYTES, stream>>>(
+            keys, values, n, step_hi, step_lo);
+    DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_global");
     return DS_OK;
 }
 
-/* Cluster bits of a pass whose local tile needs `bits` index bits (at
- * most the state's cluster), and its local tiles at N = 2^log_n. */
-static int v2_cluster_bits_for(const bitonic_state *s, int bits)
+/* TILE pass: steps top ... 0 of stage `stage`; the last stage converts
+ * the keys back to floats. */
+static ds_status launch_v2_tile(uint32_t *keys, uint32_t *values, uint32_t n,
+                               int log_n, int stage, int top, int descending,
+                               cudaStream_t stream)
 {
-    int extra = bits - V2_TILE_BITS;
-    return extra <= 0 ? 0 : extra < s->cluster_bits ? extra : s->cluster_bits;
+    v2_tile_kernels[top]<<<v2_tiles(log_n), V2_THREADS, V2_SMEM_BYTES,
+                           stream>>>(keys, values, n, stage == log_n - 1,
+                                     descending);
+    DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_tile");
+    return DS_OK;
 }
 
-static unsigned v2_tiles(int log_n, int cluster_bits)
+/* Stage `stage` (>= V2_TILE_BITS) on its own (the stage-by-stage plan,
+ * DS_BITONIC_MERGED=0): GLOBAL passes from the stage's mirror down (7
+ * steps, then 8) while steps at or above V2_TILE_BITS are left (one pass
+ * up to stage 19, two beyond), then a TILE pass for the rest. */
+static ds_status run_stage_v2(uint32_t *keys, uint32_t *values, uint32_t n,
+                              int log_n, int stage, int descending,
+                              cudaStream_t stream)
 {
-    int tile_bits = V2_TILE_BITS + cluster_bits;
-    return log_n < tile_bits ? 1u : 1u << (log_n - tile_bits);
-}
-
-/* GLOBAL passes of stage `stage` on local tiles of 2^(V2_TILE_BITS +
- * cluster_bits) pairs with low_bits contiguous: as many steps each as fit
- * beside the contiguous low bits (the last one going on below the tile
- * bits, so that its spare compute takes steps off the tile pass). Returns
- * their number and, in *step_left, the top step left to the TILE pass;
- * launches them if `keys`. */
-static int v2_global_passes(const bitonic_state *s, uint32_t *keys,
-                            uint32_t *values, uint32_t n, int log_n,
-                            int stage, int cluster_bits, int low_bits,
-                            int descending, cudaStream_t stream,
-                            int *step_left, ds_status *status)
-{
-    const int tile_bits = V2_TILE_BITS + cluster_bits;
-    v2_pass p = {};
-    p.kind = V2_PASS_GLOBAL;
-    p.stage = stage;
-    p.descending = descending;
-    p.cluster_bits = cluster_bits;
-    int step = stage, passes = 0;
-    *status = DS_OK;
-    while (step >= tile_bits) {
-        int mirror = step == stage;
-        /* Always valid: step_lo - low_bits = step - tile_bits + 1 +
-         * mirror >= 1 middle bit is left for the block index. */
-        int count = tile_bits - low_bits - mirror;
-        if (s->shallow && count > step - tile_bits + 1)
-            count = step - tile_bits + 1;
-        p.step_hi = step;
-        p.step_lo = step - count + 1;
-        p.low_bits = tile_bits - count - mirror;
-        if (keys && !s->generic && cluster_bits == 0 &&
-            p.low_bits == V2_GLOBAL_LOW_BITS && s->resident_blocks == 0) {
-            /* the usual shape: the compile-time kernel */
-            if (mirror)
-                k_bitonic_v2_global<true><<<v2_tiles(log_n, 0), V2_THREADS,
-                                            V2_FIXED_SMEM_BYTES, stream>>>(
-                    keys, values, n, p.step_hi, p.step_lo);
-            else
-                k_bitonic_v2_global<false><<<v2_tiles(log_n, 0), V2_THREADS,
-                                             V2_FIXED_SMEM_BYTES, stream>>>(
-                    keys, values, n, p.step_hi, p.step_lo);
-            DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_global");
-        } else if (keys && (*status = launch_v2_pass(
-                                s, keys, values, n, &p,
-                                v2_tiles(log_n, cluster_bits), stream))) {
-            return passes;
-        }
-        step -= count;
-        passes++;
-    }
-    *step_left = step;
-    return passes;
-}
-
-/* Stage `stage` (>= V2_TILE_BITS): its GLOBAL passes, then a TILE pass
- * for the steps left. Plain blocks take one GLOBAL pass up to stage 19 at
- * 2^24 and two beyond; where a cluster (at most s->cluster_bits, fewest
- * bits first, low bits one smaller if no cluster does it otherwise) takes
- * one pass fewer, leaving a plain TILE pass, the GLOBAL pass runs on it.
- * (Clusters for every stage, the first pass included, measured no faster
- * on the H200: their shared-memory exchange costs about a DRAM pass.) */
-static ds_status run_stage_v2(const bitonic_state *s, uint32_t *keys,
-                              uint32_t *values, uint32_t n, int log_n,
-                              int stage, int descending, cudaStream_t stream)
-{
+    const int global_steps = V2_TILE_BITS - V2_GLOBAL_LOW_BITS; /* 8 */
     ds_status status;
-    int cluster_bits = 0, low_bits = s->low_bits, step_left;
-    int fewest = v2_global_passes(s, NULL, NULL, n, log_n, stage, 0,
-                                  low_bits, descending, stream, &step_left,
-                                  &status);
-    for (int low = s->low_bits; low >= s->low_bits - 1 && low >= 2 &&
-                                cluster_bits == 0;
-         low--)
-        for (int c = 1; c <= s->cluster_bits && cluster_bits == 0; c++)
-            if (v2_global_passes(s, NULL, NULL, n, log_n, stage, c, low,
-                                 descending, stream, &step_left,
-                                 &status) < fewest &&
-                step_left < V2_TILE_BITS) {
-                cluster_bits = c;
-                low_bits = low;
-            }
-    v2_global_passes(s, keys, values, n, log_n, stage, cluster_bits,
-                     low_bits, descending, stream, &step_left, &status);
-    if (status)
-        return status;
-    v2_pass p = {};
-    p.kind = V2_PASS_TILE;
-    p.stage = stage;
-    p.descending = descending;
-    p.cluster_bits = v2_cluster_bits_for(s, step_left + 1);
-    p.step_hi = step_left;
-    p.out_float = stage == log_n - 1;
-    if (!s->generic && p.cluster_bits == 0 && step_left < V2_TILE_BITS &&
-        s->resident_blocks == 0) {
-        v2_tile_kernels[step_left]<<<v2_tiles(log_n, 0), V2_THREADS,
-                                     V2_FIXED_SMEM_BYTES, stream>>>(
-            keys, values, n, p.out_float, descending);
-        DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_tile");
-        return DS_OK;
+    int step = stage; /* the next step */
+    while (step >= V2_TILE_BITS) {
+        const int mirror = step == stage;
+        const int count = global_steps - mirror;
+        if ((status = launch_v2_global(keys, values, n, log_n, mirror, step,
+                                       step - count + 1, stream)))
+            return status;
+        step -= count;
     }
-    return launch_v2_pass(s, keys, values, n, &p,
-                          v2_tiles(log_n, p.cluster_bits), stream);
+    return launch_v2_tile(keys, values, n, log_n, stage, step, descending,
+                          stream);
 }
 
-/* V2's stages from V2_TILE_BITS on, with merged passes: walking their
- * steps in order, each pass takes as many as fit a local tile of 2^13
- * pairs with 2^5 contiguous low bits: a stage's mirror and 6 steps
- * (GLOBAL, only where no tail comes before it), 8 steps at or above bit 6
- * (GLOBAL), or, once the steps left in a stage are T ... 0 with T <= 10,
- * those and the next stage's mirror and 10 - max(T, 4) steps (MERGED),
- * or the steps left alone (TILE: T = 11 or 12, or the last stage). 2^24:
- * 21 passes after FIRST, none on clusters (the stage-by-stage plan: 22,
- * four of them on clusters, or 26 without). */
+/* V2's stages from V2_TILE_BITS on, with merged passes (the default plan):
+ * walking their steps in order, each pass takes as many as fit a local
+ * tile of 2^13 pairs with 2^5 contiguous low bits: a stage's mirror and 6
+ * steps (GLOBAL, only where no tail comes before it), 8 steps at or above
+ * bit 6 (GLOBAL), or, once the steps left in a stage are T ... 0 with T <=
+ * 10, those and the next stage's mirror and 10 - max(T, 4) steps
+ * (MERGED), or the steps left alone (TILE: T = 11 or 12, or the last
+ * stage). 2^24: 21 passes after FIRST (the stage-by-stage plan: 26). */
 static ds_status run_merged_v2(uint32_t *keys, uint32_t *values, uint32_t n,
                                int log_n, int descending, cudaStream_t stream)
 {
-    const unsigned tiles = v2_tiles(log_n, 0);
     const int global_steps = V2_TILE_BITS - V2_GLOBAL_LOW_BITS; /* 8 */
+    ds_status status;
     int stage = V2_TILE_BITS, step = V2_TILE_BITS; /* the next step */
     while (stage < log_n) {
         if (step == stage) {
-            k_bitonic_v2_global<true><<<tiles, V2_THREADS,
-                                        V2_FIXED_SMEM_BYTES, stream>>>(
-                keys, values, n, step, step - (global_steps - 2));
-            DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_global");
+            if ((status = launch_v2_global(keys, values, n, log_n, 1, step,
+                                           step - (global_steps - 2),
+                                           stream)))
+                return status;
             step -= global_steps - 1;
         } else if (step >= V2_TILE_BITS) {
-            k_bitonic_v2_global<false><<<tiles, V2_THREADS,
-                                         V2_FIXED_SMEM_BYTES, stream>>>(
-                keys, values, n, step, step - (global_steps - 1));
-            DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_global");
+            if ((status = launch_v2_global(keys, values, n, log_n, 0, step,
+                                           step - (global_steps - 1),
+                                           stream)))
+                return status;
             step -= global_steps;
         } else {
             const int low = step > V2_WINDOW_BITS ? step : V2_WINDOW_BITS;
@@ -1730,16 +1079,15 @@ static ds_status run_merged_v2(uint32_t *keys, uint32_t *values, uint32_t n,
             /* the head's lowest step leaves a middle bit for the pair */
             if (next < log_n && step <= V2_MERGED_MAX_TAIL &&
                 next - head - (low + 1) >= 1) {
-                v2_merged_kernels[step]<<<tiles, V2_THREADS,
-                                          V2_FIXED_SMEM_BYTES, stream>>>(
+                v2_merged_kernels[step]<<<v2_tiles(log_n), V2_THREADS,
+                                          V2_SMEM_BYTES, stream>>>(
                     keys, values, n, next, next - head);
                 DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_merged");
                 step = next - head - 1;
             } else {
-                v2_tile_kernels[step]<<<tiles, V2_THREADS,
-                                        V2_FIXED_SMEM_BYTES, stream>>>(
-                    keys, values, n, next == log_n, descending);
-                DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_tile");
+                if ((status = launch_v2_tile(keys, values, n, log_n, stage,
+                                             step, descending, stream)))
+                    return status;
                 step = next;
             }
             stage = next;
@@ -1749,36 +1097,24 @@ static ds_status run_merged_v2(uint32_t *keys, uint32_t *values, uint32_t n,
 }
 
 /* V2's network. The first pass sorts each 2^V2_TILE_BITS tile (stages 0
- * ... 12) and converts the keys; the last stage's tile pass converts them
- * back. */
+ * ... 12) and converts the keys; the last stage's TILE pass converts them
+ * back (the first pass, if it is the only one). */
 static ds_status run_network_v2(const bitonic_state *s, uint32_t *keys,
                                 uint32_t *values, uint32_t n, int log_n,
                                 int descending, cudaStream_t stream)
 {
-    ds_status status;
-    v2_pass first = {};
-    first.kind = V2_PASS_FIRST;
-    first.stage = (log_n < V2_TILE_BITS ? log_n : V2_TILE_BITS) - 1;
-    first.in_float = 1;
-    first.out_float = log_n <= V2_TILE_BITS;
-    first.descending = descending;
-    if (!s->generic && s->resident_blocks == 0) {
-        /* all 13 stages even for a shorter input: its padding is
-         * sentinels, so the extra stages leave it sorted */
-        k_bitonic_v2_first<<<v2_tiles(log_n, 0), V2_THREADS,
-                             V2_FIXED_SMEM_BYTES, stream>>>(
-            keys, values, n, first.out_float, descending);
-        DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_first");
-    } else if ((status = launch_v2_pass(s, keys, values, n, &first,
-                                        v2_tiles(log_n, 0), stream))) {
-        return status;
-    }
-    if (s->merged && !s->generic && s->resident_blocks == 0 &&
-        s->low_bits == V2_GLOBAL_LOW_BITS && !s->shallow)
+    /* all 13 stages even for a shorter input: its padding is sentinels,
+     * so the extra stages leave it sorted */
+    k_bitonic_v2_first<<<v2_tiles(log_n), V2_THREADS, V2_SMEM_BYTES,
+                         stream>>>(keys, values, n, log_n <= V2_TILE_BITS,
+                                   descending);
+    DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_first");
+    if (s->merged)
         return run_merged_v2(keys, values, n, log_n, descending, stream);
+    ds_status status;
     for (int stage = V2_TILE_BITS; stage < log_n; stage++)
-        if ((status = run_stage_v2(s, keys, values, n, log_n, stage,
-                                   descending, stream)))
+        if ((status = run_stage_v2(keys, values, n, log_n, stage, descending,
+                                   stream)))
             return status;
     return DS_OK;
 }
@@ -1832,91 +1168,41 @@ static ds_status bitonic_create(int version, const ds_sorter_desc *desc,
     if (version == 2) {
         DS_CUDA_TRY("sort bitonic2",
                     cudaFuncSetAttribute(
-                        k_bitonic_v2_pass,
+                        k_bitonic_v2_first,
                         cudaFuncAttributeMaxDynamicSharedMemorySize,
                         (int)V2_SMEM_BYTES));
         DS_CUDA_TRY("sort bitonic2",
                     cudaFuncSetAttribute(
-                        k_bitonic_v2_first,
-                        cudaFuncAttributeMaxDynamicSharedMemorySize,
-                        (int)V2_FIXED_SMEM_BYTES));
-        DS_CUDA_TRY("sort bitonic2",
-                    cudaFuncSetAttribute(
                         k_bitonic_v2_global<true>,
                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                        (int)V2_FIXED_SMEM_BYTES));
+                        (int)V2_SMEM_BYTES));
         DS_CUDA_TRY("sort bitonic2",
                     cudaFuncSetAttribute(
                         k_bitonic_v2_global<false>,
                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                        (int)V2_FIXED_SMEM_BYTES));
+                        (int)V2_SMEM_BYTES));
         for (int tail = 0; tail <= V2_MERGED_MAX_TAIL; tail++)
             DS_CUDA_TRY("sort bitonic2",
                         cudaFuncSetAttribute(
                             v2_merged_kernels[tail],
                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                            (int)V2_FIXED_SMEM_BYTES));
+                            (int)V2_SMEM_BYTES));
         for (int top = 0; top < V2_TILE_BITS; top++)
             DS_CUDA_TRY("sort bitonic2",
                         cudaFuncSetAttribute(
                             v2_tile_kernels[top],
                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                            (int)V2_FIXED_SMEM_BYTES));
+                            (int)V2_SMEM_BYTES));
     }
     bitonic_state *s = (bitonic_state *)calloc(1, sizeof *s);
     if (!s)
         return ds_fail(DS_ERR_OUT_OF_MEMORY,
                        "sort bitonic%d: out of host memory", version);
     s->version = version;
-    s->low_bits = V2_LOW_BITS;
-    s->staged = V2_STAGED;
-    const char *staged = getenv("DS_BITONIC_STAGED");
-    if (staged && atoi(staged) >= 0)
-        s->staged = atoi(staged);
-    /* DS_BITONIC_RESIDENT=N > 0: V2 passes on a grid of N blocks looping
-     * over the tiles with L2 prefetch of the next one (measured slower on
-     * the H100: 4.27 against 3.40 ms at 2^24 with N = 2 x 132), kept for
-     * measurement and for racecheck of the tile loop. */
-    const char *resident = getenv("DS_BITONIC_RESIDENT");
-    if (resident && atoi(resident) >= 0)
-        s->resident_blocks = (unsigned)atoi(resident);
-    const char *block_sync = getenv("DS_BITONIC_BLOCK_SYNC");
-    s->block_sync = block_sync && atoi(block_sync) > 0;
-    /* DS_BITONIC_GENERIC=1: every pass on the run-time k_bitonic_v2_pass
-     * in the stage-by-stage plan, as before the compile-time kernels. */
-    const char *generic = getenv("DS_BITONIC_GENERIC");
-    s->generic = generic && atoi(generic) > 0;
-    /* DS_BITONIC_MERGED=0: the stage-by-stage plan (run_stage_v2). */
+    /* DS_BITONIC_MERGED=0: the stage-by-stage plan (run_stage_v2), for
+     * measurement. */
     const char *merged = getenv("DS_BITONIC_MERGED");
     s->merged = !merged || atoi(merged) != 0;
-    const char *shallow = getenv("DS_BITONIC_SHALLOW");
-    s->shallow = shallow && atoi(shallow) > 0;
-    const char *low_bits = getenv("DS_BITONIC_LOW_BITS");
-    if (low_bits && atoi(low_bits) >= 2 && atoi(low_bits) <= 8)
-        s->low_bits = atoi(low_bits);
-    if (version == 2) {
-        /* Clusters need a device that launches them and the sm_90 build
-         * of the kernel (an older build traps in the cluster paths). */
-        int device = 0, cluster_launch = 0;
-        cudaFuncAttributes attributes;
-        if (cudaGetDevice(&device) != cudaSuccess ||
-            cudaDeviceGetAttribute(&cluster_launch,
-                                   cudaDevAttrClusterLaunch,
-                                   device) != cudaSuccess ||
-            cudaFuncGetAttributes(&attributes, k_bitonic_v2_pass) !=
-                cudaSuccess) {
-            free(s);
-            return ds_fail(DS_ERR_CUDA, "sort bitonic2: %s",
-                           cudaGetErrorString(cudaGetLastError()));
-        }
-        if (cluster_launch && attributes.binaryVersion >= 90 &&
-            attributes.ptxVersion >= 90)
-            s->cluster_bits = V2_CLUSTER_BITS;
-        const char *cluster = getenv("DS_BITONIC_CLUSTER_BITS");
-        if (s->cluster_bits && cluster && atoi(cluster) >= 0 &&
-            atoi(cluster) <= V2_MAX_CLUSTER_BITS)
-            s->cluster_bits = atoi(cluster);
-    }
     *state = s;
     return DS_OK;
 }
