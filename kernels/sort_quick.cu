@@ -62,8 +62,13 @@
  * — after phase one, all but the widest binades — a word is 32 bits,
  * (code - min) above the pair's index, a comparator a min and a max, and
  * the values wait in shared memory until the write-out gathers them;
- * otherwise the words are (code, value) in 64 bits. A pad that ties with
- * a real (NaN, 0xFFFFFFFF) 64-bit word is indistinguishable from it.
+ * otherwise the words are (code, value) in 64 bits, 8 a thread in 3-bit
+ * windows, so that both kinds fit the 40 registers of three 512-thread
+ * blocks an SM. A pad that ties with a real (NaN, 0xFFFFFFFF) 64-bit
+ * word is indistinguishable from it.
+ * The kernels of the iterations and phase two are chained (programmatic
+ * dependent launch, sm_90): each becomes resident while the one before
+ * it ends and waits for it (griddepcontrol.wait) before touching memory.
  *
  * Cost: O(n log n) expected; phase one O(n) per iteration. Memory beyond
  * the caller's arrays: 12 bytes per element (auxiliary keys and values,
@@ -104,12 +109,12 @@
  * 1.66 ms; 2^20 0.248 -> 0.237 ms. Not kept: maxseq n/8192 (2048 at 2^24)
  * with this sort, 1.996-2.002 ms (phase one -0.09, phase two +0.12 ms)
  * and special 8.16 ms at 2^24.
- * TODO (measured faster, but the build had a bug and could not be
- * re-verified on the GPU, see commit message): three phase-two blocks an
- * SM (40 registers; 64-bit words 8 a thread, 3-bit windows) took phase
- * two to 0.25 ms, and programmatic dependent launch of the iterations'
- * kernels took phase one from 1.66 to 1.62 ms and 2^20 to 0.203 ms
- * (H200: 2^24 1.92 ms, 3.04x cub).
+ * Three phase-two blocks an SM and chained launches (H200, bench_sort,
+ * two alternating runs against 9d8f8ea, same code as dda3057): 2^24
+ * uniform 2.017 / 2.025 -> 1.941 / 1.941 ms (cub 0.634: 3.06x; cub-raw
+ * 0.561: 3.46x); phase one 1.68 -> 1.63 ms, phase two 0.283 -> 0.252 ms
+ * (k_quick_tasks<512> at 40 registers spills 216 bytes and is still
+ * faster); 2^20 0.234 / 0.239 -> 0.205 ms.
  * Phase two's median of three has the classic O(n^2) inputs, but only
  * within one sequence of about n/maxseq keys after phase one.
  *
@@ -135,15 +140,19 @@
 #define QUICK_ITEMS 8
 /* Smallest one-pass tile, 128 threads * QUICK_ITEMS (list capacities). */
 #define QUICK_MIN_TILE (128u * QUICK_ITEMS)
-/* The bitonic small sort runs windows of QUICK_SMALL_BITS index bits in
- * registers (QUICK_SMALL_ITEMS pairs a thread, 4 steps per shared-memory
- * round trip on average; 5 bits would need 64+ registers a thread for
- * fewer round trips); a sequence is padded to a power of two of at least
- * QUICK_SMALL_MIN pairs; 22 windows at 8192 pairs, 32 leave room. */
-#define QUICK_SMALL_BITS 4
-#define QUICK_SMALL_ITEMS (1 << QUICK_SMALL_BITS)
+/* The bitonic small sort runs windows of a few index bits in registers:
+ * 4 bits (16 words a thread, 22 shared-memory round trips at 8192 pairs)
+ * for the packed 32-bit words, 3 bits (8 words, 30 round trips) for the
+ * 64-bit ones, so that both fit the 40 registers of three 512-thread
+ * phase-two blocks an SM; a sequence is padded to a power of two of at
+ * least QUICK_SMALL_MIN pairs; 48 windows leave room. */
+#define QUICK_SMALL_BITS_PACKED 4
+#define QUICK_SMALL_BITS_WIDE 3
+#define QUICK_SMALL_MAX_BITS 4
 #define QUICK_SMALL_MIN 32u
-#define QUICK_SMALL_MAX_WINDOWS 32
+#define QUICK_SMALL_MAX_WINDOWS 48
+/* Phase-two blocks an SM (registers: 64K / (3 * 512) = 42 a thread). */
+#define QUICK_TASK_THREADS_PER_SM 1536
 /* Uniform children that sit in the auxiliary buffer are copied back in
  * chunks of this many pairs, one phase-two block each. */
 #define QUICK_COPY_CHUNK 65536u
@@ -563,6 +572,20 @@ __device__ void file_sequence(const quick_args &q, int next, uint32_t start,
     s->in_aux = in_aux;
 }
 
+/* Programmatic dependent launch (sm_90): the kernels of phase one's
+ * iterations and phase two are launched with launch_chained, so that each
+ * may be resident before the one before it ends; every block of each of
+ * them first waits here until that kernel has completed and its writes
+ * are visible (so completion stays ordered down the chain), then lets the
+ * next kernel launch. Elsewhere (or launched plainly) these do nothing. */
+__device__ __forceinline__ void chain_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 /* ---- kernels: setup and key maps ---------------------------------------- */
 
 __global__ void k_quick_reset(quick_control *control)
@@ -675,6 +698,7 @@ k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket, int report)
     __shared__ uint32_t s_scan[QUICK_PLAN_THREADS / 32];
     __shared__ uint32_t s_running;
     __shared__ uint32_t s_first[QUICK_PLAN_STAGED];
+    chain_wait();
     quick_control *c = q.control;
     if (c->finished) {
         if (threadIdx.x == 0) {
@@ -963,6 +987,7 @@ __global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur, in
 {
     extern __shared__ uint32_t s_stage[]; /* [2][2 * QUICK_ITEMS * T] */
     __shared__ partition_shared s_part;
+    chain_wait();
     const quick_control *c = q.control;
     if (!c->go)
         return;
@@ -1005,6 +1030,7 @@ __global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur, in
 template <int T>
 __global__ void __launch_bounds__(T) k_quick_fill(quick_args q, int cur)
 {
+    chain_wait();
     const quick_control *c = q.control;
     if (!c->go)
         return;
@@ -1036,13 +1062,14 @@ __global__ void __launch_bounds__(T) k_quick_fill(quick_args q, int cur)
  * The network of a padded size 2^L has L(L+1)/2 steps, step p of stage s
  * (k = 2^s) acting on index bit b (pairs differ in bit b; the flip also
  * complements every bit below b). Register windows: a run of consecutive
- * steps that touches at most QUICK_SMALL_BITS distinct bits runs in the
- * registers of one thread that holds the 16 pairs differing in exactly
- * those bits (the window's bits); the other L - 4 bits come from the
- * (virtual) thread index, lowest bits from the lowest thread bits, so a
- * warp reads 32 different words of a row. Between windows the pairs go
- * through shared memory once (a store, a barrier, a load): 22 round trips
- * for 8192 pairs instead of the 91 steps. A flip whose lower bits are not
+ * steps that touches at most B distinct bits (B = 4 for packed words, 3
+ * for wide ones) runs in the registers of one thread that holds the 2^B
+ * words differing in exactly those bits (the window's bits); the other
+ * L - B bits come from the (virtual) thread index, lowest bits from the
+ * lowest thread bits, so a warp reads 32 different words of a row.
+ * Between windows the words go through shared memory once (a store, a
+ * barrier, a load): 22 round trips for 8192 pairs at B = 4 instead of
+ * the 91 steps, every comparator in registers. A flip whose lower bits are not
  * all in the window pairs a thread's lower half (bit b clear) with the
  * upper half of the thread whose other lower bits are complemented: the
  * thread holds that upper half instead (out_mask), so windows stay closed.
@@ -1102,7 +1129,7 @@ __host__ __device__ constexpr small_step network_step(int p)
 }
 
 struct small_window {
-    int bit[QUICK_SMALL_BITS]; /* index bit of register bit i, increasing */
+    int bit[QUICK_SMALL_MAX_BITS]; /* index bit of register bit i, increasing */
     int other[32];             /* index bit of thread bit q, increasing */
     int first, count;          /* network steps [first, first + count) */
     int flip_reg;              /* -1, or the register bit whose set half ... */
@@ -1115,8 +1142,8 @@ struct small_plan {
 };
 
 /* Greedy: each window takes the longest run of steps touching at most
- * QUICK_SMALL_BITS bits, filled up with the lowest unused bits. */
-__host__ __device__ constexpr small_plan make_small_plan(int L)
+ * B bits, filled up with the lowest unused bits. */
+__host__ __device__ constexpr small_plan make_small_plan(int L, int B)
 {
     small_plan plan{};
     const int total = L * (L + 1) / 2;
@@ -1128,17 +1155,19 @@ __host__ __device__ constexpr small_plan make_small_plan(int L)
             const int b = network_step(q).bit;
             if ((mask >> b) & 1u)
                 continue;
-            if (bits == QUICK_SMALL_BITS)
+            if (bits == B)
                 break;
             mask |= 1u << b;
             bits++;
         }
-        for (int b = 0; bits < QUICK_SMALL_BITS; b++)
+        for (int b = 0; bits < B; b++)
             if (!((mask >> b) & 1u)) {
                 mask |= 1u << b;
                 bits++;
             }
         small_window &w = plan.w[plan.windows++];
+        for (int i = 0; i < QUICK_SMALL_MAX_BITS; i++)
+            w.bit[i] = -1; /* unused register bits match no index bit */
         int reg = 0, other = 0;
         for (int b = 0; b < L; b++) {
             if ((mask >> b) & 1u)
@@ -1157,7 +1186,7 @@ __host__ __device__ constexpr small_plan make_small_plan(int L)
                 continue;
             if (w.flip_reg >= 0)
                 plan.bad = 1; /* two such flips: the halves would not close */
-            for (int r = 0; r < QUICK_SMALL_BITS; r++)
+            for (int r = 0; r < B; r++)
                 if (w.bit[r] == st.bit)
                     w.flip_reg = r;
             w.out_mask = out;
@@ -1173,24 +1202,32 @@ __host__ __device__ constexpr small_plan make_small_plan(int L)
 __host__ __device__ constexpr int window_reg(const small_window &w, int b)
 {
     int r = -1;
-    for (int i = 0; i < QUICK_SMALL_BITS; i++)
+    for (int i = 0; i < QUICK_SMALL_MAX_BITS; i++)
         if (w.bit[i] == b)
             r = i;
     return r;
 }
 
+/* Register-window bits for a word type. */
+template <typename Word>
+__host__ __device__ constexpr int small_bits()
+{
+    return sizeof(Word) == 4 ? QUICK_SMALL_BITS_PACKED : QUICK_SMALL_BITS_WIDE;
+}
+
 /* The steps of window W of size 2^L on one thread's registers. */
 template <typename Word, int L, int W, int S>
-__device__ __forceinline__ void small_steps(Word (&x)[QUICK_SMALL_ITEMS])
+__device__ __forceinline__ void small_steps(Word (&x)[1 << small_bits<Word>()])
 {
-    constexpr small_window w = make_small_plan(L).w[W];
+    constexpr small_window w = make_small_plan(L, small_bits<Word>()).w[W];
     if constexpr (S < w.count) {
         constexpr small_step st = network_step(w.first + S);
         constexpr int i = window_reg(w, st.bit);
-        static_assert(i >= 0, "a window holds the bits of its steps");
+        static_assert(i >= 0 && i < small_bits<Word>() && w.bit[i] == st.bit,
+                      "a window holds the bits of its steps");
         constexpr int m = st.flip ? (2 << i) - 1 : 1 << i;
 #pragma unroll
-        for (int r = 0; r < QUICK_SMALL_ITEMS; r++)
+        for (int r = 0; r < (1 << small_bits<Word>()); r++)
             if (!((r >> i) & 1))
                 exchange_up(x[r], x[r ^ m]);
         small_steps<Word, L, W, S + 1>(x);
@@ -1204,35 +1241,36 @@ __device__ __forceinline__ void small_steps(Word (&x)[QUICK_SMALL_ITEMS])
 template <typename Word, int L, int W>
 __device__ __forceinline__ void small_windows(uint32_t len)
 {
+    constexpr int B = small_bits<Word>();
     Word *s = reinterpret_cast<Word *>(s_small);
-    constexpr small_plan plan = make_small_plan(L);
+    constexpr small_plan plan = make_small_plan(L, B);
     static_assert(!plan.bad, "the flip-bitonic window plan is consistent");
     constexpr small_window w = plan.w[W];
-    for (uint32_t v = threadIdx.x; v < (1u << (L - QUICK_SMALL_BITS)); v += blockDim.x) {
+    for (uint32_t v = threadIdx.x; v < (1u << (L - B)); v += blockDim.x) {
         uint32_t low = 0;
 #pragma unroll
-        for (int t = 0; t < L - QUICK_SMALL_BITS; t++)
+        for (int t = 0; t < L - B; t++)
             low |= ((v >> t) & 1u) << w.other[t];
         if (low >= len)
             continue; /* pads only: its smallest index is low */
         Word *lower = s + small_slot(low);
         Word *upper = s + small_slot(low ^ w.out_mask);
-        Word x[QUICK_SMALL_ITEMS];
+        Word x[1 << B];
 #pragma unroll
-        for (int r = 0; r < QUICK_SMALL_ITEMS; r++) {
+        for (int r = 0; r < (1 << B); r++) {
             uint32_t offset = 0;
 #pragma unroll
-            for (int i = 0; i < QUICK_SMALL_BITS; i++)
+            for (int i = 0; i < B; i++)
                 offset |= (uint32_t)((r >> i) & 1) << w.bit[i];
             const bool up = w.flip_reg >= 0 && ((r >> (w.flip_reg & 31)) & 1);
             x[r] = (up ? upper : lower)[small_slot(offset)];
         }
         small_steps<Word, L, W, 0>(x);
 #pragma unroll
-        for (int r = 0; r < QUICK_SMALL_ITEMS; r++) {
+        for (int r = 0; r < (1 << B); r++) {
             uint32_t offset = 0;
 #pragma unroll
-            for (int i = 0; i < QUICK_SMALL_BITS; i++)
+            for (int i = 0; i < B; i++)
                 offset |= (uint32_t)((r >> i) & 1) << w.bit[i];
             const bool up = w.flip_reg >= 0 && ((r >> (w.flip_reg & 31)) & 1);
             (up ? upper : lower)[small_slot(offset)] = x[r];
@@ -1468,9 +1506,10 @@ __device__ void run_task(const quick_args &q, const quick_task task)
  * iterations. Does nothing while phase one is not finished (a later
  * launch, queued after more iterations, does the work). */
 template <int T>
-__global__ void __launch_bounds__(T, 1024 / T) k_quick_tasks(quick_args q)
+__global__ void __launch_bounds__(T, QUICK_TASK_THREADS_PER_SM / T) k_quick_tasks(quick_args q)
 {
     __shared__ uint32_t s_next;
+    chain_wait();
     quick_control *c = q.control;
     for (;;) {
         if (threadIdx.x == 0)
@@ -1519,16 +1558,35 @@ static size_t partition_smem(int threads)
     return (size_t)2 * 2 * QUICK_ITEMS * threads * sizeof(uint32_t);
 }
 
+/* Launches `kernel` (which starts with chain_wait) so that it may become
+ * resident while the kernel before it on the stream is still running. */
+template <typename... Params, typename... Args>
+static cudaError_t launch_chained(void (*kernel)(Params...), uint32_t blocks,
+                                  int threads, size_t smem, cudaStream_t stream,
+                                  Args... args)
+{
+    cudaLaunchAttribute attribute[1];
+    attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(blocks);
+    config.blockDim = dim3((unsigned)threads);
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+    return cudaLaunchKernelEx(&config, kernel, args...);
+}
+
 /* One queued phase-one iteration after its plan: the persistent partition
  * (`blocks` resident blocks) and the fill. */
 template <int T>
 static ds_status launch_partition(const quick_args &q, int cur, int raw,
                                   uint32_t blocks, cudaStream_t stream)
 {
-    k_quick_partition<T><<<blocks, T, partition_smem(T), stream>>>(q, cur, raw);
-    DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_partition");
-    k_quick_fill<T><<<blocks, T, 0, stream>>>(q, cur);
-    DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_fill");
+    DS_CUDA_TRY("sort quick", launch_chained(k_quick_partition<T>, blocks, T,
+                                             partition_smem(T), stream, q, cur, raw));
+    DS_CUDA_TRY("sort quick", launch_chained(k_quick_fill<T>, blocks, T, 0, stream, q, cur));
     return DS_OK;
 }
 
@@ -1561,8 +1619,8 @@ template <int T>
 static ds_status launch_tasks(const quick_args &q, uint32_t blocks,
                               cudaStream_t stream)
 {
-    k_quick_tasks<T><<<blocks, T, small_sort_smem(q.sbsize), stream>>>(q);
-    DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_tasks");
+    DS_CUDA_TRY("sort quick", launch_chained(k_quick_tasks<T>, blocks, T,
+                                             small_sort_smem(q.sbsize), stream, q));
     return DS_OK;
 }
 
@@ -1718,9 +1776,9 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
         uint32_t ticket = 0;
         for (int b = 0; b < batch; b++, iteration++, cur ^= 1) {
             ticket = ++st->ticket;
-            k_quick_plan<<<1, QUICK_PLAN_THREADS, 0, stream>>>(q, cur, iteration, ticket,
-                                                               b == batch - 1);
-            DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_plan");
+            DS_CUDA_TRY("sort quick",
+                        launch_chained(k_quick_plan, 1, QUICK_PLAN_THREADS, 0, stream, q,
+                                       cur, iteration, ticket, (int)(b == batch - 1)));
             /* Fused, the first partition reads the caller's floats. */
             const int raw = q.fused && iteration == 0;
             switch (p.threads) {
