@@ -14,7 +14,7 @@
  *
  * Phase one (several blocks per sequence, host loop). Every sequence that is
  * still long is cut into tiles (the paper's sections) of threads * 8 keys,
- * listed by a one-block plan kernel. A persistent grid of partition blocks
+ * listed by one planning block. A persistent grid of partition blocks
  * walks the tiles; while a block partitions one tile, the next one's keys
  * and values are already being copied into its shared memory (cp.async).
  * Per tile, the first pass (over shared memory) counts the keys below,
@@ -23,9 +23,10 @@
  * sequence's three cursors (below grows up from the start, above grows
  * down from the end, equal is an offset into the gap), and the second
  * pass writes the tile into the auxiliary buffer. Keys equal to the pivot
- * are final: their values wait in the `equal_values` scratch until
- * k_quick_fill, launched right after, writes them into the gap of the
- * user's buffer (with keys carrying values, the paper's "fill the gap with
+ * are final: their values wait in the `equal_values` scratch until the
+ * fill writes them into the gap of the user's buffer (the other blocks of
+ * the next iteration's planning launch, k_quick_plan_fill; with keys
+ * carrying values, the paper's "fill the gap with
  * the pivot" needs the values too, and the gap's start is known only once
  * every tile has counted). The last tile of a sequence (atomic counter)
  * creates the two children. The pivot is the average of the sequence's
@@ -115,6 +116,21 @@
  * 0.561: 3.46x); phase one 1.68 -> 1.63 ms, phase two 0.283 -> 0.252 ms
  * (k_quick_tasks<512> at 40 registers spills 216 bytes and is still
  * faster); 2^20 0.234 / 0.239 -> 0.205 ms.
+ * The fill folded into the next plan's launch (H200, bench_sort, three
+ * alternating runs against 63f3f02): 2^24 uniform 1.909 / 1.916 / 1.911
+ * -> 1.892 / 1.897 / 1.889 ms (cub 0.627-0.630: 3.00-3.02x; cub-raw
+ * ~0.557: 3.4x), phase one 1.61 -> 1.59 ms; 2^20 0.205 -> 0.193 ms.
+ * Phase one is still ~84% of the time: about 11 partitions of ~120 us,
+ * near the ~130 us of one of cub-raw's onesweep passes over the same
+ * data. Measured slower or no faster (H200, same runs) and not kept:
+ * one acq_rel atomic for the blocks_left decrement, its result read a
+ * tile later, instead of __threadfence() + atomicSub before the writes
+ * (1.938 / 1.940 against 1.941 / 1.941 ms); a software-pipelined
+ * partition (tile t classified and reserved while tile t - 1 is written,
+ * one barrier a tile, three staging buffers, so no warp waits on an
+ * atomic: 1.997 / 1.993 ms, phase one 1.63 -> 1.67 ms); the plan looking
+ * up four tiles a thread before writing any (1.917-1.930 against
+ * 1.889-1.897 ms).
  * Phase two's median of three has the classic O(n^2) inputs, but only
  * within one sequence of about n/maxseq keys after phase one.
  *
@@ -233,8 +249,8 @@ static quick_params quick_params_for(size_t n)
 typedef struct quick_seq {
     uint32_t start, end, lo, hi, in_aux;
     uint32_t first_block;  /* its first block in this iteration's grid */
-    uint32_t pivot;        /* this iteration's, set by k_quick_plan */
-    /* Shared by the blocks of one iteration (reset by k_quick_plan). */
+    uint32_t pivot;        /* this iteration's, set by plan_iteration */
+    /* Shared by the blocks of one iteration (reset by plan_iteration). */
     uint32_t below, above, equal;  /* cursors, in elements */
     uint32_t blocks_left;
     uint32_t below_max, above_min;  /* the children's inner bounds */
@@ -256,13 +272,13 @@ typedef struct quick_task {
     uint32_t start, end, kind;
 } quick_task;
 
-/* One phase-one tile, written by k_quick_plan: keys [begin, stop) of
+/* One phase-one tile, written by plan_iteration: keys [begin, stop) of
  * work sequence `seq`, in the auxiliary buffer iff in_aux. */
 typedef struct quick_tile {
     uint32_t seq, begin, stop, in_aux;
 } quick_tile;
 
-/* One phase-one tile's equal keys, for k_quick_fill. */
+/* One phase-one tile's equal keys, for fill_gaps. */
 typedef struct quick_block_record {
     uint32_t seq, section_begin, equal_count, equal_offset;
 } quick_block_record;
@@ -278,8 +294,10 @@ typedef struct quick_control {
     uint32_t work_count[2];  /* sequences in each work list */
     uint32_t task_count;
     uint32_t overflow;       /* a list capacity was hit: a bug, reported */
-    uint32_t go;             /* this iteration partitions */
-    uint32_t blocks;         /* this iteration's tiles */
+    /* By the iteration's work list (cur): the plan of the next iteration
+     * writes the other pair while this iteration's fill reads its own. */
+    uint32_t go[2];          /* the iteration partitions */
+    uint32_t blocks[2];      /* the iteration's tiles */
     uint32_t finished;       /* phase one is over: later plans do nothing */
     uint32_t iterations;     /* partition iterations so far */
     uint32_t next_task;      /* phase two's next task to take */
@@ -671,13 +689,13 @@ __global__ void k_quick_root(quick_args q)
 /* ---- kernels: phase one ------------------------------------------------- */
 
 /* Thread 0, at the end of a plan: publishes its decision to the host. */
-__device__ void publish(const quick_args &q, uint32_t ticket)
+__device__ void publish(const quick_args &q, int cur, uint32_t ticket)
 {
     /* Volatile: other threads' atomics on these live in L2, not in this
      * SM's L1 where an earlier plain read may have left a stale copy. */
     volatile quick_control *c = q.control;
-    q.report->go = c->go;
-    q.report->blocks = c->blocks;
+    q.report->go = c->go[cur];
+    q.report->blocks = c->blocks[cur];
     q.report->task_count = c->task_count;
     q.report->overflow = c->overflow;
     q.report->iterations = c->iterations;
@@ -692,19 +710,18 @@ __device__ void publish(const quick_args &q, uint32_t ticket)
  * that the iterations the host queued beyond this one do nothing. Only
  * the last plan of a queued batch (`report`) publishes to the host: the
  * host waits for that one alone, and each publish costs a system fence. */
-__global__ void __launch_bounds__(QUICK_PLAN_THREADS)
-k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket, int report)
+__device__ void plan_iteration(const quick_args &q, int cur, int iteration,
+                               uint32_t ticket, int report)
 {
     __shared__ uint32_t s_scan[QUICK_PLAN_THREADS / 32];
     __shared__ uint32_t s_running;
     __shared__ uint32_t s_first[QUICK_PLAN_STAGED];
-    chain_wait();
     quick_control *c = q.control;
     if (c->finished) {
         if (threadIdx.x == 0) {
-            c->go = 0;
+            c->go[cur] = 0;
             if (report)
-                publish(q, ticket);
+                publish(q, cur, ticket);
         }
         return;
     }
@@ -724,11 +741,11 @@ k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket, int report)
         __syncthreads(); /* every task is filed before the count is sent */
         if (threadIdx.x == 0) {
             __threadfence();
-            c->go = 0;
-            c->blocks = 0;
+            c->go[cur] = 0;
+            c->blocks[cur] = 0;
             c->finished = 1;
             if (report)
-                publish(q, ticket);
+                publish(q, cur, ticket);
         }
         return;
     }
@@ -792,14 +809,14 @@ k_quick_plan(quick_args q, int cur, int iteration, uint32_t ticket, int report)
             q.tiles[b] = t;
         }
     if (threadIdx.x == 0) {
-        c->blocks = tiles;
-        c->go = tiles <= q.block_cap;
+        c->blocks[cur] = tiles;
+        c->go[cur] = tiles <= q.block_cap;
         if (tiles > q.block_cap)
             c->overflow = 1;
         c->iterations++;
         c->work_count[cur ^ 1] = 0;
         if (report)
-            publish(q, ticket);
+            publish(q, cur, ticket);
     }
 }
 
@@ -989,9 +1006,9 @@ __global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur, in
     __shared__ partition_shared s_part;
     chain_wait();
     const quick_control *c = q.control;
-    if (!c->go)
+    if (!c->go[cur])
         return;
-    const uint32_t tiles = c->blocks, step = gridDim.x;
+    const uint32_t tiles = c->blocks[cur], step = gridDim.x;
     uint32_t b = blockIdx.x;
     if (b >= tiles)
         return;
@@ -1020,24 +1037,21 @@ __global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur, in
     }
 }
 
-/* After the partition: tile b's warp writes its equal keys' values into
- * its slice of the sequence's gap in the caller's arrays (the partition
- * has finished, so the source buffer is free there). One warp per tile,
- * grid-stride over the warps, so that each warp reads its tile's record
- * once (a block walking its tiles one after another waited on a record
- * load per tile, about 10 us a launch at 4096 tiles). Does nothing when
- * the plan said stop. */
-template <int T>
-__global__ void __launch_bounds__(T) k_quick_fill(quick_args q, int cur)
+/* After iteration `cur`'s partition: tile b's warp writes its equal keys'
+ * values into its slice of the sequence's gap in the caller's arrays (the
+ * partition has finished, so the source buffer is free there). One warp
+ * per tile, `warp` of `warps` striding over the tiles, so that each warp
+ * reads its tile's record once (a block walking its tiles one after
+ * another waited on a record load per tile, about 10 us a launch at 4096
+ * tiles). Does nothing when that iteration's plan said stop. */
+__device__ void fill_gaps(const quick_args &q, int cur, uint32_t warp, uint32_t warps)
 {
-    chain_wait();
     const quick_control *c = q.control;
-    if (!c->go)
+    if (!c->go[cur])
         return;
-    const uint32_t tiles = c->blocks, lane = threadIdx.x & 31;
-    const uint32_t warps = gridDim.x * (T / 32);
+    const uint32_t tiles = c->blocks[cur], lane = threadIdx.x & 31;
     const quick_seq *work = cur ? q.work[1] : q.work[0];
-    for (uint32_t b = blockIdx.x * (T / 32) + (threadIdx.x >> 5); b < tiles; b += warps) {
+    for (uint32_t b = warp; b < tiles; b += warps) {
         const quick_block_record r = q.blocks[b];
         if (r.equal_count == 0)
             continue;
@@ -1049,6 +1063,26 @@ __global__ void __launch_bounds__(T) k_quick_fill(quick_args q, int cur)
             q.values[out + i] = q.equal_values[r.section_begin + i];
         }
     }
+}
+
+/* Between two partitions, one launch: block 0 plans iteration `iteration`
+ * (work list cur, see plan_iteration) while the other blocks fill the
+ * gaps of the iteration before (list cur ^ 1) when `fill` is set. The two
+ * touch disjoint data: the plan writes the tile list, list cur's
+ * sequences and the control pair go/blocks[cur]; the fill reads the
+ * records, the equal values and list cur ^ 1, all of which only the next
+ * partition overwrites. */
+__global__ void __launch_bounds__(QUICK_PLAN_THREADS)
+k_quick_plan_fill(quick_args q, int cur, int iteration, uint32_t ticket, int report,
+                  int fill)
+{
+    chain_wait();
+    if (blockIdx.x == 0)
+        plan_iteration(q, cur, iteration, ticket, report);
+    else if (fill)
+        fill_gaps(q, cur ^ 1,
+                  (blockIdx.x - 1) * (QUICK_PLAN_THREADS / 32) + (threadIdx.x >> 5),
+                  (gridDim.x - 1) * (QUICK_PLAN_THREADS / 32));
 }
 
 /* ---- kernels: phase two ------------------------------------------------- */
@@ -1578,15 +1612,14 @@ static cudaError_t launch_chained(void (*kernel)(Params...), uint32_t blocks,
     return cudaLaunchKernelEx(&config, kernel, args...);
 }
 
-/* One queued phase-one iteration after its plan: the persistent partition
- * (`blocks` resident blocks) and the fill. */
+/* One queued phase-one iteration's persistent partition (`blocks`
+ * resident blocks); its fill runs in the next iteration's plan launch. */
 template <int T>
 static ds_status launch_partition(const quick_args &q, int cur, int raw,
                                   uint32_t blocks, cudaStream_t stream)
 {
     DS_CUDA_TRY("sort quick", launch_chained(k_quick_partition<T>, blocks, T,
                                              partition_smem(T), stream, q, cur, raw));
-    DS_CUDA_TRY("sort quick", launch_chained(k_quick_fill<T>, blocks, T, 0, stream, q, cur));
     return DS_OK;
 }
 
@@ -1749,8 +1782,8 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
     k_quick_root<<<1, 1, 0, stream>>>(q);
     DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_root");
 
-    /* Phase one, the host loop: iterations (plan, partition, fill) are
-     * queued in batches without waiting, each decided on the device (the
+    /* Phase one, the host loop: iterations (plan with the previous
+     * iteration's fill, partition) are queued in batches without waiting, each decided on the device (the
      * partition grid is persistent, so its size does not depend on the
      * plan); the host waits only for the last plan of a batch, through
      * its report in mapped memory, and queues another batch while that
@@ -1776,9 +1809,13 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
         uint32_t ticket = 0;
         for (int b = 0; b < batch; b++, iteration++, cur ^= 1) {
             ticket = ++st->ticket;
+            /* The plan, and the fill of the iteration before (none before
+             * the first; the last partition's fill runs with the plan
+             * that stops phase one, always queued after it). */
             DS_CUDA_TRY("sort quick",
-                        launch_chained(k_quick_plan, 1, QUICK_PLAN_THREADS, 0, stream, q,
-                                       cur, iteration, ticket, (int)(b == batch - 1)));
+                        launch_chained(k_quick_plan_fill, 1 + (uint32_t)st->sm_count,
+                                       QUICK_PLAN_THREADS, 0, stream, q, cur, iteration,
+                                       ticket, (int)(b == batch - 1), (int)(iteration > 0)));
             /* Fused, the first partition reads the caller's floats. */
             const int raw = q.fused && iteration == 0;
             switch (p.threads) {
