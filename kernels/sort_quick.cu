@@ -131,6 +131,16 @@
  * atomic: 1.997 / 1.993 ms, phase one 1.63 -> 1.67 ms); the plan looking
  * up four tiles a thread before writing any (1.917-1.930 against
  * 1.889-1.897 ms).
+ * NVIDIA H100 80GB HBM3 (session 4's last calls; bench_sort, three
+ * alternating runs of 5c35693 and the float4 / per-block bounds pass):
+ * 2^24 uniform 2.156-2.166 -> 2.137-2.139 ms against cub 0.703-0.707
+ * (3.02-3.04x) and cub-raw 0.602-0.606 (3.52-3.55x); phases bounds
+ * 0.037, phase one 1.86, phase two 0.255 ms; 2^20 0.195-0.200 ms. The 3x
+ * goal (against `cub`) is missed by about 1.5 % on the H100; phase one
+ * there takes 1.86 ms against the H200's 1.59. Not yet measured: the
+ * plan shrinking the tiles so that the persistent grid's rounds come out
+ * even (2^24: about 4100 tiles on 396 blocks run 11 rounds for 10.4
+ * rounds of work).
  * Phase two's median of three has the classic O(n^2) inputs, but only
  * within one sequence of about n/maxseq keys after phase one.
  *
@@ -639,25 +649,56 @@ __global__ void k_quick_to_ordered(float *keys, uint32_t count, int descending,
 }
 
 /* The fused path's only pass before phase one: the root bounds of
- * k_quick_to_ordered, without writing the keys (grid-stride, one atomic
- * pair per warp). */
+ * k_quick_to_ordered, without writing the keys (grid-stride; the keys
+ * read as float4, sort.h making them 16-byte aligned; the last count % 4
+ * go to the first threads), and one atomic pair per block. NVIDIA H100,
+ * 2^24, bench_sort --phases: 52-63 us with 4-byte loads and an atomic
+ * pair per warp (2112 blocks x 8 warps on two words serialise in L2),
+ * 54-56 us with float4 loads alone, 37-39 us with both; the whole sort
+ * 2.156-2.166 -> 2.137-2.139 ms in the same call (5c35693 -> this). */
 __global__ void k_quick_bounds(const float *keys, uint32_t count, int descending,
                                quick_control *control)
 {
     uint32_t lo = 0xFFFFFFFFu, hi = 0;
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
-         i += gridDim.x * blockDim.x) {
-        const uint32_t u = ds_key_to_ordered(keys[i], descending);
+    auto take = [&](float key) {
+        const uint32_t u = ds_key_to_ordered(key, descending);
         lo = min(lo, u);
         hi = max(hi, u);
+    };
+    const uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
+    const uint32_t vectors = count / 4u;
+    const float4 *body = (const float4 *)keys;
+    for (uint32_t v = thread; v < vectors; v += gridDim.x * blockDim.x) {
+        const float4 k = body[v];
+        take(k.x);
+        take(k.y);
+        take(k.z);
+        take(k.w);
     }
+    if (4u * vectors + thread < count)
+        take(keys[4u * vectors + thread]);
+    __shared__ uint32_t warp_lo[QUICK_MAP_THREADS / 32], warp_hi[QUICK_MAP_THREADS / 32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int o = 16; o > 0; o >>= 1) {
         lo = min(lo, __shfl_xor_sync(~0u, lo, o));
         hi = max(hi, __shfl_xor_sync(~0u, hi, o));
     }
-    if ((threadIdx.x & 31) == 0) {
-        atomicMin(&control->root_lo, lo);
-        atomicMax(&control->root_hi, hi);
+    if (lane == 0) {
+        warp_lo[warp] = lo;
+        warp_hi[warp] = hi;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        lo = lane < QUICK_MAP_THREADS / 32 ? warp_lo[lane] : 0xFFFFFFFFu;
+        hi = lane < QUICK_MAP_THREADS / 32 ? warp_hi[lane] : 0;
+        for (int o = 16; o > 0; o >>= 1) {
+            lo = min(lo, __shfl_xor_sync(~0u, lo, o));
+            hi = max(hi, __shfl_xor_sync(~0u, hi, o));
+        }
+        if (lane == 0) {
+            atomicMin(&control->root_lo, lo);
+            atomicMax(&control->root_hi, hi);
+        }
     }
 }
 

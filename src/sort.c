@@ -206,6 +206,12 @@ ds_status ds_sorter_sort(ds_sorter *sorter, float *keys, uint32_t *values,
     if (!keys || !values)
         return ds_fail(DS_ERR_INVALID_ARG, "sort %s: NULL keys or values",
                        sorter->backend->name);
+    if (!sorter->backend->on_host &&
+        (((uintptr_t)keys | (uintptr_t)values) & (DS_SORT_ALIGNMENT - 1)))
+        return ds_fail(DS_ERR_INVALID_ARG,
+                       "sort %s: keys and values must be %d-byte aligned "
+                       "device pointers",
+                       sorter->backend->name, DS_SORT_ALIGNMENT);
     uint64_t seed = sorter->shuffle_seed + sorter->sort_count++;
     if (sorter->shuffle) {
         if (sorter->backend->on_host) {

@@ -33,7 +33,9 @@
  *     shuffle_seed + number of sorts so far.
  *   - Memory: keys/values are device pointers for every GPU algorithm, and
  *     host pointers for DS_SORT_CPU (ds_sort_algo_on_host() tells). The
- *     stream is ignored by the CPU algorithm.
+ *     stream is ignored by the CPU algorithm. Device pointers must be
+ *     DS_SORT_ALIGNMENT-byte aligned (cudaMalloc's are; the kernels move
+ *     16-byte vectors); ds_sorter_sort() refuses others.
  *   - No allocation inside ds_sorter_sort(): all temporary storage is made
  *     by ds_sorter_create() for max_count.
  */
@@ -44,6 +46,9 @@
 #include <stdint.h>
 
 #include "status.h"
+
+/* Alignment, in bytes, of the device keys and values a GPU sort takes. */
+#define DS_SORT_ALIGNMENT 16
 
 #ifdef __cplusplus
 extern "C" {

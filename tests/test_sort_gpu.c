@@ -541,7 +541,8 @@ static void phases_are_reported(void **state)
 }
 
 /* Front-end errors on a GPU sorter: count 0 launches nothing even with
- * NULL arrays; too large a count is refused. */
+ * NULL arrays; too large a count and arrays off DS_SORT_ALIGNMENT are
+ * refused (the same arrays aligned sort). */
 static void gpu_sorter_checks_its_arguments(void **state)
 {
     (void)state;
@@ -564,7 +565,25 @@ static void gpu_sorter_checks_its_arguments(void **state)
         assert_int_equal(ds_sorter_sort(sorter, NULL, NULL, 5,
                                         DS_SORT_ASCENDING, NULL),
                          DS_ERR_INVALID_ARG);
+        float *keys;
+        uint32_t *values;
+        assert_int_equal(cudaMalloc((void **)&keys, 16 * sizeof(float)), cudaSuccess);
+        assert_int_equal(cudaMalloc((void **)&values, 16 * sizeof(uint32_t)),
+                         cudaSuccess);
+        assert_int_equal(cudaMemset(keys, 0, 16 * sizeof(float)), cudaSuccess);
+        assert_int_equal(ds_sorter_sort(sorter, keys + 1, values, 5,
+                                        DS_SORT_ASCENDING, NULL),
+                         DS_ERR_INVALID_ARG);
+        assert_non_null(strstr(ds_last_error(), "aligned"));
+        assert_int_equal(ds_sorter_sort(sorter, keys, values + 3, 5,
+                                        DS_SORT_ASCENDING, NULL),
+                         DS_ERR_INVALID_ARG);
         ds_log_set_quiet(0);
+        assert_int_equal(ds_sorter_sort(sorter, keys + 4, values + 4, 5,
+                                        DS_SORT_ASCENDING, NULL), DS_OK);
+        assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+        cudaFree(keys);
+        cudaFree(values);
         ds_sorter_destroy(sorter);
         /* max_count 0 is a valid (if useless) sorter. */
         desc.max_count = 0;
