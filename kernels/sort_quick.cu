@@ -15,8 +15,10 @@
  * Phase one (several blocks per sequence, host loop). Every sequence that is
  * still long is cut into tiles (the paper's sections) of threads * 8 keys,
  * listed by one planning block. A persistent grid of partition blocks
- * walks the tiles; while a block partitions one tile, the next one's keys
- * and values are already being copied into its shared memory (cp.async).
+ * walks the tiles, three rounds in a fixed order and then claiming them
+ * from a counter, so that faster blocks take more; while a block
+ * partitions one tile, the next one's keys and values are already being
+ * copied into its shared memory (cp.async).
  * Per tile, the first pass (over shared memory) counts the keys below,
  * equal to and above the pivot and ranks them with warp ballots, the block
  * sums the counts, reserves its output ranges with atomicAdd on the
@@ -137,12 +139,29 @@
  * (3.02-3.04x) and cub-raw 0.602-0.606 (3.52-3.55x); phases bounds
  * 0.037, phase one 1.86, phase two 0.255 ms; 2^20 0.195-0.200 ms. The 3x
  * goal (against `cub`) is missed by about 1.5 % on the H100; phase one
- * there takes 1.86 ms against the H200's 1.59. Not yet measured: the
- * plan shrinking the tiles so that the persistent grid's rounds come out
- * even (2^24: about 4100 tiles on 396 blocks run 11 rounds for 10.4
- * rounds of work).
+ * there takes 1.86 ms against the H200's 1.59.
+ * Claimed tiles (session 5, NVIDIA H100 80GB HBM3). A timeline of one
+ * 2^24 sort (DS_QUICK_TRACE, below) showed each partition's blocks ending
+ * over about 45 us: the first after ~103 us, the last after ~148 us, with
+ * 15 or 16 tiles each in a fixed order on 264 blocks (two 512-thread
+ * blocks an SM; earlier notes said 396) — the blocks do not run equally
+ * fast. Claiming tiles from a counter past the first rounds cut the spread
+ * to 13-15 us. bench_sort, alternating runs in one call, 2^24 uniform:
+ * 2.137-2.143 ms (3d28b1a) -> 1.973-1.977 (claims four tiles ahead) ->
+ * 1.964-1.967 (three ahead, with phase two taking the last-filed task
+ * first, which cost phase two 0.255 -> 0.270-0.275 ms and was dropped);
+ * 2^22 0.537-0.539 -> 0.545-0.546 -> 0.541; 2^20 unchanged (0.194-0.196).
+ * Measured and not kept: the plan shrinking the tiles so that the fixed
+ * rounds come out even (2^24 2.136-2.145 -> 2.147-2.149 ms, 2^20 0.196 ->
+ * 0.203 ms; the rounds were not the cause).
  * Phase two's median of three has the classic O(n^2) inputs, but only
  * within one sequence of about n/maxseq keys after phase one.
+ *
+ * Timeline: built with -DDS_QUICK_TRACE (CMAKE_CUDA_FLAGS), every sort
+ * prints to stderr, per launch (plan block, fill blocks, partition, phase
+ * two; by iteration), its blocks' first arrival, first and last start
+ * (after the chained wait) and first and last end, in microseconds from
+ * the first plan's arrival (%globaltimer).
  *
  * Parameters (threads per block, maxseq, sbsize) follow the paper's rule
  * optp(s, k, m) = 2^floor(log2(s*k + m) + 0.5) with constants fitted on an
@@ -150,6 +169,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <cuda_pipeline.h>
@@ -164,6 +184,12 @@
 /* Keys each thread holds per tile of the partition pass: eight loads in
  * flight per thread hide latency; a tile is threads * 8 keys. */
 #define QUICK_ITEMS 8
+/* The persistent partition's block g takes tiles g + k * grid for k below
+ * this, then claims tiles from a counter, three tiles ahead of the one it
+ * partitions (the claim's latency hides behind that tile's work, the
+ * tile's descriptor load behind the next one's): blocks do not run
+ * equally fast, and a static split ends when the slowest does. */
+#define QUICK_STATIC_ROUNDS 3
 /* Smallest one-pass tile, 128 threads * QUICK_ITEMS (list capacities). */
 #define QUICK_MIN_TILE (128u * QUICK_ITEMS)
 /* The bitonic small sort runs windows of a few index bits in registers:
@@ -308,6 +334,7 @@ typedef struct quick_control {
      * writes the other pair while this iteration's fill reads its own. */
     uint32_t go[2];          /* the iteration partitions */
     uint32_t blocks[2];      /* the iteration's tiles */
+    uint32_t claimed[2];     /* its tiles claimed past the static rounds */
     uint32_t finished;       /* phase one is over: later plans do nothing */
     uint32_t iterations;     /* partition iterations so far */
     uint32_t next_task;      /* phase two's next task to take */
@@ -614,6 +641,41 @@ __device__ __forceinline__ void chain_wait()
 #endif
 }
 
+/* The timeline of a DS_QUICK_TRACE build (see the header): each block
+ * notes when it arrived, started after chain_wait and ended, folded per
+ * launch into g_quick_trace[slot][kind] (min / max). */
+#ifdef DS_QUICK_TRACE
+#define QUICK_TRACE_SLOTS 80
+enum { TRACE_PLAN, TRACE_FILL, TRACE_PARTITION, TRACE_TASKS, TRACE_KINDS };
+__device__ unsigned long long g_quick_trace[QUICK_TRACE_SLOTS][TRACE_KINDS][5];
+__device__ __forceinline__ unsigned long long trace_now()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+__device__ void trace_record(int slot, int kind, unsigned long long arrive,
+                             unsigned long long start)
+{
+    __syncthreads();
+    if (threadIdx.x == 0 && slot >= 0 && slot < QUICK_TRACE_SLOTS) {
+        unsigned long long end = trace_now(), *r = g_quick_trace[slot][kind];
+        atomicMin(&r[0], arrive);
+        atomicMin(&r[1], start);
+        atomicMax(&r[2], start);
+        atomicMin(&r[3], end);
+        atomicMax(&r[4], end);
+    }
+}
+#define TRACE_ARRIVE const unsigned long long trace_arrive = trace_now();
+#define TRACE_START const unsigned long long trace_start = trace_now();
+#define TRACE_END(slot, kind) trace_record((slot), (kind), trace_arrive, trace_start);
+#else
+#define TRACE_ARRIVE
+#define TRACE_START
+#define TRACE_END(slot, kind)
+#endif
+
 /* ---- kernels: setup and key maps ---------------------------------------- */
 
 __global__ void k_quick_reset(quick_control *control)
@@ -851,6 +913,7 @@ __device__ void plan_iteration(const quick_args &q, int cur, int iteration,
         }
     if (threadIdx.x == 0) {
         c->blocks[cur] = tiles;
+        c->claimed[cur] = 0;
         c->go[cur] = tiles <= q.block_cap;
         if (tiles > q.block_cap)
             c->overflow = 1;
@@ -885,6 +948,7 @@ typedef struct partition_shared {
     tile_shared tile;
     uint32_t bounds[32][2];
     uint32_t offset[3];
+    uint32_t claim; /* the block's next claimed tile (k_quick_partition) */
 } partition_shared;
 
 /* Partitions one staged tile (the paper's two passes over a section, here
@@ -898,7 +962,7 @@ typedef struct partition_shared {
 template <int T>
 __device__ void partition_tile(const quick_args &q, int cur, uint32_t index,
                                const quick_tile &t, const uint32_t *stage,
-                               partition_shared *sh)
+                               partition_shared *sh, uint32_t claim)
 {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     quick_seq *s = &(cur ? q.work[1] : q.work[0])[t.seq];
@@ -947,6 +1011,8 @@ __device__ void partition_tile(const quick_args &q, int cur, uint32_t index,
         sh->bounds[warp][1] = above_min;
     }
     __syncthreads();
+    if (threadIdx.x == 0)
+        sh->claim = claim; /* read by every thread after the barrier below */
     if (warp == 0) {
         unsigned long long cnt = lane < T / 32 ? sh->tile.warp_counts[lane] : 0;
         uint32_t bm = lane < T / 32 ? sh->bounds[lane][0] : 0;
@@ -1032,38 +1098,37 @@ __device__ void partition_tile(const quick_args &q, int cur, uint32_t index,
 }
 
 /* Phase one's partition, persistent: a grid of as many blocks as are
- * resident walks the plan's tiles, block b taking tiles b, b + grid, ...
- * While a tile is partitioned (its atomics and writes), the next one's
- * keys and values are already on their way into the other half of the
- * block's staging memory (cp.async), so the loads never wait on the
- * reservations. Launched for every queued iteration; does nothing when
+ * resident walks the plan's tiles, block b taking tiles b, b + grid and
+ * b + 2 grid, then the tiles it claims (QUICK_STATIC_ROUNDS). While a
+ * tile is partitioned (its atomics and writes), the next one's keys and
+ * values are already on their way into the other half of the block's
+ * staging memory (cp.async), so the loads never wait on the reservations;
+ * the tile after that has its descriptor loaded, and the one after that
+ * is being claimed (thread 0's atomic, published in partition_tile's
+ * shared memory). Launched for every queued iteration; does nothing when
  * the plan said stop. `raw` (fused maps, first iteration: the root in the
  * caller's floats): each thread maps its own staged keys once they land,
  * so the partition writes codes to aux. */
 template <int T>
-__global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur, int raw)
+__device__ void partition_tiles(const quick_args &q, int cur, int raw, uint32_t tiles,
+                                uint32_t *s_stage, partition_shared *s_part)
 {
-    extern __shared__ uint32_t s_stage[]; /* [2][2 * QUICK_ITEMS * T] */
-    __shared__ partition_shared s_part;
-    chain_wait();
-    const quick_control *c = q.control;
-    if (!c->go[cur])
-        return;
-    const uint32_t tiles = c->blocks[cur], step = gridDim.x;
-    uint32_t b = blockIdx.x;
-    if (b >= tiles)
-        return;
+    const uint32_t step = gridDim.x, first_claim = QUICK_STATIC_ROUNDS * step;
+    uint32_t b = blockIdx.x, b_next = b + step, b_after = b + 2 * step;
     quick_tile now = q.tiles[b], next = now, after = now;
     stage_tile<T>(q, now, s_stage);
     __pipeline_commit();
-    if (b + step < tiles)
-        next = q.tiles[b + step];
-    for (int buf = 0; b < tiles; b += step, buf ^= 1) {
-        if (b + step < tiles)
+    if (b_next < tiles)
+        next = q.tiles[b_next];
+    for (int buf = 0; b < tiles; buf ^= 1) {
+        uint32_t claim = tiles;
+        if (threadIdx.x == 0 && first_claim < tiles)
+            claim = first_claim + atomicAdd(&q.control->claimed[cur], 1u);
+        if (b_next < tiles)
             stage_tile<T>(q, next, s_stage + (buf ^ 1) * (2 * QUICK_ITEMS * T));
         __pipeline_commit();
-        if (b + 2 * step < tiles)
-            after = q.tiles[b + 2 * step];
+        if (b_after < tiles)
+            after = q.tiles[b_after];
         __pipeline_wait_prior(1);
         uint32_t *stage = s_stage + buf * (2 * QUICK_ITEMS * T);
         if (raw)
@@ -1072,10 +1137,28 @@ __global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur, in
                 if (now.begin + j * T + threadIdx.x < now.stop)
                     stage[j * T + threadIdx.x] =
                         ordered_from_raw(stage[j * T + threadIdx.x], q.descending);
-        partition_tile<T>(q, cur, b, now, stage, &s_part);
+        partition_tile<T>(q, cur, b, now, stage, s_part, claim);
+        b = b_next;
+        b_next = b_after;
+        b_after = s_part->claim;
         now = next;
         next = after;
     }
+}
+
+template <int T>
+__global__ void __launch_bounds__(T) k_quick_partition(quick_args q, int cur, int raw)
+{
+    extern __shared__ uint32_t s_stage[]; /* [2][2 * QUICK_ITEMS * T] */
+    __shared__ partition_shared s_part;
+    TRACE_ARRIVE
+    chain_wait();
+    TRACE_START
+    const quick_control *c = q.control;
+    const uint32_t tiles = c->go[cur] ? c->blocks[cur] : 0;
+    if (blockIdx.x < tiles)
+        partition_tiles<T>(q, cur, raw, tiles, s_stage, &s_part);
+    TRACE_END(tiles ? (int)c->iterations - 1 : -1, TRACE_PARTITION)
 }
 
 /* After iteration `cur`'s partition: tile b's warp writes its equal keys'
@@ -1117,13 +1200,16 @@ __global__ void __launch_bounds__(QUICK_PLAN_THREADS)
 k_quick_plan_fill(quick_args q, int cur, int iteration, uint32_t ticket, int report,
                   int fill)
 {
+    TRACE_ARRIVE
     chain_wait();
+    TRACE_START
     if (blockIdx.x == 0)
         plan_iteration(q, cur, iteration, ticket, report);
     else if (fill)
         fill_gaps(q, cur ^ 1,
                   (blockIdx.x - 1) * (QUICK_PLAN_THREADS / 32) + (threadIdx.x >> 5),
                   (gridDim.x - 1) * (QUICK_PLAN_THREADS / 32));
+    TRACE_END(iteration, blockIdx.x == 0 ? TRACE_PLAN : TRACE_FILL)
 }
 
 /* ---- kernels: phase two ------------------------------------------------- */
@@ -1584,7 +1670,9 @@ template <int T>
 __global__ void __launch_bounds__(T, QUICK_TASK_THREADS_PER_SM / T) k_quick_tasks(quick_args q)
 {
     __shared__ uint32_t s_next;
+    TRACE_ARRIVE
     chain_wait();
+    TRACE_START
     quick_control *c = q.control;
     for (;;) {
         if (threadIdx.x == 0)
@@ -1596,6 +1684,7 @@ __global__ void __launch_bounds__(T, QUICK_TASK_THREADS_PER_SM / T) k_quick_task
         run_task<T>(q, q.tasks[index]);
         __syncthreads(); /* s_next and the task's shared state are free */
     }
+    TRACE_END(c->finished ? 1 : 0, TRACE_TASKS) /* 0: a launch before the end */
 }
 
 /* ---- host launchers ---------------------------------------------------- */
@@ -1748,6 +1837,42 @@ static ds_status wait_report(quick_state *st, uint32_t ticket, cudaStream_t stre
     return DS_OK;
 }
 
+#ifdef DS_QUICK_TRACE
+static cudaError_t trace_reset(cudaStream_t stream)
+{
+    static unsigned long long init[QUICK_TRACE_SLOTS][TRACE_KINDS][5];
+    for (int i = 0; i < QUICK_TRACE_SLOTS; i++)
+        for (int k = 0; k < TRACE_KINDS; k++) {
+            init[i][k][0] = init[i][k][1] = init[i][k][3] = ~0ull;
+            init[i][k][2] = init[i][k][4] = 0;
+        }
+    return cudaMemcpyToSymbolAsync(g_quick_trace, init, sizeof init, 0,
+                                   cudaMemcpyHostToDevice, stream);
+}
+
+static cudaError_t trace_print(uint32_t count, uint32_t grid, cudaStream_t stream)
+{
+    static unsigned long long t[QUICK_TRACE_SLOTS][TRACE_KINDS][5];
+    static const char *const kinds[TRACE_KINDS] = {"plan", "fill", "part", "tasks"};
+    cudaError_t err = cudaStreamSynchronize(stream);
+    if (err == cudaSuccess)
+        err = cudaMemcpyFromSymbol(t, g_quick_trace, sizeof t);
+    if (err != cudaSuccess)
+        return err;
+    const unsigned long long t0 = t[0][TRACE_PLAN][0];
+    fprintf(stderr, "trace n=%u grid=%u (us from plan 0 arrival: arrive start "
+                    "start_last end_first end)\n", count, grid);
+    for (int i = 0; i < QUICK_TRACE_SLOTS; i++)
+        for (int k = 0; k < TRACE_KINDS; k++)
+            if (t[i][k][4])
+                fprintf(stderr, "trace %2d %-5s %9.2f %9.2f %9.2f %9.2f %9.2f\n", i,
+                        kinds[k], (t[i][k][0] - t0) / 1e3, (t[i][k][1] - t0) / 1e3,
+                        (t[i][k][2] - t0) / 1e3, (t[i][k][3] - t0) / 1e3,
+                        (t[i][k][4] - t0) / 1e3);
+    return cudaSuccess;
+}
+#endif
+
 /* The whole sort with explicit parameters (the tuning driver calls this
  * directly; the backend passes quick_params_for(count)). */
 static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
@@ -1804,6 +1929,9 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
     if (map_blocks > (uint32_t)st->sm_count * 16)
         map_blocks = (uint32_t)st->sm_count * 16;
 
+#ifdef DS_QUICK_TRACE
+    DS_CUDA_TRY("sort quick", trace_reset(stream));
+#endif
     st->timed = 0;
     if ((status = record(st, 0, stream)))
         return status;
@@ -1888,6 +2016,9 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
         batch = iteration == 1 ? (int)value_iterations - 2 : 4;
     }
     st->iterations = (int)st->report->iterations;
+#ifdef DS_QUICK_TRACE
+    DS_CUDA_TRY("sort quick", trace_print(q.count, grid, stream));
+#endif
     if (!q.fused) {
         k_quick_to_keys<<<map_blocks, QUICK_MAP_THREADS, 0, stream>>>(keys, q.count,
                                                                      descending);
