@@ -151,6 +151,10 @@
  * 1.964-1.967 (three ahead, with phase two taking the last-filed task
  * first, which cost phase two 0.255 -> 0.270-0.275 ms and was dropped);
  * 2^22 0.537-0.539 -> 0.545-0.546 -> 0.541; 2^20 unchanged (0.194-0.196).
+ * This code (4f41cc1; three ahead, tasks in filing order), three runs
+ * alternating with 3d28b1a in one call on another H100: 2^24 1.953-1.955
+ * against 2.141-2.155 ms, cub 0.702-0.705 (2.77-2.79x), cub-raw
+ * 0.605-0.606 (3.22-3.23x); phase one 1.68 ms; 2^22 0.537-0.538 ms.
  * Measured and not kept: the plan shrinking the tiles so that the fixed
  * rounds come out even (2^24 2.136-2.145 -> 2.147-2.149 ms, 2^20 0.196 ->
  * 0.203 ms; the rounds were not the cause).
