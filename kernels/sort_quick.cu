@@ -157,7 +157,13 @@
  * 0.605-0.606 (3.22-3.23x); phase one 1.68 ms; 2^22 0.537-0.538 ms.
  * Measured and not kept: the plan shrinking the tiles so that the fixed
  * rounds come out even (2^24 2.136-2.145 -> 2.147-2.149 ms, 2^20 0.196 ->
- * 0.203 ms; the rounds were not the cause).
+ * 0.203 ms; the rounds were not the cause); the last 3 * grid tiles of
+ * each list cut to half tiles (the plan laying the sequences end to end
+ * to place the cut), which halved the partitions' end spread (13-15 ->
+ * 8-12 us) but lengthened their body by more (121 -> 129 us: a tile's
+ * time is far from proportional to its keys) and each plan by ~1 us:
+ * 2^24 1.945-1.950 -> 1.990-1.995 ms, 2^22 0.530-0.533 -> 0.540-0.542
+ * (H100, three alternating runs, an environment switch in one build).
  * Phase two's median of three has the classic O(n^2) inputs, but only
  * within one sequence of about n/maxseq keys after phase one.
  *
