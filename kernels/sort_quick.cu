@@ -163,7 +163,9 @@
  * 8-12 us) but lengthened their body by more (121 -> 129 us: a tile's
  * time is far from proportional to its keys) and each plan by ~1 us:
  * 2^24 1.945-1.950 -> 1.990-1.995 ms, 2^22 0.530-0.533 -> 0.540-0.542
- * (H100, three alternating runs, an environment switch in one build).
+ * (H100, three alternating runs, an environment switch in one build);
+ * phase-one tiles of 10 keys a thread (2^24 1.957-1.960 ms, no gain) or
+ * 12 (24 bytes of spills at 64 registers: 2.96 ms).
  * Phase two's median of three has the classic O(n^2) inputs, but only
  * within one sequence of about n/maxseq keys after phase one.
  *
