@@ -1855,7 +1855,7 @@ static ds_status wait_report(quick_state *st, uint32_t ticket, cudaStream_t stre
 #ifdef DS_QUICK_TRACE
 static cudaError_t trace_reset(cudaStream_t stream)
 {
-    static unsigned long long init[QUICK_TRACE_SLOTS][TRACE_KINDS][5];
+    unsigned long long init[QUICK_TRACE_SLOTS][TRACE_KINDS][5];
     for (int i = 0; i < QUICK_TRACE_SLOTS; i++)
         for (int k = 0; k < TRACE_KINDS; k++) {
             init[i][k][0] = init[i][k][1] = init[i][k][3] = ~0ull;
@@ -1867,7 +1867,7 @@ static cudaError_t trace_reset(cudaStream_t stream)
 
 static cudaError_t trace_print(uint32_t count, uint32_t grid, cudaStream_t stream)
 {
-    static unsigned long long t[QUICK_TRACE_SLOTS][TRACE_KINDS][5];
+    unsigned long long t[QUICK_TRACE_SLOTS][TRACE_KINDS][5];
     static const char *const kinds[TRACE_KINDS] = {"plan", "fill", "part", "tasks"};
     cudaError_t err = cudaStreamSynchronize(stream);
     if (err == cudaSuccess)
