@@ -214,6 +214,8 @@ struct hybrid_globals {
     uint32_t max_padded;        /* largest padded size of a merged bucket */
     uint32_t total_tiles;       /* tiles over all buckets */
     uint32_t total_sort_tiles;  /* sort tiles over all buckets */
+    uint32_t reposition_claimed; /* sub-chunks claimed past the first round */
+    uint32_t sort_claimed;       /* sort tiles claimed past the first round */
 };
 
 /* Per-bucket layout, written by k_hybrid_layout. */
@@ -429,6 +431,8 @@ __global__ void k_hybrid_reset(hybrid_globals *g, uint32_t *hist,
         g->max_key = 0;
         g->max_padded = 0;
         g->total_tiles = 0;
+        g->reposition_claimed = 0;
+        g->sort_claimed = 0;
     }
 }
 
@@ -777,7 +781,14 @@ k_hybrid_layout(hybrid_globals *g, const uint32_t *pivots, uint32_t L,
 }
 
 /* Fig. 6: the chunks of k_hybrid_count (THREADS * ITEMS pairs, the
- * sub-chunks), block-strided. Each element of a sub-chunk gets its rank inside
+ * sub-chunks): block b takes sub-chunk b, then claims sub-chunks from a
+ * counter (thread 0's atomic before a sub-chunk's write-out, read after
+ * its last barrier), so that faster blocks take more: with a block-strided
+ * split the blocks ended over 73 of the kernel's 291 us (NVIDIA H100,
+ * 2^24 uniform; a per-block %globaltimer trace). With the claims here and
+ * in k_hybrid_tile_sort (there the blocks ended over 59 of 451 us), three
+ * alternating runs in one call: 2^24 1.008-1.012 -> 0.988-0.989 ms, 2^26
+ * 5.08-5.14 -> 4.48-4.49 ms, 2^20 and 2^22 unchanged. Each element of a sub-chunk gets its rank inside
  * its bucket from a shared atomic increment (once per warp when the warp
  * shares a bucket); a block scan of the sub-chunk's bucket counts stages
  * the pairs in shared memory grouped by bucket, and they are written out
@@ -788,7 +799,7 @@ k_hybrid_layout(hybrid_globals *g, const uint32_t *pivots, uint32_t L,
 template <int THREADS, int ITEMS>
 __global__ void __launch_bounds__(THREADS, 1)
 k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
-                    int descending, const hybrid_globals *g,
+                    int descending, hybrid_globals *g,
                     const uint32_t *pivots, uint32_t L, uint32_t W,
                     const uint32_t *bucket_offset, const uint32_t *block_base,
                     uint32_t *out_keys, uint32_t *out_values, int legacy,
@@ -798,9 +809,11 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
     const int SCAN_ITEMS = MAX_BUCKETS / THREADS; /* buckets a thread scans */
     extern __shared__ uint32_t shared[];
     __shared__ typename scan::TempStorage scan_temp;
+    __shared__ uint32_t s_claim;
     if (nothing_to_sort(g))
         return;
     const uint32_t sub_chunk = THREADS * ITEMS;
+    const size_t sub_chunks = (n + sub_chunk - 1) / sub_chunk;
     uint32_t *s_keys = shared, *s_values = shared + sub_chunk;
     uint32_t *s_pivots = shared + 2 * sub_chunk;
     uint32_t *s_count = s_pivots + W + 1; /* then each bucket's start */
@@ -809,7 +822,7 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
     uint16_t *s_bucket = (uint16_t *)(s_dest + L);
     for (uint32_t j = threadIdx.x; j <= W; j += THREADS)
         s_pivots[j] = pivots[j];
-    for (size_t q = blockIdx.x; q * sub_chunk < n; q += gridDim.x) {
+    for (size_t q = blockIdx.x; q < sub_chunks;) {
         size_t sub = q * sub_chunk;
         /* 32-bit offsets inside the sub-chunk keep register use down */
         uint32_t staged = (uint32_t)min((size_t)sub_chunk, n - sub);
@@ -897,6 +910,9 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
                 s_values[bucket_rank[j]] = sub_values[i];
         }
         __syncthreads(); /* sub-chunk staged by bucket */
+        uint32_t claim = 0;
+        if (threadIdx.x == 0)
+            claim = gridDim.x + atomicAdd(&g->reposition_claimed, 1u);
         for (uint32_t at = threadIdx.x; at < staged; at += THREADS) {
             uint32_t lo = 0;
             if (!legacy) {
@@ -917,7 +933,10 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
             out_keys[slot] = s_keys[at];
             out_values[slot] = s_values[at];
         }
+        if (threadIdx.x == 0)
+            s_claim = claim; /* every thread read the last one a sub-chunk ago */
         __syncthreads(); /* staging, starts and scan storage free again */
+        q = s_claim;
     }
 }
 
@@ -991,7 +1010,7 @@ __device__ static inline void load_sort_tile_values(sort_tile_at at,
  * values, tile_smem(THREADS * 16) words each. */
 template <int THREADS>
 __global__ void __launch_bounds__(THREADS)
-k_hybrid_tile_sort(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
+k_hybrid_tile_sort(hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
                    uint32_t *keys, uint32_t *values, float *final_keys,
                    uint32_t *final_values, int descending, int legacy_merge)
 {
@@ -1000,6 +1019,7 @@ k_hybrid_tile_sort(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
      * of 512 stay inside the warp and need only warp syncs */
     const uint32_t warp_runs = legacy_merge ? TILE_ITEMS : 32 * TILE_ITEMS;
     extern __shared__ uint32_t shared[];
+    __shared__ uint32_t s_claim;
     uint32_t *s_keys = shared, *s_values = shared + size + size / 32;
     if (nothing_to_sort(g))
         return;
@@ -1007,15 +1027,24 @@ k_hybrid_tile_sort(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
     hybrid_vec4 vk[4], vv[4];
     sort_tile_at next = load_sort_tile(buckets, L, size, blockIdx.x, total, keys,
                                        values, vk);
-    for (uint32_t t = blockIdx.x; t < total; t += gridDim.x) {
+    for (uint32_t t = blockIdx.x; t < total;) {
+        /* The next tile: claimed here, published to the block before its
+         * loads are issued below (or at once for a constant tile). */
+        uint32_t claim = 0;
+        if (threadIdx.x == 0)
+            claim = gridDim.x + atomicAdd(&g->sort_claimed, 1u);
         sort_tile_at tile = next;
         if (legacy_merge && t != blockIdx.x) /* loaded only now */
             tile = load_sort_tile(buckets, L, size, t, total, keys, values, vk);
         uint32_t b = tile.bucket, valid = tile.valid, base = tile.base;
         if (!valid) { /* a constant bucket's tile */
+            __syncthreads(); /* everyone has read the last claim */
+            if (threadIdx.x == 0)
+                s_claim = claim;
+            __syncthreads();
+            t = s_claim;
             if (!legacy_merge)
-                next = load_sort_tile(buckets, L, size, t + gridDim.x, total, keys,
-                                      values, vk);
+                next = load_sort_tile(buckets, L, size, t, total, keys, values, vk);
             continue;
         }
         load_sort_tile_values(tile, values, vv);
@@ -1060,11 +1089,13 @@ k_hybrid_tile_sort(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
             s_keys[slot(threadIdx.x * TILE_ITEMS + i)] = rk[i];
             s_values[slot(threadIdx.x * TILE_ITEMS + i)] = rv[i];
         }
-        __syncthreads(); /* the tile is whole in shared memory */
+        if (threadIdx.x == 0)
+            s_claim = claim;
+        __syncthreads(); /* the tile is whole in shared memory, the claim out */
+        t = s_claim;
         /* vk is free: the next tile's loads go out first */
         if (!legacy_merge)
-            next = load_sort_tile(buckets, L, size, t + gridDim.x, total, keys,
-                                  values, vk);
+            next = load_sort_tile(buckets, L, size, t, total, keys, values, vk);
         uint32_t count = buckets.count[b];
         if (padded(count) <= size) {
             /* the whole bucket: drop its sentinels, write the final output */
