@@ -190,6 +190,7 @@
 #include "cuda_check.h"
 #include "sort_backend.h"
 #include "sort_keys.cuh"
+#include "warp_reduce.cuh"
 
 /* ---- tuning ------------------------------------------------------------ */
 
@@ -432,12 +433,10 @@ __device__ void reduce_counts(uint32_t *below, uint32_t *above,
 {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     uint32_t b = *below, a = *above, bm = *below_max, am = *above_min;
-    for (int o = 16; o > 0; o >>= 1) {
-        b += __shfl_xor_sync(~0u, b, o);
-        a += __shfl_xor_sync(~0u, a, o);
-        bm = max(bm, __shfl_xor_sync(~0u, bm, o));
-        am = min(am, __shfl_xor_sync(~0u, am, o));
-    }
+    b = warp_sum_u32(b);
+    a = warp_sum_u32(a);
+    bm = warp_max_u32(bm);
+    am = warp_min_u32(am);
     __syncthreads(); /* scratch may still be read from an earlier call */
     if (lane == 0) {
         scratch[warp][0] = b;
@@ -712,10 +711,8 @@ __global__ void k_quick_to_ordered(float *keys, uint32_t count, int descending,
         lo = min(lo, u);
         hi = max(hi, u);
     }
-    for (int o = 16; o > 0; o >>= 1) {
-        lo = min(lo, __shfl_xor_sync(~0u, lo, o));
-        hi = max(hi, __shfl_xor_sync(~0u, hi, o));
-    }
+    lo = warp_min_u32(lo);
+    hi = warp_max_u32(hi);
     if ((threadIdx.x & 31) == 0) {
         atomicMin(&control->root_lo, lo);
         atomicMax(&control->root_hi, hi);
@@ -753,10 +750,8 @@ __global__ void k_quick_bounds(const float *keys, uint32_t count, int descending
         take(keys[4u * vectors + thread]);
     __shared__ uint32_t warp_lo[QUICK_MAP_THREADS / 32], warp_hi[QUICK_MAP_THREADS / 32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (int o = 16; o > 0; o >>= 1) {
-        lo = min(lo, __shfl_xor_sync(~0u, lo, o));
-        hi = max(hi, __shfl_xor_sync(~0u, hi, o));
-    }
+    lo = warp_min_u32(lo);
+    hi = warp_max_u32(hi);
     if (lane == 0) {
         warp_lo[warp] = lo;
         warp_hi[warp] = hi;
@@ -765,10 +760,8 @@ __global__ void k_quick_bounds(const float *keys, uint32_t count, int descending
     if (warp == 0) {
         lo = lane < QUICK_MAP_THREADS / 32 ? warp_lo[lane] : 0xFFFFFFFFu;
         hi = lane < QUICK_MAP_THREADS / 32 ? warp_hi[lane] : 0;
-        for (int o = 16; o > 0; o >>= 1) {
-            lo = min(lo, __shfl_xor_sync(~0u, lo, o));
-            hi = max(hi, __shfl_xor_sync(~0u, hi, o));
-        }
+        lo = warp_min_u32(lo);
+        hi = warp_max_u32(hi);
         if (lane == 0) {
             atomicMin(&control->root_lo, lo);
             atomicMax(&control->root_hi, hi);
@@ -1011,10 +1004,8 @@ __device__ void partition_tile(const quick_args &q, int cur, uint32_t index,
         running[1] += __popc(m1);
         running[2] += __popc(m2);
     }
-    for (int o = 16; o > 0; o >>= 1) {
-        below_max = max(below_max, __shfl_xor_sync(~0u, below_max, o));
-        above_min = min(above_min, __shfl_xor_sync(~0u, above_min, o));
-    }
+    below_max = warp_max_u32(below_max);
+    above_min = warp_min_u32(above_min);
     if (lane == 0) {
         sh->tile.warp_counts[warp] =
             running[0] | ((unsigned long long)running[1] << CLASS_BITS) |
@@ -1035,10 +1026,8 @@ __device__ void partition_tile(const quick_args &q, int cur, uint32_t index,
             if (lane >= o)
                 inclusive += n;
         }
-        for (int o = 16; o > 0; o >>= 1) {
-            bm = max(bm, __shfl_xor_sync(~0u, bm, o));
-            am = min(am, __shfl_xor_sync(~0u, am, o));
-        }
+        bm = warp_max_u32(bm);
+        am = warp_min_u32(am);
         if (lane < T / 32)
             sh->tile.warp_prefix[lane] = inclusive - cnt;
         const unsigned long long total = __shfl_sync(~0u, inclusive, 31);
@@ -1518,10 +1507,8 @@ __device__ void small_sort(const quick_args &q, const uint32_t *src_keys,
         lo = min(lo, key);
         hi = max(hi, key);
     }
-    for (int o = 16; o > 0; o >>= 1) {
-        lo = min(lo, __shfl_xor_sync(~0u, lo, o));
-        hi = max(hi, __shfl_xor_sync(~0u, hi, o));
-    }
+    lo = warp_min_u32(lo);
+    hi = warp_max_u32(hi);
     if ((threadIdx.x & 31) == 0) {
         atomicMin(&s_range[0], lo);
         atomicMax(&s_range[1], hi);
