@@ -27,7 +27,6 @@
 #include "mesh.h"
 #include "scene.h"
 #include "sort.h"
-#include "sort_backend.h"
 #include "sort_inputs.h"
 
 #define MAX_SIZES 64
@@ -399,8 +398,7 @@ static void usage(void)
             "                  [--eye X,Y,Z] [--commit STR]\n"
             "algorithms:");
     for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
-        fprintf(stderr, " %s%s", ds_sort_algo_name((ds_sort_algo)a),
-                ds_sort_algo_built((ds_sort_algo)a) ? "" : "(not built)");
+        fprintf(stderr, " %s", ds_sort_algo_name((ds_sort_algo)a));
     fprintf(stderr, "\ndistributions:");
     for (int d = 0; d < DS_DIST_COUNT; d++)
         fprintf(stderr, " %s", ds_sort_dist_name((ds_sort_dist)d));
@@ -420,8 +418,7 @@ static int one_algo(const char *name, bench_options *opts)
 {
     if (strcmp(name, "all") == 0) {
         for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
-            opts->algos[a] = ds_sort_algo_built((ds_sort_algo)a) &&
-                             !ds_sort_algo_on_host((ds_sort_algo)a);
+            opts->algos[a] = !ds_sort_algo_on_host((ds_sort_algo)a);
         return 0;
     }
     ds_sort_algo algo = ds_sort_algo_from_name(name);

@@ -2163,4 +2163,4 @@ static int quick_phases(void *state, const char **names, float *ms, int capacity
 }
 
 extern "C" const ds_sort_backend ds_sort_backend_quick = {
-    "quick", 0, 1, quick_create, quick_destroy, quick_sort, quick_phases};
+    "quick", 0, quick_create, quick_destroy, quick_sort, quick_phases};

@@ -1,6 +1,6 @@
 /* sort.c — the sort library's front end: algorithm names, the backend
  * table, argument checks, the optional shuffle pass, and dispatch. The
- * algorithms themselves live in kernels/sort_<algo>.cu and src/sort_cpu.c. */
+ * algorithms themselves live in kernels/sort/sort_<algo>.cu and src/sort/sort_cpu.c. */
 #include "sort.h"
 
 #include <stdlib.h>
@@ -30,21 +30,28 @@ struct ds_sorter {
 };
 
 static const ds_sort_backend *const backends[DS_SORT_ALGO_COUNT] = {
-    [DS_SORT_CUB] = &ds_sort_backend_cub,
-    [DS_SORT_RADIX] = &ds_sort_backend_radix,
-    [DS_SORT_HYBRID] = &ds_sort_backend_hybrid,
-    [DS_SORT_QUICK] = &ds_sort_backend_quick,
-    [DS_SORT_BITONIC0] = &ds_sort_backend_bitonic0,
-    [DS_SORT_BITONIC1] = &ds_sort_backend_bitonic1,
-    [DS_SORT_BITONIC2] = &ds_sort_backend_bitonic2,
-    [DS_SORT_CPU] = &ds_sort_backend_cpu,
+#define DS_SORT_TABLE_(ID, name, file, hotkey, summary) \
+    [DS_SORT_##ID] = &ds_sort_backend_##name,
+    DS_SORT_REGISTRY(DS_SORT_TABLE_)
+#undef DS_SORT_TABLE_
 };
 
 static const char *const algo_names[DS_SORT_ALGO_COUNT] = {
-    [DS_SORT_CUB] = "cub",           [DS_SORT_RADIX] = "radix",
-    [DS_SORT_HYBRID] = "hybrid",     [DS_SORT_QUICK] = "quick",
-    [DS_SORT_BITONIC0] = "bitonic0", [DS_SORT_BITONIC1] = "bitonic1",
-    [DS_SORT_BITONIC2] = "bitonic2", [DS_SORT_CPU] = "cpu",
+#define DS_SORT_NAME_(ID, name, file, hotkey, summary) [DS_SORT_##ID] = #name,
+    DS_SORT_REGISTRY(DS_SORT_NAME_)
+#undef DS_SORT_NAME_
+};
+
+static const char algo_hotkeys[DS_SORT_ALGO_COUNT] = {
+#define DS_SORT_HOTKEY_(ID, name, file, hotkey, summary) [DS_SORT_##ID] = hotkey,
+    DS_SORT_REGISTRY(DS_SORT_HOTKEY_)
+#undef DS_SORT_HOTKEY_
+};
+
+static const char *const algo_summaries[DS_SORT_ALGO_COUNT] = {
+#define DS_SORT_SUMMARY_(ID, name, file, hotkey, summary) [DS_SORT_##ID] = summary,
+    DS_SORT_REGISTRY(DS_SORT_SUMMARY_)
+#undef DS_SORT_SUMMARY_
 };
 
 const char *ds_sort_algo_name(ds_sort_algo algo)
@@ -67,9 +74,14 @@ int ds_sort_algo_on_host(ds_sort_algo algo)
     return (unsigned)algo < DS_SORT_ALGO_COUNT && backends[algo]->on_host;
 }
 
-int ds_sort_algo_built(ds_sort_algo algo)
+char ds_sort_algo_hotkey(ds_sort_algo algo)
 {
-    return (unsigned)algo < DS_SORT_ALGO_COUNT && backends[algo]->built;
+    return (unsigned)algo < DS_SORT_ALGO_COUNT ? algo_hotkeys[algo] : 0;
+}
+
+const char *ds_sort_algo_summary(ds_sort_algo algo)
+{
+    return (unsigned)algo < DS_SORT_ALGO_COUNT ? algo_summaries[algo] : "";
 }
 
 static ds_status require_cuda_device(const char *name)
@@ -105,9 +117,6 @@ ds_status ds_sorter_create(const ds_sorter_desc *desc, ds_sorter **dest)
                        "sort: max_count %zu exceeds 2^31 pairs",
                        desc->max_count);
     const ds_sort_backend *backend = backends[desc->algo];
-    if (!backend->built)
-        return ds_fail(DS_ERR_NOT_BUILT, "sort %s: not built yet",
-                       backend->name);
     if (!backend->on_host && (status = require_cuda_device(backend->name)))
         return status;
 

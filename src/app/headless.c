@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "camera.h"
+#include "clock.h"
 #include "egl_context.h"
 #include "image_write.h"
 #include "load.h"
@@ -42,13 +43,6 @@ typedef struct algo_run {
     float median[STAGE_COUNT], p95[STAGE_COUNT], min[STAGE_COUNT];
     float drawn_median;       /* triangles (points) drawn per frame */
 } algo_run;
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
 
 /* 1 if environment variable `name` is set to `value`. */
 static int env_is(const char *name, const char *value)
@@ -127,15 +121,14 @@ static ds_status build_mesh(const ds_options *opts, ds_mesh *dest, char *label,
     return status;
 }
 
-/* The sorts to time: one by name, or with "all" every built algorithm that
+/* The sorts to time: one by name, or with "all" every algorithm that
  * runs where the renderer runs (GPU sorts on the CUDA path, cpu otherwise). */
 static int select_algos(const char *name, int cpu_path, ds_sort_algo *dest)
 {
     int count = 0;
     if (name && strcmp(name, "all") == 0) {
         for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
-            if (ds_sort_algo_built((ds_sort_algo)a) &&
-                ds_sort_algo_on_host((ds_sort_algo)a) == cpu_path)
+            if (ds_sort_algo_on_host((ds_sort_algo)a) == cpu_path)
                 dest[count++] = (ds_sort_algo)a;
         return count;
     }
@@ -173,7 +166,7 @@ static ds_status run_algo(ds_renderer *renderer, const ds_options *opts,
     while (ds_renderer_next_timings(renderer, &t))
         ; /* drop the warm-up frames */
     run->frame_count = 0;
-    double start = now_ms();
+    double start = ds_now_ms();
     for (int i = 0; i < frames; i++) {
         camera_at(camera, start_yaw, opts->orbit_degrees, i, frames);
         if ((status = ds_renderer_frame(renderer, camera, DS_RENDERER_OWN_FRAMEBUFFER)))
@@ -185,7 +178,7 @@ static ds_status run_algo(ds_renderer *renderer, const ds_options *opts,
     }
     if ((status = ds_renderer_finish(renderer)))
         return status;
-    run->wall_ms = now_ms() - start;
+    run->wall_ms = ds_now_ms() - start;
     while (run->frame_count < (size_t)frames && ds_renderer_next_timings(renderer, &t))
         run->frames[run->frame_count++] = t;
     return DS_OK;
@@ -365,9 +358,9 @@ int ds_headless_run(const ds_options *opts)
         goto done;
     }
     desc.sort_algo = first;
-    if (want_all) { /* any built GPU sort will do to start with */
+    if (want_all) { /* any GPU sort will do to start with */
         for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
-            if (ds_sort_algo_built((ds_sort_algo)a) && !ds_sort_algo_on_host((ds_sort_algo)a)) {
+            if (!ds_sort_algo_on_host((ds_sort_algo)a)) {
                 desc.sort_algo = (ds_sort_algo)a;
                 break;
             }
@@ -378,7 +371,7 @@ int ds_headless_run(const ds_options *opts)
     run_count = select_algos(opts->sort, cpu_path, algos);
     if (run_count <= 0) {
         if (run_count == 0)
-            ds_fail(DS_ERR_NOT_BUILT, "headless: no sort is built for this path");
+            ds_fail(DS_ERR_INVALID_ARG, "headless: no sort runs on this path");
         status = DS_ERR_INVALID_ARG;
         run_count = 0;
         goto done;

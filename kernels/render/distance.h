@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli.h"
+#include "render_types.h"
 #include "sort.h"
 #include "status.h"
 

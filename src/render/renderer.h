@@ -50,7 +50,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli.h"
+#include "render_types.h"
 #include "mesh.h"
 #include "camera.h"
 #include "sort.h"
@@ -167,7 +167,7 @@ typedef struct ds_renderer ds_renderer;
  * the shaders, the framebuffer, the interop buffers and the sorter (all
  * per-frame storage is made here). Installs a KHR_debug callback that counts
  * GL errors (ds_renderer_gl_errors()). Errors: DS_ERR_INVALID_ARG,
- * DS_ERR_GL, DS_ERR_CUDA, DS_ERR_NO_DEVICE, DS_ERR_NOT_BUILT (sort),
+ * DS_ERR_GL, DS_ERR_CUDA, DS_ERR_NO_DEVICE,
  * DS_ERR_UNSUPPORTED (interop mode explicitly asked for but refused),
  * DS_ERR_OUT_OF_MEMORY. *dest is NULL on failure. */
 ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest);

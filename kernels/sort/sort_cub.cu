@@ -265,5 +265,5 @@ static int cub_phases(void *state, const char **names, float *ms, int capacity)
 }
 
 extern "C" const ds_sort_backend ds_sort_backend_cub = {
-    "cub", 0, 1, cub_create, cub_destroy, cub_sort, cub_phases,
+    "cub", 0, cub_create, cub_destroy, cub_sort, cub_phases,
 };

@@ -20,7 +20,6 @@ static const char *const status_names[DS_STATUS_COUNT] = {
     [DS_ERR_CUDA] = "CUDA error",
     [DS_ERR_GL] = "OpenGL error",
     [DS_ERR_UNSUPPORTED] = "unsupported",
-    [DS_ERR_NOT_BUILT] = "not built yet",
     [DS_ERR_MISMATCH] = "mismatch",
 };
 

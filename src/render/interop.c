@@ -21,6 +21,7 @@
 #include <cuda_gl_interop.h>
 #include <cuda_runtime.h>
 
+#include "clock.h"
 #include "cuda_check.h"
 
 /* One CUDA VMM allocation seen by GL as buffer storage. */
@@ -73,13 +74,6 @@ struct ds_interop {
     GLsync draw_done[DS_INTEROP_SLOTS];   /* GL finished reading slot */
     cudaEvent_t cuda_done[DS_INTEROP_SLOTS]; /* CUDA finished writing slot */
 };
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
 
 #define CU_TRY(status, label, call)                                           \
     do {                                                                      \
@@ -405,7 +399,7 @@ ds_status ds_interop_begin(ds_interop *interop, int slot, ds_stream stream,
                            const float **positions, uint32_t **elements,
                            double *host_ms)
 {
-    double start = now_ms();
+    double start = ds_now_ms();
     if (interop->mode == DS_INTEROP_EXTERNAL) {
         /* Protects element buffer `slot` from being rewritten while GL's
          * draw of two frames ago may still read it. Usually signalled long
@@ -413,17 +407,17 @@ ds_status ds_interop_begin(ds_interop *interop, int slot, ds_stream stream,
         if (interop->draw_done[slot]) {
             GLsync fence = interop->draw_done[slot];
             interop->draw_done[slot] = NULL;
-            double wait_start = now_ms();
+            double wait_start = ds_now_ms();
             GLenum result = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT,
                                              (GLuint64)10 * 1000 * 1000 * 1000);
-            start += now_ms() - wait_start;
+            start += ds_now_ms() - wait_start;
             glDeleteSync(fence);
             if (result == GL_WAIT_FAILED || result == GL_TIMEOUT_EXPIRED)
                 return ds_fail(DS_ERR_GL, "interop: waiting for the GL draw failed");
         }
         *positions = (const float *)interop->positions.pointer;
         *elements = (uint32_t *)interop->elements[slot].pointer;
-        *host_ms += now_ms() - start;
+        *host_ms += ds_now_ms() - start;
         return DS_OK;
     }
     /* Mapping orders CUDA after GL's earlier use of the buffers. */
@@ -435,31 +429,31 @@ ds_status ds_interop_begin(ds_interop *interop, int slot, ds_stream stream,
                                (void **)positions, &size, interop->position_resource));
     DS_CUDA_TRY("interop", cudaGraphicsResourceGetMappedPointer(
                                (void **)elements, &size, interop->element_resources[slot]));
-    *host_ms += now_ms() - start;
+    *host_ms += ds_now_ms() - start;
     return DS_OK;
 }
 
 ds_status ds_interop_end(ds_interop *interop, int slot, ds_stream stream,
                          double *host_ms)
 {
-    double start = now_ms();
+    double start = ds_now_ms();
     if (interop->mode == DS_INTEROP_EXTERNAL) {
         /* GL cannot wait for CUDA on the GPU without a shared semaphore, so
          * the host waits for the scatter before it issues the draw that
          * reads the element buffer (not counted, see the top of the file). */
         DS_CUDA_TRY("interop", cudaEventRecord(interop->cuda_done[slot],
                                                (cudaStream_t)stream));
-        double wait_start = now_ms();
+        double wait_start = ds_now_ms();
         DS_CUDA_TRY("interop", cudaEventSynchronize(interop->cuda_done[slot]));
-        start += now_ms() - wait_start;
-        *host_ms += now_ms() - start;
+        start += ds_now_ms() - wait_start;
+        *host_ms += ds_now_ms() - start;
         return DS_OK;
     }
     /* Unmapping orders GL's later use after the CUDA work on `stream`. */
     cudaGraphicsResource_t resources[2] = {interop->position_resource,
                                            interop->element_resources[slot]};
     DS_CUDA_TRY("interop", cudaGraphicsUnmapResources(2, resources, (cudaStream_t)stream));
-    *host_ms += now_ms() - start;
+    *host_ms += ds_now_ms() - start;
     return DS_OK;
 }
 
@@ -467,14 +461,14 @@ ds_status ds_interop_gl_used(ds_interop *interop, int slot, double *host_ms)
 {
     if (interop->mode != DS_INTEROP_EXTERNAL)
         return DS_OK;
-    double start = now_ms();
+    double start = ds_now_ms();
     if (interop->draw_done[slot])
         glDeleteSync(interop->draw_done[slot]);
     /* Signalled when GL has finished every command so far, the draw from
      * element buffer `slot` included; flushed so that it gets signalled. */
     interop->draw_done[slot] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     glFlush();
-    *host_ms += now_ms() - start;
+    *host_ms += ds_now_ms() - start;
     if (!interop->draw_done[slot])
         return ds_fail(DS_ERR_GL, "interop: glFenceSync failed");
     return DS_OK;

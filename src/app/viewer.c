@@ -939,11 +939,6 @@ static ds_status create_renderer(viewer *v, const ds_options *opts, const ds_mes
     desc.no_cull = opts->no_cull;
     desc.tiles = opts->tiles;
     status = ds_renderer_create(&desc, &v->renderer);
-    if (status == DS_ERR_NOT_BUILT && v->sort != DS_SORT_CPU) {
-        ds_warn("viewer: falling back to the cpu sort");
-        desc.sort_algo = DS_SORT_CPU;
-        status = ds_renderer_create(&desc, &v->renderer);
-    }
     if (status != DS_OK)
         return status;
     v->sort = ds_renderer_sort(v->renderer);

@@ -25,7 +25,6 @@ typedef enum ds_status {
     DS_ERR_CUDA,          /* a CUDA call or launch failed (incl. device OOM) */
     DS_ERR_GL,            /* GL/EGL failure, GL debug error */
     DS_ERR_UNSUPPORTED,   /* a feature the driver or platform lacks */
-    DS_ERR_NOT_BUILT,     /* an algorithm whose implementation has not landed */
     DS_ERR_MISMATCH,      /* a verification found a wrong result */
     DS_STATUS_COUNT
 } ds_status;

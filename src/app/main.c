@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "headless.h"
 #include "load.h"
 #include "mesh.h"
@@ -13,13 +14,6 @@
 
 /* Enough of a PLY header to reach its "format" line, which comes second. */
 #define FORMAT_PROBE_BYTES 4096
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
 
 /* Names a loaded file's format from its first bytes, as --info reports it:
  * ply-ascii, ply-binary-le, ply-binary-be, or obj (the loader accepted it,
@@ -85,9 +79,9 @@ static int print_info(const ds_options *opts)
 {
     ds_mesh mesh = {0};
     char format[80] = "";
-    double start = now_ms();
+    double start = ds_now_ms();
     ds_status status = build_mesh(opts, &mesh, format, sizeof format);
-    double elapsed = now_ms() - start;
+    double elapsed = ds_now_ms() - start;
     if (status != DS_OK)
         return 1; /* the one error line is already on stderr */
     printf("vertices=%zu triangles=%zu format=%s bounds=%.9g,%.9g,%.9g,%.9g,%.9g,%.9g load_ms=%.3f\n",

@@ -52,11 +52,11 @@
 
 #include <cuda_runtime.h>
 
+#include "clock.h"
 #include "cuda_check.h"
 #include "distance.h"
 #include "distance_math.h"
 #include "interop.h"
-#include "sort_backend.h" /* ds_shuffle_pairs: the shuffle as its own timed stage */
 #include "tiles.h"
 
 /* Frames whose timer results may be outstanding at once; the oldest is read
@@ -179,13 +179,6 @@ struct ds_renderer {
     ds_frame_timings backlog[TIMINGS_BACKLOG];
     size_t backlog_head, backlog_count;
 };
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
 
 static void GLAD_API_PTR on_gl_debug(GLenum source, GLenum type, GLuint id,
                                  GLenum severity, GLsizei length,
@@ -896,10 +889,10 @@ static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
     const float *p = renderer->host_positions;
     float *distances = points ? renderer->host_keys : renderer->host_distances;
     ds_key_range range = key_range(renderer, eye);
-    double t0 = now_ms();
+    double t0 = ds_now_ms();
     for (size_t v = 0; v < renderer->vertex_count; v++)
         distances[v] = ds_point_distance(p + 3 * v, eye[0], eye[1], eye[2]);
-    double t1 = now_ms();
+    double t1 = ds_now_ms();
     if (points) {
         for (size_t v = 0; v < n; v++) {
             if (range.scale != 0.0f)
@@ -928,7 +921,7 @@ static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
         if (cull)
             record->drawn = visible;
     }
-    double t2 = now_ms();
+    double t2 = ds_now_ms();
     if (renderer->verify && renderer->sorting)
         memcpy(renderer->host_verify_keys, renderer->host_keys, n * sizeof(float));
     if (renderer->sorting) {
@@ -937,7 +930,7 @@ static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
                                      renderer->host_values, n, DS_SORT_DESCENDING, 0)))
             return status;
     }
-    double t3 = now_ms();
+    double t3 = ds_now_ms();
     uint32_t *elements = renderer->host_elements;
     size_t binned_words = 0;
     if (tiles) {
@@ -961,7 +954,7 @@ static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
             for (int k = 0; k < 3; k++)
                 elements[3 * i + k] = renderer->host_indices[3 * (size_t)renderer->host_values[i] + k];
     }
-    double t4 = now_ms();
+    double t4 = ds_now_ms();
     /* The uploads wait, inside GL, for earlier draws still reading. */
     GLuint buffer = renderer->cpu_element_buffer;
     GLintptr command_offset = (GLintptr)(renderer->command_word * sizeof(uint32_t));
@@ -982,7 +975,7 @@ static ds_status cpu_stages(ds_renderer *renderer, frame_record *record,
             glNamedBufferSubData(buffer, command_offset, sizeof command, command);
         }
     }
-    double t5 = now_ms();
+    double t5 = ds_now_ms();
     record->host_stage_ms[EV_DISTANCES] = (float)(t1 - t0);
     record->host_stage_ms[EV_KEYS] = (float)(t2 - t1);
     record->host_stage_ms[EV_SORT] = (float)(t3 - t2);

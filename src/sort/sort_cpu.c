@@ -135,7 +135,6 @@ static ds_status cpu_sort(void *state, float *keys, uint32_t *values,
 const ds_sort_backend ds_sort_backend_cpu = {
     .name = "cpu",
     .on_host = 1,
-    .built = 1,
     .create = cpu_create,
     .destroy = cpu_destroy,
     .sort = cpu_sort,

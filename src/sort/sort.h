@@ -45,7 +45,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sort_registry.h"
 #include "status.h"
+#include "stream.h"
 
 /* Alignment, in bytes, of the device keys and values a GPU sort takes. */
 #define DS_SORT_ALIGNMENT 16
@@ -54,19 +56,10 @@
 extern "C" {
 #endif
 
-/* Opaque stand-in for cudaStream_t so that C code needs no CUDA headers;
- * pass a cudaStream_t (or 0 for the legacy default stream). */
-typedef struct CUstream_st *ds_stream;
-
 typedef enum ds_sort_algo {
-    DS_SORT_CUB = 0,   /* cub::DeviceRadixSort::SortPairs (the baseline) */
-    DS_SORT_RADIX,     /* our LSD radix sort, Merrill & Grimshaw style */
-    DS_SORT_HYBRID,    /* Sintorn & Assarsson bucket + vector merge sort */
-    DS_SORT_QUICK,     /* Cederman & Tsigas GPU quicksort */
-    DS_SORT_BITONIC0,  /* bitonic, one launch per step */
-    DS_SORT_BITONIC1,  /* bitonic, low steps fused per block */
-    DS_SORT_BITONIC2,  /* bitonic, fused steps in shared memory */
-    DS_SORT_CPU,       /* host LSD radix sort; reference and no-GPU fallback */
+#define DS_SORT_ENUM_(ID, name, file, hotkey, summary) DS_SORT_##ID,
+    DS_SORT_REGISTRY(DS_SORT_ENUM_)
+#undef DS_SORT_ENUM_
     DS_SORT_ALGO_COUNT
 } ds_sort_algo;
 
@@ -103,11 +96,13 @@ ds_sort_algo ds_sort_algo_from_name(const char *name);
 /* 1 if the algorithm sorts host memory (DS_SORT_CPU), else 0. */
 int ds_sort_algo_on_host(ds_sort_algo algo);
 
-/* 1 if the algorithm's implementation is in this build, 0 if it reports
- * DS_ERR_NOT_BUILT. */
-int ds_sort_algo_built(ds_sort_algo algo);
+/* The viewer hotkey of the algorithm ('1'..'9', '0'), 0 if it has none. */
+char ds_sort_algo_hotkey(ds_sort_algo algo);
 
-/* Creates a sorter and all its temporary storage. Errors: DS_ERR_NOT_BUILT,
+/* One-line description of the algorithm, for --help. Never NULL. */
+const char *ds_sort_algo_summary(ds_sort_algo algo);
+
+/* Creates a sorter and all its temporary storage. Errors:
  * DS_ERR_NO_DEVICE (GPU algorithm without a CUDA device), DS_ERR_CUDA (incl.
  * out of device memory), DS_ERR_INVALID_ARG. *dest is NULL on failure. */
 ds_status ds_sorter_create(const ds_sorter_desc *desc, ds_sorter **dest);
@@ -127,12 +122,40 @@ const char *ds_sorter_name(const ds_sorter *sorter);
 /* Turns the shuffle pass on or off for later sorts. */
 void ds_sorter_set_shuffle(ds_sorter *sorter, int shuffle);
 
+/* The most phases any algorithm reports: a capacity for ds_sorter_phases(). */
+#define DS_SORT_MAX_PHASES 16
+
 /* Per-phase GPU times of the last sort, when desc.time_phases was set and
  * the algorithm reports phases (the shuffle, when on, is phase "shuffle").
  * Returns the number of phases written (at most `capacity`); names[i]
  * are static strings, ms[i] milliseconds. Synchronises with the last sort. */
 int ds_sorter_phases(ds_sorter *sorter, const char **names, float *ms,
                      int capacity);
+
+/* Randomly permutes count (key, value) pairs in device memory, seeded by
+ * `seed` (the pass a sorter runs first when desc.shuffle is set; the
+ * renderer also runs it as its own timed stage). scratch_keys and
+ * scratch_values are device arrays of at least count + 1 elements. NaN keys
+ * may come out as the canonical NaN. Errors: DS_ERR_CUDA. */
+ds_status ds_shuffle_pairs(float *keys, uint32_t *values, float *scratch_keys,
+                           uint32_t *scratch_values, size_t count,
+                           uint64_t seed, ds_stream stream);
+
+/* The two shuffle methods, for the benchmark and tests; ds_shuffle_pairs()
+ * uses the faster one (DS_SHUFFLE_DEFAULT). NaN keys may come out as the
+ * canonical NaN (sort.h allows it). */
+typedef enum ds_shuffle_method {
+    DS_SHUFFLE_FEISTEL = 0,      /* seeded bijective index permutation */
+    DS_SHUFFLE_ATOMIC_EXCHANGE,  /* the hybrid-sort paper's atomicExch pass */
+    DS_SHUFFLE_METHOD_COUNT
+} ds_shuffle_method;
+#define DS_SHUFFLE_DEFAULT DS_SHUFFLE_FEISTEL
+
+const char *ds_shuffle_method_name(ds_shuffle_method method);
+ds_status ds_shuffle_pairs_with(ds_shuffle_method method, float *keys,
+                                uint32_t *values, float *scratch_keys,
+                                uint32_t *scratch_values, size_t count,
+                                uint64_t seed, ds_stream stream);
 
 #ifdef __cplusplus
 }

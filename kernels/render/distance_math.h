@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cli.h"
+#include "render_types.h"
 
 #ifdef __CUDACC__
 #define DS_HOST_DEVICE __host__ __device__ __forceinline__

@@ -1,0 +1,45 @@
+/* sort_backend.h — the contract between the sort front end (src/sort/sort.c) and
+ * each algorithm (kernels/sort/sort_<algo>.cu, src/sort/sort_cpu.c). Internal to the
+ * sort library.
+ *
+ * Adding an algorithm: write kernels/sort/sort_<algo>.cu defining
+ *   extern "C" const ds_sort_backend ds_sort_backend_<algo> = {...};
+ * and add its line to src/sort/sort_registry.h (docs/sort-library.md).
+ *
+ * The front end has already validated arguments, returned early for
+ * count == 0, and run the shuffle pass when enabled; the backend sorts
+ * keys/values in place with the full semantics of sort.h (descending, NaN
+ * last, -0 == +0, key_bits).
+ */
+#ifndef DS_SORT_BACKEND_H
+#define DS_SORT_BACKEND_H
+
+#include "sort.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ds_sort_backend {
+    const char *name;
+    int on_host; /* sorts host memory */
+    /* Allocates everything for up to desc->max_count pairs into *state. */
+    ds_status (*create)(const ds_sorter_desc *desc, void **state);
+    void (*destroy)(void *state);
+    ds_status (*sort)(void *state, float *keys, uint32_t *values, size_t count,
+                      ds_sort_order order, ds_stream stream);
+    /* Optional (may be NULL): per-phase times of the last sort, as
+     * ds_sorter_phases(); returns the number written. */
+    int (*phases)(void *state, const char **names, float *ms, int capacity);
+} ds_sort_backend;
+
+/* One backend object per registry line (sort_registry.h). */
+#define DS_SORT_EXTERN_(ID, name, file, hotkey, summary) \
+    extern const ds_sort_backend ds_sort_backend_##name;
+DS_SORT_REGISTRY(DS_SORT_EXTERN_)
+#undef DS_SORT_EXTERN_
+
+#ifdef __cplusplus
+}
+#endif
+#endif
