@@ -3,12 +3,18 @@
 # (tests, memcheck, racecheck, benchmark, via gpu-suite.sh), the papers'
 # real-data experiments, and headless frame timings with --verify.
 #
-# Prepare here (a release build for sm_90; binaries are gzipped so that they
+# Prepare here (a release build for sm_90; binaries are xz-compressed so that they
 # and the models fit the 64 MiB the device tool carries):
 #   scripts/device-all.sh --prepare BUILD_DIR .dev/all
-# Run on the GPU host (carry [".dev/all", ".rt"]):
-#   bash scripts/device-all.sh [--parts suite,dists,realdata,headless] .dev/all
-# Writes at most 6 files under $OUT and prints a summary last.
+#   scripts/device-all.sh --prepare BUILD_DIR .dev/before --no-models
+#     (a second pack, binaries only, for the compare part's baseline)
+# Run on the GPU host (carry [".dev/all", ".rt"], and the baseline pack):
+#   bash scripts/device-all.sh [--parts suite,dists,realdata,headless,compare]
+#        [--baseline .dev/before] .dev/all
+# compare (only with --baseline) times the baseline's and this pack's
+# bench_sort and headless frames alternately, rounds interleaved, so that a
+# restructuring can show "within noise" on one machine in one call.
+# Writes at most 8 files under $OUT and prints a summary last.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -17,9 +23,10 @@ if [[ ${1:-} == --prepare ]]; then
     dest=${3:?usage: device-all.sh --prepare BUILD_DIR DEST}
     mkdir -p "$dest"
     "$root/scripts/gpu-suite.sh" --prepare "$build" "$dest" >/dev/null
-    for f in test_sort_gpu bench_sort; do gzip -f "$dest/$f"; done
-    gzip -c "$build/depthsort" >"$dest/depthsort.gz"
-    gzip -c "$build/tests/test_render" >"$dest/test_render.gz"
+    for f in test_sort_gpu bench_sort; do xz -T2 -f "$dest/$f"; done
+    xz -T2 -c "$build/depthsort" >"$dest/depthsort.xz"
+    xz -T2 -c "$build/tests/test_render" >"$dest/test_render.xz"
+    [[ ${4:-} == --no-models ]] && { du -sh "$dest"; exit 0; }
     # The shared models travel gzipped (34 MB of ASCII dragon -> 10 MB).
     models=$root/../shared/models
     for m in dragon_vrip bun_zipper; do
@@ -31,10 +38,15 @@ if [[ ${1:-} == --prepare ]]; then
 fi
 
 parts=suite,dists,realdata,headless
-if [[ ${1:-} == --parts ]]; then
-    parts=$2
+baseline=""
+while [[ ${1:-} == --* ]]; do
+    case $1 in
+    --parts) parts=$2 ;;
+    --baseline) baseline=$(cd "$2" && pwd) ;;
+    *) echo "device-all.sh: unknown option $1" >&2; exit 2 ;;
+    esac
     shift 2
-fi
+done
 want() { [[ ,$parts, == *,$1,* ]]; }
 pack=$(cd "${1:?usage: device-all.sh [--parts LIST] BINDIR}" && pwd)
 out=${OUT:-/tmp/device-all-out}
@@ -53,8 +65,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 
 cp "$pack"/lib/* "$bin/lib/"
 cp "$pack/COMMIT" "$bin/"
-for f in test_sort_gpu bench_sort; do gunzip -c "$pack/$f.gz" >"$bin/$f"; done
-for f in depthsort test_render; do gunzip -c "$pack/$f.gz" >"$bin/$f"; done
+for f in test_sort_gpu bench_sort depthsort test_render; do xz -dc "$pack/$f.xz" >"$bin/$f"; done
 for m in dragon_vrip bun_zipper; do gunzip -c "$pack/$m.ply.gz" >"$bin/$m.ply"; done
 cp "$pack/dragon_100k_binary_le.ply" "$bin/"
 chmod +x "$bin"/*
@@ -114,7 +125,47 @@ want headless && {
     echo "=== gyroid 10M timing, cub, no culling, no tiles"; $H --scene gyroid:10M --frames 60 --sort cub --no-cull --tiles off; echo "rc=$?"
 } >"$out/headless.log" 2>&1
 
+# 5. Baseline against this pack, interleaved: bench_sort rounds, then
+# headless rounds (dragon every sort, gyroid 10M cub), median of medians.
+if want compare && [[ -n $baseline ]]; then
+    base=/tmp/ds-base
+    mkdir -p "$base"
+    for f in test_sort_gpu bench_sort depthsort test_render; do
+        xz -dc "$baseline/$f.xz" >"$base/$f"
+    done
+    chmod +x "$base"/*
+    for round in 1 2 3; do
+        for side in base new; do
+            dir=$bin; [[ $side == base ]] && dir=$base
+            timeout 100 "$dir/bench_sort" --algo all --runs 20 \
+                --sizes 65536,871414,1048576,4194304,16777216 \
+                --commit "$side" >>"$out/compare-bench.log" 2>&1
+        done
+    done
+    for round in 1 2; do
+        for side in base new; do
+            dir=$bin; [[ $side == base ]] && dir=$base
+            echo "=== $side round $round dragon" >>"$out/compare-headless.log"
+            timeout 120 "$dir/depthsort" --headless --size 1920x1080 \
+                "$bin/dragon_vrip.ply" --frames 200 --sort all >>"$out/compare-headless.log" 2>&1
+            echo "=== $side round $round gyroid" >>"$out/compare-headless.log"
+            timeout 120 "$dir/depthsort" --headless --size 1920x1080 \
+                --scene gyroid:10M --frames 60 --sort cub >>"$out/compare-headless.log" 2>&1
+        done
+    done
+fi
+
 want suite && { echo "==== suite ===="; tail -n 40 /tmp/suite/summary.txt; }
+if want compare && [[ -n $baseline ]]; then
+    echo "==== compare: bench_sort ms, median over rounds (base -> new) ===="
+    awk '/^# .*commit (base|new),/ { side = ($0 ~ /commit base,/) ? "base" : "new" }
+         !/^#/ && $4 ~ /^[0-9.]+$/ { key = $1 " " $2 " " $3; v[side, key] = v[side, key] " " $4; keys[key] = 1 }
+         function med(s,   a, n, i, j, t) { n = split(s, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return n ? a[int((n + 1) / 2)] : -1 }
+         END { for (k in keys) { b = med(v["base", k]); n = med(v["new", k]); printf "%-40s %9.4f %9.4f %6.3f\n", k, b, n, (b > 0 ? n / b : 0) } }' \
+        "$out/compare-bench.log" | sort -k2,2n -k3
+    echo "==== compare: headless (sort, fps wall, fps GPU) ===="
+    grep -E "^=== |^sort [a-z0-9]+:" "$out/compare-headless.log"
+fi
 want dists && { echo "==== distributions ===="; grep -v "^#" "$out/dists.log" | awk '{print $1, $2, $3, $4, $6, $7}'; }
 want headless && { echo "==== headless (rc lines) ===="; grep -E "^===|^rc=|fps|frame |sum |identical|PASSED|FAIL" "$out/headless.log" | head -130; }
 exit 0

@@ -47,15 +47,36 @@ static int compare_u32(const void *a, const void *b)
 static void algorithm_names_round_trip(void **state)
 {
     (void)state;
+    /* The names and hotkeys as the registry spells them. */
     static const char *const expected[DS_SORT_ALGO_COUNT] = {
-        "cub", "radix", "hybrid", "quick", "bitonic0", "bitonic1",
-        "bitonic2", "cpu"};
+#define NAME_(ID, name, file, hotkey, summary) [DS_SORT_##ID] = #name,
+        DS_SORT_REGISTRY(NAME_)
+#undef NAME_
+    };
+    static const char hotkeys[DS_SORT_ALGO_COUNT] = {
+#define HOTKEY_(ID, name, file, hotkey, summary) [DS_SORT_##ID] = hotkey,
+        DS_SORT_REGISTRY(HOTKEY_)
+#undef HOTKEY_
+    };
+    assert_string_equal(expected[DS_SORT_CUB], "cub");
+    assert_string_equal(expected[DS_SORT_CPU], "cpu");
     for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
         assert_string_equal(ds_sort_algo_name((ds_sort_algo)a), expected[a]);
         assert_int_equal(ds_sort_algo_from_name(expected[a]), a);
         assert_int_equal(ds_sort_algo_on_host((ds_sort_algo)a),
                          a == DS_SORT_CPU);
+        assert_int_equal(ds_sort_algo_hotkey((ds_sort_algo)a), hotkeys[a]);
+        assert_true(strlen(ds_sort_algo_summary((ds_sort_algo)a)) > 0);
+        /* Hotkeys are digits, or none, and no two algorithms share one. */
+        char key = hotkeys[a];
+        assert_true(key == 0 || (key >= '0' && key <= '9'));
+        for (int b = 0; b < a; b++)
+            assert_true(key == 0 || hotkeys[b] != key);
+        /* Names are unique too (from_name finds this one, not an earlier). */
+        for (int b = 0; b < a; b++)
+            assert_string_not_equal(expected[a], expected[b]);
     }
+    assert_int_equal(ds_sort_algo_hotkey(DS_SORT_ALGO_COUNT), 0);
     assert_int_equal(ds_sort_algo_from_name("CUB"), DS_SORT_ALGO_COUNT);
     assert_int_equal(ds_sort_algo_from_name(""), DS_SORT_ALGO_COUNT);
     assert_int_equal(ds_sort_algo_from_name(NULL), DS_SORT_ALGO_COUNT);
