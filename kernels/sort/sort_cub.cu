@@ -1,20 +1,27 @@
 /* sort_cub.cu — the baseline: cub::DeviceRadixSort::SortPairs from the
- * toolkit's CCCL (onesweep LSD radix sort, Adinets & Merrill), wrapped so
+ * toolkit's CCCL (the LSD radix sort of "Onesweep: A Faster Least
+ * Significant Digit Radix Sort for GPUs", Adinets & Merrill), wrapped so
  * that it keeps the sort.h semantics.
  *
  * CUB's own float ordering puts negative NaNs first and tells -0 from +0,
  * so keys are first mapped in place to the ordered uint32 of
- * kernels/sort_keys.cuh (direction folded in, so CUB always sorts
+ * kernels/common/sort_keys.cuh (direction folded in, so CUB always sorts
  * ascending), sorted as uint32 on bits [32 - key_bits, 32), and mapped back.
  * The caller's arrays are one half of CUB's DoubleBuffers and ours the
  * other, so nothing is copied unless CUB ends in our half (odd pass count),
  * in which case the inverse transform writes back into the caller's arrays.
- * O(n * passes); temporary storage is sized once at create.
  *
  * With desc.keys_nonnegative the caller promises sign-clear, non-NaN keys,
  * whose float bits already order as uint32: both transforms are skipped,
  * CUB sorts the bits as they stand (SortPairsDescending for descending),
  * and an odd pass count ends in a plain copy back.
+ *
+ * Complexity: O(n * passes), CUB's own digit width and passes. Memory: an
+ * alternate key/value pair (8 bytes per pair) and CUB's temporary storage,
+ * both sized once at create for max_count (the larger of the two
+ * directions' needs). Counts above INT_MAX use CUB's 64-bit offsets.
+ *
+ * Design: docs/algorithms/cub.md.
  */
 #include <cub/device/device_radix_sort.cuh>
 
@@ -27,16 +34,25 @@
 
 /* ---- tuning ------------------------------------------------------------ */
 
-/* The transforms are streaming passes: 256 threads and a grid of a few
- * waves of blocks saturate bandwidth; each thread strides over the rest. */
-static const int kCubTransformThreads = 256;
-static const int kCubTransformMaxBlocks = 4096;
+/* Our only tunables are the launch shape of the key transforms, which are
+ * streaming passes; CUB's sort takes its tuning from CCCL's policies for
+ * the device. The sorter's state keeps a copy. */
+typedef struct cub_tuning {
+    int transform_threads;    /* 256: enough for a streaming pass */
+    int transform_max_blocks; /* 4096: a few waves; threads stride on */
+} cub_tuning;
+
+static const cub_tuning kCubTuning = {
+    256,  /* transform_threads */
+    4096, /* transform_max_blocks */
+};
 
 enum { PHASE_TO_ORDERED, PHASE_SORT, PHASE_FROM_ORDERED, PHASE_COUNT };
 static const char *const phase_names[PHASE_COUNT] = {"to_ordered", "cub_sort",
                                                      "from_ordered"};
 
 struct cub_state {
+    cub_tuning tuning;
     size_t max_count;
     int begin_bit;          /* 32 - key_bits */
     int keys_nonnegative;   /* sort the float bits untransformed */
@@ -80,12 +96,12 @@ __global__ void k_cub_from_ordered(const uint32_t *ordered,
 
 /* ---- host helpers ------------------------------------------------------ */
 
-static unsigned transform_blocks(size_t count)
+static unsigned transform_blocks(const cub_tuning *tuning, size_t count)
 {
-    size_t blocks = (count + kCubTransformThreads - 1) / kCubTransformThreads;
-    return (unsigned)(blocks < (size_t)kCubTransformMaxBlocks
-                          ? blocks
-                          : (size_t)kCubTransformMaxBlocks);
+    const size_t threads = (size_t)tuning->transform_threads;
+    const size_t most = (size_t)tuning->transform_max_blocks;
+    size_t blocks = (count + threads - 1) / threads;
+    return (unsigned)(blocks < most ? blocks : most);
 }
 
 /* CUB picks 32-bit offsets for int counts; 64-bit ones only when needed. */
@@ -151,6 +167,7 @@ static ds_status cub_create(const ds_sorter_desc *desc, void **dest)
     cub_state *cub_s = new (std::nothrow) cub_state();
     if (!cub_s)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "sort cub: out of host memory");
+    cub_s->tuning = kCubTuning;
     cub_s->max_count = desc->max_count;
     cub_s->begin_bit = 32 - (desc->key_bits ? desc->key_bits : 32);
     cub_s->keys_nonnegative = desc->keys_nonnegative;
@@ -194,7 +211,8 @@ static ds_status cub_sort(void *state, float *keys, uint32_t *values,
     cub_state *cub_s = (cub_state *)state;
     cudaStream_t s = (cudaStream_t)stream;
     const int descending = order == DS_SORT_DESCENDING;
-    const unsigned blocks = transform_blocks(count);
+    const unsigned blocks = transform_blocks(&cub_s->tuning, count);
+    const int threads = cub_s->tuning.transform_threads;
     uint32_t *caller_keys = reinterpret_cast<uint32_t *>(keys);
 
     cub_s->timed_last = cub_s->time_phases;
@@ -202,7 +220,7 @@ static ds_status cub_sort(void *state, float *keys, uint32_t *values,
         DS_CUDA_TRY("sort cub", cudaEventRecord(cub_s->events[0], s));
 
     if (!cub_s->keys_nonnegative) {
-        k_cub_to_ordered<<<blocks, kCubTransformThreads, 0, s>>>(
+        k_cub_to_ordered<<<blocks, threads, 0, s>>>(
             caller_keys, count, descending);
         DS_CUDA_TRY_LAUNCH("sort cub", "k_cub_to_ordered");
     }
@@ -223,7 +241,7 @@ static ds_status cub_sort(void *state, float *keys, uint32_t *values,
         DS_CUDA_TRY("sort cub", cudaEventRecord(cub_s->events[2], s));
 
     if (!cub_s->keys_nonnegative) {
-        k_cub_from_ordered<<<blocks, kCubTransformThreads, 0, s>>>(
+        k_cub_from_ordered<<<blocks, threads, 0, s>>>(
             key_buffers.Current(), value_buffers.Current(), keys, values,
             count, descending);
         DS_CUDA_TRY_LAUNCH("sort cub", "k_cub_from_ordered");

@@ -1,49 +1,43 @@
 /* sort_radix.cu — our least-significant-digit radix sort of (float key,
- * uint32 value) pairs, after "High Performance and Scalable Radix Sorting: A
+ * uint32 value) pairs, after "High Performance and Scalable Radix Sorting: a
  * case study of implementing dynamic parallelism for GPU computing"
- * (Merrill & Grimshaw).
+ * (Merrill & Grimshaw), in the single-read, decoupled look-back form of
+ * "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs"
+ * (Adinets & Merrill).
  *
- * Algorithm. Keys go through the order-preserving transform of
- * sort_keys.cuh (descending, NaN last and -0 == +0 are all in it), then are
- * sorted by DIGIT_BITS-bit digits from the least significant compared bit up.
- * The paper's allocation-oriented pass structure is kept — an upsweep
- * reduction of digit counts, a top-level scan, a downsweep that ranks keys
- * locally and scatters them through a shared-memory key exchange so that
- * global writes coalesce — with two changes that later work on the same
- * design (CUB's "onesweep") showed pay off on current GPUs:
- *   - one upsweep kernel reads the keys once and counts the digits of every
- *     pass (the digit histogram of a pass does not depend on the order the
- *     previous passes left), so a pass reads its keys only once;
- *   - within a pass, a tile learns how many keys of each digit precede it
- *     through decoupled look-back (each tile publishes its digit counts,
- *     then sums its predecessors' ones) instead of a per-pass upsweep and
- *     top-level scan of per-block counts.
- * Every kernel runs a fixed grid of blocks sized to the machine at create
- * time (SM count x resident blocks per SM) that loops over tiles; the
- * downsweep takes tiles in order from an atomic counter, so a tile only ever
- * waits on tiles held by blocks already running (no deadlock).
+ * Algorithm. Keys are mapped to the order-preserving uint32 of
+ * sort_keys.cuh (descending, NaN last and -0 == +0 are all in it) and
+ * sorted digit by digit from the least significant compared bit up:
+ *   1. k_radix_upsweep reads the keys once and counts the digits of every
+ *      pass (a pass's histogram does not depend on the order earlier passes
+ *      leave);
+ *   2. k_radix_scan (one block) turns the counts into digit bases, skips
+ *      every pass whose digit is the same for all keys (the paper's early
+ *      exit, decided on the device so the host never waits) and plans which
+ *      buffer each remaining pass reads;
+ *   3. k_radix_downsweep, once per pass: a block ranks a tile locally,
+ *      learns how many keys of each digit precede the tile by decoupled
+ *      look-back, and scatters the tile through shared memory so that each
+ *      digit's run is written contiguously;
+ *   4. k_radix_copy brings the result back when an odd number of passes ran.
+ * The key transform is fused into the first pass that runs and its inverse
+ * into the last; passes alternate between the caller's arrays and one
+ * scratch pair.
  *
- * The transform is fused into the first pass that runs (it reads the
- * caller's float keys) and the inverse into the last (it writes float keys),
- * and passes alternate between the caller's buffers and one scratch pair, so
- * with an even number of passes the result lands in place with no copy; an
- * odd number ends with one streaming copy back (k_radix_copy).
+ * Complexity: O(n * passes), passes = ceil(key_bits / digit bits) less the
+ * skipped ones; traffic per pair is 4 bytes for the upsweep plus 16 bytes
+ * per pass (plus 16 for the copy after an odd pass count).
  *
- * Early exit (the paper's section 3.3.3): a pass whose digit is the same
- * for every key leaves the order unchanged, so it is skipped. The decision
- * is made on the device, by the top-level scan kernel from the upsweep
- * histograms (a digit whose count is the whole input), so the host never
- * waits: every pass kernel is still launched, and a skipped one returns at
- * once. The scan kernel also plans which buffer each remaining pass reads
- * and whether the final copy runs, so skipping one pass of an even count
- * saves its ranking but pays a streaming copy; skipping two saves both.
+ * Memory (made at create for max_count): a scratch key/value pair (8 bytes
+ * per pair), the look-back status words (one 64-bit word per tile and
+ * digit, at most 0.33 bytes per pair) and an 8 KiB control block.
  *
- * Complexity: O(n * ceil(key_bits / DIGIT_BITS)) work; memory traffic per
- * pair is 4 bytes for the upsweep plus 16 bytes per pass.
+ * Does not handle: count >= 2^32 (positions are 32-bit; create refuses
+ * such a max_count). key_bits < 32 sorts by the top key_bits bits only, as
+ * sort.h allows.
  *
- * Limits: count < 2^32 (positions are 32-bit); the look-back status array
- * holds one 64-bit word per (tile, digit) for max_count, at most 0.33 bytes
- * per key. key_bits < 32 sorts by the top key_bits bits only.
+ * Design, departures from the paper and tuning reasons:
+ * docs/algorithms/radix.md.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -54,115 +48,85 @@
 #include "cuda_check.h"
 #include "sort_backend.h"
 #include "sort_keys.cuh"
-#include "warp_reduce.cuh"
 
 /* ---- tuning ------------------------------------------------------------ */
 
-/* Digit width, measured on an H100 at 4M and 16M uniform pairs (README,
- * "Radix sort"): for 32-bit keys, 7 bits beat 8 bits (0.789 against 0.862
- * ms at 16M) — ranking 256 digits costs more per pass, and the top 7-bit
- * pass (bits 28-31) is constant for most depth-like keys (finite floats of
- * one sign between 2^-31 and 2), so early exit leaves 4 passes and no
- * copy; with a varying top digit it is 5 passes and a streaming copy.
- * 4 to 6 bits lose to their extra passes. Keys cut to 24 or 16 bits keep
- * 8-bit digits (3 passes and a copy, or 2 passes). */
-static const int kDigitBitsFullKeys = 7;
-static const int kDigitBitsShortKeys = 8;
-/* The joint-pair upsweep (fewer shared atomics, but 74 KiB of histograms
- * per block and their row and column sums) was slower than the per-pass
- * one (0.095 against 0.071 ms at 16M on the H100), so it stays off. */
-static const int kJointUpsweep = 0;
+/* Compile-time shape of the kernels (template arguments, array sizes and
+ * launch bounds). */
 
-/* Kernel shapes: downsweep threads per block, keys per thread, blocks per
- * SM the register budget must allow, early count publication, next-tile
- * prefetch, look-back window, ranking by match.any (else one ballot per
- * digit bit), when values are loaded (VALUES_WITH_KEYS, VALUES_AFTER_RANK:
- * once the tile is ranked, VALUES_AFTER_EXCHANGE: once its keys are in
- * shared memory), and upsweep sub-histograms per block (k_radix_downsweep,
- * k_radix_upsweep). Larger tiles amortise the per-tile latencies (tile
- * dispenser, look-back, barriers) that a persistent block cannot hide, and
- * lengthen each digit's write run; a wider look-back window reads that
- * many predecessors' words at once, so a tile whose predecessors have only
- * published their own counts pays one memory round trip per window
- * instead of one per predecessor; loading values late keeps them out of
- * the registers that ranking needs; sub-histograms spread the shared
- * atomics of equal digits (the top digits of depth keys) over banks.
- * DEFAULT_SHAPE names the backend's (README, "Radix sort"); SHAPE0 and the
- * default are built for every digit width, the others for 7-bit digits
- * (the measurement). */
-#define VALUES_WITH_KEYS 0
-#define VALUES_AFTER_RANK 1
-#define VALUES_AFTER_EXCHANGE 2
-#define SHAPE0 384, 16, 2, true, false, 1, false, VALUES_WITH_KEYS, 1
-#define SHAPE1 384, 16, 2, true, false, 4, false, VALUES_WITH_KEYS, 1
-#define SHAPE2 384, 16, 2, true, false, 4, false, VALUES_WITH_KEYS, 8
-#define SHAPE3 384, 16, 2, true, false, 4, false, VALUES_AFTER_RANK, 8
-#define SHAPE4 384, 16, 2, true, false, 4, false, VALUES_AFTER_EXCHANGE, 8
-#define SHAPE5 384, 16, 2, true, false, 4, true, VALUES_AFTER_RANK, 8
-#define SHAPE6 384, 16, 2, true, false, 4, true, VALUES_AFTER_EXCHANGE, 8
-#define SHAPE7 384, 16, 1, true, false, 4, false, VALUES_WITH_KEYS, 8
-#define SHAPE8 384, 16, 1, true, false, 4, true, VALUES_AFTER_RANK, 8
-#define SHAPE9 384, 16, 3, true, false, 4, true, VALUES_AFTER_EXCHANGE, 8
-#define SHAPE10 256, 24, 2, true, false, 4, false, VALUES_AFTER_RANK, 8
-#define SHAPE11 256, 24, 2, true, false, 4, true, VALUES_AFTER_RANK, 8
-#define SHAPE12 512, 12, 2, true, false, 4, false, VALUES_AFTER_RANK, 8
-#define SHAPE13 512, 12, 2, true, false, 4, true, VALUES_AFTER_RANK, 8
-#define SHAPE14 384, 16, 2, true, false, 4, true, VALUES_WITH_KEYS, 8
-#define RADIX_SHAPE_COUNT 15
-/* Measured on an H200 at 16M uniform pairs, 7-bit digits (README, "Radix
- * sort"): 8 upsweep sub-histograms took the upsweep from 0.069 to 0.057 ms
- * (SHAPE2); loading values after ranking or after the key exchange took
- * the downsweep from 0.639 to 0.613-0.616 ms (SHAPE3, 4, 12: 512 x 12 at
- * 0.677 ms in all, 384 x 16 after the exchange at 0.678, the only one
- * without spills); match.any ranking cost 0.05-0.12 ms more than ballots
- * in every shape; one block per SM (no spills, 149-168 registers) and
- * three (56 registers, spilling) were slower still. */
-#define DEFAULT_SHAPE 12
-#define SHAPE_OF(n) SHAPE_OF_(n)
-#define SHAPE_OF_(n) SHAPE##n
-static const int kDefaultShape = DEFAULT_SHAPE;
+/* Downsweep tile: 512 threads x 12 keys; larger tiles amortise the per-tile
+ * latencies (tile counter, look-back, barriers) a persistent block cannot
+ * hide, and 12 keys leave registers for ranking. */
+constexpr int kDownsweepThreads = 512;
+constexpr int kDownsweepItems = 12;
+/* Two downsweep blocks per SM: the register budget (64 a thread) that
+ * keeps both resident. */
+constexpr int kDownsweepMinBlocks = 2;
+/* Look-back reads this many predecessors' status words per round trip. */
+constexpr int kLookbackWindow = 4;
+/* Upsweep: 256 threads x 16 keys (four 16-byte loads) per tile. */
+constexpr int kUpsweepThreads = 256;
+constexpr int kUpsweepVectors = 4;
+constexpr int kUpsweepTile = kUpsweepThreads * kUpsweepVectors * 4;
+/* Upsweep sub-histograms per block: lane l adds to copy l % 8, so equal
+ * digits of a warp (the top digits of depth keys) hit different banks. */
+constexpr int kUpsweepParts = 8;
+/* Top-level scan: one thread per digit of the widest digit built. */
+constexpr int kScanThreads = 256;
+constexpr int kScanWarps = kScanThreads / 32;
 
-/* Upsweep: 256 threads x 16 keys (four 16-byte loads) per tile; four
- * blocks per SM keep 64 KiB of loads in flight per SM. */
-#define UPSWEEP_THREADS 256
-#define UPSWEEP_VECTORS 4
-#define UPSWEEP_TILE (UPSWEEP_THREADS * UPSWEEP_VECTORS * 4)
-#define UPSWEEP_BLOCKS_PER_SM 4
-/* Joint upsweep (k_radix_upsweep_joint): used when the joint histograms
- * of a block fit in this many bytes of shared memory (7-bit digits: 74 KiB
- * for 32-bit keys; 8-bit pairs would need 256 KiB) and digits have at
- * least 5 bits (its column sums assume a warp's 32 bins share the upper
- * digit). */
-#define JOINT_MAX_BYTES (96 * 1024)
-#define JOINT_MIN_BITS 5
-/* Threads of the single-block top-level scan (one per digit). */
-#define SCAN_THREADS 256
-#define SCAN_WARPS (SCAN_THREADS / 32)
-/* Most passes any supported digit width needs (32-bit keys, 4-bit digits). */
-#define MAX_PASSES 8
-/* Supported digit widths; 8 is the largest the one-thread-per-digit scans
- * allow (every block has at least 256 threads). */
-#define MIN_DIGIT_BITS 4
-#define MAX_DIGIT_BITS 8
-#define MAX_RADIX (1 << MAX_DIGIT_BITS)
+/* Run-time choices; the sorter's state keeps a copy. */
+typedef struct radix_tuning {
+    /* 7 for 32-bit keys: ranking 128 digits is cheaper than 256, and the top
+     * 7-bit digit is constant for most depth keys, so 4 passes run. */
+    int digit_bits_full_keys;
+    /* 8 for key_bits 24 and 16: 3 or 2 passes. */
+    int digit_bits_short_keys;
+    /* Downsweep tile as built (kDownsweepThreads x kDownsweepItems);
+     * create refuses other values. */
+    int downsweep_threads;
+    int downsweep_items;
+    /* 4 upsweep blocks an SM keep 64 KiB of loads in flight per SM. */
+    int upsweep_blocks_per_sm;
+    /* The final copy streams: 4 blocks of 256 threads an SM saturate it. */
+    int copy_blocks_per_sm;
+    int copy_threads;
+} radix_tuning;
+
+static const radix_tuning kRadixTuning = {
+    7,                 /* digit_bits_full_keys */
+    8,                 /* digit_bits_short_keys */
+    kDownsweepThreads, /* downsweep_threads */
+    kDownsweepItems,   /* downsweep_items */
+    4,                 /* upsweep_blocks_per_sm */
+    4,                 /* copy_blocks_per_sm */
+    256,               /* copy_threads */
+};
+
+/* ---- layout ------------------------------------------------------------ */
+
+/* Bounds of the control block's per-pass arrays: 32-bit keys in digits of
+ * 4 bits or more, digits of at most 8 bits (one scan thread per digit). */
+constexpr int kMaxPasses = 8;
+constexpr int kMaxRadix = 1 << 8;
 
 /* Look-back status word: epoch (30 bits) | flag (2 bits) | count (32 bits).
  * The epoch numbers the pass launches, so words left by earlier passes read
  * as "not yet published" and the array is never cleared between passes. */
-#define STATUS_AGGREGATE 1ull /* the tile's own digit count */
-#define STATUS_INCLUSIVE 2ull /* count of this and every earlier tile */
-#define EPOCH_LIMIT (1u << 30)
+constexpr unsigned long long kStatusAggregate = 1ull; /* the tile's count */
+constexpr unsigned long long kStatusInclusive = 2ull; /* it and all earlier */
+constexpr uint32_t kEpochLimit = 1u << 30;
 
 /* Device-side plan and counters, cleared (up to `exec`) at each sort. */
 typedef struct radix_control {
-    uint32_t digit_base[MAX_PASSES][MAX_RADIX]; /* histogram, then its scan */
-    uint32_t next_tile[MAX_PASSES];             /* downsweep tile dispenser */
+    uint32_t digit_base[kMaxPasses][kMaxRadix]; /* histogram, then its scan */
+    uint32_t next_tile[kMaxPasses];             /* downsweep tile dispenser */
     /* Written by k_radix_scan: */
-    int exec[MAX_PASSES];      /* pass runs (not an early exit) */
-    int src_scratch[MAX_PASSES]; /* pass reads the scratch pair, else caller's */
-    int in_float[MAX_PASSES];  /* first pass that runs: transform on load */
-    int out_float[MAX_PASSES]; /* last pass that runs: inverse on store */
-    int final_copy;            /* odd pass count: result is in the scratch */
+    int exec[kMaxPasses];        /* pass runs (not an early exit) */
+    int src_scratch[kMaxPasses]; /* pass reads the scratch pair, else caller's */
+    int in_float[kMaxPasses];    /* first pass that runs: transform on load */
+    int out_float[kMaxPasses];   /* last pass that runs: inverse on store */
+    int final_copy;              /* odd pass count: result is in the scratch */
 } radix_control;
 
 typedef struct radix_state radix_state;
@@ -171,6 +135,7 @@ typedef ds_status (*radix_launch_fn)(radix_state *s, uint32_t *keys,
                                      int descending, cudaStream_t stream);
 
 struct radix_state {
+    radix_tuning tuning;
     int key_bits;
     int digit_bits;
     int pass_count;
@@ -183,11 +148,9 @@ struct radix_state {
     uint32_t epoch;                  /* last epoch used by a pass */
     int tile_size;                   /* downsweep keys per tile */
     int upsweep_grid;
-    int joint_upsweep;               /* k_radix_upsweep_joint, else per pass */
-    size_t joint_bytes;              /* its dynamic shared memory */
     int downsweep_grid;
     int copy_grid;
-    radix_launch_fn launch;          /* the digit width's and shape's kernels */
+    radix_launch_fn launch;          /* the digit width's kernels */
     int time_phases;
     cudaEvent_t events[4];
 };
@@ -214,15 +177,12 @@ __device__ __forceinline__ uint32_t from_ordered(uint32_t ordered,
     return __float_as_uint(ds_ordered_to_key(ordered, descending));
 }
 
-/* Lanes of the warp holding the same BITS-bit digit as this lane: one
- * match.any.sync (MATCH), or one ballot per bit (CUB's warp_matcher_t
- * notes that match.any is slower for a few bits). All 32 lanes must call
- * it. */
-template <int BITS, bool MATCH>
+/* Lanes of the warp holding the same BITS-bit digit as this lane, by one
+ * ballot per digit bit (cheaper here than match.any.sync, as CUB's
+ * warp_matcher_t notes for few bits). All 32 lanes must call it. */
+template <int BITS>
 __device__ __forceinline__ uint32_t match_digit(uint32_t digit)
 {
-    if (MATCH)
-        return __match_any_sync(0xFFFFFFFFu, digit);
     uint32_t peers = 0xFFFFFFFFu;
 #pragma unroll
     for (int b = 0; b < BITS; b++) {
@@ -269,11 +229,10 @@ __device__ __forceinline__ unsigned long long status_word(uint32_t epoch,
 
 /* Decoupled look-back for digit d: adds to *before the counts of tiles
  * `last`, last - 1, ... down to and including the nearest one that has
- * published an inclusive count (tile 0 always does). WINDOW words are read
- * at once, so tiles that have published only their own counts cost one
- * memory round trip per WINDOW of them; a word not yet published (older
- * epoch) ends the window, and reading resumes from it. */
-template <int WINDOW>
+ * published an inclusive count (tile 0 always does). kLookbackWindow words
+ * are read at once, so tiles that have published only their own counts
+ * cost one memory round trip per window of them; a word not yet published
+ * (older epoch) ends the window, and reading resumes from it. */
 __device__ __forceinline__ void lookback(unsigned long long *tile_status,
                                          int radix, uint32_t d, int last,
                                          uint32_t epoch, uint32_t *before)
@@ -281,9 +240,9 @@ __device__ __forceinline__ void lookback(unsigned long long *tile_status,
     uint32_t sum = 0;
     int t = last;
     while (t >= 0) {
-        unsigned long long word[WINDOW];
+        unsigned long long word[kLookbackWindow];
 #pragma unroll
-        for (int j = 0; j < WINDOW; j++) {
+        for (int j = 0; j < kLookbackWindow; j++) {
             const volatile unsigned long long *slot =
                 tile_status + (size_t)(t - j) * radix + d;
             word[j] = t - j >= 0 ? *slot : 0ull;
@@ -291,14 +250,14 @@ __device__ __forceinline__ void lookback(unsigned long long *tile_status,
         bool done = false;
         int consumed = 0;
 #pragma unroll
-        for (int j = 0; j < WINDOW; j++) {
+        for (int j = 0; j < kLookbackWindow; j++) {
             if (done || consumed != j)
                 continue; /* stopped at an unpublished word or an end */
             if ((uint32_t)(word[j] >> 34) != epoch)
                 continue;
             sum += (uint32_t)word[j];
             consumed = j + 1;
-            if (((word[j] >> 32) & 3ull) == STATUS_INCLUSIVE)
+            if (((word[j] >> 32) & 3ull) == kStatusInclusive)
                 done = true;
         }
         if (done)
@@ -308,23 +267,21 @@ __device__ __forceinline__ void lookback(unsigned long long *tile_status,
     *before = sum;
 }
 
-/* ---- kernels ----------------------------------------------------------- */
-
 /* One upsweep tile's keys for this thread, in the order-preserving form:
  * 16-byte vectors t, t + 256, t + 512, t + 768 of the tile (coalesced),
- * i.e. 16 keys. Both upsweeps read their tiles through this. */
+ * i.e. 16 keys. */
 __device__ __forceinline__ void load_upsweep_tile(
     const uint32_t *__restrict__ keys, uint32_t tile, int descending,
-    uint32_t (&ordered)[UPSWEEP_VECTORS * 4])
+    uint32_t (&ordered)[kUpsweepVectors * 4])
 {
     const uint4 *src = reinterpret_cast<const uint4 *>(keys) +
-                       (size_t)tile * (UPSWEEP_TILE / 4) + threadIdx.x;
-    uint4 v[UPSWEEP_VECTORS];
+                       (size_t)tile * (kUpsweepTile / 4) + threadIdx.x;
+    uint4 v[kUpsweepVectors];
 #pragma unroll
-    for (int j = 0; j < UPSWEEP_VECTORS; j++)
-        v[j] = src[j * UPSWEEP_THREADS];
+    for (int j = 0; j < kUpsweepVectors; j++)
+        v[j] = src[j * kUpsweepThreads];
 #pragma unroll
-    for (int j = 0; j < UPSWEEP_VECTORS; j++) {
+    for (int j = 0; j < kUpsweepVectors; j++) {
         ordered[4 * j + 0] = to_ordered(v[j].x, descending);
         ordered[4 * j + 1] = to_ordered(v[j].y, descending);
         ordered[4 * j + 2] = to_ordered(v[j].z, descending);
@@ -356,251 +313,6 @@ __device__ __forceinline__ void count_runs(uint32_t *s_hist,
     atomicAdd(&s_hist[run_digit * STRIDE], run);
 }
 
-/* Upsweep: digit histograms of every pass in one read of the keys.
- * Block: 4096-key tiles, grid-stride; PARTS private histograms per pass in
- * shared memory (lane l adds to part l % PARTS; digit d's parts are
- * adjacent words, so lanes with equal digits hit different banks), summed
- * and added to the global ones at the end. Thread t: 16-byte vectors t,
- * t + 256, t + 512, t + 768 of the tile (coalesced), i.e. 16 keys. Keys
- * past the last whole tile (or all keys, for a misaligned buffer) are
- * counted one per thread. */
-template <int BITS, int PARTS>
-__global__ void __launch_bounds__(UPSWEEP_THREADS)
-k_radix_upsweep(const uint32_t *__restrict__ keys, uint32_t count,
-                int vector_ok, int descending, int low_bit, int pass_count,
-                radix_control *control)
-{
-    const int radix = 1 << BITS;
-    const int bins = radix * PARTS; /* shared words per pass */
-    __shared__ uint32_t s_hist[(32 + BITS - 1) / BITS * (1 << BITS) * PARTS];
-    for (int i = threadIdx.x; i < pass_count * bins; i += blockDim.x)
-        s_hist[i] = 0;
-    __syncthreads();
-    uint32_t *my_hist = s_hist + (threadIdx.x & 31) % PARTS;
-
-    const uint32_t tiles = vector_ok ? count / UPSWEEP_TILE : 0;
-    for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        uint32_t ordered[UPSWEEP_VECTORS * 4];
-        load_upsweep_tile(keys, tile, descending, ordered);
-        for (int p = 0; p < pass_count; p++)
-            count_runs<BITS, PARTS>(my_hist + p * bins, ordered,
-                                    low_bit + p * BITS);
-    }
-    for (size_t i = (size_t)tiles * UPSWEEP_TILE +
-                    (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-         i < count; i += (size_t)gridDim.x * blockDim.x) {
-        uint32_t ordered = to_ordered(keys[i], descending);
-        for (int p = 0; p < pass_count; p++)
-            atomicAdd(&my_hist[p * bins +
-                               digit_of<BITS>(ordered, low_bit + p * BITS) *
-                                   PARTS],
-                      1u);
-    }
-    __syncthreads();
-    for (int i = threadIdx.x; i < pass_count * radix; i += blockDim.x) {
-        uint32_t sum = 0;
-#pragma unroll
-        for (int part = 0; part < PARTS; part++)
-            sum += s_hist[i * PARTS + part];
-        if (sum)
-            atomicAdd(&control->digit_base[i / radix][i % radix], sum);
-    }
-}
-
-/* As count_runs, for a digit of any width: the bits of `ordered` under
- * `mask` after shifting right by `shift`. */
-template <int N>
-__device__ __forceinline__ void count_runs_masked(uint32_t *s_hist,
-                                                  const uint32_t (&ordered)[N],
-                                                  int shift, uint32_t mask)
-{
-    uint32_t run_digit = (ordered[0] >> shift) & mask, run = 1;
-#pragma unroll
-    for (int e = 1; e < N; e++) {
-        uint32_t d = (ordered[e] >> shift) & mask;
-        if (d == run_digit) {
-            run++;
-        } else {
-            atomicAdd(&s_hist[run_digit], run);
-            run_digit = d;
-            run = 1;
-        }
-    }
-    atomicAdd(&s_hist[run_digit], run);
-}
-
-/* The passes' digit groups of the joint upsweep: with an odd pass count
- * pass 0 is counted alone, and the others in pairs (p, p + 1) by one joint
- * digit of both widths, so a key costs one shared atomic per pair instead
- * of one per pass. Group g starts at pass first[g] and its joint histogram
- * at word offset[g] of the block's shared memory; `bins` is the total. */
-typedef struct joint_groups {
-    int count;
-    int first[MAX_PASSES];
-    int passes[MAX_PASSES];
-    int lo_bits[MAX_PASSES]; /* width of the group's lower pass */
-    int bits[MAX_PASSES];    /* width of the joint digit */
-    int offset[MAX_PASSES];
-    int bins;
-} joint_groups;
-
-__host__ __device__ inline int pass_width(int digit_bits, int key_bits,
-                                          int pass)
-{
-    int left = key_bits - pass * digit_bits;
-    return left < digit_bits ? left : digit_bits;
-}
-
-__host__ __device__ inline joint_groups plan_joint_groups(int digit_bits,
-                                                          int key_bits,
-                                                          int pass_count)
-{
-    joint_groups g;
-    g.count = 0;
-    g.bins = 0;
-    int p = 0;
-    while (p < pass_count) {
-        int n = (p == 0 && (pass_count & 1)) ? 1 : 2;
-        int i = g.count++;
-        g.first[i] = p;
-        g.passes[i] = n;
-        g.lo_bits[i] = pass_width(digit_bits, key_bits, p);
-        g.bits[i] = g.lo_bits[i] +
-                    (n == 2 ? pass_width(digit_bits, key_bits, p + 1) : 0);
-        g.offset[i] = g.bins;
-        g.bins += 1 << g.bits[i];
-        p += n;
-    }
-    return g;
-}
-
-/* Joint upsweep: the digit histograms of every pass, counting a pair of
- * passes with one joint digit (plan_joint_groups); the per-pass
- * histograms are the joint histogram's row and column sums, taken once
- * per block at the end. Tiles and thread ownership as k_radix_upsweep.
- * Dynamic shared memory: groups.bins words. */
-template <int BITS>
-__global__ void __launch_bounds__(UPSWEEP_THREADS)
-k_radix_upsweep_joint(const uint32_t *__restrict__ keys, uint32_t count,
-                      int vector_ok, int descending, int low_bit,
-                      int key_bits, int pass_count, radix_control *control)
-{
-    const int radix = 1 << BITS;
-    extern __shared__ uint32_t s_joint[];
-    __shared__ uint32_t s_hist[MAX_PASSES * (1 << BITS)];
-    const joint_groups groups = plan_joint_groups(BITS, key_bits, pass_count);
-    for (int i = threadIdx.x; i < groups.bins; i += blockDim.x)
-        s_joint[i] = 0;
-    for (int i = threadIdx.x; i < pass_count * radix; i += blockDim.x)
-        s_hist[i] = 0;
-    __syncthreads();
-
-    const uint32_t tiles = vector_ok ? count / UPSWEEP_TILE : 0;
-    for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        uint32_t ordered[UPSWEEP_VECTORS * 4];
-        load_upsweep_tile(keys, tile, descending, ordered);
-#pragma unroll
-        for (int g = 0; g < MAX_PASSES; g++)
-            if (g < groups.count)
-                count_runs_masked(s_joint + groups.offset[g], ordered,
-                              low_bit + groups.first[g] * BITS,
-                              (1u << groups.bits[g]) - 1u);
-    }
-    for (size_t i = (size_t)tiles * UPSWEEP_TILE +
-                    (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-         i < count; i += (size_t)gridDim.x * blockDim.x) {
-        uint32_t ordered = to_ordered(keys[i], descending);
-#pragma unroll
-        for (int g = 0; g < MAX_PASSES; g++)
-            if (g < groups.count)
-                atomicAdd(&s_joint[groups.offset[g] +
-                               ((ordered >> (low_bit + groups.first[g] * BITS)) &
-                                ((1u << groups.bits[g]) - 1u))],
-                      1u);
-    }
-    __syncthreads(); /* joint histograms complete */
-
-    /* Row and column sums. Joint bin i of a pair holds lower digit
-     * i & (2^lo_bits - 1) and upper digit i >> lo_bits; with lo_bits >= 5
-     * (the host's condition) the 32 bins a warp reads share one upper
-     * digit, so the warp adds them up before one atomic. */
-    const int lane = threadIdx.x & 31;
-#pragma unroll
-    for (int g = 0; g < MAX_PASSES; g++) {
-        if (g >= groups.count)
-            break;
-        const uint32_t *joint = s_joint + groups.offset[g];
-        uint32_t *lower = s_hist + groups.first[g] * radix;
-        const uint32_t lo_mask = (1u << groups.lo_bits[g]) - 1u;
-        for (int base = 0; base < (1 << groups.bits[g]);
-             base += blockDim.x) {
-            int i = base + threadIdx.x;
-            uint32_t c = i < (1 << groups.bits[g]) ? joint[i] : 0;
-            if (groups.passes[g] == 1) {
-                if (c)
-                    lower[i] = c;
-                continue;
-            }
-            if (c)
-                atomicAdd(&lower[i & lo_mask], c);
-            uint32_t column = warp_sum_u32(c);
-            if (lane == 0 && column && i < (1 << groups.bits[g]))
-                atomicAdd(&lower[radix + (i >> groups.lo_bits[g])], column);
-        }
-    }
-    __syncthreads(); /* per-pass histograms complete */
-    for (int i = threadIdx.x; i < pass_count * radix; i += blockDim.x)
-        if (s_hist[i])
-            atomicAdd(&control->digit_base[i / radix][i % radix], s_hist[i]);
-}
-
-/* Top-level scan and pass plan. One block; thread d owns digit d of every
- * pass: it turns the histogram into exclusive digit bases and flags a pass
- * whose digit is constant (early exit); thread 0 then plans the passes. */
-template <int BITS>
-__global__ void __launch_bounds__(SCAN_THREADS)
-k_radix_scan(uint32_t count, int pass_count, radix_control *control)
-{
-    const int radix = 1 << BITS;
-    __shared__ uint32_t s_warp_sums[SCAN_WARPS];
-    __shared__ int s_constant[MAX_PASSES];
-    const int d = threadIdx.x;
-    for (int p = 0; p < pass_count; p++) {
-        uint32_t n = d < radix ? control->digit_base[p][d] : 0;
-        if (d == 0)
-            s_constant[p] = 0;
-        uint32_t total;
-        uint32_t base = block_exclusive_sum<SCAN_WARPS>(n, s_warp_sums, &total);
-        if (d < radix) {
-            control->digit_base[p][d] = base;
-            if (n == count)
-                s_constant[p] = 1;
-        }
-        __syncthreads(); /* s_warp_sums is reused by the next pass */
-    }
-    if (d != 0)
-        return;
-    int exec[MAX_PASSES], runs = 0;
-    for (int p = 0; p < pass_count; p++)
-        runs += exec[p] = !s_constant[p];
-    /* Each pass flips between the caller's and the scratch buffers; an odd
-     * number of runs leaves the result in the scratch, and k_radix_copy
-     * brings it back (a streaming copy is cheaper than re-running a skipped
-     * pass, which would also be a stable copy). */
-    int in_scratch = 0, seen = 0;
-    for (int p = 0; p < pass_count; p++) {
-        control->exec[p] = exec[p];
-        control->src_scratch[p] = in_scratch;
-        control->in_float[p] = exec[p] && seen == 0;
-        control->out_float[p] = exec[p] && seen == runs - 1;
-        if (exec[p]) {
-            seen++;
-            in_scratch ^= 1;
-        }
-    }
-    control->final_copy = in_scratch;
-}
-
 /* Loads a warp's ITEMS x 32 values (lane l: values l, l + 32, ...) from
  * `src`; when the tile is not whole, only the first `valid` exist and the
  * rest read as 0. */
@@ -623,39 +335,143 @@ __device__ __forceinline__ void load_values(uint32_t (&value)[ITEMS],
 }
 
 /* Shared memory of one downsweep block: the key and value exchanges and
- * the per-warp digit counters (dynamic, as a tile of 384 x 21 pairs
- * exceeds the 48 KiB static limit). */
-template <int BITS, int THREADS, int ITEMS>
+ * the per-warp digit counters (dynamic: 56 to 64 KiB, over the 48 KiB
+ * static limit). */
+template <int BITS>
 struct downsweep_smem {
-    static const int tile = THREADS * ITEMS;
-    static const int warps = THREADS / 32;
+    static const int tile = kDownsweepThreads * kDownsweepItems;
+    static const int warps = kDownsweepThreads / 32;
     static const size_t bytes =
         (2 * (size_t)tile + (size_t)warps * (1 << BITS)) * sizeof(uint32_t);
 };
 
-/* Downsweep: one stable digit pass. A block takes THREADS x ITEMS tiles in
- * order from control->next_tile[pass]; warp w of the block owns keys
+/* ---- kernels ----------------------------------------------------------- */
+
+/* Upsweep: digit histograms of every pass in one read of the keys.
+ * Block: 4096-key tiles, grid-stride; kUpsweepParts private histograms per
+ * pass in shared memory (lane l adds to part l % kUpsweepParts; digit d's
+ * parts are adjacent words, so lanes with equal digits hit different
+ * banks), summed and added to the global ones at the end. Thread t:
+ * 16-byte vectors t, t + 256, t + 512, t + 768 of the tile (coalesced),
+ * i.e. 16 keys. Keys past the last whole tile (or all keys, for a
+ * misaligned buffer) are counted one per thread. */
+template <int BITS>
+__global__ void __launch_bounds__(kUpsweepThreads)
+k_radix_upsweep(const uint32_t *__restrict__ keys, uint32_t count,
+                int vector_ok, int descending, int low_bit, int pass_count,
+                radix_control *control)
+{
+    const int radix = 1 << BITS;
+    const int bins = radix * kUpsweepParts; /* shared words per pass */
+    __shared__ uint32_t
+        s_hist[(32 + BITS - 1) / BITS * (1 << BITS) * kUpsweepParts];
+    for (int i = threadIdx.x; i < pass_count * bins; i += blockDim.x)
+        s_hist[i] = 0;
+    __syncthreads();
+    uint32_t *my_hist = s_hist + (threadIdx.x & 31) % kUpsweepParts;
+
+    const uint32_t tiles = vector_ok ? count / kUpsweepTile : 0;
+    for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        uint32_t ordered[kUpsweepVectors * 4];
+        load_upsweep_tile(keys, tile, descending, ordered);
+        for (int p = 0; p < pass_count; p++)
+            count_runs<BITS, kUpsweepParts>(my_hist + p * bins, ordered,
+                                            low_bit + p * BITS);
+    }
+    for (size_t i = (size_t)tiles * kUpsweepTile +
+                    (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+         i < count; i += (size_t)gridDim.x * blockDim.x) {
+        uint32_t ordered = to_ordered(keys[i], descending);
+        for (int p = 0; p < pass_count; p++)
+            atomicAdd(&my_hist[p * bins +
+                               digit_of<BITS>(ordered, low_bit + p * BITS) *
+                                   kUpsweepParts],
+                      1u);
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < pass_count * radix; i += blockDim.x) {
+        uint32_t sum = 0;
+#pragma unroll
+        for (int part = 0; part < kUpsweepParts; part++)
+            sum += s_hist[i * kUpsweepParts + part];
+        if (sum)
+            atomicAdd(&control->digit_base[i / radix][i % radix], sum);
+    }
+}
+
+/* Top-level scan and pass plan. One block; thread d owns digit d of every
+ * pass: it turns the histogram into exclusive digit bases and flags a pass
+ * whose digit is constant (early exit); thread 0 then plans the passes. */
+template <int BITS>
+__global__ void __launch_bounds__(kScanThreads)
+k_radix_scan(uint32_t count, int pass_count, radix_control *control)
+{
+    const int radix = 1 << BITS;
+    __shared__ uint32_t s_warp_sums[kScanWarps];
+    __shared__ int s_constant[kMaxPasses];
+    const int d = threadIdx.x;
+    for (int p = 0; p < pass_count; p++) {
+        uint32_t n = d < radix ? control->digit_base[p][d] : 0;
+        if (d == 0)
+            s_constant[p] = 0;
+        uint32_t total;
+        uint32_t base = block_exclusive_sum<kScanWarps>(n, s_warp_sums, &total);
+        if (d < radix) {
+            control->digit_base[p][d] = base;
+            if (n == count)
+                s_constant[p] = 1;
+        }
+        __syncthreads(); /* s_warp_sums is reused by the next pass */
+    }
+    if (d != 0)
+        return;
+    int exec[kMaxPasses], runs = 0;
+    for (int p = 0; p < pass_count; p++)
+        runs += exec[p] = !s_constant[p];
+    /* Each pass flips between the caller's and the scratch buffers; an odd
+     * number of runs leaves the result in the scratch, and k_radix_copy
+     * brings it back (a streaming copy is cheaper than re-running a skipped
+     * pass, which would also be a stable copy). */
+    int in_scratch = 0, seen = 0;
+    for (int p = 0; p < pass_count; p++) {
+        control->exec[p] = exec[p];
+        control->src_scratch[p] = in_scratch;
+        control->in_float[p] = exec[p] && seen == 0;
+        control->out_float[p] = exec[p] && seen == runs - 1;
+        if (exec[p]) {
+            seen++;
+            in_scratch ^= 1;
+        }
+    }
+    control->final_copy = in_scratch;
+}
+
+/* Downsweep: one stable digit pass. A block takes tiles of
+ * kDownsweepThreads x kDownsweepItems keys in order from
+ * control->next_tile[pass], so a tile only ever waits on tiles held by
+ * running blocks (no deadlock). Warp w of the block owns keys
  * [w * 32 * ITEMS, (w + 1) * 32 * ITEMS) of the tile, lane l the keys l,
  * l + 32, ... of it (so loads coalesce and warp-local ranks follow input
- * order). The block counts its tile's digits and publishes the counts
- * (EARLY: a shared-atomic histogram before ranking, as CUB's onesweep does,
- * so that later tiles' look-backs find them sooner; else the ranking's own
- * counts), ranks the tile (per-warp digit counters, ballot matching within
- * a warp), exchanges keys and values through shared memory into digit
- * order, learns the keys of each digit before the tile by decoupled
- * look-back (overlapping the exchange), and then thread t writes tile slots
- * t, t + THREADS, ...: consecutive threads write consecutive positions
- * within each digit's run. PREFETCH fetches the next tile's number while
- * working on the current one; MATCH and VALUES as in the shape table. */
-template <int BITS, int THREADS, int ITEMS, int MIN_BLOCKS, bool EARLY,
-          bool PREFETCH, int WINDOW, bool MATCH, int VALUES, int PARTS>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+ * order). Per tile, the block:
+ *   - counts its digits with shared atomics and publishes the counts
+ *     before ranking, so that later tiles' look-backs find them sooner;
+ *   - ranks the tile (per-warp digit counters, ballot matching in a warp),
+ *     then loads the values, which keeps them out of the registers that
+ *     ranking needs;
+ *   - exchanges keys and values through shared memory into digit order;
+ *   - learns the keys of each digit before the tile by decoupled look-back
+ *     (thread d for digit d);
+ *   - writes tile slots t, t + kDownsweepThreads, ... from thread t, so
+ *     consecutive threads write consecutive positions of a digit's run. */
+template <int BITS>
+__global__ void __launch_bounds__(kDownsweepThreads, kDownsweepMinBlocks)
 k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
                   uint32_t *scratch_values, uint32_t count, int pass,
                   int shift, int descending, uint32_t epoch,
                   unsigned long long *tile_status, radix_control *control)
 {
-    typedef downsweep_smem<BITS, THREADS, ITEMS> smem;
+    typedef downsweep_smem<BITS> smem;
+    constexpr int ITEMS = kDownsweepItems;
     const int radix = 1 << BITS;
     const int tile_size = smem::tile;
     const int warps = smem::warps;
@@ -666,7 +482,7 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
     __shared__ uint32_t s_tile_hist[1 << BITS];
     __shared__ uint32_t s_tile_start[1 << BITS];
     __shared__ uint32_t s_dst_base[1 << BITS];
-    __shared__ uint32_t s_warp_sums[THREADS / 32];
+    __shared__ uint32_t s_warp_sums[kDownsweepThreads / 32];
     __shared__ uint32_t s_tile;
 
     if (!control->exec[pass])
@@ -694,24 +510,17 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
          * one ending the previous tile) orders it against other warps. */
         for (int d = lane; d < radix; d += 32)
             my_counts[d] = 0;
-        if (EARLY)
-            for (int d = threadIdx.x; d < radix; d += THREADS)
-                s_tile_hist[d] = 0;
+        for (int d = threadIdx.x; d < radix; d += kDownsweepThreads)
+            s_tile_hist[d] = 0;
         __syncthreads(); /* s_tile and the cleared counters are ready */
         const uint32_t tile = s_tile;
         if (tile >= tiles)
             break;
-        /* PREFETCH: a block only ever holds tiles it will process, so
-         * look-backs on them always end. */
-        uint32_t next_tile = 0;
-        if (PREFETCH && threadIdx.x == 0)
-            next_tile = atomicAdd(&control->next_tile[pass], 1u);
         const uint32_t tile_base = tile * tile_size;
         const uint32_t valid = min((uint32_t)tile_size, count - tile_base);
 
         /* Load: invalid slots of the last tile become maximal keys, which
-         * rank after every valid key of the tile. Values come with the keys
-         * or later (load_values), by VALUES. */
+         * rank after every valid key of the tile. */
         uint32_t key[ITEMS], value[ITEMS], rank[ITEMS];
         const uint32_t warp_base = warp * (ITEMS * 32);
         const bool whole = valid == (uint32_t)tile_size;
@@ -728,9 +537,6 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
                                        : 0xFFFFFFFFu;
             }
         }
-        if (VALUES == VALUES_WITH_KEYS)
-            load_values<ITEMS>(value, src_values + tile_base + warp_base,
-                               lane, whole, valid - min(valid, warp_base));
         if (in_float) {
 #pragma unroll
             for (int i = 0; i < ITEMS; i++)
@@ -740,19 +546,17 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
 
         /* Thread d publishes digit d's count of the tile (padding slots
          * excluded): the aggregate, or the inclusive count for tile 0. */
-        if (EARLY) {
 #pragma unroll
-            for (int i = 0; i < ITEMS; i++)
-                if (warp_base + i * 32 + lane < valid)
-                    atomicAdd(&s_tile_hist[digit_of<BITS>(key[i], shift)], 1u);
-            __syncthreads(); /* tile histogram complete */
-            if (threadIdx.x < radix) {
-                volatile unsigned long long *slot =
-                    tile_status + (size_t)tile * radix + threadIdx.x;
-                *slot = status_word(
-                    epoch, tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE,
-                    s_tile_hist[threadIdx.x]);
-            }
+        for (int i = 0; i < ITEMS; i++)
+            if (warp_base + i * 32 + lane < valid)
+                atomicAdd(&s_tile_hist[digit_of<BITS>(key[i], shift)], 1u);
+        __syncthreads(); /* tile histogram complete */
+        if (threadIdx.x < radix) {
+            volatile unsigned long long *slot =
+                tile_status + (size_t)tile * radix + threadIdx.x;
+            *slot = status_word(
+                epoch, tile == 0 ? kStatusInclusive : kStatusAggregate,
+                s_tile_hist[threadIdx.x]);
         }
 
         /* Warp-local stable ranks: lanes with equal digits are counted
@@ -760,7 +564,7 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             uint32_t d = digit_of<BITS>(key[i], shift);
-            uint32_t peers = match_digit<BITS, MATCH>(d);
+            uint32_t peers = match_digit<BITS>(d);
             int leader = __ffs(peers) - 1;
             uint32_t before = 0;
             if (lane == leader)
@@ -768,9 +572,8 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
             before = __shfl_sync(0xFFFFFFFFu, before, leader);
             rank[i] = before + __popc(peers & lanes_below);
         }
-        if (VALUES == VALUES_AFTER_RANK)
-            load_values<ITEMS>(value, src_values + tile_base + warp_base,
-                               lane, whole, valid - min(valid, warp_base));
+        load_values<ITEMS>(value, src_values + tile_base + warp_base, lane,
+                           whole, valid - min(valid, warp_base));
         __syncthreads(); /* all warps' counters complete */
 
         /* Thread d: digit d's counts per warp become warp offsets; `own`
@@ -785,13 +588,6 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
             own = tile_count;
             if (threadIdx.x == pad_digit)
                 own -= tile_size - valid;
-            if (!EARLY) {
-                volatile unsigned long long *slot =
-                    tile_status + (size_t)tile * radix + threadIdx.x;
-                *slot = status_word(
-                    epoch, tile == 0 ? STATUS_INCLUSIVE : STATUS_AGGREGATE,
-                    own);
-            }
         }
         uint32_t tile_total;
         uint32_t tile_start =
@@ -806,9 +602,6 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
             rank[i] += s_tile_start[d] + my_counts[d];
             s_key_exchange[rank[i]] = key[i];
         }
-        if (VALUES == VALUES_AFTER_EXCHANGE)
-            load_values<ITEMS>(value, src_values + tile_base + warp_base,
-                               lane, whole, valid - min(valid, warp_base));
 #pragma unroll
         for (int i = 0; i < ITEMS; i++)
             s_value_exchange[rank[i]] = value[i];
@@ -818,12 +611,11 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
             /* Decoupled look-back: sum predecessors' counts of digit d until
              * one that already includes all tiles before it. */
             uint32_t before = 0;
-            lookback<WINDOW>(tile_status, radix, d, (int)tile - 1, epoch,
-                             &before);
+            lookback(tile_status, radix, d, (int)tile - 1, epoch, &before);
             if (tile != 0) {
                 volatile unsigned long long *slot =
                     tile_status + (size_t)tile * radix + d;
-                *slot = status_word(epoch, STATUS_INCLUSIVE, before + own);
+                *slot = status_word(epoch, kStatusInclusive, before + own);
             }
             /* Global position of tile slot j with digit d is
              * s_dst_base[d] + j (mod 2^32 arithmetic). */
@@ -833,7 +625,7 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
 
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
-            uint32_t slot = i * THREADS + threadIdx.x;
+            uint32_t slot = i * kDownsweepThreads + threadIdx.x;
             if (slot < valid) {
                 uint32_t k = s_key_exchange[slot];
                 uint32_t position = s_dst_base[digit_of<BITS>(k, shift)] + slot;
@@ -842,8 +634,7 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
             }
         }
         if (threadIdx.x == 0)
-            s_tile = PREFETCH ? next_tile
-                              : atomicAdd(&control->next_tile[pass], 1u);
+            s_tile = atomicAdd(&control->next_tile[pass], 1u);
         __syncthreads(); /* exchanges, counters and s_tile free to reuse */
     }
 }
@@ -875,18 +666,15 @@ __global__ void k_radix_copy(uint32_t *keys, uint32_t *values,
 
 /* ---- host launchers ---------------------------------------------------- */
 
-/* The template arguments of one instantiation, as the launchers name them. */
-#define VARIANT                                                             \
-    BITS, THREADS, ITEMS, MIN_BLOCKS, EARLY, PREFETCH, WINDOW, MATCH, VALUES, \
-        PARTS
-
-template <int BITS, int THREADS, int ITEMS, int MIN_BLOCKS, bool EARLY,
-          bool PREFETCH, int WINDOW, bool MATCH, int VALUES, int PARTS>
+/* One sort: upsweep and scan, every pass's downsweep (a skipped pass
+ * returns at once on the device), then the copy (which returns at once
+ * unless an odd number of passes ran). */
+template <int BITS>
 static ds_status launch_passes(radix_state *s, uint32_t *keys,
                                uint32_t *values, uint32_t count,
                                int descending, cudaStream_t stream)
 {
-    typedef downsweep_smem<BITS, THREADS, ITEMS> smem;
+    typedef downsweep_smem<BITS> smem;
     const int low_bit = 32 - s->key_bits;
     const int vector_ok = ((uintptr_t)keys & 15) == 0;
     if (s->time_phases)
@@ -896,26 +684,17 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
     DS_CUDA_TRY("sort radix",
                 cudaMemsetAsync(s->control, 0, offsetof(radix_control, exec),
                                 stream));
-    if (s->joint_upsweep) {
-        k_radix_upsweep_joint<BITS>
-            <<<s->upsweep_grid, UPSWEEP_THREADS, s->joint_bytes, stream>>>(
-                keys, count, vector_ok, descending, low_bit, s->key_bits,
-                s->pass_count, s->control);
-        DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_upsweep_joint");
-    } else {
-        k_radix_upsweep<BITS, PARTS><<<s->upsweep_grid, UPSWEEP_THREADS, 0,
-                                       stream>>>(
-            keys, count, vector_ok, descending, low_bit, s->pass_count,
-            s->control);
-        DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_upsweep");
-    }
-    k_radix_scan<BITS><<<1, SCAN_THREADS, 0, stream>>>(count, s->pass_count,
+    k_radix_upsweep<BITS><<<s->upsweep_grid, kUpsweepThreads, 0, stream>>>(
+        keys, count, vector_ok, descending, low_bit, s->pass_count,
+        s->control);
+    DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_upsweep");
+    k_radix_scan<BITS><<<1, kScanThreads, 0, stream>>>(count, s->pass_count,
                                                        s->control);
     DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_scan");
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[1], stream));
 
-    if (s->epoch + (uint32_t)s->pass_count >= EPOCH_LIMIT) {
+    if (s->epoch + (uint32_t)s->pass_count >= kEpochLimit) {
         /* Epochs wrapped (after ~10^9 passes): old words could look current. */
         DS_CUDA_TRY("sort radix",
                     cudaMemsetAsync(s->tile_status, 0, s->status_bytes,
@@ -926,8 +705,8 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
         /* Stream order separates the passes: pass p + 1 reads what pass p
          * wrote, and its look-back words carry a new epoch. */
         s->epoch++;
-        k_radix_downsweep<VARIANT>
-            <<<s->downsweep_grid, THREADS, smem::bytes, stream>>>(
+        k_radix_downsweep<BITS>
+            <<<s->downsweep_grid, kDownsweepThreads, smem::bytes, stream>>>(
                 keys, values, s->scratch_keys, s->scratch_values, count, p,
                 low_bit + p * BITS, descending, s->epoch, s->tile_status,
                 s->control);
@@ -935,7 +714,7 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
     }
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[2], stream));
-    k_radix_copy<<<s->copy_grid, 256, 0, stream>>>(
+    k_radix_copy<<<s->copy_grid, s->tuning.copy_threads, 0, stream>>>(
         keys, values, s->scratch_keys, s->scratch_values, count,
         vector_ok && ((uintptr_t)values & 15) == 0, s->control);
     DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_copy");
@@ -945,120 +724,63 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
 }
 
 /* Opts the downsweep into its dynamic shared memory and sizes the grids to
- * the machine: every resident block of each kernel, no more. */
-template <int BITS, int THREADS, int ITEMS, int MIN_BLOCKS, bool EARLY,
-          bool PREFETCH, int WINDOW, bool MATCH, int VALUES, int PARTS>
+ * the machine: every resident block of each kernel, no more (the
+ * downsweep's blocks loop over tiles, so all of them must be resident). */
+template <int BITS>
 static ds_status prepare_kernels(radix_state *s, int sm_count)
 {
-    typedef downsweep_smem<BITS, THREADS, ITEMS> smem;
+    typedef downsweep_smem<BITS> smem;
     int per_sm = 0;
     DS_CUDA_TRY("sort radix",
                 cudaFuncSetAttribute(
-                    k_radix_downsweep<VARIANT>,
+                    k_radix_downsweep<BITS>,
                     cudaFuncAttributeMaxDynamicSharedMemorySize,
                     (int)smem::bytes));
     /* Most shared memory, least L1: the persistent grid assumes every
      * block the occupancy query counts is resident. */
     DS_CUDA_TRY("sort radix",
                 cudaFuncSetAttribute(
-                    k_radix_downsweep<VARIANT>,
+                    k_radix_downsweep<BITS>,
                     cudaFuncAttributePreferredSharedMemoryCarveout,
                     cudaSharedmemCarveoutMaxShared));
     DS_CUDA_TRY("sort radix",
                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    &per_sm, k_radix_downsweep<VARIANT>,
-                    THREADS, smem::bytes));
+                    &per_sm, k_radix_downsweep<BITS>, kDownsweepThreads,
+                    smem::bytes));
     if (per_sm < 1)
         return ds_fail(DS_ERR_UNSUPPORTED,
                        "sort radix: a %d x %d tile does not fit on this GPU",
-                       THREADS, ITEMS);
+                       kDownsweepThreads, kDownsweepItems);
     s->downsweep_grid = sm_count * per_sm;
-    s->upsweep_grid = sm_count * UPSWEEP_BLOCKS_PER_SM;
-    if (s->joint_upsweep) {
-        /* Joint histograms of up to JOINT_MAX_BYTES: as many blocks per SM
-         * as fit, at most UPSWEEP_BLOCKS_PER_SM. */
-        int joint_per_sm = 0;
-        DS_CUDA_TRY("sort radix",
-                    cudaFuncSetAttribute(
-                        k_radix_upsweep_joint<BITS>,
-                        cudaFuncAttributeMaxDynamicSharedMemorySize,
-                        (int)s->joint_bytes));
-        DS_CUDA_TRY("sort radix",
-                    cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                        &joint_per_sm, k_radix_upsweep_joint<BITS>,
-                        UPSWEEP_THREADS, s->joint_bytes));
-        if (joint_per_sm < 1)
-            return ds_fail(DS_ERR_UNSUPPORTED,
-                           "sort radix: joint upsweep of %zu bytes does not "
-                           "fit on this GPU", s->joint_bytes);
-        if (joint_per_sm > UPSWEEP_BLOCKS_PER_SM)
-            joint_per_sm = UPSWEEP_BLOCKS_PER_SM;
-        s->upsweep_grid = sm_count * joint_per_sm;
-    }
-    s->copy_grid = sm_count * 4;
+    s->upsweep_grid = sm_count * s->tuning.upsweep_blocks_per_sm;
+    s->copy_grid = sm_count * s->tuning.copy_blocks_per_sm;
     s->tile_size = smem::tile;
-    s->launch = launch_passes<VARIANT>;
+    s->launch = launch_passes<BITS>;
     return DS_OK;
 }
 
-/* The instantiations: digit widths 4 to 6 with shape 0 and the default
- * shape, 7- and 8-bit digits with every shape (for the measurement). */
-#define PREPARE_SHAPES(bits)                                              \
-    switch (shape) {                                                      \
-    case 1: return prepare_kernels<bits, SHAPE1>(s, sm_count);            \
-    case 2: return prepare_kernels<bits, SHAPE2>(s, sm_count);            \
-    case 3: return prepare_kernels<bits, SHAPE3>(s, sm_count);            \
-    case 4: return prepare_kernels<bits, SHAPE4>(s, sm_count);            \
-    case 5: return prepare_kernels<bits, SHAPE5>(s, sm_count);            \
-    case 6: return prepare_kernels<bits, SHAPE6>(s, sm_count);            \
-    case 7: return prepare_kernels<bits, SHAPE7>(s, sm_count);            \
-    case 8: return prepare_kernels<bits, SHAPE8>(s, sm_count);            \
-    case 9: return prepare_kernels<bits, SHAPE9>(s, sm_count);            \
-    case 10: return prepare_kernels<bits, SHAPE10>(s, sm_count);          \
-    case 11: return prepare_kernels<bits, SHAPE11>(s, sm_count);          \
-    case 12: return prepare_kernels<bits, SHAPE12>(s, sm_count);          \
-    case 13: return prepare_kernels<bits, SHAPE13>(s, sm_count);          \
-    case 14: return prepare_kernels<bits, SHAPE14>(s, sm_count);          \
-    default: return prepare_kernels<bits, SHAPE0>(s, sm_count);           \
-    }
-#define PREPARE_TWO_SHAPES(bits)                                          \
-    return shape ? prepare_kernels<bits, SHAPE_OF(DEFAULT_SHAPE)>(s, sm_count) \
-                 : prepare_kernels<bits, SHAPE0>(s, sm_count)
-
-static ds_status prepare_variant(radix_state *s, int digit_bits, int shape,
-                                 int sm_count)
-{
-    if (digit_bits < 7 && shape != 0 && shape != kDefaultShape)
-        return ds_fail(DS_ERR_INVALID_ARG,
-                       "sort radix: shape %d is only built for 7- and 8-bit "
-                       "digits", shape);
-    switch (digit_bits) {
-    case 4: PREPARE_TWO_SHAPES(4);
-    case 5: PREPARE_TWO_SHAPES(5);
-    case 6: PREPARE_TWO_SHAPES(6);
-    case 7: PREPARE_SHAPES(7);
-    default: PREPARE_SHAPES(8);
-    }
-}
+/* ---- backend entry ----------------------------------------------------- */
 
 static void radix_destroy(void *state);
 
-/* create() with an explicit digit width and tile shape; the backend uses
- * the measured widths above and shape 0, the measurement calls this
- * directly. */
-static ds_status radix_create_variant(const ds_sorter_desc *desc,
-                                      int digit_bits, int shape, int joint,
-                                      void **state)
+static ds_status radix_create(const ds_sorter_desc *desc, void **state)
 {
     ds_status status = DS_OK;
+    const radix_tuning *tuning = &kRadixTuning;
+    const int key_bits = desc->key_bits ? desc->key_bits : 32;
+    const int digit_bits = key_bits == 32 ? tuning->digit_bits_full_keys
+                                          : tuning->digit_bits_short_keys;
     *state = NULL;
-    if (digit_bits < MIN_DIGIT_BITS || digit_bits > MAX_DIGIT_BITS ||
-        shape < 0 || shape >= RADIX_SHAPE_COUNT)
-        return ds_fail(DS_ERR_INVALID_ARG,
-                       "sort radix: digit width %d outside [%d, %d] or "
-                       "shape %d outside [0, %d)",
-                       digit_bits, MIN_DIGIT_BITS, MAX_DIGIT_BITS, shape,
-                       RADIX_SHAPE_COUNT);
+    /* Only the widths and the tile below are compiled. */
+    if ((digit_bits != 7 && digit_bits != 8) ||
+        tuning->downsweep_threads != kDownsweepThreads ||
+        tuning->downsweep_items != kDownsweepItems)
+        return ds_fail(DS_ERR_UNSUPPORTED,
+                       "sort radix: tuning of %d-bit digits and %d x %d "
+                       "tiles is not built (7 or 8 bits, %d x %d)",
+                       digit_bits, tuning->downsweep_threads,
+                       tuning->downsweep_items, kDownsweepThreads,
+                       kDownsweepItems);
     if (desc->max_count >= ((size_t)1 << 32))
         return ds_fail(DS_ERR_TOO_LARGE,
                        "sort radix: max_count %zu needs 64-bit positions",
@@ -1066,17 +788,12 @@ static ds_status radix_create_variant(const ds_sorter_desc *desc,
     radix_state *s = (radix_state *)calloc(1, sizeof *s);
     if (!s)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "sort radix: out of host memory");
-    s->key_bits = desc->key_bits ? desc->key_bits : 32;
+    s->tuning = *tuning;
+    s->key_bits = key_bits;
     s->digit_bits = digit_bits;
-    s->pass_count = (s->key_bits + digit_bits - 1) / digit_bits;
+    s->pass_count = (key_bits + digit_bits - 1) / digit_bits;
     s->max_count = desc->max_count;
     s->time_phases = desc->time_phases;
-    if (joint && digit_bits >= JOINT_MIN_BITS) {
-        joint_groups groups =
-            plan_joint_groups(digit_bits, s->key_bits, s->pass_count);
-        s->joint_bytes = (size_t)groups.bins * sizeof(uint32_t);
-        s->joint_upsweep = s->joint_bytes <= JOINT_MAX_BYTES;
-    }
 
     int device = 0, sm_count = 0;
     DS_CUDA_GOTO(status, fail, "sort radix", cudaGetDevice(&device));
@@ -1084,7 +801,9 @@ static ds_status radix_create_variant(const ds_sorter_desc *desc,
                  cudaDeviceGetAttribute(&sm_count,
                                         cudaDevAttrMultiProcessorCount,
                                         device));
-    if ((status = prepare_variant(s, digit_bits, shape, sm_count)))
+    status = digit_bits == 7 ? prepare_kernels<7>(s, sm_count)
+                             : prepare_kernels<8>(s, sm_count);
+    if (status)
         goto fail;
 
     {
@@ -1114,23 +833,6 @@ static ds_status radix_create_variant(const ds_sorter_desc *desc,
 fail:
     radix_destroy(s);
     return status;
-}
-
-/* ---- backend entry ----------------------------------------------------- */
-
-/* DS_RADIX_SHAPE=<n> in the environment replaces kDefaultShape, so that
- * one build can run the suites and benchmarks with any shape. */
-static ds_status radix_create(const ds_sorter_desc *desc, void **state)
-{
-    int key_bits = desc->key_bits ? desc->key_bits : 32;
-    int shape = kDefaultShape;
-    const char *forced = getenv("DS_RADIX_SHAPE");
-    if (forced && *forced)
-        shape = atoi(forced);
-    return radix_create_variant(desc,
-                                key_bits == 32 ? kDigitBitsFullKeys
-                                               : kDigitBitsShortKeys,
-                                shape, kJointUpsweep, state);
 }
 
 static void radix_destroy(void *state)
