@@ -371,7 +371,7 @@ static int bench_input(const bench_options *opts, const bench_output *out,
             char label[32];
             t.method = (ds_shuffle_method)m;
             /* The atomic method's last throws are serial (seconds at 2^22,
-             * see kernels/shuffle.cu); past 2^20 it would eat the run. */
+             * see kernels/sort/shuffle.cu); past 2^20 it would eat the run. */
             if (t.method == DS_SHUFFLE_ATOMIC_EXCHANGE && n > ((size_t)1 << 20))
                 continue;
             snprintf(label, sizeof label, "shuffle-%s",

@@ -1,24 +1,28 @@
 /* shuffle.cu — the optional O(n) pass that randomly permutes (key, value)
- * pairs before a sort, as "Fast Parallel GPU-Sorting Using a Hybrid
- * Algorithm" (Sintorn & Assarsson) does for nearly sorted vertex lists, so
- * that atomics on bucket counters do not serialise.
+ * pairs in device memory before a sort (ds_shuffle_pairs in sort.h), as
+ * "Fast Parallel GPU-Sorting Using a Hybrid Algorithm" (Sintorn &
+ * Assarsson) does for nearly sorted vertex lists, so that a sort's atomics
+ * on bucket counters do not serialise.
  *
- * Two methods (sort_backend.h):
- *   - Feistel (default, faster): a seeded bijection on the index domain,
- *     a 4-round balanced Feistel network on the next even power of two, made
- *     a bijection on [0, n) by cycle walking (at most 4x the domain, so
- *     under 4 steps on average). One gather pass into the scratch pairs and
- *     one copy back. Not a uniformly random permutation, but far from any
- *     input order, which is all a sort needs.
- *   - Atomic exchange (the paper's instruction): every pair, packed in 64
- *     bits, is thrown at a random slot of an empty table with atomicExch; a
- *     displaced pair is thrown again. The table is as large as the input, so
- *     the last throws find few holes (n ln n throws in total, coupon
- *     collector); after kAtomicRandomThrows a thread probes linearly, which
- *     always ends because a hole exists while it holds a pair.
- * Both are deterministic for a seed only in the Feistel case; the atomic
- * result depends on scheduling. NaN keys come out as the canonical NaN
- * (the atomic method needs one bit pattern free for its empty slot).
+ * Two methods (ds_shuffle_method in sort.h):
+ *   - Feistel (the default, far faster): a seeded bijection on the index
+ *     domain, a 4-round balanced Feistel network on the next even power of
+ *     two, made a bijection on [0, n) by cycle walking (the domain is under
+ *     4n, so fewer than 4 steps on average). One gather pass into the
+ *     scratch pairs and one copy back. Not a uniformly random permutation,
+ *     but far from any input order, which is all a sort needs.
+ *   - Atomic exchange (the paper's method): every pair, packed in 64 bits,
+ *     is thrown at a random slot of an empty table with atomicExch; a
+ *     displaced pair is thrown again. The table is as large as the input,
+ *     so the last throws find few holes (about n ln n throws in all, the
+ *     coupon collector); after kAtomicRandomThrows a thread probes
+ *     linearly, which always ends because a hole exists while it holds a
+ *     pair.
+ * Only the Feistel result is a function of the seed; the atomic result
+ * depends on scheduling. NaN keys come out as the canonical NaN (the
+ * atomic method needs one bit pattern free for its empty slot).
+ * Memory: the caller's scratch arrays of count + 1 elements. Not handled:
+ * count > 2^32 - 2. Design and reasons: docs/algorithms/shuffle.md.
  */
 #include "cuda_check.h"
 #include "sort_backend.h"
@@ -58,7 +62,7 @@ static inline uint64_t splitmix64(uint64_t *state)
 struct feistel_params {
     uint32_t half_bits;
     uint32_t half_mask;
-    uint32_t round_keys[4];
+    uint32_t round_keys[kFeistelRounds];
 };
 
 __device__ static inline uint32_t feistel_once(uint32_t x,

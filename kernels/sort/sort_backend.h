@@ -1,15 +1,17 @@
-/* sort_backend.h — the contract between the sort front end (src/sort/sort.c) and
- * each algorithm (kernels/sort/sort_<algo>.cu, src/sort/sort_cpu.c). Internal to the
- * sort library.
+/* sort_backend.h — the contract between the sort front end
+ * (src/sort/sort.c) and each algorithm (kernels/sort/sort_<algo>.cu,
+ * src/sort/sort_cpu.c). Internal to the sort library.
  *
  * Adding an algorithm: write kernels/sort/sort_<algo>.cu defining
  *   extern "C" const ds_sort_backend ds_sort_backend_<algo> = {...};
  * and add its line to src/sort/sort_registry.h (docs/sort-library.md).
  *
- * The front end has already validated arguments, returned early for
+ * The front end has already validated arguments (non-NULL arrays, count <=
+ * max_count, DS_SORT_ALIGNMENT for device arrays), returned early for
  * count == 0, and run the shuffle pass when enabled; the backend sorts
  * keys/values in place with the full semantics of sort.h (descending, NaN
- * last, -0 == +0, key_bits).
+ * last, -0 == +0; key_bits, which a backend may ignore by sorting the full
+ * key). Algorithm notes: docs/algorithms/<algo>.md.
  */
 #ifndef DS_SORT_BACKEND_H
 #define DS_SORT_BACKEND_H

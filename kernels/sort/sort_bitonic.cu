@@ -1,95 +1,38 @@
-/* sort_bitonic.cu — bitonic sort of (float key, uint32 value) pairs in three
- * versions, after the report "Bitonic Sort in CUDA" (Daskalopoulos, 2025):
- *   V0 (bitonic0): one kernel launch per (stage, step), global memory;
- *   V1 (bitonic1): the first stages, and the lower steps of each later
- *       stage, fused into one kernel whose blocks each own a 2048-element
- *       segment in global memory (__syncthreads between steps);
- *   V2 (bitonic2): the fused parts done on-chip, beyond the report: every
- *       launch is a pass in which each block gathers a "local tile" of 8192
- *       pairs, runs a run of consecutive steps on it and scatters it back.
- *       A thread keeps 16 pairs in registers, a window over 4 local index
- *       bits, so up to four steps run between two barriers; between
- *       windows the tile is re-dealt through shared memory (one barrier;
- *       a __syncwarp() between two windows inside a warp's 512 pairs).
- *       The first window of a pass loads from global memory, the last
- *       stores there, both 128 or more contiguous bytes a warp.
- *       Pass kinds: FIRST sorts each contiguous tile (stages 0 ... 12).
- *       The later stages' steps, walked in order, are cut into passes
- *       that each take as many as fit a local tile with 2^5 contiguous
- *       low index bits (128-byte segments) (run_merged_v2): GLOBAL, 8
- *       strided index bits (7 and the pair bit of the mirror trick below
- *       when it starts a stage); MERGED, the tail of stage s (steps T ...
- *       0 on contiguous bits) and the head of stage s + 1 (its mirror and
- *       10 - max(T, 4) steps); TILE, the steps left of the last stage.
- *       2^24 pairs: FIRST + 21 passes.
- *       Every pass kind is a kernel whose windows are template constants
- *       (k_bitonic_v2_first, _global<mirror>, _merged<T>, _tile<top>):
- *       a slot's shared address is a per-window base plus an immediate
- *       (shared memory padded, not swizzled), a comparator is five
- *       instructions, nothing spills.
- *       NVIDIA H200, 2^24 uniform, bench_sort, same run (bitonic4 work,
- *       commit after 2cbe7de): 1.849 ms, cub 0.626 (2.96x), cub-raw
- *       0.558 (3.31x); 1M 0.107 ms. ncu per pass: FIRST 307 us (160M
- *       warp instructions; shared-memory bound: 27 windows each load and
- *       store every pair), GLOBAL 68-71 us, MERGED 68-75 us, TILE 69 us
- *       (DRAM 66-74% of peak; sum 1776 us).
- *       DS_BITONIC_MERGED=0 runs the stage-by-stage plan instead, for
- *       comparison (run_stage_v2: per stage s >= 13, GLOBAL passes from s
- *       down, one up to stage 19 and two beyond, then a TILE pass; 2^24:
- *       FIRST + 26 passes): 2.19 ms (cub 0.625, at 2cbe7de; 2.18 ms
- *       with clusters in the run of the 1.849 ms).
+/* sort_bitonic.cu — bitonic sort of (float key, uint32 value) pairs in device
+ * memory, in the three versions of "Bitonic Sort on GPU: CUDA
+ * Implementations & Optimizations" (Daskalopoulos, 2025):
+ *   bitonic0 (V0): one launch per (stage, step), in global memory;
+ *   bitonic1 (V1): stages 0 ... 10, and steps 10 ... 0 of every later
+ *       stage, fused into one launch whose blocks each own a 2048-element
+ *       segment of global memory; the steps above 10 are V0 launches;
+ *   bitonic2 (V2): beyond the report, a sequence of passes, in each of
+ *       which a block gathers a local tile of 8192 pairs into registers
+ *       and shared memory, runs several consecutive steps on it and
+ *       scatters it back. FIRST sorts each contiguous tile (stages 0 ...
+ *       12); the later stages' steps, walked in order, are cut into GLOBAL
+ *       (strided bits), MERGED (a stage's tail with the next stage's head)
+ *       and TILE passes. Every pass kind is a kernel whose register windows
+ *       and shared-memory layouts are template constants.
  *
- * How V2 got here (H200, 2^24 uniform unless noted). It began as one
- * run-time kernel for every pass, its windows, slot addresses and global
- * indices computed at run time (it spilled), on the stage-by-stage plan:
- * deep GLOBAL passes (8 steps, going below the tile bits) and a swizzled
- * tile, 3.40 ms on the H100; then thread-block clusters (sm_90: 2, 4 or 8
- * blocks holding a 2^14 ... 2^16-pair local tile, exchanging through
- * distributed shared memory) for the GLOBAL steps that plain blocks need
- * two passes for (3.21 -> 3.13 ms), and warp-local first and last windows
- * of FIRST and TILE passes staged through shared memory for 256-byte
- * accesses (3.38 ms with neither, 3.13 with TILE, 3.09 with both):
- * 3.09 ms. Compile-time FIRST and TILE kernels took it to 2.41 ms (cub
- * 0.627), a compile-time GLOBAL kernel to 2.19 ms (cub 0.625) with or
- * without clusters (a cluster pass 133-166 us, a plain GLOBAL pass 66-70
- * us), the merged plan to 1.849 ms (the run-time kernel 3.09 ms in that
- * same run). The run-time kernel, the clusters, the staged I/O and their
- * measurement knobs were then removed. Tried and slower or dropped:
- * instances of the run-time kernel per pass kind (3.12 against 3.07 ms);
- * clusters on every pass (FIRST over 2^16, 17 passes: a cluster-wide
- * window costs about a DRAM pass); a resident grid looping over the tiles
- * with L2 prefetch (H100: 4.27 against 3.40 ms); TILE passes ending on a
- * window of steps 3 ... 0 or 2 ... 0, whose stores leave 64- or 32-byte
- * gaps between lanes (91-105 against 64-71 us); 32 pairs a thread for
- * FIRST (21 windows instead of 27) was not built: no padding u + (u >> a)
- * [+ (u >> b)] keeps its layouts free of bank conflicts (checked
- * exhaustively), and a swizzle costs an instruction a slot.
+ * Network: the variant whose first step of a stage compares each element
+ * with its mirror in the run, so that every comparator puts the smaller key
+ * at the lower index. n is padded to a power of two with virtual +infinity
+ * sentinels that are never read or written, so any n works in place.
+ * Keys go through the order transform of sort_keys.cuh (direction, NaN
+ * last, -0 == +0) and back: V0/V1 in a first and a last kernel, V2 inside
+ * its first and last passes.
  *
- * Network. Stage s (0-based) merges sorted runs of 2^s into runs of
- * 2^(s+1); its step j compares elements 2^j apart. We use the variant whose
- * first step of a stage compares element i with its mirror in the run
- * (i XOR (2^(s+1) - 1)) and whose every comparator puts the smaller key at
- * the lower index, instead of the report's alternating directions. It sorts
- * the same, and makes padding free: the n keys are padded to the next
- * power of two with virtual +infinity sentinels that are never stored — a
- * comparator that reaches past n is skipped, since the sentinel already
- * sits where the larger key belongs — so nothing at or beyond n is read or
- * written and no scratch memory is needed. In V2 a GLOBAL or MERGED pass
- * that holds a mirror step gathers the strided bits for a middle index r
- * and for its complement ~r, so that the mirror stays inside the local
- * tile.
+ * Complexity: O(n log^2 n) comparisons, log2(N)(log2(N) + 1)/2 steps for N
+ * the next power of two of n. Launches: V0 one per step; V1 one for the
+ * first stages, then per later stage one per step above 10 and one fused;
+ * V2 one per pass (2^24: 22; 2^27: 30).
+ * Memory: in place, no scratch. V2 uses 68 KiB of dynamic shared memory a
+ * block (two blocks an SM).
+ * Not handled: count > 2^31 (32-bit indices; create refuses); not stable;
+ * key_bits is ignored (the full key is sorted).
  *
- * Keys are converted in place to the order-preserving uint32 of
- * sort_keys.cuh (descending order, NaN last and -0 == +0 are all in that
- * transform; the network always sorts ascending) and back: V0/V1 in a
- * first and a last kernel, V2 inside its first and last passes.
- *
- * Complexity: O(n log^2 n) comparisons; log2(N)(log2(N)+1)/2 steps for
- * N = next power of two of n. Launches: V0 one per step; V1 one per stage
- * beyond the fused ones plus one per global step; V2 one per pass (2^24:
- * 22; 2^27: 30).
- *
- * Limits: count <= 2^31 (32-bit indices); not stable.
+ * Design, tile layouts and where this departs from the report:
+ * docs/algorithms/bitonic.md.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -102,45 +45,47 @@
 
 /* ---- tuning ------------------------------------------------------------ */
 
-/* Threads per block for every step kernel: the report's 1024, which makes
- * V1's fused segment 2 x 1024 elements (the report's step_max = 10). */
-#define BITONIC_THREADS 1024
-#define V1_SEGMENT_BITS 11 /* log2(2 * BITONIC_THREADS) */
-/* V2 local tile: 8192 pairs, 512 threads of 16 pairs each. A thread's 16
- * pairs are a register window over 4 local index bits, so up to four
- * steps run between two barriers. In dynamic shared memory the tile is
- * padded by one slot after every 16 (bank-conflict-free layouts, see
- * v2_pad): 68 KiB of keys and values, so two blocks fit an SM. */
-#define V2_TILE_BITS 13
-#define V2_TILE (1u << V2_TILE_BITS)
-#define V2_THREADS 512
-#define V2_WINDOW_BITS 4
-#define V2_ITEMS (1 << V2_WINDOW_BITS)
-#define V2_PADDED_TILE (V2_TILE + V2_TILE / 16)
-#define V2_SMEM_BYTES (V2_PADDED_TILE * sizeof(uint2))
+/* V0/V1 threads a block: the report's 1024, which makes V1's fused segment
+ * 2 x 1024 elements (the report's step_max = 10). */
+static constexpr int BITONIC_THREADS = 1024;
+static constexpr int V1_SEGMENT_BITS = 11; /* log2(2 * BITONIC_THREADS) */
+/* V2 local tile of 2^13 pairs: 68 KiB padded in shared memory, so that two
+ * 512-thread blocks fit an SM. */
+static constexpr int V2_TILE_BITS = 13;
+static constexpr int V2_THREADS = 512;
+/* 16 pairs a thread in registers, a window over 4 local index bits: up to
+ * four steps between two barriers without spilling. */
+static constexpr int V2_WINDOW_BITS = 4;
+/* Low index bits a GLOBAL pass keeps contiguous (MERGED at least as many):
+ * 2^5 pairs are 128-byte segments of keys and of values; 2^4 makes fewer
+ * passes but measured slower. k_bitonic_v2_global's layouts assume 5. */
+static constexpr int V2_GLOBAL_LOW_BITS = 5;
+/* Conversion kernels (V0/V1): threads a block, and a grid cap past which
+ * they stride. */
+static constexpr int CONVERT_THREADS = 256;
+static constexpr unsigned CONVERT_MAX_BLOCKS = 4096;
+
+/* ---- derived constants ------------------------------------------------- */
+
+static constexpr uint32_t V2_TILE = 1u << V2_TILE_BITS;
+static constexpr uint32_t V2_LOCAL_MASK = V2_TILE - 1u;
+static constexpr int V2_ITEMS = 1 << V2_WINDOW_BITS; /* pairs a thread */
+/* One spare slot after every 16 (v2_pad). */
+static constexpr uint32_t V2_PADDED_TILE = V2_TILE + V2_TILE / 16;
+static constexpr size_t V2_SMEM_BYTES = V2_PADDED_TILE * sizeof(uint2);
 /* A warp's 32 threads hold 2^V2_WARP_BITS pairs: in a window over local
  * bits below it, they are the warp's own block of the tile. */
-#define V2_WARP_BITS (V2_WINDOW_BITS + 5)
-/* GLOBAL passes keep this many low index bits contiguous, MERGED passes
- * at least as many (2^5 pairs = 128-byte segments of keys and of values;
- * measured faster than 2^4 on the H100, though 2^4 makes fewer passes);
- * the other 8 bits of a GLOBAL pass's tile hold 8 global steps (7 and the
- * pair bit with a mirror). k_bitonic_v2_global's layouts are written for
- * 5. */
-#define V2_GLOBAL_LOW_BITS 5
-/* Threads per block of the conversion kernels. */
-#define CONVERT_THREADS 256
+static constexpr int V2_WARP_BITS = V2_WINDOW_BITS + 5;
+/* MERGED passes take a tail of at most steps 10 ... 0 (k_bitonic_v2_merged). */
+static constexpr int V2_MERGED_MAX_TAIL = V2_TILE_BITS - 3;
 
 /* Sentinel key of the V2 local tiles: the largest ordered key.
  * A real NaN maps to the same value; compare-and-swap only on a strictly
  * greater key, so neither ever moves past the other. */
-#define SENTINEL_KEY 0xFFFFFFFFu
+static constexpr uint32_t SENTINEL_KEY = 0xFFFFFFFFu;
 
 typedef struct bitonic_state {
     int version; /* 0, 1, 2 */
-    int merged;  /* V2: the merged-pass plan (run_merged_v2, the default)
-                    or, with DS_BITONIC_MERGED=0, the stage-by-stage plan
-                    (run_stage_v2) */
 } bitonic_state;
 
 static_assert(V2_THREADS * V2_ITEMS == V2_TILE, "V2 tile = threads x items");
@@ -257,7 +202,7 @@ k_bitonic_v1_fused(uint32_t *keys, uint32_t *values, uint32_t n, int first,
  * slot after every 16, so slot v2_pad(u) = u + u / 16, which is additive
  * over disjoint bit sets (v2_pad(a | b) = v2_pad(a) + v2_pad(b)); every
  * layout below keeps the 16 lanes of a half-warp on 16 distinct bank pairs
- * (checked exhaustively on the host when this was written).
+ * (checked exhaustively on the host).
  *
  * Layouts. Plain window MASK (4 of the 13 local bits): slot s holds the
  * local index whose MASK bits are s (lowest first) and whose other bits
@@ -269,7 +214,6 @@ k_bitonic_v1_fused(uint32_t *keys, uint32_t *values, uint32_t n, int first,
  * V2_WARP_BITS, and every mirror window of a stage below V2_WARP_BITS,
  * holds exactly the pairs with u >> V2_WARP_BITS == warp, so two such
  * windows in a row need only __syncwarp(). */
-#define V2_LOCAL_MASK (V2_TILE - 1u)
 
 /* The register part of a window: slot p of the thread's V2_ITEMS. */
 template <int Q>
@@ -605,11 +549,11 @@ v2_tile_global_store(const v2_block &b, uint32_t (&key)[V2_ITEMS],
  * the top: J ... J - 3, and so on; the chunk that reaches step 0 runs on
  * bits 0 ... 3, or, if it stores to global memory (FINAL), is steps 1 ...
  * 0 (or 0) on v2_final_mask, where a warp's store is 512 (256)
- * contiguous bytes: a final chunk of steps 3 ... 0 or 2 ... 0 leaves 64-
- * or 32-byte gaps between lanes, and such TILE passes took 91-105 us
- * against 66-69 us (H200, ncu), so they take one window more instead.
- * FROM_GLOBAL: the first window loads from global memory. NEXT_TOP:
- * the top local bit of the window after the last (for its barrier). */
+ * contiguous bytes: a final chunk of steps 3 ... 0 or 2 ... 0 would leave
+ * 64- or 32-byte gaps between lanes, which costs more than the extra
+ * window. FROM_GLOBAL: the first window loads from global memory.
+ * NEXT_TOP: the top local bit of the window after the last (for its
+ * barrier). */
 template <int J, bool FROM_GLOBAL, bool FINAL, int NEXT_TOP>
 __device__ __forceinline__ void v2_chunks(const v2_block &b,
                                           uint32_t (&key)[V2_ITEMS],
@@ -828,7 +772,7 @@ static_assert(V2_TILE_BITS == 13, "v2_tile_kernels lists 13 instances");
 
 /* MERGED pass: the tail of stage s, steps T ... 0, and the head of stage
  * s + 1, its mirror and H = 10 - K steps after it (K = max(T, 4)), in one
- * pass (run_merged_v2). Local tile u = [low: K + 1 bits,
+ * pass (run_passes_v2). Local tile u = [low: K + 1 bits,
  * contiguous global bits 0 ... K][pair: 1][h: H + 1 bits, global steps
  * step_lo ... s + 1]; the block supplies the middle bits between (and the
  * pair bit its complement, as in GLOBAL) and those above. The tail runs on
@@ -950,7 +894,6 @@ k_bitonic_v2_merged(uint32_t *keys, uint32_t *values, uint32_t n,
 }
 
 /* k_bitonic_v2_merged<tail top> by its tail top. */
-#define V2_MERGED_MAX_TAIL (V2_TILE_BITS - 3)
 static const v2_pass_kernel v2_merged_kernels[V2_MERGED_MAX_TAIL + 1] = {
     k_bitonic_v2_merged<0>, k_bitonic_v2_merged<1>, k_bitonic_v2_merged<2>,
     k_bitonic_v2_merged<3>, k_bitonic_v2_merged<4>, k_bitonic_v2_merged<5>,
@@ -1022,38 +965,15 @@ static ds_status launch_v2_tile(uint32_t *keys, uint32_t *values, uint32_t n,
     return DS_OK;
 }
 
-/* Stage `stage` (>= V2_TILE_BITS) on its own (the stage-by-stage plan,
- * DS_BITONIC_MERGED=0): GLOBAL passes from the stage's mirror down (7
- * steps, then 8) while steps at or above V2_TILE_BITS are left (one pass
- * up to stage 19, two beyond), then a TILE pass for the rest. */
-static ds_status run_stage_v2(uint32_t *keys, uint32_t *values, uint32_t n,
-                              int log_n, int stage, int descending,
-                              cudaStream_t stream)
-{
-    const int global_steps = V2_TILE_BITS - V2_GLOBAL_LOW_BITS; /* 8 */
-    ds_status status;
-    int step = stage; /* the next step */
-    while (step >= V2_TILE_BITS) {
-        const int mirror = step == stage;
-        const int count = global_steps - mirror;
-        if ((status = launch_v2_global(keys, values, n, log_n, mirror, step,
-                                       step - count + 1, stream)))
-            return status;
-        step -= count;
-    }
-    return launch_v2_tile(keys, values, n, log_n, stage, step, descending,
-                          stream);
-}
-
-/* V2's stages from V2_TILE_BITS on, with merged passes (the default plan):
- * walking their steps in order, each pass takes as many as fit a local
- * tile of 2^13 pairs with 2^5 contiguous low bits: a stage's mirror and 6
- * steps (GLOBAL, only where no tail comes before it), 8 steps at or above
- * bit 6 (GLOBAL), or, once the steps left in a stage are T ... 0 with T <=
- * 10, those and the next stage's mirror and 10 - max(T, 4) steps
- * (MERGED), or the steps left alone (TILE: T = 11 or 12, or the last
- * stage). 2^24: 21 passes after FIRST (the stage-by-stage plan: 26). */
-static ds_status run_merged_v2(uint32_t *keys, uint32_t *values, uint32_t n,
+/* V2's stages from V2_TILE_BITS on: walking their steps in order, each
+ * pass takes as many as fit a local tile of 2^13 pairs with 2^5 contiguous
+ * low bits: a stage's mirror and 6 steps (GLOBAL, only where no tail comes
+ * before it), 8 steps at or above bit 6 (GLOBAL), or, once the steps left
+ * in a stage are T ... 0 with T <= 10, those and the next stage's mirror
+ * and 10 - max(T, 4) steps (MERGED), or the steps left alone (TILE: T = 11
+ * or 12, or the last stage). 2^24: 21 passes after FIRST. Stream order is
+ * the global barrier between passes. */
+static ds_status run_passes_v2(uint32_t *keys, uint32_t *values, uint32_t n,
                                int log_n, int descending, cudaStream_t stream)
 {
     const int global_steps = V2_TILE_BITS - V2_GLOBAL_LOW_BITS; /* 8 */
@@ -1099,9 +1019,9 @@ static ds_status run_merged_v2(uint32_t *keys, uint32_t *values, uint32_t n,
 /* V2's network. The first pass sorts each 2^V2_TILE_BITS tile (stages 0
  * ... 12) and converts the keys; the last stage's TILE pass converts them
  * back (the first pass, if it is the only one). */
-static ds_status run_network_v2(const bitonic_state *s, uint32_t *keys,
-                                uint32_t *values, uint32_t n, int log_n,
-                                int descending, cudaStream_t stream)
+static ds_status run_network_v2(uint32_t *keys, uint32_t *values,
+                                uint32_t n, int log_n, int descending,
+                                cudaStream_t stream)
 {
     /* all 13 stages even for a shorter input: its padding is sentinels,
      * so the extra stages leave it sorted */
@@ -1109,14 +1029,7 @@ static ds_status run_network_v2(const bitonic_state *s, uint32_t *keys,
                          stream>>>(keys, values, n, log_n <= V2_TILE_BITS,
                                    descending);
     DS_CUDA_TRY_LAUNCH("sort bitonic", "k_bitonic_v2_first");
-    if (s->merged)
-        return run_merged_v2(keys, values, n, log_n, descending, stream);
-    ds_status status;
-    for (int stage = V2_TILE_BITS; stage < log_n; stage++)
-        if ((status = run_stage_v2(keys, values, n, log_n, stage, descending,
-                                   stream)))
-            return status;
-    return DS_OK;
+    return run_passes_v2(keys, values, n, log_n, descending, stream);
 }
 
 /* The network for N = 2^log_n, in the version's launches (V0 and V1).
@@ -1199,10 +1112,6 @@ static ds_status bitonic_create(int version, const ds_sorter_desc *desc,
         return ds_fail(DS_ERR_OUT_OF_MEMORY,
                        "sort bitonic%d: out of host memory", version);
     s->version = version;
-    /* DS_BITONIC_MERGED=0: the stage-by-stage plan (run_stage_v2), for
-     * measurement. */
-    const char *merged = getenv("DS_BITONIC_MERGED");
-    s->merged = !merged || atoi(merged) != 0;
     *state = s;
     return DS_OK;
 }
@@ -1237,14 +1146,14 @@ static ds_status bitonic_sort(void *state, float *keys, uint32_t *values,
     uint32_t *k = (uint32_t *)keys; /* ordered uint32 between the two
                                        conversion kernels */
     const int descending = order == DS_SORT_DESCENDING;
-    const unsigned convert_grid = blocks_for(n, CONVERT_THREADS) < 4096
-                                      ? blocks_for(n, CONVERT_THREADS)
-                                      : 4096;
+    const unsigned convert_grid =
+        blocks_for(n, CONVERT_THREADS) < CONVERT_MAX_BLOCKS
+            ? blocks_for(n, CONVERT_THREADS)
+            : CONVERT_MAX_BLOCKS;
     ds_status status;
     int log_n = log2_ceil(n);
     if (s->version == 2)
-        return log_n > 0 ? run_network_v2(s, k, values, n, log_n, descending,
-                                          st)
+        return log_n > 0 ? run_network_v2(k, values, n, log_n, descending, st)
                          : DS_OK;
     k_bitonic_to_ordered<<<convert_grid, CONVERT_THREADS, 0, st>>>(k, n,
                                                                  descending);

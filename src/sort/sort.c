@@ -141,7 +141,7 @@ ds_status ds_sorter_create(const ds_sorter_desc *desc, ds_sorter **dest)
      * created with shuffle on, so that ds_sorter_set_shuffle() never
      * allocates. The CPU backend shuffles on the host itself. One spare
      * element lets the atomic shuffle pack an odd count of 64-bit pairs
-     * across the two arrays (sort_backend.h). */
+     * across the two arrays (ds_shuffle_pairs in sort.h, kernels/sort/shuffle.cu). */
     if (!backend->on_host && desc->max_count > 0) {
         DS_CUDA_GOTO(status, fail, "sort",
                        cudaMalloc((void **)&sorter->scratch_keys,

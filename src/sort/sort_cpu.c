@@ -1,7 +1,7 @@
 /* sort_cpu.c — the host reference sort and the no-GPU fallback: an LSD
  * radix sort on the order-preserving uint32 transform of each key
- * (kernels/sort_keys.cuh), so that it honours every sort.h rule (direction,
- * NaN last, -0 == +0, key_bits) exactly like the GPU sorts.
+ * (kernels/common/sort_keys.cuh), so that it honours every sort.h rule
+ * (direction, NaN last, -0 == +0, key_bits) exactly like the GPU sorts.
  *
  * O(n * passes): one read pass builds the histograms of every digit at
  * once, then one scatter pass per digit, skipping digits that are the same
