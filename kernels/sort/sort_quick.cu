@@ -1,183 +1,38 @@
-/* sort_quick.cu — GPU-Quicksort, after Cederman & Tsigas, "GPU-Quicksort: A
+/* sort_quick.cu — GPU quicksort, after Cederman & Tsigas, "GPU-Quicksort: A
  * Practical Quicksort Algorithm for Graphics Processors".
  *
- * Keys are sorted in their ordered uint32 form (ds_key_to_ordered), which
- * makes descending order, NaN-last and -0 == +0 plain unsigned comparison.
- * The map is fused into the sort: one read-only pass finds the root's
- * bounds (the first pivot needs them), the first partition maps the
- * caller's floats as it stages them (a short input: phase two as it
- * reads them), every buffer after that holds codes, and every write of a
- * key to its final place maps it back (the gap fills, the small sort,
- * copies from aux, and "restore" tasks for uniform sequences that phase
- * one leaves in the caller's arrays). DS_QUICK_FUSED=0 (read at create)
- * keeps the separate in-place map passes before and after instead.
+ * Keys are sorted in their ordered uint32 form (sort_keys.cuh), which makes
+ * descending order, NaN-last and -0 == +0 plain unsigned comparison. The map
+ * is fused into the sort: a read-only pass finds the root's bounds (the first
+ * pivot needs them), the first read of a key maps it, and every write of a
+ * key to its final place maps it back.
  *
- * Phase one (several blocks per sequence, host loop). Every sequence that is
- * still long is cut into tiles (the paper's sections) of threads * 8 keys,
- * listed by one planning block. A persistent grid of partition blocks
- * walks the tiles, three rounds in a fixed order and then claiming them
- * from a counter, so that faster blocks take more; while a block
- * partitions one tile, the next one's keys and values are already being
- * copied into its shared memory (cp.async).
- * Per tile, the first pass (over shared memory) counts the keys below,
- * equal to and above the pivot and ranks them with warp ballots, the block
- * sums the counts, reserves its output ranges with atomicAdd on the
- * sequence's three cursors (below grows up from the start, above grows
- * down from the end, equal is an offset into the gap), and the second
- * pass writes the tile into the auxiliary buffer. Keys equal to the pivot
- * are final: their values wait in the `equal_values` scratch until the
- * fill writes them into the gap of the user's buffer (the other blocks of
- * the next iteration's planning launch, k_quick_plan_fill; with keys
- * carrying values, the paper's "fill the gap with
- * the pivot" needs the values too, and the gap's start is known only once
- * every tile has counted). The last tile of a sequence (atomic counter)
- * creates the two children. The pivot is the average of the sequence's
- * minimum and maximum key values (for float keys spread over many binades
- * the average of their codes would cut off almost nothing); the children's
- * bounds come for free from the partition (largest key below, smallest key
- * above). After log2(maxseq) + 3 iterations the pivot is the midpoint of
- * the codes, which halves the code range, so phase one ends within a
- * bounded number of iterations on any input; a sequence whose minimum
- * equals its maximum is done at once — all-equal input costs the bounds
- * pass alone (its keys are final as they stand). Iterations continue while sequences are long and
- * fewer than maxseq exist. The host queues them in batches without
- * waiting (each plan decides on the device, and the persistent grid does
- * not depend on the plan) and reads only the last plan's report of a
- * batch, from mapped pinned memory; phase two is queued behind each
- * batch (see below).
+ * Phase one (many blocks per sequence, iterations queued by the host): each
+ * long sequence is cut into tiles (the paper's sections), listed by a
+ * one-block plan kernel and walked by a persistent grid that prefetches the
+ * next tile into shared memory (cp.async) and claims tiles from a counter
+ * after three fixed rounds. A tile is counted against the pivot with warp
+ * ballots, reserves its output ranges with atomics on the sequence's cursors
+ * and is written to the other buffer; keys equal to the pivot are final. The
+ * pivot is the average of the sequence's minimum and maximum key values,
+ * later the midpoint of their codes, so phase one ends within a bounded
+ * number of iterations on any input.
+ * Phase two (one block per sequence, no host): a persistent grid sorts each
+ * remaining sequence with an explicit stack (median-of-three pivot) down to a
+ * shared-memory flip-bitonic sort that runs in register windows.
+ * The kernels are chained with programmatic dependent launch (sm_90).
  *
- * Phase two (one block per sequence, no host). A persistent grid takes
- * the sequences one after another (an atomic counter); it is queued
- * behind every batch and works only after the batch that finished phase
- * one, so it needs neither the task count nor a host round trip. Each
- * block sorts its sequence with an explicit shared-memory stack, always
- * continuing with the smaller part (depth <= log2 n), the same two-pass
- * partition with the median of first, middle and last key as pivot,
- * equal keys again final, and a shared-memory bitonic sort once a
- * sequence fits (<= sbsize), in the "flip" form whose comparators all
- * point one way, so that padding (the all-ones word) never moves. The
- * sort runs in register windows: each thread holds the 16 words that
- * differ in 4 index bits, runs every step on those bits in registers
- * (compile-time register pairs, no shuffles), and the words go through
- * shared memory once per window (22 round trips at 8192 pairs for 91
- * steps). A thread whose words are all padding skips the window. When a
- * sequence's codes span less than 2^(32 - log2 n2) (n2 its padded size)
- * — after phase one, all but the widest binades — a word is 32 bits,
- * (code - min) above the pair's index, a comparator a min and a max, and
- * the values wait in shared memory until the write-out gathers them;
- * otherwise the words are (code, value) in 64 bits, 8 a thread in 3-bit
- * windows, so that both kinds fit the 40 registers of three 512-thread
- * blocks an SM. A pad that ties with a real (NaN, 0xFFFFFFFF) 64-bit
- * word is indistinguishable from it.
- * The kernels of the iterations and phase two are chained (programmatic
- * dependent launch, sm_90): each becomes resident while the one before
- * it ends and waits for it (griddepcontrol.wait) before touching memory.
+ * Cost: O(n log n) expected, phase one O(n) per iteration; all-equal keys
+ * cost one read pass. Phase two's median of three has the classic O(n^2)
+ * inputs, but only within one sequence of about n / maxseq keys.
+ * Memory beyond the caller's arrays: 12 bytes per pair (auxiliary keys and
+ * values, equal-key values) plus lists of O(maxseq) entries, all made at
+ * create; nothing is allocated per sort.
+ * Not handled: key_bits (the full key is always sorted); stability; more
+ * than 2^32 - 1 pairs (create refuses them).
  *
- * Cost: O(n log n) expected; phase one O(n) per iteration. Memory beyond
- * the caller's arrays: 12 bytes per element (auxiliary keys and values,
- * equal-key values) plus lists of O(maxseq) entries, all made at create.
- * Not handled: key_bits (the full key is always sorted); stability.
- * Measured on an H100 at 2^24 uniform pairs: 2.88 ms in bench_sort, 4.8x
- * cub-raw (0.603 ms, same run); the driver measured 2.92 against 2.98 ms
- * before the plan searched in shared memory, published once per batch and
- * the fill went warp per tile (was 3.40 ms, 5.6x, with one register tile
- * per block and a host round trip per iteration; before that 4.06 ms).
- * The 3x goal is not met: the partition takes about 145 us an iteration
- * (about 1.8 TB/s), the plan 11 us and the fill 5 us; phase two's bitonic
- * sorts 0.8 ms.
- * On an H200 (bench_sort, one run): 2.508 ms at 2^24, 4.57x cub-raw
- * (0.549 ms); phases 0.065 + 1.643 + 0.756 + 0.048 ms. Fusing the maps
- * (H200, three alternating runs each): 2.503 / 2.525 / 2.505 -> 2.451 /
- * 2.472 / 2.472 ms at 2^24 (cub-raw 0.552-0.555), 0.254 -> 0.250 ms at
- * 2^20; the bounds pass takes 0.057 ms against the map's 0.064 (both
- * latency-bound grid-stride loops), so the gain is the map back's
- * 0.048 ms, not the 0.11 of both passes. The lane-major
- * segment sort took phase two from 0.86 to 0.76 ms (private driver, same
- * run: 2.617 -> 2.517 ms). Measured slower in that driver (against
- * about 2.62 ms for the code before it) and not kept: three or four
- * tiles in flight per partition block (2.72, 3.20 ms); 16 keys a thread
- * per tile (3.01 ms), 4 with three tiles in flight (3.02 ms); three
- * 512-thread partition blocks an SM at 40 registers (3.05 ms); writing
- * each partitioned tile out through shared memory (2.68 against 2.52 ms);
- * a phase two that sorts each sequence in shared memory by in-place
- * partitions down to 256-pair leaves sorted a warp each (3.2 ms: about
- * 1,900 cycles a block-wide partition, and the leaves as shuffle-bound
- * as the bitonic sort they replace).
- * Register windows and packed words (H200, bench_sort, two alternating
- * runs of the three builds): 2^24 uniform 2.453 -> 2.299 (windows,
- * 64-bit words) -> 2.000 ms (packed words), cub 0.630-0.635 (3.16x),
- * cub-raw ~0.56 (3.6x); phase two 0.746 -> 0.575 -> 0.283 ms (ncu: 279
- * us, 146M warp instructions, neither the ALU nor shared memory
- * saturated: barrier-bound with two 512-thread blocks an SM); phase one
- * 1.66 ms; 2^20 0.248 -> 0.237 ms. Not kept: maxseq n/8192 (2048 at 2^24)
- * with this sort, 1.996-2.002 ms (phase one -0.09, phase two +0.12 ms)
- * and special 8.16 ms at 2^24.
- * Three phase-two blocks an SM and chained launches (H200, bench_sort,
- * two alternating runs against 9d8f8ea, same code as dda3057): 2^24
- * uniform 2.017 / 2.025 -> 1.941 / 1.941 ms (cub 0.634: 3.06x; cub-raw
- * 0.561: 3.46x); phase one 1.68 -> 1.63 ms, phase two 0.283 -> 0.252 ms
- * (k_quick_tasks<512> at 40 registers spills 216 bytes and is still
- * faster); 2^20 0.234 / 0.239 -> 0.205 ms.
- * The fill folded into the next plan's launch (H200, bench_sort, three
- * alternating runs against 63f3f02): 2^24 uniform 1.909 / 1.916 / 1.911
- * -> 1.892 / 1.897 / 1.889 ms (cub 0.627-0.630: 3.00-3.02x; cub-raw
- * ~0.557: 3.4x), phase one 1.61 -> 1.59 ms; 2^20 0.205 -> 0.193 ms.
- * Phase one is still ~84% of the time: about 11 partitions of ~120 us,
- * near the ~130 us of one of cub-raw's onesweep passes over the same
- * data. Measured slower or no faster (H200, same runs) and not kept:
- * one acq_rel atomic for the blocks_left decrement, its result read a
- * tile later, instead of __threadfence() + atomicSub before the writes
- * (1.938 / 1.940 against 1.941 / 1.941 ms); a software-pipelined
- * partition (tile t classified and reserved while tile t - 1 is written,
- * one barrier a tile, three staging buffers, so no warp waits on an
- * atomic: 1.997 / 1.993 ms, phase one 1.63 -> 1.67 ms); the plan looking
- * up four tiles a thread before writing any (1.917-1.930 against
- * 1.889-1.897 ms).
- * NVIDIA H100 80GB HBM3 (session 4's last calls; bench_sort, three
- * alternating runs of 5c35693 and the float4 / per-block bounds pass):
- * 2^24 uniform 2.156-2.166 -> 2.137-2.139 ms against cub 0.703-0.707
- * (3.02-3.04x) and cub-raw 0.602-0.606 (3.52-3.55x); phases bounds
- * 0.037, phase one 1.86, phase two 0.255 ms; 2^20 0.195-0.200 ms. The 3x
- * goal (against `cub`) is missed by about 1.5 % on the H100; phase one
- * there takes 1.86 ms against the H200's 1.59.
- * Claimed tiles (session 5, NVIDIA H100 80GB HBM3). A timeline of one
- * 2^24 sort (DS_QUICK_TRACE, below) showed each partition's blocks ending
- * over about 45 us: the first after ~103 us, the last after ~148 us, with
- * 15 or 16 tiles each in a fixed order on 264 blocks (two 512-thread
- * blocks an SM; earlier notes said 396) — the blocks do not run equally
- * fast. Claiming tiles from a counter past the first rounds cut the spread
- * to 13-15 us. bench_sort, alternating runs in one call, 2^24 uniform:
- * 2.137-2.143 ms (3d28b1a) -> 1.973-1.977 (claims four tiles ahead) ->
- * 1.964-1.967 (three ahead, with phase two taking the last-filed task
- * first, which cost phase two 0.255 -> 0.270-0.275 ms and was dropped);
- * 2^22 0.537-0.539 -> 0.545-0.546 -> 0.541; 2^20 unchanged (0.194-0.196).
- * This code (4f41cc1; three ahead, tasks in filing order), three runs
- * alternating with 3d28b1a in one call on another H100: 2^24 1.953-1.955
- * against 2.141-2.155 ms, cub 0.702-0.705 (2.77-2.79x), cub-raw
- * 0.605-0.606 (3.22-3.23x); phase one 1.68 ms; 2^22 0.537-0.538 ms.
- * Measured and not kept: the plan shrinking the tiles so that the fixed
- * rounds come out even (2^24 2.136-2.145 -> 2.147-2.149 ms, 2^20 0.196 ->
- * 0.203 ms; the rounds were not the cause); the last 3 * grid tiles of
- * each list cut to half tiles (the plan laying the sequences end to end
- * to place the cut), which halved the partitions' end spread (13-15 ->
- * 8-12 us) but lengthened their body by more (121 -> 129 us: a tile's
- * time is far from proportional to its keys) and each plan by ~1 us:
- * 2^24 1.945-1.950 -> 1.990-1.995 ms, 2^22 0.530-0.533 -> 0.540-0.542
- * (H100, three alternating runs, an environment switch in one build);
- * phase-one tiles of 10 keys a thread (2^24 1.957-1.960 ms, no gain) or
- * 12 (24 bytes of spills at 64 registers: 2.96 ms).
- * Phase two's median of three has the classic O(n^2) inputs, but only
- * within one sequence of about n/maxseq keys after phase one.
- *
- * Timeline: built with -DDS_QUICK_TRACE (CMAKE_CUDA_FLAGS), every sort
- * prints to stderr, per launch (plan block, fill blocks, partition, phase
- * two; by iteration), its blocks' first arrival, first and last start
- * (after the chained wait) and first and last end, in microseconds from
- * the first plan's arrival (%globaltimer).
- *
- * Parameters (threads per block, maxseq, sbsize) follow the paper's rule
- * optp(s, k, m) = 2^floor(log2(s*k + m) + 0.5) with constants fitted on an
- * H100 (see quick_params_for and README "GPU quicksort").
+ * Design, departures from the paper, tuning reasons and the -DDS_QUICK_TRACE
+ * timeline build: docs/algorithms/quick.md.
  */
 #include <math.h>
 #include <stdint.h>
@@ -194,64 +49,117 @@
 
 /* ---- tuning ------------------------------------------------------------ */
 
-/* Keys each thread holds per tile of the partition pass: eight loads in
- * flight per thread hide latency; a tile is threads * 8 keys. */
-#define QUICK_ITEMS 8
+/* Compile-time constants: template parameters, array sizes, launch bounds,
+ * or values the kernels fold into their code. */
+
+/* Threads per block of the partition and phase-two kernels (template
+ * parameter, launch bounds): 512 was fastest at every size in a sweep over
+ * 128, 256 and 512. */
+constexpr int QUICK_THREADS = 512;
+/* Keys each thread holds per tile of the partition (array size): eight
+ * loads in flight per thread hide latency. */
+constexpr int QUICK_ITEMS = 8;
+/* A phase-one tile (the paper's section). */
+constexpr uint32_t QUICK_TILE = (uint32_t)QUICK_THREADS * QUICK_ITEMS;
 /* The persistent partition's block g takes tiles g + k * grid for k below
  * this, then claims tiles from a counter, three tiles ahead of the one it
  * partitions (the claim's latency hides behind that tile's work, the
  * tile's descriptor load behind the next one's): blocks do not run
- * equally fast, and a static split ends when the slowest does. */
-#define QUICK_STATIC_ROUNDS 3
-/* Smallest one-pass tile, 128 threads * QUICK_ITEMS (list capacities). */
-#define QUICK_MIN_TILE (128u * QUICK_ITEMS)
+ * equally fast, and a static split ends when the slowest does. It equals
+ * the depth of partition_tiles' pipeline (now, next, after). */
+constexpr uint32_t QUICK_STATIC_ROUNDS = 3;
 /* The bitonic small sort runs windows of a few index bits in registers:
  * 4 bits (16 words a thread, 22 shared-memory round trips at 8192 pairs)
  * for the packed 32-bit words, 3 bits (8 words, 30 round trips) for the
  * 64-bit ones, so that both fit the 40 registers of three 512-thread
  * phase-two blocks an SM; a sequence is padded to a power of two of at
  * least QUICK_SMALL_MIN pairs; 48 windows leave room. */
-#define QUICK_SMALL_BITS_PACKED 4
-#define QUICK_SMALL_BITS_WIDE 3
-#define QUICK_SMALL_MAX_BITS 4
-#define QUICK_SMALL_MIN 32u
-#define QUICK_SMALL_MAX_WINDOWS 48
-/* Phase-two blocks an SM (registers: 64K / (3 * 512) = 42 a thread). */
-#define QUICK_TASK_THREADS_PER_SM 1536
-/* Uniform children that sit in the auxiliary buffer are copied back in
- * chunks of this many pairs, one phase-two block each. */
-#define QUICK_COPY_CHUNK 65536u
-/* Phase two's stack: depth <= log2(2^31) + 1 when continuing with the
- * smaller part; 64 leaves room. */
-#define QUICK_STACK_DEPTH 64
-/* Most phase-one iterations that split at the midpoint of the key values
- * (balanced for keys spread over many binades, as floats are); later ones
- * split at the midpoint of the ordered codes, which halves the code range,
- * so that phase one ends within QUICK_VALUE_ITERATIONS + 33 iterations.
- * The launcher uses log2(maxseq) + 3 when that is fewer. */
-#define QUICK_VALUE_ITERATIONS 24
-/* Guard on phase-one iterations (see above). */
-#define QUICK_MAX_ITERATIONS 64
-/* Threads of the single-block planning kernel and of the convert passes. */
-#define QUICK_PLAN_THREADS 1024
-#define QUICK_MAP_THREADS 256
+constexpr int QUICK_SMALL_BITS_PACKED = 4;
+constexpr int QUICK_SMALL_BITS_WIDE = 3;
+constexpr int QUICK_SMALL_MAX_BITS = 4;
+constexpr uint32_t QUICK_SMALL_MIN = 32u;
+constexpr int QUICK_SMALL_MAX_WINDOWS = 48;
+/* Phase-two threads an SM (launch bounds): three 512-thread blocks, at
+ * most 40 registers a thread. */
+constexpr int QUICK_TASK_THREADS_PER_SM = 1536;
+/* Uniform children that sit in the auxiliary buffer (or hold codes in the
+ * caller's) are copied (mapped) back in chunks of this many pairs, one
+ * phase-two block each. */
+constexpr uint32_t QUICK_COPY_CHUNK = 65536u;
+/* Phase two's stack (array size): depth <= log2(2^31) + 1 when continuing
+ * with the smaller part; 64 leaves room. */
+constexpr int QUICK_STACK_DEPTH = 64;
+/* Guard on phase-one iterations: value pivots stop after at most
+ * quick_tuning.value_iterations_max iterations and each code-midpoint
+ * split halves a sequence's code range, so phase one ends within
+ * value_iterations_max + 33 iterations anyway. */
+constexpr int QUICK_MAX_ITERATIONS = 64;
+/* Threads of the single-block planning kernel (launch bounds, array size)
+ * and of the bounds pass (array size). */
+constexpr int QUICK_PLAN_THREADS = 1024;
+constexpr int QUICK_BOUNDS_THREADS = 256;
 /* Sequences whose first tiles the plan kernel searches in shared memory
- * (32 KiB); more fall back to searching the global work list. */
-#define QUICK_PLAN_STAGED 8192u
-/* Largest bitonic small sort: 8192 pairs, 64 KiB of shared memory; less
- * on GPUs whose per-block opt-in limit leaves no room for it next to the
- * kernel's own static shared memory (under QUICK_STATIC_SMEM bytes). */
-#define QUICK_MAX_SBSIZE 8192u
-#define QUICK_STATIC_SMEM 4096
+ * (32 KiB, array size); more fall back to searching the global work list. */
+constexpr uint32_t QUICK_PLAN_STAGED = 8192u;
+/* Largest bitonic small sort (size classes are instantiated up to it):
+ * 8192 pairs, 64 KiB of shared memory; less on GPUs whose per-block opt-in
+ * limit leaves no room for it next to the kernel's own static shared
+ * memory (under QUICK_STATIC_SMEM bytes). */
+constexpr uint32_t QUICK_MAX_SBSIZE = 8192u;
+constexpr int QUICK_STATIC_SMEM = 4096;
 
+/* Values the host launchers read at run time. maxseq and sbsize follow the
+ * paper's rule optp(s, k, m) = 2^floor(log2(s*k + m) + 0.5) for s keys. */
+typedef struct quick_tuning {
+    /* maxseq = optp(n, maxseq_k, maxseq_m) in [maxseq_min, maxseq_max]:
+     * phase one stops at maxseq sequences. Kept large (4096 at 2^24) so
+     * that a late-splitting sequence handed to one phase-two block is short,
+     * though n / 8192 is slightly faster on uniform keys. */
+    double maxseq_k, maxseq_m;
+    uint32_t maxseq_min, maxseq_max;
+    /* sbsize = optp(n, sbsize_k, sbsize_m) in [sbsize_min, QUICK_MAX_SBSIZE]:
+     * phase two's bitonic sort takes sequences this short (fitted on an
+     * H100). */
+    double sbsize_k, sbsize_m;
+    uint32_t sbsize_min;
+    /* Phase-one iterations that split at the average of the key values
+     * (balanced for floats spread over many binades) are log2(maxseq) + 3,
+     * at most this; later ones split at the code midpoint, which is linear
+     * inside a binade and reaches keys crowded at one end of a wide range. */
+    uint32_t value_iterations_max;
+    /* Partition blocks resident per SM; 0: as many as fit (two of 512
+     * threads), the most latency hiding. */
+    uint32_t partition_blocks_per_sm;
+    /* Phase-one iterations queued per host look at the report after the
+     * first two batches (1, then log2(maxseq) + 1): iterations queued past
+     * the end cost a few empty launches, a look costs a round trip. */
+    uint32_t later_batch;
+    /* The bounds pass: one block per this many keys a thread, at most
+     * bounds_blocks_per_sm blocks an SM (a latency-bound grid-stride loop
+     * needs many loads in flight, but each block ends in two atomics). */
+    uint32_t bounds_keys_per_thread;
+    uint32_t bounds_blocks_per_sm;
+    /* Blocks per SM that fill the previous iteration's gaps beside the one
+     * planning block: 32 warps an SM, one per tile in turn. */
+    uint32_t fill_blocks_per_sm;
+} quick_tuning;
+
+/* The defaults the backend is measured with (reasons in
+ * docs/algorithms/quick.md). */
+static const quick_tuning quick_tuning_default = {
+    0.00025, 128.0, 64u, 8192u, /* maxseq */
+    0.001, 4000.0, 256u,        /* sbsize */
+    24u,                        /* value_iterations_max */
+    0u,                         /* partition_blocks_per_sm */
+    4u,                         /* later_batch */
+    8u, 16u,                    /* bounds pass */
+    1u,                         /* fill_blocks_per_sm */
+};
+
+/* The parameters of one sort of n keys. */
 typedef struct quick_params {
-    int threads;      /* per block, both phases: 128, 256 or 512 */
     uint32_t maxseq;  /* phase one stops at this many sequences */
     uint32_t sbsize;  /* bitonic small sort at or below this length */
-    int code_pivot;   /* 1: phase-one pivot is the midpoint of the ordered
-                         codes throughout, 0: of the key values first */
-    int blocks_per_sm; /* phase-one partition blocks resident per SM;
-                          0: as many as fit */
 } quick_params;
 
 /* optp from the paper: a power of two near s*k + m. */
@@ -265,29 +173,12 @@ static uint32_t clamp_u32(uint32_t x, uint32_t lo, uint32_t hi)
     return x < lo ? lo : (x > hi ? hi : x);
 }
 
-/* The fitted rule (constants from the first H100 sweep, README "GPU
- * quicksort"). A later sweep with the one-pass partition, value pivot and
- * flip small sort found uniform keys up to 15% faster with 512 threads,
- * maxseq ~ n/8192 and sbsize 8192 from 2^20, but under that rule the
- * `special` distribution (NaN, infinities) took up to 6.8x its uniform
- * time: phase one stops at maxseq sequences and hands a long lagging
- * sequence to a single phase-two block. This rule keeps maxseq large
- * (4096 at 2^24), which keeps such sequences short.
- * Threads: the persistent, prefetching partition (third H100 sweep, 128 /
- * 256 / 512 threads x maxseq x sbsize 4096 / 8192 at 2^16 ... 2^24, median
- * of 7) was fastest with 512 threads at every size, so the threads rule is
- * now that constant; maxseq and sbsize keep their optp fits (the sweep's
- * best maxseq, n/8192, was 1.7% faster at 2^24: 2.937 against 2.986 ms,
- * not worth the special-input risk above). */
-static quick_params quick_params_for(size_t n)
+static quick_params quick_params_for(const quick_tuning *t, size_t n)
 {
     quick_params p;
     double s = (double)n;
-    p.threads = 512;
-    p.maxseq = clamp_u32(optp(s, 0.00025, 128.0), 64, 8192);
-    p.sbsize = clamp_u32(optp(s, 0.001, 4000.0), 256, QUICK_MAX_SBSIZE);
-    p.code_pivot = 0;
-    p.blocks_per_sm = 0;
+    p.maxseq = clamp_u32(optp(s, t->maxseq_k, t->maxseq_m), t->maxseq_min, t->maxseq_max);
+    p.sbsize = clamp_u32(optp(s, t->sbsize_k, t->sbsize_m), t->sbsize_min, QUICK_MAX_SBSIZE);
     return p;
 }
 
@@ -310,7 +201,7 @@ enum {
     QUICK_TASK_SORT_MAIN = 0, /* ordered codes in the caller's arrays */
     QUICK_TASK_SORT_AUX = 1,  /* ordered codes in the auxiliary ones */
     QUICK_TASK_COPY = 2,      /* a uniform range in aux: copy to main */
-    QUICK_TASK_SORT_RAW = 3,  /* the caller's floats, not yet mapped (fused) */
+    QUICK_TASK_SORT_RAW = 3,  /* the caller's floats, not yet mapped */
     QUICK_TASK_RESTORE = 4    /* a uniform range of codes in main: map back */
 };
 
@@ -356,7 +247,7 @@ typedef struct quick_control {
 
 /* Everything a kernel needs, passed by value. */
 typedef struct quick_args {
-    uint32_t *keys, *values;          /* the caller's, keys as ordered */
+    uint32_t *keys, *values;          /* the caller's: floats, codes or final keys */
     uint32_t *aux_keys, *aux_values;  /* auxiliary buffer */
     uint32_t *equal_values;           /* equal-key values, by position */
     quick_seq *work[2];
@@ -368,12 +259,7 @@ typedef struct quick_args {
     uint32_t work_cap, block_cap, task_cap;
     uint32_t count, maxseq, min_length, sbsize, tile;
     uint32_t value_iterations; /* phase-one iterations that use the value pivot */
-    int code_pivot;
     int descending;
-    /* 1: the caller's keys are mapped to ordered codes as phase one (or
-     * phase two, for a short input) first reads them, and every final
-     * write maps back; 0: separate map passes before and after. */
-    int fused;
 } quick_args;
 
 /* ---- device helpers ---------------------------------------------------- */
@@ -388,8 +274,7 @@ __device__ __forceinline__ uint32_t midpoint(uint32_t lo, uint32_t hi)
  * ds_ordered_to_key(c, 0)), clamped into [lo, hi]. Any pivot in [lo, hi]
  * makes progress: lo and hi both occur in the sequence.
  * A NaN or infinity at either end would make the average non-finite, and
- * halving the code range instead takes several passes to cut them off
- * (the "special" distribution took 2.5x its uniform time that way); so an
+ * halving the code range instead takes several passes to cut them off; so an
  * infinite or NaN end is itself the pivot: its keys are equal to it, final
  * in one pass, and the rest goes on with finite bounds. In code space that
  * is hi >= 0xFF800000 (NaN, or the infinity sorting last) and
@@ -412,11 +297,11 @@ __device__ __forceinline__ uint32_t ordered_from_raw(uint32_t bits, int descendi
     return ds_key_to_ordered(__uint_as_float(bits), descending);
 }
 
-/* A code as written to its final place: the float when fused (the map
- * back folded into the write), else the code for k_quick_to_keys. */
+/* A code as written to its final place: the float it stands for (the map
+ * back folded into the write). */
 __device__ __forceinline__ uint32_t final_key(const quick_args &q, uint32_t code)
 {
-    return q.fused ? __float_as_uint(ds_ordered_to_key(code, q.descending)) : code;
+    return __float_as_uint(ds_ordered_to_key(code, q.descending));
 }
 
 __device__ __forceinline__ uint32_t median3(uint32_t a, uint32_t b, uint32_t c)
@@ -605,8 +490,8 @@ __device__ void push_task(const quick_args &q, uint32_t start, uint32_t end,
 }
 
 /* Files a new sequence (one thread; never the caller's unmapped keys):
- * nothing if empty; if uniform, copy chunks when it is in aux, else final
- * where it is (fused: restore chunks that map its codes back); a
+ * nothing if empty; if uniform, its keys are final: copy chunks when it is
+ * in aux, else restore chunks that map its codes back in place; a
  * phase-two task if short; else the next phase-one work list. */
 __device__ void file_sequence(const quick_args &q, int next, uint32_t start,
                               uint32_t end, uint32_t in_aux, uint32_t lo,
@@ -615,10 +500,9 @@ __device__ void file_sequence(const quick_args &q, int next, uint32_t start,
     if (end <= start)
         return;
     if (lo == hi) {
-        if (in_aux || q.fused)
-            for (uint32_t c = start; c < end; c += QUICK_COPY_CHUNK)
-                push_task(q, c, min(end, c + QUICK_COPY_CHUNK),
-                          in_aux ? QUICK_TASK_COPY : QUICK_TASK_RESTORE);
+        for (uint32_t c = start; c < end; c += QUICK_COPY_CHUNK)
+            push_task(q, c, min(end, c + QUICK_COPY_CHUNK),
+                      in_aux ? QUICK_TASK_COPY : QUICK_TASK_RESTORE);
         return;
     }
     if (end - start < q.min_length) {
@@ -652,9 +536,11 @@ __device__ __forceinline__ void chain_wait()
 #endif
 }
 
-/* The timeline of a DS_QUICK_TRACE build (see the header): each block
- * notes when it arrived, started after chain_wait and ended, folded per
- * launch into g_quick_trace[slot][kind] (min / max). */
+/* The timeline of a DS_QUICK_TRACE build (docs/algorithms/quick.md): each
+ * block notes when it arrived, started after chain_wait and ended, folded
+ * per launch into g_quick_trace[slot][kind] (min / max). Slot: phase-one
+ * iteration for plan, fill and partition; for phase two 1 is the launch
+ * that ran the tasks, 0 one queued before phase one ended. */
 #ifdef DS_QUICK_TRACE
 #define QUICK_TRACE_SLOTS 80
 enum { TRACE_PLAN, TRACE_FILL, TRACE_PARTITION, TRACE_TASKS, TRACE_KINDS };
@@ -687,7 +573,7 @@ __device__ void trace_record(int slot, int kind, unsigned long long arrive,
 #define TRACE_END(slot, kind)
 #endif
 
-/* ---- kernels: setup and key maps ---------------------------------------- */
+/* ---- kernels: setup and root bounds ------------------------------------ */
 
 __global__ void k_quick_reset(quick_control *control)
 {
@@ -697,36 +583,12 @@ __global__ void k_quick_reset(quick_control *control)
     *control = c;
 }
 
-/* Grid-stride: each thread maps keys to ordered form in place and folds
- * them into the root bounds (one atomic pair per warp). */
-__global__ void k_quick_to_ordered(float *keys, uint32_t count, int descending,
-                                   quick_control *control)
-{
-    uint32_t lo = 0xFFFFFFFFu, hi = 0;
-    uint32_t *ordered = (uint32_t *)keys;
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
-         i += gridDim.x * blockDim.x) {
-        uint32_t u = ds_key_to_ordered(keys[i], descending);
-        ordered[i] = u;
-        lo = min(lo, u);
-        hi = max(hi, u);
-    }
-    lo = warp_min_u32(lo);
-    hi = warp_max_u32(hi);
-    if ((threadIdx.x & 31) == 0) {
-        atomicMin(&control->root_lo, lo);
-        atomicMax(&control->root_hi, hi);
-    }
-}
-
-/* The fused path's only pass before phase one: the root bounds of
- * k_quick_to_ordered, without writing the keys (grid-stride; the keys
- * read as float4, sort.h making them 16-byte aligned; the last count % 4
- * go to the first threads), and one atomic pair per block. NVIDIA H100,
- * 2^24, bench_sort --phases: 52-63 us with 4-byte loads and an atomic
- * pair per warp (2112 blocks x 8 warps on two words serialise in L2),
- * 54-56 us with float4 loads alone, 37-39 us with both; the whole sort
- * 2.156-2.166 -> 2.137-2.139 ms in the same call (5c35693 -> this). */
+/* The only pass before phase one: the smallest and largest ordered code
+ * of the caller's keys (the root's bounds, which the first pivot needs),
+ * without writing them. Grid-stride: each thread reads float4 vectors
+ * (sort.h makes the keys 16-byte aligned; the last count % 4 keys go to
+ * the first threads); the block reduces, and thread 0 folds the result in
+ * with one atomic pair (an atomic pair per warp serialises in L2). */
 __global__ void k_quick_bounds(const float *keys, uint32_t count, int descending,
                                quick_control *control)
 {
@@ -748,7 +610,7 @@ __global__ void k_quick_bounds(const float *keys, uint32_t count, int descending
     }
     if (4u * vectors + thread < count)
         take(keys[4u * vectors + thread]);
-    __shared__ uint32_t warp_lo[QUICK_MAP_THREADS / 32], warp_hi[QUICK_MAP_THREADS / 32];
+    __shared__ uint32_t warp_lo[QUICK_BOUNDS_THREADS / 32], warp_hi[QUICK_BOUNDS_THREADS / 32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     lo = warp_min_u32(lo);
     hi = warp_max_u32(hi);
@@ -758,8 +620,8 @@ __global__ void k_quick_bounds(const float *keys, uint32_t count, int descending
     }
     __syncthreads();
     if (warp == 0) {
-        lo = lane < QUICK_MAP_THREADS / 32 ? warp_lo[lane] : 0xFFFFFFFFu;
-        hi = lane < QUICK_MAP_THREADS / 32 ? warp_hi[lane] : 0;
+        lo = lane < QUICK_BOUNDS_THREADS / 32 ? warp_lo[lane] : 0xFFFFFFFFu;
+        hi = lane < QUICK_BOUNDS_THREADS / 32 ? warp_hi[lane] : 0;
         lo = warp_min_u32(lo);
         hi = warp_max_u32(hi);
         if (lane == 0) {
@@ -769,26 +631,17 @@ __global__ void k_quick_bounds(const float *keys, uint32_t count, int descending
     }
 }
 
-__global__ void k_quick_to_keys(float *keys, uint32_t count, int descending)
-{
-    const uint32_t *ordered = (const uint32_t *)keys;
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
-         i += gridDim.x * blockDim.x)
-        keys[i] = ds_ordered_to_key(ordered[i], descending);
-}
-
 /* One thread files the whole array as the first sequence. All-equal keys
- * are final as they stand, mapped or not (sort.h lets zeros keep their
- * sign and NaNs their payload): the input costs the two map passes, or
- * with fused maps the bounds pass alone. Fused, the root's keys are the
- * caller's floats: a short root is a raw phase-two task, and a long one
- * is phase one's first sequence, which the first partition maps. */
+ * are final as they stand (sort.h lets zeros keep their sign and NaNs
+ * their payload): the input costs the bounds pass alone. The root's keys
+ * are the caller's floats: a short root is a raw phase-two task, and a
+ * long one is phase one's first sequence, which the first partition maps. */
 __global__ void k_quick_root(quick_args q)
 {
     const uint32_t lo = q.control->root_lo, hi = q.control->root_hi;
     if (lo == hi)
         return;
-    if (q.fused && q.count < q.min_length)
+    if (q.count < q.min_length)
         push_task(q, 0, q.count, QUICK_TASK_SORT_RAW);
     else
         file_sequence(q, 0, 0, q.count, 0, lo, hi);
@@ -840,9 +693,9 @@ __device__ void plan_iteration(const quick_args &q, int cur, int iteration,
     const bool go = w > 0 && w + done < q.maxseq &&
                     iteration < QUICK_MAX_ITERATIONS && !c->overflow;
     if (!go) {
-        /* Fused, iteration 0's only sequence is the unmapped root. */
+        /* Iteration 0's only sequence is the unmapped root. */
         const uint32_t main_kind =
-            q.fused && iteration == 0 ? QUICK_TASK_SORT_RAW : QUICK_TASK_SORT_MAIN;
+            iteration == 0 ? QUICK_TASK_SORT_RAW : QUICK_TASK_SORT_MAIN;
         for (uint32_t i = threadIdx.x; i < w; i += blockDim.x)
             push_task(q, work[i].start, work[i].end,
                       work[i].in_aux ? QUICK_TASK_SORT_AUX : main_kind);
@@ -883,7 +736,7 @@ __device__ void plan_iteration(const quick_args &q, int cur, int iteration,
                 s_first[i] = before + inclusive - nb;
             s->below = s->above = s->equal = 0;
             s->blocks_left = nb;
-            s->pivot = q.code_pivot || iteration >= q.value_iterations
+            s->pivot = iteration >= q.value_iterations
                            ? midpoint(s->lo, s->hi)
                            : value_midpoint(s->lo, s->hi);
             s->below_max = 0;
@@ -1107,7 +960,7 @@ __device__ void partition_tile(const quick_args &q, int cur, uint32_t index,
  * the tile after that has its descriptor loaded, and the one after that
  * is being claimed (thread 0's atomic, published in partition_tile's
  * shared memory). Launched for every queued iteration; does nothing when
- * the plan said stop. `raw` (fused maps, first iteration: the root in the
+ * the plan said stop. `raw` (the first iteration: the root in the
  * caller's floats): each thread maps its own staged keys once they land,
  * so the partition writes codes to aux. */
 template <int T>
@@ -1147,9 +1000,10 @@ __device__ void partition_tiles(const quick_args &q, int cur, int raw, uint32_t 
     }
 }
 
-/* Two 512-thread blocks an SM need at most 64 registers, hence the launch
- * bounds: written as (T), ptxas chose 64 by itself, but as (T, 1) it
- * takes 72 and the grid halves (H100, 2^24: 2.27 ms; 1.95 with 64). */
+/* One block partitions tiles (partition_tiles), thread t owning items
+ * j * T + t of each. Two 512-thread blocks an SM need at most 64 registers
+ * a thread, hence the launch bounds: with a minimum of one block ptxas
+ * takes 72 and the grid halves. */
 template <int T>
 __global__ void __launch_bounds__(T, 1024 / T) k_quick_partition(quick_args q, int cur, int raw)
 {
@@ -1170,8 +1024,7 @@ __global__ void __launch_bounds__(T, 1024 / T) k_quick_partition(quick_args q, i
  * partition has finished, so the source buffer is free there). One warp
  * per tile, `warp` of `warps` striding over the tiles, so that each warp
  * reads its tile's record once (a block walking its tiles one after
- * another waited on a record load per tile, about 10 us a launch at 4096
- * tiles). Does nothing when that iteration's plan said stop. */
+ * another waits on a record load per tile). Does nothing when that iteration's plan said stop. */
 __device__ void fill_gaps(const quick_args &q, int cur, uint32_t warp, uint32_t warps)
 {
     const quick_control *c = q.control;
@@ -1447,8 +1300,7 @@ __device__ __forceinline__ void small_windows(uint32_t len)
 }
 
 /* The whole network of size 2^L over s_small (pads from
- * len on already all-ones). Not inlined: one copy per size class,
- * shared by the block sizes. */
+ * len on already all-ones). Not inlined: one copy per size class. */
 template <typename Word, int L>
 __device__ __noinline__ void small_sort_pow2(uint32_t len)
 {
@@ -1691,9 +1543,13 @@ __global__ void __launch_bounds__(T, QUICK_TASK_THREADS_PER_SM / T) k_quick_task
 
 /* ---- host launchers ---------------------------------------------------- */
 
+/* Timed phases (time_phases): the bounds pass, phase one, phase two. */
+#define QUICK_PHASES 3
+
 typedef struct quick_state {
     size_t max_count;
-    quick_params cap_params;  /* params for max_count: list capacities */
+    quick_tuning tuning;  /* a copy of quick_tuning_default; the launchers read it */
+    uint32_t maxseq_cap;  /* maxseq for max_count: the lists' capacities */
     uint32_t *aux_keys, *aux_values, *equal_values;
     quick_seq *work[2];
     quick_tile *tiles;
@@ -1705,23 +1561,20 @@ typedef struct quick_state {
     uint32_t ticket;              /* last plan's ticket */
     uint32_t work_cap, block_cap, task_cap;
     int sm_count;
-    int partition_fit[3];  /* k_quick_partition<128/256/512> blocks per SM */
-    int tasks_fit[3][14];  /* k_quick_tasks<128/256/512> blocks per SM, by
-                              log2 sbsize */
+    int partition_fit;  /* k_quick_partition blocks per SM */
+    int tasks_fit[14];  /* k_quick_tasks blocks per SM, by log2 sbsize
+                           (0 .. log2 QUICK_MAX_SBSIZE) */
     uint32_t sbsize_max;  /* QUICK_MAX_SBSIZE or what this GPU allows */
     int time_phases, timed, iterations;
-    int fused;  /* quick_args.fused; DS_QUICK_FUSED=0 at create: off */
-    cudaEvent_t events[5];
+    cudaEvent_t events[QUICK_PHASES + 1];  /* phase i runs from event i to i + 1 */
 } quick_state;
 
-static const char *const phase_names[4] = {"to-ordered", "phase one",
-                                           "phase two", "to-keys"};
-static const char *const fused_phase_names[3] = {"bounds", "phase one", "phase two"};
+static const char *const phase_names[QUICK_PHASES] = {"bounds", "phase one", "phase two"};
 
-/* Staging memory of k_quick_partition<T>: two tiles of keys and values. */
-static size_t partition_smem(int threads)
+/* Staging memory of k_quick_partition: two tiles of keys and values. */
+static size_t partition_smem(void)
 {
-    return (size_t)2 * 2 * QUICK_ITEMS * threads * sizeof(uint32_t);
+    return (size_t)2 * 2 * QUICK_ITEMS * QUICK_THREADS * sizeof(uint32_t);
 }
 
 /* Launches `kernel` (which starts with chain_wait) so that it may become
@@ -1746,27 +1599,26 @@ static cudaError_t launch_chained(void (*kernel)(Params...), uint32_t blocks,
 
 /* One queued phase-one iteration's persistent partition (`blocks`
  * resident blocks); its fill runs in the next iteration's plan launch. */
-template <int T>
 static ds_status launch_partition(const quick_args &q, int cur, int raw,
                                   uint32_t blocks, cudaStream_t stream)
 {
-    DS_CUDA_TRY("sort quick", launch_chained(k_quick_partition<T>, blocks, T,
-                                             partition_smem(T), stream, q, cur, raw));
+    DS_CUDA_TRY("sort quick",
+                launch_chained(k_quick_partition<QUICK_THREADS>, blocks, QUICK_THREADS,
+                               partition_smem(), stream, q, cur, raw));
     return DS_OK;
 }
 
-/* Lets k_quick_partition<T> take its staging memory (above 48 KiB for 512
- * threads) and records how many of its blocks fit on one SM. */
-template <int T>
+/* Lets k_quick_partition take its staging memory (above the 48 KiB
+ * default) and records how many of its blocks fit on one SM. */
 static ds_status prepare_partition(int *fit)
 {
     DS_CUDA_TRY("sort quick",
-                cudaFuncSetAttribute(k_quick_partition<T>,
+                cudaFuncSetAttribute(k_quick_partition<QUICK_THREADS>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)partition_smem(T)));
+                                     (int)partition_smem()));
     DS_CUDA_TRY("sort quick",
                 cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    fit, k_quick_partition<T>, T, partition_smem(T)));
+                    fit, k_quick_partition<QUICK_THREADS>, QUICK_THREADS, partition_smem()));
     if (*fit < 1)
         *fit = 1;
     return DS_OK;
@@ -1780,23 +1632,22 @@ static size_t small_sort_smem(uint32_t sbsize)
 
 /* Phase two's persistent grid (`blocks`), queued after each batch of
  * phase-one iterations; only the one after the last iteration works. */
-template <int T>
 static ds_status launch_tasks(const quick_args &q, uint32_t blocks,
                               cudaStream_t stream)
 {
-    DS_CUDA_TRY("sort quick", launch_chained(k_quick_tasks<T>, blocks, T,
-                                             small_sort_smem(q.sbsize), stream, q));
+    DS_CUDA_TRY("sort quick",
+                launch_chained(k_quick_tasks<QUICK_THREADS>, blocks, QUICK_THREADS,
+                               small_sort_smem(q.sbsize), stream, q));
     return DS_OK;
 }
 
 /* Lets the phase-two kernels take the small sort's shared memory for
  * sbsize_max (above the 48 KiB default) and records how many blocks fit
  * on one SM for each sbsize 2^i (fit[i], i <= log2 QUICK_MAX_SBSIZE). */
-template <int T>
 static ds_status prepare_tasks(uint32_t sbsize_max, int *fit)
 {
     DS_CUDA_TRY("sort quick",
-                cudaFuncSetAttribute(k_quick_tasks<T>,
+                cudaFuncSetAttribute(k_quick_tasks<QUICK_THREADS>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)small_sort_smem(sbsize_max)));
     for (int i = 0; (1u << i) <= QUICK_MAX_SBSIZE; i++) {
@@ -1804,7 +1655,8 @@ static ds_status prepare_tasks(uint32_t sbsize_max, int *fit)
         if ((1u << i) <= sbsize_max)
             DS_CUDA_TRY("sort quick",
                         cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                            &fit[i], k_quick_tasks<T>, T, small_sort_smem(1u << i)));
+                            &fit[i], k_quick_tasks<QUICK_THREADS>, QUICK_THREADS,
+                            small_sort_smem(1u << i)));
         if (fit[i] < 1)
             fit[i] = 1;
     }
@@ -1875,16 +1727,20 @@ static cudaError_t trace_print(uint32_t count, uint32_t grid, cudaStream_t strea
 }
 #endif
 
-/* The whole sort with explicit parameters (the tuning driver calls this
- * directly; the backend passes quick_params_for(count)). */
-static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
-                                 size_t count, ds_sort_order order,
-                                 cudaStream_t stream, quick_params p)
+/* ---- backend entry ------------------------------------------------------ */
+
+/* The whole sort, with the parameters that st->tuning gives for count. */
+static ds_status quick_sort(void *state, float *keys, uint32_t *values,
+                            size_t count, ds_sort_order order, ds_stream user_stream)
 {
+    quick_state *st = (quick_state *)state;
+    const quick_tuning *t = &st->tuning;
+    const cudaStream_t stream = (cudaStream_t)user_stream;
+    quick_params p = quick_params_for(t, count);
     ds_status status;
-    if (p.maxseq > st->cap_params.maxseq || p.sbsize > QUICK_MAX_SBSIZE ||
-        p.blocks_per_sm < 0 || (p.sbsize & (p.sbsize - 1)) ||
-        (p.threads != 128 && p.threads != 256 && p.threads != 512))
+    /* The lists were sized for maxseq_cap; sbsize picks a compiled size class. */
+    if (p.maxseq > st->maxseq_cap || p.sbsize > QUICK_MAX_SBSIZE ||
+        (p.sbsize & (p.sbsize - 1)))
         return ds_fail(DS_ERR_INVALID_ARG, "sort quick: parameters out of range");
     if (p.sbsize > st->sbsize_max)
         p.sbsize = st->sbsize_max;
@@ -1908,28 +1764,26 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
     q.count = (uint32_t)count;
     q.maxseq = p.maxseq;
     q.sbsize = p.sbsize;
-    q.tile = (uint32_t)p.threads * QUICK_ITEMS;
-    q.code_pivot = p.code_pivot;
+    q.tile = QUICK_TILE;
     q.descending = descending;
-    q.fused = st->fused;
     uint32_t min_length = (uint32_t)((count + p.maxseq - 1) / p.maxseq);
     q.min_length = min_length > p.sbsize ? min_length : p.sbsize + 1;
     /* Balanced splits reach maxseq sequences in log2(maxseq) iterations;
      * a few more cover uneven ones (gaussian tails). Past that, a sequence
      * still splitting is one whose keys crowd at one end of a wide value
-     * range (denormals under larger keys in "special": the value pivot would
-     * need ~120 halvings to reach them), and the code midpoint, linear inside
-     * a binade, is the better pivot. */
+     * range (denormals under larger keys: the value pivot would need ~120
+     * halvings to reach them), and the code midpoint, linear inside a
+     * binade, is the better pivot. */
     uint32_t value_iterations = 3;
     for (uint32_t m = p.maxseq; m > 1; m >>= 1)
         value_iterations++;
-    q.value_iterations = value_iterations < QUICK_VALUE_ITERATIONS
-                             ? value_iterations : QUICK_VALUE_ITERATIONS;
+    q.value_iterations = value_iterations < t->value_iterations_max
+                             ? value_iterations : t->value_iterations_max;
 
-    uint32_t map_blocks = (uint32_t)((count + QUICK_MAP_THREADS * 8 - 1) /
-                                     (QUICK_MAP_THREADS * 8));
-    if (map_blocks > (uint32_t)st->sm_count * 16)
-        map_blocks = (uint32_t)st->sm_count * 16;
+    const size_t bounds_keys = (size_t)QUICK_BOUNDS_THREADS * t->bounds_keys_per_thread;
+    uint32_t bounds_blocks = (uint32_t)((count + bounds_keys - 1) / bounds_keys);
+    if (bounds_blocks > (uint32_t)st->sm_count * t->bounds_blocks_per_sm)
+        bounds_blocks = (uint32_t)st->sm_count * t->bounds_blocks_per_sm;
 
 #ifdef DS_QUICK_TRACE
     DS_CUDA_TRY("sort quick", trace_reset(stream));
@@ -1939,41 +1793,36 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
         return status;
     k_quick_reset<<<1, 1, 0, stream>>>(st->control);
     DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_reset");
-    if (q.fused) {
-        k_quick_bounds<<<map_blocks, QUICK_MAP_THREADS, 0, stream>>>(
-            keys, q.count, descending, st->control);
-        DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_bounds");
-    } else {
-        k_quick_to_ordered<<<map_blocks, QUICK_MAP_THREADS, 0, stream>>>(
-            keys, q.count, descending, st->control);
-        DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_to_ordered");
-    }
+    k_quick_bounds<<<bounds_blocks, QUICK_BOUNDS_THREADS, 0, stream>>>(
+        keys, q.count, descending, st->control);
+    DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_bounds");
     if ((status = record(st, 1, stream)))
         return status;
     k_quick_root<<<1, 1, 0, stream>>>(q);
     DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_root");
 
     /* Phase one, the host loop: iterations (plan with the previous
-     * iteration's fill, partition) are queued in batches without waiting, each decided on the device (the
-     * partition grid is persistent, so its size does not depend on the
-     * plan); the host waits only for the last plan of a batch, through
-     * its report in mapped memory, and queues another batch while that
-     * plan says go. The first batch is one plan (input that needs no
-     * partition, such as all-equal keys, stops there), the second the
-     * log2(maxseq) + 1 plans that balanced splits need (the last one
-     * stops), then four at a time; queued iterations past the end cost a
-     * few empty launches. Phase two's persistent grid is queued behind
-     * every batch and works only after the one whose plans finished phase
-     * one, so the GPU does not wait for the host's look at the report. */
-    const int variant = p.threads == 128 ? 0 : (p.threads == 256 ? 1 : 2);
-    const int fit = st->partition_fit[variant];
+     * iteration's fill, partition) are queued in batches without waiting,
+     * each decided on the device (the partition grid is persistent, so its
+     * size does not depend on the plan); the host waits only for the last
+     * plan of a batch, through its report in mapped memory, and queues
+     * another batch while that plan says go. The first batch is one plan
+     * (input that needs no partition, such as all-equal keys, stops
+     * there), the second the log2(maxseq) + 1 plans that balanced splits
+     * need (the last one stops), then later_batch at a time; queued
+     * iterations past the end cost a few empty launches. Phase two's
+     * persistent grid is queued behind every batch and works only after
+     * the one whose plans finished phase one, so the GPU does not wait for
+     * the host's look at the report. */
     int sb_log2 = 0;
     while ((1u << sb_log2) < p.sbsize)
         sb_log2++;
-    const uint32_t task_grid = (uint32_t)st->sm_count * (uint32_t)st->tasks_fit[variant][sb_log2];
+    const uint32_t task_grid = (uint32_t)st->sm_count * (uint32_t)st->tasks_fit[sb_log2];
+    const uint32_t fit = (uint32_t)st->partition_fit;
     const uint32_t grid = (uint32_t)st->sm_count *
-                          (uint32_t)(p.blocks_per_sm > 0 && p.blocks_per_sm < fit
-                                         ? p.blocks_per_sm : fit);
+                          (t->partition_blocks_per_sm > 0 && t->partition_blocks_per_sm < fit
+                               ? t->partition_blocks_per_sm : fit);
+    const uint32_t plan_grid = 1 + (uint32_t)st->sm_count * t->fill_blocks_per_sm;
     int cur = 0, iteration = 0;
     int batch = 1;
     for (;;) {
@@ -1984,27 +1833,17 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
              * the first; the last partition's fill runs with the plan
              * that stops phase one, always queued after it). */
             DS_CUDA_TRY("sort quick",
-                        launch_chained(k_quick_plan_fill, 1 + (uint32_t)st->sm_count,
-                                       QUICK_PLAN_THREADS, 0, stream, q, cur, iteration,
-                                       ticket, (int)(b == batch - 1), (int)(iteration > 0)));
-            /* Fused, the first partition reads the caller's floats. */
-            const int raw = q.fused && iteration == 0;
-            switch (p.threads) {
-            case 128: status = launch_partition<128>(q, cur, raw, grid, stream); break;
-            case 256: status = launch_partition<256>(q, cur, raw, grid, stream); break;
-            default: status = launch_partition<512>(q, cur, raw, grid, stream); break;
-            }
-            if (status)
+                        launch_chained(k_quick_plan_fill, plan_grid, QUICK_PLAN_THREADS, 0,
+                                       stream, q, cur, iteration, ticket,
+                                       (int)(b == batch - 1), (int)(iteration > 0)));
+            /* The first partition reads the caller's floats. */
+            const int raw = iteration == 0;
+            if ((status = launch_partition(q, cur, raw, grid, stream)))
                 return status;
         }
         if ((status = record(st, 2, stream)))
             return status;
-        switch (p.threads) {
-        case 128: status = launch_tasks<128>(q, task_grid, stream); break;
-        case 256: status = launch_tasks<256>(q, task_grid, stream); break;
-        default: status = launch_tasks<512>(q, task_grid, stream); break;
-        }
-        if (status)
+        if ((status = launch_tasks(q, task_grid, stream)))
             return status;
         if ((status = record(st, 3, stream)))
             return status;
@@ -2015,24 +1854,15 @@ static ds_status quick_sort_with(quick_state *st, float *keys, uint32_t *values,
                                         "(%zu keys)", count);
         if (!st->report->go)
             break;
-        batch = iteration == 1 ? (int)value_iterations - 2 : 4;
+        batch = iteration == 1 ? (int)value_iterations - 2 : (int)t->later_batch;
     }
     st->iterations = (int)st->report->iterations;
 #ifdef DS_QUICK_TRACE
     DS_CUDA_TRY("sort quick", trace_print(q.count, grid, stream));
 #endif
-    if (!q.fused) {
-        k_quick_to_keys<<<map_blocks, QUICK_MAP_THREADS, 0, stream>>>(keys, q.count,
-                                                                     descending);
-        DS_CUDA_TRY_LAUNCH("sort quick", "k_quick_to_keys");
-        if ((status = record(st, 4, stream)))
-            return status;
-    }
     st->timed = st->time_phases;
     return DS_OK;
 }
-
-/* ---- backend entry ------------------------------------------------------ */
 
 static void quick_destroy(void *state)
 {
@@ -2050,17 +1880,17 @@ static void quick_destroy(void *state)
     cudaFree(st->control);
     if (st->report)
         cudaFreeHost(st->report);
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < QUICK_PHASES + 1; i++)
         if (st->events[i])
             cudaEventDestroy(st->events[i]);
     free(st);
 }
 
-/* Capacities for up to max_count keys at maxseq (see the bounds in the
- * comments): before an iteration, work + tasks < maxseq, and each sequence
- * files at most two children; sections are >= total/maxseq. */
-static ds_status quick_create_with(const ds_sorter_desc *desc, uint32_t maxseq_cap,
-                                   void **dest)
+/* Capacities for up to max_count keys at maxseq_cap: before an iteration,
+ * work + tasks < maxseq, each sequence files at most two children, and
+ * phase one's tiles number at most one per QUICK_TILE keys plus one per
+ * sequence. */
+static ds_status quick_create(const ds_sorter_desc *desc, void **dest)
 {
     ds_status status = DS_OK;
     *dest = NULL;
@@ -2075,13 +1905,12 @@ static ds_status quick_create_with(const ds_sorter_desc *desc, uint32_t maxseq_c
     }
     int device = 0, smem_optin = 0;
     st->max_count = n;
-    st->cap_params = quick_params_for(n);
-    st->cap_params.maxseq = maxseq_cap;
+    st->tuning = quick_tuning_default;
+    const uint32_t maxseq_cap = quick_params_for(&st->tuning, n).maxseq;
+    st->maxseq_cap = maxseq_cap;
     st->time_phases = desc->time_phases;
-    const char *fused = getenv("DS_QUICK_FUSED");
-    st->fused = !(fused && fused[0] == '0');
     st->work_cap = 2 * maxseq_cap + 2;
-    st->block_cap = 3 * maxseq_cap + 4 + (uint32_t)(n / QUICK_MIN_TILE);
+    st->block_cap = 3 * maxseq_cap + 4 + (uint32_t)(n / QUICK_TILE);
     st->task_cap = 3 * maxseq_cap + 4 + (uint32_t)(n / QUICK_COPY_CHUNK);
     DS_CUDA_GOTO(status, fail, "sort quick", cudaGetDevice(&device));
     DS_CUDA_GOTO(status, fail, "sort quick",
@@ -2114,14 +1943,10 @@ static ds_status quick_create_with(const ds_sorter_desc *desc, uint32_t maxseq_c
                  cudaHostGetDevicePointer((void **)&st->report_device, st->report, 0));
     st->report->ticket = 0;
     if (st->time_phases)
-        for (int i = 0; i < 5; i++)
+        for (int i = 0; i < QUICK_PHASES + 1; i++)
             DS_CUDA_GOTO(status, fail, "sort quick", cudaEventCreate(&st->events[i]));
-    if ((status = prepare_tasks<128>(st->sbsize_max, st->tasks_fit[0])) ||
-        (status = prepare_tasks<256>(st->sbsize_max, st->tasks_fit[1])) ||
-        (status = prepare_tasks<512>(st->sbsize_max, st->tasks_fit[2])) ||
-        (status = prepare_partition<128>(&st->partition_fit[0])) ||
-        (status = prepare_partition<256>(&st->partition_fit[1])) ||
-        (status = prepare_partition<512>(&st->partition_fit[2])))
+    if ((status = prepare_tasks(st->sbsize_max, st->tasks_fit)) ||
+        (status = prepare_partition(&st->partition_fit)))
         goto fail;
     *dest = st;
     return DS_OK;
@@ -2130,32 +1955,18 @@ fail:
     return status;
 }
 
-static ds_status quick_create(const ds_sorter_desc *desc, void **state)
-{
-    size_t n = desc->max_count > 0 ? desc->max_count : 1;
-    return quick_create_with(desc, quick_params_for(n).maxseq, state);
-}
-
-static ds_status quick_sort(void *state, float *keys, uint32_t *values,
-                            size_t count, ds_sort_order order, ds_stream stream)
-{
-    return quick_sort_with((quick_state *)state, keys, values, count, order,
-                           (cudaStream_t)stream, quick_params_for(count));
-}
-
 static int quick_phases(void *state, const char **names, float *ms, int capacity)
 {
     quick_state *st = (quick_state *)state;
     int written = 0;
     if (!st->timed)
         return 0;
-    const int phases = st->fused ? 3 : 4;
-    for (int i = 0; i < phases && written < capacity; i++) {
+    for (int i = 0; i < QUICK_PHASES && written < capacity; i++) {
         float elapsed = 0.0f;
         if (cudaEventSynchronize(st->events[i + 1]) != cudaSuccess ||
             cudaEventElapsedTime(&elapsed, st->events[i], st->events[i + 1]) != cudaSuccess)
             return written;
-        names[written] = st->fused ? fused_phase_names[i] : phase_names[i];
+        names[written] = phase_names[i];
         ms[written] = elapsed;
         written++;
     }
