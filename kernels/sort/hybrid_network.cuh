@@ -3,8 +3,8 @@
  * Assarsson, JPDC 2008), as __host__ __device__ functions so that
  * tests/test_hybrid.c proves them exhaustively on the CPU.
  *
- * Keys are the ordered uint32 of kernels/sort_keys.cuh (unsigned compare),
- * four to a vector, as the paper's float4.
+ * Keys are the ordered uint32 of kernels/common/sort_keys.cuh (unsigned
+ * compare), four to a vector, as the paper's float4.
  *
  * Two forms of each step:
  *   - hybrid_sort_elements / hybrid_merge_lowest_highest: the paper's keys-
@@ -191,12 +191,12 @@ __host__ __device__ static inline void hybrid_search_step(const uint32_t *pivots
                                                           uint32_t *found,
                                                           uint32_t *left)
 {
-    uint32_t half = *left >> 1;
-    if (pivots[*found + half + 1] <= key) {
-        *found += half + 1;
-        *left -= half + 1;
+    uint32_t halved = *left >> 1;
+    if (pivots[*found + halved + 1] <= key) {
+        *found += halved + 1;
+        *left -= halved + 1;
     } else {
-        *left = half;
+        *left = halved;
     }
 }
 

@@ -1,106 +1,47 @@
 /* sort_hybrid.cu — the hybrid sort of "Fast Parallel GPU-Sorting Using a
- * Hybrid Algorithm" (Sintorn & Assarsson, JPDC 2008): a bucket sort that
- * splits the input into L ordered sublists, then a vector merge sort of
- * every sublist. O(n) for the bucket sort, O(n log(n / L)) for the merges.
+ * Hybrid Algorithm" (Sintorn & Assarsson, JPDC 2008): a bucket sort splits
+ * the input into L ordered buckets, then a vector merge sort sorts each
+ * bucket. Design, departures from the paper and the reason for every
+ * tuning value: docs/algorithms/hybrid.md.
  *
- * Keys are sorted as the ordered uint32 of kernels/sort_keys.cuh with the
- * direction folded in, so every compare is one unsigned compare and NaN,
- * -0 and descending order cost nothing; a uint4 of keys plays the paper's
- * float4, with a uint4 of values beside it. NaN's 0xFFFFFFFF is moved to
- * 0xFFFFFFFE inside the sort, which frees 0 as the paper's "lower than the
- * minimum" bucket padding and 0xFFFFFFFF as a "beyond the end" tile pad;
- * neither is ever a real key. key_bits is ignored (full 32-bit keys).
+ * Passes, in stream order (the phase names of ds_sorter_phases()), all on
+ * the GPU with no host round trip:
+ *   min/max     the lowest and highest key;
+ *   histogram   Fig. 7: bins linear in the key domain, each also keeping its
+ *               lowest and highest key;
+ *   refine      Fig. 5, one block: pivot j at rank j * n / L, interpolated
+ *               inside its bin; a bin of one value becomes its own bucket;
+ *   count       Fig. 4: each key's bucket, searched among the pivots of its
+ *               own histogram bin, counted per sub-chunk in shared memory;
+ *               then one block lays out the padded buckets;
+ *   reposition  Fig. 6: each pair to its bucket, staged by bucket in shared
+ *               memory so that the writes come in runs;
+ *   merge       the vector merge sort (Fig. 1 and 3, hybrid_network.cuh):
+ *               16 pairs a thread in registers, merge-path merges up to a
+ *               shared-memory sort tile, merge-path global passes for
+ *               buckets longer than a tile; each bucket's last step writes
+ *               floats into the caller's arrays;
+ *   compact     copies out the constant buckets, which need no sorting.
  *
- * The passes, in stream order (phase names for ds_sorter_phases()):
- *   min/max     min and max ordered key (block reduce + atomicMin/Max).
- *   histogram   Fig. 7: H bins linear in the ordered-key domain between min
- *               and max (the uint domain stays sane with infinities and any
- *               exponent range; one multiply-shift per key, no division),
- *               each bin also keeping the lowest and highest key that fell
- *               in it.
- *   refine      Fig. 5 on the GPU (one block; the paper read the counts back
- *               to the CPU): pivot j targets rank j*n/L and is interpolated
- *               inside its bin, between that bin's actual lowest and highest
- *               key rather than the bin's edges.
- *   count       Fig. 4: binary search over the pivots (shared memory),
- *               started from the key's histogram bin so that only the
- *               pivots inside that bin are searched (a table from the
- *               refine pass; the paper's fixed-jump search over all pivots
- *               is kept for DS_HYBRID_LEGACY_STREAM), and an atomic
- *               increment of the bucket's counter. A block
- *               owns one reposition sub-chunk (16384 pairs); the increments
- *               go to its shared counters (one per warp when the warp's 32
- *               keys share a bucket), then one global atomicAdd per block
- *               and bucket, whose old value is the sub-chunk's base inside
- *               the bucket, so sorted or all-equal input does not serialise on
- *               one counter (the paper instead shuffled first). Each
- *               element's bucket is kept as a uint16 in the second key
- *               array, idle until the merge. Then one block lays out the
- *               buckets: prefix sums of sizes, each bucket starting at a
- *               4-aligned offset, its padding slots set to the sentinel.
- *   reposition  Fig. 6: each block walks sub-chunks again, reads each
- *               element's bucket back (2 bytes, no second search) and gives
- *               it base + its rank from a second round of shared atomic
- *               increments (the paper stored bucket and index per element;
- *               re-deriving the rank saves 4 bytes per element of traffic).
- *               Pairs are staged in shared memory grouped by bucket, 16384
- *               at a time, with their bucket beside them, so that the scatter
- *               writes runs. DS_HYBRID_LEGACY_STREAM=1 (tuning only) brings
- *               back the histogram's division, the count pass's search
- *               over all pivots, the reposition's second search and its
- *               write-out's bucket search, for comparison: at 16M uniform
- *               pairs on an H100 1.337 ms against 1.021 (histogram 0.116,
- *               count 0.229, reposition 0.429 against 0.046, 0.106, 0.299).
- *   merge       the vector merge sort of each bucket (below); each
- *               bucket's last step drops its sentinels and writes floats
- *               into the caller's arrays.
- *   compact     copies the constant buckets (below) out the same way.
+ * Keys are the ordered uint32 of kernels/common/sort_keys.cuh with the
+ * direction folded in and NaN moved to 0xFFFFFFFE, so one unsigned compare
+ * orders them and 0 and 0xFFFFFFFF are free as padding; a uint4 of keys
+ * plays the paper's float4, with a uint4 of values beside it.
  *
- * The merge sort, faithful where it pays and modern where the paper starves:
- * each thread loads four uint4 (16 pairs), sorts each with the journal's
- * sortElements network, merges them with Fig. 1's two compare-and-swap
- * steps and the paper's merge loop (kernels/hybrid_network.cuh, proven on the
- * CPU by tests/test_hybrid.c) into one sorted run of 16. The paper then runs
- * one thread per pair of runs, which leaves most of an H100 idle once few
- * long runs remain; here a block instead merges its runs into a sort tile
- * of up to 16384 pairs in shared memory (1024 threads, 132 KB; 4096 or 8192
- * pairs where shared memory or the input is small), each thread finding its
- * 16 outputs by merge-path search (rounds up to runs of 512 stay inside a
- * warp and sync the warp only), and loading its next tile's keys while it
- * writes this one out. DS_HYBRID_LEGACY_MERGE=1 (tuning only) syncs the
- * block on every round and loads each tile only when it starts: at 16M
- * uniform pairs on an H100 merge 0.521 against 0.510 ms (the syncs alone
- * had measured 0.752 -> 0.737 in an earlier layout). The buckets are sized
- * to fit one sort tile (see MAX_BUCKETS), so the tile sort usually
- * finishes them; buckets longer than a sort tile take merge-path
- * partitioned global passes (a block per 4096 outputs, run length
- * doubling), so every pass keeps the whole GPU busy whatever the bucket
- * sizes.
+ * Complexity: O(n) for the bucket sort, O(n log(n / L)) for the merges,
+ * plus log2(bucket / tile) streaming passes for a bucket the histogram
+ * could not split. Memory: two padded key and value arrays of
+ * n + 4 * MAX_BUCKETS words each, and one base per reposition sub-chunk
+ * and bucket (n / 2 bytes).
  *
- * Robustness beyond the paper (no input may cost more than 3x uniform; on
- * an H100, every distribution of the suite took at most 1.26x its uniform
- * time at 16M pairs, 1.44x at 1M and 1.32x at 64K, "special" the slowest):
- *   - min == max (all keys equal, all zero, all NaN, n == 1): every later
- *     kernel sees it on the device and returns at once; nothing is written.
- *   - A bin holding a single key value gets its pivots at v and v + 1, so
- *     that value becomes a bucket of width one. Such constant buckets (any
- *     bucket whose pivot range holds one value) are neither tile-sorted nor
- *     merged: the compaction copies them as they are. Few-unique inputs
- *     therefore cost less than uniform ones.
- *   - Oversized buckets (spikes that the histogram cannot split, e.g. two
- *     values sharing one bin) are not re-split; they are sorted by the same
- *     merge-path passes, which are parallel across the bucket, so their cost
- *     is log2(bucket / 4096) extra streaming passes, never a serial merge.
- *   - The number of merge passes depends on the largest bucket, which only
- *     the device knows; the host launches the worst case for n and passes
- *     with nothing to do return after reading one word.
- * The paper's shuffle pass is the front end's (src/sort.c, phase
- * "shuffle"); this sort needs it for speed on no input.
+ * Not handled: key_bits (full 32-bit keys are always sorted); stability
+ * (equal keys leave in any order); more than 2^31 pairs (the front end's
+ * limit; offsets are 32-bit).
  */
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
-#include <cstdlib>
+#include <cassert>
 #include <new>
 
 #include "cuda_check.h"
@@ -111,84 +52,84 @@
 
 /* ---- tuning ------------------------------------------------------------ */
 
-/* Tile sort and merge passes: 256 threads x 16 pairs (four uint4 vectors),
- * a 4096-pair tile of keys and values in 32 KB of shared memory. */
-#define TILE_THREADS 256
-#define TILE_ITEMS 16
-#define TILE_SIZE (TILE_THREADS * TILE_ITEMS)
-/* Shared tiles get one spare word per 32 so that thread t's 16 consecutive
+/* Compile-time shapes: template arguments, launch bounds, array sizes. */
+
+/* Pairs a merge thread owns: four uint4 vectors, the paper's float4s. */
+static constexpr int TILE_ITEMS = 16;
+/* Global merge passes and compaction: 256 threads, a 4096-pair tile of keys
+ * and values in 32 KB of shared memory, several blocks per SM. */
+static constexpr int TILE_THREADS = 256;
+static constexpr int TILE_SIZE = TILE_THREADS * TILE_ITEMS;
+/* One spare word per 32 in shared tiles, so that thread t's 16 consecutive
  * slots (t * 16 + i) fall in distinct banks across a warp. */
-#define TILE_SMEM (TILE_SIZE + TILE_SIZE / 32)
+static constexpr int TILE_SMEM = TILE_SIZE + TILE_SIZE / 32;
 
-/* Sort tiles (the tile sort's unit): 256, 512 or 1024 threads x 16 pairs,
- * 4096, 8192 or 16384 pairs in 33, 66 or 132 KB of shared memory; the
- * largest that fits the GPU (sm_75: 4096 only; sm_86: up to 8192) and
- * leaves enough tiles to fill it (below). Buckets longer than a sort tile
- * take global merge passes from there. Measured at 16M uniform pairs,
- * L = 512, on an H200 (README "Hybrid sort"): 4096, 8192, 16384 took 1.47,
- * 1.41, 1.36 ms. Tuning only: DS_HYBRID_TILE caps the size,
- * DS_HYBRID_TILES_PER_SM replaces kSortTilesPerSm (0: always the largest). */
-#define SORT_TILE_VARIANTS 3
+/* Sort tiles (the tile sort's unit): 256, 512 or 1024 threads x 16 pairs in
+ * 33, 66 or 132 KB; larger tiles leave fewer global merge passes. */
+static constexpr int SORT_TILE_VARIANTS = 3;
 static const int kSortTileThreads[SORT_TILE_VARIANTS] = {256, 512, 1024};
-/* A larger sort tile is taken only while n / tile >= this many tiles per
- * SM, so that small inputs keep more SMs busy. (At 1M pairs, 0 measured
- * 0.138 ms against 0.145 with 2; 64K was not compared, so 2 stays.) */
-static const size_t kSortTilesPerSm = 2;
 
-/* Buckets: L = ceil(n / target), clamped to [1, MAX_BUCKETS], with target
- * = kBucketFillNum / kBucketFillDen of the sort tile (15360 pairs for the
- * 16384-pair tile), so that nearly every bucket is sorted by one tile and
- * needs no global merge pass: at 16M uniform pairs (L = 1093) a CPU replay
- * of the refine pass leaves one bucket over 16384 (pivots that land in a
- * histogram bin straddling a float octave are interpolated less well).
- * L need not be a power of two: Fig. 4's search runs over the next power
- * of two, W, with pivots[L..W] = max + 1, which no key reaches. The old
- * rule (the power of two nearest n / 32768, buckets of two tiles and one
- * global pass) measured 1.311 ms at 16M uniform pairs on an H100 at
- * 2cb7349; in one run with this rule (L = 1093) 1.021 ms, L = 1056 (eight
- * tiles per SM exactly) 0.997, L = 512 1.153. (Earlier, on an H200:
- * L = 512 / 1024 / 2048 took 1.36 / 1.48 / 1.81 ms with 16384-pair tiles,
- * when a bucket just over a tile still cost a second tile and a global
- * pass.) The paper's 1024 fit a 32-core GPU.
- * MAX_BUCKETS bounds the shared memory of the count and reposition
- * kernels. Tuning only: DS_HYBRID_BUCKETS sets L, DS_HYBRID_BUCKET_TARGET
- * replaces the target. */
-#define MAX_BUCKETS 2048
-static const size_t kBucketFillNum = 15, kBucketFillDen = 16;
+/* Most buckets: bounds the shared memory of the count and reposition
+ * passes, and a bucket id fits the 16 bits the count pass stores. */
+static constexpr int MAX_BUCKETS = 2048;
+/* Most histogram bins: 12 bytes of shared memory each. */
+static constexpr int MAX_HIST_BINS = 8192;
 
-/* Histogram bins per bucket (the paper: "several times more buckets" helps
- * spiky input) and their cap: 12 bytes of shared memory per bin. */
-static const int kHistPerBucket = 4;
-#define MAX_HIST_BINS 8192
+/* Streaming passes (min/max, histogram, count): 512 threads, 8 keys a
+ * thread per batch, enough loads in flight to cover memory latency. */
+static constexpr int STREAM_THREADS = 512;
+static constexpr int STREAM_ITEMS = 8;
+static constexpr int STREAM_BATCH = STREAM_THREADS * STREAM_ITEMS;
 
-/* Streaming passes (min/max, histogram, count, reposition): 512-thread
- * blocks; min/max and histogram as many as are resident, grid-strided;
- * count and reposition by contiguous sub-chunks (below), so that sorted
- * input touches few buckets per block. */
-#define STREAM_THREADS 512
-/* Items per thread per batch in min/max, histogram and count: enough loads
- * in flight per thread to cover memory latency. */
-#define STREAM_ITEMS 8
-#define STREAM_BATCH (STREAM_THREADS * STREAM_ITEMS)
-/* Reposition sub-chunk (also the count pass's block): 1024 threads x 16
- * pairs staged in 128 KB of shared memory, one block per SM, so that a
- * bucket receives runs of about 16384 / L pairs per write (15 at L = 1093)
- * rather than single words. GPUs with less shared memory per block take 8,
- * 4 or 2 pairs a thread (the largest that fits). DS_HYBRID_REPOSITION
- * (tuning only) asks for 16, 8, 4 or 2, or 32: 512 threads x 32 pairs, the
- * default before; at 16M uniform pairs on an H100 the two took the same
- * (reposition 0.299 and 0.301 ms). Each key waits in shared memory across
- * the scan so that 1024 threads fit in 64 registers. */
-#define REPOSITION_THREADS 1024
-#define REPOSITION_ITEMS 16
-#define REPOSITION_MAX_ITEMS 32 /* DS_HYBRID_REPOSITION=32: 512 threads */
-static_assert(REPOSITION_THREADS * REPOSITION_ITEMS <= 65536 &&
-                  512 * REPOSITION_MAX_ITEMS <= 65536 && MAX_BUCKETS < 65536,
+/* Reposition (and count) sub-chunk: 1024 threads x up to 16 pairs staged in
+ * 128 KB, one block per SM, so that each bucket gets runs of about
+ * 16384 / L pairs per write; keys wait in shared memory across the scan so
+ * that 1024 threads fit in 64 registers. Instantiated for 16, 8, 4, 2. */
+static constexpr int REPOSITION_THREADS = 1024;
+static constexpr int REPOSITION_ITEMS = 16;
+static_assert(REPOSITION_THREADS * REPOSITION_ITEMS <= 65536 && MAX_BUCKETS < 65536,
               "reposition packs bucket and rank into 16 bits each");
+static_assert(MAX_BUCKETS <= MAX_HIST_BINS, "the one-block passes scan buckets as bins");
 
-/* One-block passes (refine, layout). */
-#define SINGLE_THREADS 1024
-#define SINGLE_ITEMS (MAX_HIST_BINS / SINGLE_THREADS) /* also >= MAX_BUCKETS / 1024 */
+/* One-block passes (refine, layout) and the reset. */
+static constexpr int SINGLE_THREADS = 1024;
+/* bins (and buckets, fewer) a one-block thread scans */
+static constexpr int SINGLE_ITEMS = MAX_HIST_BINS / SINGLE_THREADS;
+static constexpr int RESET_BLOCKS = 8;
+static constexpr int RESET_THREADS = 1024;
+
+/* Run-time tuning, read by the launchers from the state's copy. */
+struct hybrid_tuning {
+    /* Pairs per bucket as a fraction of the sort tile: 15/16 leaves room
+     * for the pivots' error, so nearly every bucket fits one tile. */
+    size_t bucket_fill_num, bucket_fill_den;
+    /* Largest sort tile in pairs: the biggest that fits shared memory is
+     * fastest at 16M (16384, every variant allowed). */
+    size_t max_sort_tile;
+    /* A larger sort tile only while n / tile >= this many tiles per SM, so
+     * that small inputs keep more SMs busy. */
+    size_t sort_tiles_per_sm;
+    /* Histogram bins per bucket (the paper: several times more bins than
+     * buckets helps spiky input), and the least bins at small L. */
+    uint32_t hist_bins_per_bucket, min_hist_bins;
+    /* Pairs a reposition thread stages (16, 8, 4 or 2), halved until the
+     * staging fits shared memory: longer write runs per bucket. */
+    int reposition_items;
+    /* Min/max grid: this many blocks per resident reposition block,
+     * grid-strided, enough to saturate bandwidth for a pass this light. */
+    size_t minmax_blocks_per_stream_block;
+};
+
+static const hybrid_tuning kHybridTuning = {
+    15, 16,                  /* bucket_fill_num, bucket_fill_den */
+    16384,                   /* max_sort_tile */
+    2,                       /* sort_tiles_per_sm */
+    4, 256,                  /* hist_bins_per_bucket, min_hist_bins */
+    REPOSITION_ITEMS,        /* reposition_items */
+    2,                       /* minmax_blocks_per_stream_block */
+};
+
+/* ---- keys, phases, state ----------------------------------------------- */
 
 /* Internal keys: NaN moved down one, freeing both ends of the uint range. */
 #define KEY_NAN 0xFFFFFFFEu
@@ -229,22 +170,15 @@ struct hybrid_buckets {
 };
 
 struct hybrid_state {
+    hybrid_tuning tuning;     /* kHybridTuning, read by the launchers */
     size_t max_count;
     size_t capacity;          /* padded arrays: max_count + 4 * MAX_BUCKETS */
-    int forced_buckets;       /* DS_HYBRID_BUCKETS, 0 = tuned rule */
     int sms;
-    int stream_blocks;        /* resident blocks of the count kernels */
+    int stream_blocks;        /* resident blocks of the reposition kernel */
     int histogram_blocks;
     uint32_t max_bins;        /* histogram bins that fit in shared memory */
     int reposition_items;     /* 16, 8, 4 or 2: what fits in shared memory */
     int tile_blocks;          /* resident blocks of the merge kernels */
-    size_t bucket_target;     /* DS_HYBRID_BUCKET_TARGET, 0 = the fill rule */
-    int sort_tile_cap;        /* DS_HYBRID_TILE, 0 = no cap */
-    int tiles_per_sm;         /* DS_HYBRID_TILES_PER_SM, else kSortTilesPerSm */
-    int legacy_stream;        /* DS_HYBRID_LEGACY_STREAM: old histogram bins,
-                                 count and reposition searches, to compare */
-    int legacy_merge;         /* DS_HYBRID_LEGACY_MERGE: block syncs on every
-                                 tile sort round, no early tile loads */
     int sort_tile_variants;   /* sort tile sizes that fit shared memory */
     int sort_tile_blocks[SORT_TILE_VARIANTS]; /* resident blocks of each */
     hybrid_globals *globals;
@@ -282,19 +216,6 @@ __device__ static inline float from_internal(uint32_t key, int descending)
 __device__ static inline int nothing_to_sort(const hybrid_globals *g)
 {
     return g->min_key == g->max_key;
-}
-
-/* Fig. 4's search: the number of pivots[1..W-1] that are <= key, with a
- * jump halving from W/2 (W, the search width, a power of two >= L; the
- * pivots from L on are max + 1, so the answer stays below L). */
-__device__ static inline uint32_t bucket_of(const uint32_t *pivots, uint32_t W,
-                                            uint32_t key)
-{
-    uint32_t bucket = 0;
-    for (uint32_t jump = W >> 1; jump >= 1; jump >>= 1)
-        if (pivots[bucket + jump] <= key)
-            bucket += jump;
-    return bucket;
 }
 
 /* The histogram's bins: bin = (k - min) * scale >> 32 with scale =
@@ -472,12 +393,12 @@ k_hybrid_minmax(const float *keys, size_t n, int descending, hybrid_globals *g)
  * highest key in shared memory over a grid-stride slice, and adds its
  * nonzero bins to the global arrays once. A warp whose 32 keys share one
  * bin (sorted or constant runs) updates it once; otherwise each lane does
- * its own shared atomics (__match_any_sync grouping cost more than it saved
- * on random keys). */
+ * its own shared atomics (grouping lanes by bin with __match_any_sync
+ * costs more than it saves on random keys). */
 __global__ void __launch_bounds__(STREAM_THREADS)
 k_hybrid_histogram(const float *keys, size_t n, int descending,
                    const hybrid_globals *g, uint32_t *hist, uint32_t *bin_min,
-                   uint32_t *bin_max, uint32_t bins, int legacy)
+                   uint32_t *bin_max, uint32_t bins)
 {
     extern __shared__ uint32_t shared[];
     if (nothing_to_sort(g))
@@ -490,13 +411,9 @@ k_hybrid_histogram(const float *keys, size_t n, int descending,
     }
     __syncthreads();
     uint32_t lo = g->min_key;
-    uint64_t span = (uint64_t)(g->max_key - lo) + 1;
-    /* bin = (k - lo) * scale >> 32 with scale = bins * 2^32 / span: monotone,
-     * below bins (the product stays under bins * 2^32 <= 2^45), and one
-     * multiply where (k - lo) * bins / span took a 64-bit division. The
-     * refine pass reads each bin's actual lowest and highest key, so bins
-     * need not be exactly equal in width. legacy (DS_HYBRID_LEGACY_STREAM,
-     * tuning only) keeps the division for comparison. */
+    /* one multiply-shift per key (bin_of), where (k - lo) * bins / span
+     * would take a 64-bit division; the refine pass reads each bin's actual
+     * lowest and highest key, so bins need not be exactly equal in width */
     uint64_t scale = bin_scale(g, bins);
     for (size_t batch_base = blockIdx.x * (size_t)STREAM_BATCH; batch_base < n;
          batch_base += (size_t)gridDim.x * STREAM_BATCH) {
@@ -511,9 +428,7 @@ k_hybrid_histogram(const float *keys, size_t n, int descending,
         size_t i = batch_base + (size_t)j * STREAM_THREADS + threadIdx.x;
         int valid = i < n;
         uint32_t k = valid ? to_internal(batch[j], descending) : 0;
-        uint32_t bin = !valid ? bins
-                     : legacy ? (uint32_t)(((uint64_t)(k - lo) * bins) / span)
-                              : bin_of(k, lo, scale);
+        uint32_t bin = valid ? bin_of(k, lo, scale) : bins;
         uint32_t first_bin = __shfl_sync(0xFFFFFFFFu, bin, 0);
         if (__all_sync(0xFFFFFFFFu, valid && bin == first_bin)) {
             uint32_t warp_min = warp_min_u32(k), warp_max = warp_max_u32(k);
@@ -614,25 +529,26 @@ k_hybrid_refine(const hybrid_globals *g, const uint32_t *hist,
  * shared memory (one atomic per warp when the warp's keys share a bucket,
  * else one per lane), then adds each nonzero count to the bucket's global
  * counter; the old value is this chunk's base inside the bucket, kept for
- * the reposition pass. With buckets_out, each element's bucket is stored
- * there for it too. Chunks of one sub-chunk make many small blocks, several
- * resident per SM, where one long chunk per resident reposition block (one
- * per SM) had too few loads in flight.
+ * the reposition pass. Each element's bucket goes to buckets_out for the
+ * reposition too (the launcher always passes it; the NULL test stays
+ * because without it the compiler's schedule takes more registers and
+ * fits fewer blocks per SM). Chunks of one sub-chunk make many small
+ * blocks, several resident per SM, where one long chunk per resident
+ * reposition block (one per SM) would have too few loads in flight.
  *
  * The search is Fig. 4's binary search over the pivots, started from the
  * key's histogram bin: bin_first[h] pivots lie in bins below h (all lower
  * than any key of bin h) and the pivots from bin_first[h + 1] on in bins
  * above it (all higher), so only the pivots inside the key's own bin are
- * searched, usually none to three. A search over all L pivots from the
- * middle made the count pass shared-memory bound (H100, 16M uniform pairs,
- * L = 1093: 0.252 ms, L1/shared throughput at 97%; 0.106 ms from the bin).
- * The batch's eight searches run in step, so that their loads overlap. */
+ * searched, usually none to three; a search over all L pivots makes the
+ * pass shared-memory bound. The batch's eight searches run in step, so
+ * that their loads overlap. */
 __global__ void __launch_bounds__(STREAM_THREADS)
 k_hybrid_count(const float *keys, size_t n, int descending,
                const hybrid_globals *g, const uint32_t *pivots, uint32_t L,
                uint32_t W, const uint32_t *bin_first, uint32_t bins,
                size_t chunk, uint32_t *bucket_count, uint32_t *block_base,
-               uint16_t *buckets_out, int legacy)
+               uint16_t *buckets_out)
 {
     extern __shared__ uint32_t shared[];
     if (nothing_to_sort(g))
@@ -667,17 +583,12 @@ k_hybrid_count(const float *keys, size_t n, int descending,
       for (int j = 0; j < STREAM_ITEMS; j++) {
         size_t i = batch_base + (size_t)j * STREAM_THREADS + threadIdx.x;
         key[j] = to_internal(batch[j], descending);
-        if (legacy) { /* tuning only: the search over all pivots */
-            found[j] = bucket_of(s_pivots, W, key[j]);
-            left[j] = 0;
-            continue;
-        }
         uint32_t h = i < end ? bin_of(key[j], min_key, scale) : 0;
         found[j] = s_first[h];
         left[j] = i < end ? s_first[h + 1] - found[j] : 0;
         more |= left[j] != 0;
       }
-      /* all eight searches in step (kernels/hybrid_network.cuh) */
+      /* all eight searches in step (hybrid_network.cuh) */
       while (more) {
         more = 0;
 #pragma unroll
@@ -780,29 +691,25 @@ k_hybrid_layout(hybrid_globals *g, const uint32_t *pivots, uint32_t L,
     }
 }
 
-/* Fig. 6: the chunks of k_hybrid_count (THREADS * ITEMS pairs, the
- * sub-chunks): block b takes sub-chunk b, then claims sub-chunks from a
- * counter (thread 0's atomic before a sub-chunk's write-out, read after
- * its last barrier), so that faster blocks take more: with a block-strided
- * split the blocks ended over 73 of the kernel's 291 us (NVIDIA H100,
- * 2^24 uniform; a per-block %globaltimer trace). With the claims here and
- * in k_hybrid_tile_sort (there the blocks ended over 59 of 451 us), three
- * alternating runs in one call: 2^24 1.008-1.012 -> 0.988-0.989 ms, 2^26
- * 5.08-5.14 -> 4.48-4.49 ms, 2^20 and 2^22 unchanged. Each element of a sub-chunk gets its rank inside
- * its bucket from a shared atomic increment (once per warp when the warp
- * shares a bucket); a block scan of the sub-chunk's bucket counts stages
+/* Fig. 6 over the sub-chunks of k_hybrid_count (THREADS * ITEMS pairs):
+ * block b takes sub-chunk b, then claims sub-chunks from a counter (thread
+ * 0's atomic before a sub-chunk's write-out, read after its last barrier),
+ * so that faster blocks take more and the blocks end together. Each
+ * element's bucket comes from the count pass (buckets_in); its rank inside
+ * the bucket from a shared atomic increment (once per warp when the warp
+ * shares a bucket). A block scan of the sub-chunk's bucket counts stages
  * the pairs in shared memory grouped by bucket, and they are written out
  * from there, so that consecutive threads write consecutive slots of a
  * bucket instead of one scattered word each. A pair's slot is its bucket's
  * offset + the sub-chunk's base in that bucket (from the count pass) + its
- * rank. Writes internal keys into the padded array. */
+ * rank. Writes internal keys into the padded array. Shared memory
+ * (dynamic): reposition_smem(). */
 template <int THREADS, int ITEMS>
 __global__ void __launch_bounds__(THREADS, 1)
 k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
-                    int descending, hybrid_globals *g,
-                    const uint32_t *pivots, uint32_t L, uint32_t W,
+                    int descending, hybrid_globals *g, uint32_t L,
                     const uint32_t *bucket_offset, const uint32_t *block_base,
-                    uint32_t *out_keys, uint32_t *out_values, int legacy,
+                    uint32_t *out_keys, uint32_t *out_values,
                     const uint16_t *buckets_in)
 {
     typedef cub::BlockScan<uint32_t, THREADS> scan;
@@ -815,19 +722,18 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
     const uint32_t sub_chunk = THREADS * ITEMS;
     const size_t sub_chunks = (n + sub_chunk - 1) / sub_chunk;
     uint32_t *s_keys = shared, *s_values = shared + sub_chunk;
-    uint32_t *s_pivots = shared + 2 * sub_chunk;
-    uint32_t *s_count = s_pivots + W + 1; /* then each bucket's start */
-    uint32_t *s_dest = s_count + L;       /* global slot of the start */
+    uint32_t *s_count = shared + 2 * sub_chunk; /* then each bucket's start */
+    uint32_t *s_dest = s_count + L;             /* global slot of the start */
     /* bucket of each staged slot, so the write-out need not search */
     uint16_t *s_bucket = (uint16_t *)(s_dest + L);
-    for (uint32_t j = threadIdx.x; j <= W; j += THREADS)
-        s_pivots[j] = pivots[j];
     for (size_t q = blockIdx.x; q < sub_chunks;) {
         size_t sub = q * sub_chunk;
         /* 32-bit offsets inside the sub-chunk keep register use down */
         uint32_t staged = (uint32_t)min((size_t)sub_chunk, n - sub);
         const float *sub_keys = keys + sub;
         const uint32_t *sub_values = values + sub;
+        /* buckets_in is never NULL; the test keeps the compiler from
+         * hoisting the next group's loads into this one, which spills */
         const uint16_t *sub_buckets = buckets_in ? buckets_in + sub : NULL;
         const uint32_t *my_base = block_base + q * L;
         for (uint32_t j = threadIdx.x; j < L; j += THREADS)
@@ -846,16 +752,13 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
           for (int j = first; j < first + GROUP; j++) {
             uint32_t i = j * THREADS + threadIdx.x;
             key[j - first] = i < staged ? __float_as_uint(sub_keys[i]) : 0;
-            /* the count pass's bucket, when it kept them */
             bucket_rank[j] = sub_buckets && i < staged ? sub_buckets[i] : L;
           }
 #pragma unroll
           for (int j = first; j < first + GROUP; j++) {
             int valid = j * THREADS + threadIdx.x < staged;
             uint32_t k = valid ? to_internal(__uint_as_float(key[j - first]), descending) : 0;
-            uint32_t bucket = !valid ? L
-                            : sub_buckets ? bucket_rank[j]
-                                          : bucket_of(s_pivots, W, k);
+            uint32_t bucket = !valid ? L : bucket_rank[j];
             uint32_t rank = 0;
             uint32_t first_bucket = __shfl_sync(0xFFFFFFFFu, bucket, 0);
             if (__all_sync(0xFFFFFFFFu, valid && bucket == first_bucket)) {
@@ -914,22 +817,8 @@ k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
         if (threadIdx.x == 0)
             claim = gridDim.x + atomicAdd(&g->reposition_claimed, 1u);
         for (uint32_t at = threadIdx.x; at < staged; at += THREADS) {
-            uint32_t lo = 0;
-            if (!legacy) {
-                lo = s_bucket[at];
-            } else {
-                /* the last bucket whose start is <= at (empty ones share
-                 * starts) */
-                uint32_t hi = L;
-                while (hi - lo > 1) {
-                    uint32_t mid = (lo + hi) >> 1;
-                    if (s_count[mid] <= at)
-                        lo = mid;
-                    else
-                        hi = mid;
-                }
-            }
-            uint32_t slot = s_dest[lo] + (at - s_count[lo]);
+            uint32_t bucket = s_bucket[at];
+            uint32_t slot = s_dest[bucket] + (at - s_count[bucket]);
             out_keys[slot] = s_keys[at];
             out_values[slot] = s_values[at];
         }
@@ -949,7 +838,8 @@ struct sort_tile_at {
 /* Finds sort tile t (of `size` pairs) and loads this thread's four key
  * vectors of it, KEY_PAD past its valid part, and asks L2 for the line of
  * its values that this thread will load; nothing for t >= total or a
- * constant bucket. (Values in registers too spilled at 1024 threads.) */
+ * constant bucket. (The values wait: in registers as well, they would
+ * spill at 1024 threads.) */
 __device__ static inline sort_tile_at load_sort_tile(const hybrid_buckets &buckets,
                                                      uint32_t L, uint32_t size,
                                                      uint32_t t, uint32_t total,
@@ -1012,12 +902,12 @@ template <int THREADS>
 __global__ void __launch_bounds__(THREADS)
 k_hybrid_tile_sort(hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
                    uint32_t *keys, uint32_t *values, float *final_keys,
-                   uint32_t *final_values, int descending, int legacy_merge)
+                   uint32_t *final_values, int descending)
 {
     const uint32_t size = THREADS * TILE_ITEMS;
     /* a warp's 32 runs of 16 fill its own 512 slots, so merges up to runs
      * of 512 stay inside the warp and need only warp syncs */
-    const uint32_t warp_runs = legacy_merge ? TILE_ITEMS : 32 * TILE_ITEMS;
+    const uint32_t warp_runs = 32 * TILE_ITEMS;
     extern __shared__ uint32_t shared[];
     __shared__ uint32_t s_claim;
     uint32_t *s_keys = shared, *s_values = shared + size + size / 32;
@@ -1034,8 +924,6 @@ k_hybrid_tile_sort(hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
         if (threadIdx.x == 0)
             claim = gridDim.x + atomicAdd(&g->sort_claimed, 1u);
         sort_tile_at tile = next;
-        if (legacy_merge && t != blockIdx.x) /* loaded only now */
-            tile = load_sort_tile(buckets, L, size, t, total, keys, values, vk);
         uint32_t b = tile.bucket, valid = tile.valid, base = tile.base;
         if (!valid) { /* a constant bucket's tile */
             __syncthreads(); /* everyone has read the last claim */
@@ -1043,8 +931,7 @@ k_hybrid_tile_sort(hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
                 s_claim = claim;
             __syncthreads();
             t = s_claim;
-            if (!legacy_merge)
-                next = load_sort_tile(buckets, L, size, t, total, keys, values, vk);
+            next = load_sort_tile(buckets, L, size, t, total, keys, values, vk);
             continue;
         }
         load_sort_tile_values(tile, values, vv);
@@ -1094,8 +981,7 @@ k_hybrid_tile_sort(hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
         __syncthreads(); /* the tile is whole in shared memory, the claim out */
         t = s_claim;
         /* vk is free: the next tile's loads go out first */
-        if (!legacy_merge)
-            next = load_sort_tile(buckets, L, size, t, total, keys, values, vk);
+        next = load_sort_tile(buckets, L, size, t, total, keys, values, vk);
         uint32_t count = buckets.count[b];
         if (padded(count) <= size) {
             /* the whole bucket: drop its sentinels, write the final output */
@@ -1229,18 +1115,19 @@ k_hybrid_compact(const hybrid_globals *g, hybrid_buckets buckets, uint32_t L,
 
 /* ---- host helpers ------------------------------------------------------ */
 
-/* L for n pairs sorted in tiles of sort_size pairs (see MAX_BUCKETS). */
+/* L for n pairs sorted in tiles of sort_size pairs: one bucket per
+ * bucket_fill of a sort tile, clamped to [1, MAX_BUCKETS]. */
 static uint32_t buckets_for(const hybrid_state *s, size_t n, uint32_t sort_size)
 {
-    size_t target = s->bucket_target
-                        ? s->bucket_target
-                        : (size_t)sort_size * kBucketFillNum / kBucketFillDen;
-    size_t want = s->forced_buckets ? (size_t)s->forced_buckets
-                                    : (n + target - 1) / target;
+    size_t target = (size_t)sort_size * s->tuning.bucket_fill_num /
+                    s->tuning.bucket_fill_den;
+    size_t want = (n + target - 1) / target;
     return (uint32_t)(want < 1 ? 1 : want > MAX_BUCKETS ? MAX_BUCKETS : want);
 }
 
-/* Fig. 4's search width for L buckets: the power of two >= L. */
+/* The pivot table's width for L buckets: the power of two >= L (Fig. 4's
+ * search width). The refine pass writes pivots[0..W], pivots[L..W] being
+ * max + 1; the count's search reads pivots[1..L-1], the layout pivots[L]. */
 static uint32_t search_width(uint32_t L)
 {
     uint32_t W = 1;
@@ -1251,9 +1138,9 @@ static uint32_t search_width(uint32_t L)
 
 static uint32_t bins_for(const hybrid_state *s, uint32_t L)
 {
-    uint32_t bins = L * kHistPerBucket;
-    if (bins < 256)
-        bins = 256;
+    uint32_t bins = L * s->tuning.hist_bins_per_bucket;
+    if (bins < s->tuning.min_hist_bins)
+        bins = s->tuning.min_hist_bins;
     return bins > s->max_bins ? s->max_bins : bins;
 }
 
@@ -1272,42 +1159,41 @@ static const void *tile_sort_kernel(int variant)
 }
 
 /* The sort tile variant for n pairs: the largest that fits shared memory
- * and the cap (DS_HYBRID_TILE) whose tile count still covers
- * tiles_per_sm per SM. */
+ * and max_sort_tile, and whose tile count still covers sort_tiles_per_sm
+ * per SM. */
 static int sort_tile_for(const hybrid_state *s, size_t n)
 {
     int chosen = 0;
     for (int v = 1; v < s->sort_tile_variants; v++) {
         size_t pairs = (size_t)kSortTileThreads[v] * TILE_ITEMS;
-        if ((!s->sort_tile_cap || (size_t)s->sort_tile_cap >= pairs) &&
-            n / pairs >= (size_t)s->tiles_per_sm * (size_t)s->sms)
+        if (pairs <= s->tuning.max_sort_tile &&
+            n / pairs >= s->tuning.sort_tiles_per_sm * (size_t)s->sms)
             chosen = v;
     }
     return chosen;
 }
 
-/* The reposition kernel for `items` pairs a thread, and its dynamic shared
- * memory for L buckets. */
-static int reposition_threads(int items)
-{
-    return items == 32 ? 512 : REPOSITION_THREADS;
-}
-
+/* The reposition kernel for `items` pairs a thread (16, 8, 4 or 2). */
 static const void *reposition_kernel(int items)
 {
-    return items == 32 ? (const void *)k_hybrid_reposition<512, 32>
-         : items == 16 ? (const void *)k_hybrid_reposition<REPOSITION_THREADS, 16>
+    return items == 16 ? (const void *)k_hybrid_reposition<REPOSITION_THREADS, 16>
          : items == 8  ? (const void *)k_hybrid_reposition<REPOSITION_THREADS, 8>
          : items == 4  ? (const void *)k_hybrid_reposition<REPOSITION_THREADS, 4>
                        : (const void *)k_hybrid_reposition<REPOSITION_THREADS, 2>;
 }
 
+/* Pairs in a reposition (and count) sub-chunk. */
+static size_t reposition_sub_chunk(int items)
+{
+    return (size_t)REPOSITION_THREADS * items;
+}
+
+/* The reposition's dynamic shared memory for L buckets: staged keys and
+ * values, each bucket's start and global slot, each staged pair's bucket. */
 static size_t reposition_smem(int items, size_t L)
 {
-    /* keys and values, then pivots, starts and slots, then uint16 buckets
-     * (L here is the search width, which bounds the bucket count) */
-    size_t pairs = (size_t)reposition_threads(items) * items;
-    return sizeof(uint32_t) * (2 * pairs + 3 * L + 1) + sizeof(uint16_t) * pairs;
+    size_t pairs = reposition_sub_chunk(items);
+    return sizeof(uint32_t) * (2 * pairs + 2 * L) + sizeof(uint16_t) * pairs;
 }
 
 static int resident_blocks(const void *kernel, int threads, size_t smem, int sms)
@@ -1357,28 +1243,11 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
     s->max_count = desc->max_count;
     s->capacity = desc->max_count + 4 * (size_t)MAX_BUCKETS;
     s->time_phases = desc->time_phases;
-    const char *forced = getenv("DS_HYBRID_BUCKETS");
-    if (forced && atoi(forced) > 0)
-        s->forced_buckets = atoi(forced);
-    const char *target = getenv("DS_HYBRID_BUCKET_TARGET");
-    if (target && atoi(target) > 0)
-        s->bucket_target = (size_t)atoi(target);
-    const char *tile_cap = getenv("DS_HYBRID_TILE");
-    if (tile_cap && atoi(tile_cap) > 0)
-        s->sort_tile_cap = atoi(tile_cap);
-    s->tiles_per_sm = (int)kSortTilesPerSm;
-    const char *tiles_per_sm = getenv("DS_HYBRID_TILES_PER_SM");
-    if (tiles_per_sm && atoi(tiles_per_sm) >= 0)
-        s->tiles_per_sm = atoi(tiles_per_sm);
-    const char *legacy_stream = getenv("DS_HYBRID_LEGACY_STREAM");
-    s->legacy_stream = legacy_stream && atoi(legacy_stream) > 0;
-    const char *legacy_merge = getenv("DS_HYBRID_LEGACY_MERGE");
-    s->legacy_merge = legacy_merge && atoi(legacy_merge) > 0;
-    int reposition_start = REPOSITION_ITEMS;
-    const char *forced_reposition = getenv("DS_HYBRID_REPOSITION");
-    if (forced_reposition && atoi(forced_reposition) >= 2 &&
-        atoi(forced_reposition) <= REPOSITION_MAX_ITEMS)
-        reposition_start = atoi(forced_reposition);
+    s->tuning = kHybridTuning;
+    /* reposition_kernel() is instantiated for 16, 8, 4 and 2 pairs */
+    assert(s->tuning.reposition_items >= 2 &&
+           s->tuning.reposition_items <= REPOSITION_ITEMS &&
+           (s->tuning.reposition_items & (s->tuning.reposition_items - 1)) == 0);
 
     int device = 0;
     DS_CUDA_GOTO(status, fail, "sort hybrid", cudaGetDevice(&device));
@@ -1397,7 +1266,8 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
         if (s->max_bins > MAX_HIST_BINS)
             s->max_bins = MAX_HIST_BINS;
         s->reposition_items = 0;
-        for (int items = reposition_start; items >= 2 && !s->reposition_items; items /= 2) {
+        for (int items = s->tuning.reposition_items; items >= 2 && !s->reposition_items;
+             items /= 2) {
             cudaFuncAttributes attributes;
             DS_CUDA_GOTO(status, fail, "sort hybrid",
                          cudaFuncGetAttributes(&attributes, reposition_kernel(items)));
@@ -1429,8 +1299,7 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
         s->histogram_blocks = resident_blocks((const void *)k_hybrid_histogram,
                                               STREAM_THREADS, hist_smem, s->sms);
         s->stream_blocks = resident_blocks(reposition_kernel(s->reposition_items),
-                                           reposition_threads(s->reposition_items),
-                                           stage_smem, s->sms);
+                                           REPOSITION_THREADS, stage_smem, s->sms);
         s->tile_blocks = resident_blocks((const void *)k_hybrid_merge_pass,
                                          TILE_THREADS, 0, s->sms);
         for (int v = 0; v < SORT_TILE_VARIANTS; v++) {
@@ -1473,10 +1342,9 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
     DS_CUDA_GOTO(status, fail, "sort hybrid",
                  cudaMalloc((void **)&s->buckets.constant, MAX_BUCKETS * sizeof(uint32_t)));
     {
-        /* a base per sub-chunk and bucket: max_count / 2 bytes at 32 pairs
-         * a thread, 4 * max_count at 4 */
-        size_t sub_chunk = (size_t)reposition_threads(s->reposition_items) *
-                           s->reposition_items;
+        /* a base per sub-chunk and bucket: max_count / 2 bytes at 16 pairs
+         * a thread, 4 * max_count at 2 */
+        size_t sub_chunk = reposition_sub_chunk(s->reposition_items);
         size_t sub_chunks = (s->max_count + sub_chunk - 1) / sub_chunk;
         DS_CUDA_GOTO(status, fail, "sort hybrid",
                      cudaMalloc((void **)&s->block_base,
@@ -1520,16 +1388,17 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
     uint32_t W = search_width(L);
     uint32_t bins = bins_for(s, L);
     size_t count_smem = sizeof(uint32_t) * ((size_t)W + 1 + bins + 1 + L);
-    size_t stage_smem = reposition_smem(s->reposition_items, W);
+    size_t stage_smem = reposition_smem(s->reposition_items, L);
     size_t hist_smem = 3 * sizeof(uint32_t) * bins;
-    size_t chunk = (size_t)reposition_threads(s->reposition_items) *
-                   s->reposition_items; /* sub-chunk */
+    size_t chunk = reposition_sub_chunk(s->reposition_items);
     unsigned count_grid = (unsigned)((count + chunk - 1) / chunk);
     unsigned reposition_grid = count_grid < (unsigned)s->stream_blocks
                                    ? count_grid : (unsigned)s->stream_blocks;
     size_t stream_grid_full = (count + STREAM_BATCH - 1) / STREAM_BATCH;
-    unsigned minmax_grid = (unsigned)(stream_grid_full < (size_t)s->stream_blocks * 2
-                                          ? stream_grid_full : (size_t)s->stream_blocks * 2);
+    size_t minmax_blocks =
+        (size_t)s->stream_blocks * s->tuning.minmax_blocks_per_stream_block;
+    unsigned minmax_grid =
+        (unsigned)(stream_grid_full < minmax_blocks ? stream_grid_full : minmax_blocks);
     unsigned hist_grid = (unsigned)(stream_grid_full < (size_t)s->histogram_blocks
                                         ? stream_grid_full : (size_t)s->histogram_blocks);
     size_t tiles_bound = (count + 3 * (size_t)L) / TILE_SIZE + L + 1;
@@ -1548,7 +1417,7 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
     s->timed_last = 0;
     if ((status = mark(s, 0, st)))
         return status;
-    k_hybrid_reset<<<8, 1024, 0, st>>>(s->globals, s->hist, s->bin_min,
+    k_hybrid_reset<<<RESET_BLOCKS, RESET_THREADS, 0, st>>>(s->globals, s->hist, s->bin_min,
                                        s->bin_max, bins, s->buckets.count, L);
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_reset");
     k_hybrid_minmax<<<minmax_grid, STREAM_THREADS, 0, st>>>(keys, count,
@@ -1557,8 +1426,7 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
     if ((status = mark(s, 1, st)))
         return status;
     k_hybrid_histogram<<<hist_grid, STREAM_THREADS, hist_smem, st>>>(
-        keys, count, descending, s->globals, s->hist, s->bin_min, s->bin_max, bins,
-        s->legacy_stream);
+        keys, count, descending, s->globals, s->hist, s->bin_min, s->bin_max, bins);
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_histogram");
     if ((status = mark(s, 2, st)))
         return status;
@@ -1570,8 +1438,7 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
         return status;
     k_hybrid_count<<<count_grid, STREAM_THREADS, count_smem, st>>>(
         keys, count, descending, s->globals, s->pivots, L, W, s->bin_first, bins,
-        chunk, s->buckets.count, s->block_base,
-        s->legacy_stream ? NULL : (uint16_t *)s->keys[1], s->legacy_stream);
+        chunk, s->buckets.count, s->block_base, (uint16_t *)s->keys[1]);
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_count");
     k_hybrid_layout<<<1, SINGLE_THREADS, 0, st>>>(s->globals, s->pivots, L,
                                                   sort_size, s->buckets, s->keys[0],
@@ -1579,18 +1446,18 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_layout");
     if ((status = mark(s, 4, st)))
         return status;
+    /* keys[1] holds each element's bucket (uint16) from the count pass
+     * until the first global merge pass overwrites it */
     switch (s->reposition_items) {
-#define LAUNCH_REPOSITION(threads, items)                                       \
-    k_hybrid_reposition<threads, items><<<reposition_grid, threads, stage_smem, \
-                                          st>>>(                              \
-        keys, values, count, descending, s->globals, s->pivots, L, W,         \
-        s->buckets.offset, s->block_base, s->keys[0], s->values[0],          \
-        s->legacy_stream, s->legacy_stream ? NULL : (const uint16_t *)s->keys[1])
-    case 32: LAUNCH_REPOSITION(512, 32); break;
-    case 16: LAUNCH_REPOSITION(REPOSITION_THREADS, 16); break;
-    case 8: LAUNCH_REPOSITION(REPOSITION_THREADS, 8); break;
-    case 4: LAUNCH_REPOSITION(REPOSITION_THREADS, 4); break;
-    default: LAUNCH_REPOSITION(REPOSITION_THREADS, 2); break;
+#define LAUNCH_REPOSITION(items)                                               \
+    k_hybrid_reposition<REPOSITION_THREADS, items>                             \
+        <<<reposition_grid, REPOSITION_THREADS, stage_smem, st>>>(             \
+            keys, values, count, descending, s->globals, L, s->buckets.offset, \
+            s->block_base, s->keys[0], s->values[0], (const uint16_t *)s->keys[1])
+    case 16: LAUNCH_REPOSITION(16); break;
+    case 8: LAUNCH_REPOSITION(8); break;
+    case 4: LAUNCH_REPOSITION(4); break;
+    default: LAUNCH_REPOSITION(2); break;
 #undef LAUNCH_REPOSITION
     }
     DS_CUDA_TRY_LAUNCH("sort hybrid", "k_hybrid_reposition");
@@ -1601,7 +1468,7 @@ static ds_status hybrid_sort(void *opaque, float *keys, uint32_t *values,
     k_hybrid_tile_sort<threads><<<sort_grid, threads,                          \
                                   tile_smem((size_t)threads * TILE_ITEMS), st>>>( \
         s->globals, s->buckets, L, s->keys[0], s->values[0], keys, values,     \
-        descending, s->legacy_merge)
+        descending)
     case 2: LAUNCH_TILE_SORT(1024); break;
     case 1: LAUNCH_TILE_SORT(512); break;
     default: LAUNCH_TILE_SORT(256); break;
