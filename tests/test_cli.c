@@ -1,5 +1,6 @@
 /* test_cli.c — the command line: defaults, every option, --help/--version
- * output, and one error line plus usage for each bad input. */
+ * output, one error line plus usage for each bad input, and the agreement of
+ * --help and the viewer's hotkeys with the sort registry. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +11,12 @@
 
 #include <cmocka.h>
 
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
 #include "cli.h"
+#include "hotkeys.h"
+#include "sort.h"
 
 #define MAX_ARGS 64
 
@@ -98,6 +104,8 @@ static void assert_options_equal(const ds_options *actual, const ds_options *exp
     assert_int_equal(actual->no_sort, expected->no_sort);
     assert_int_equal(actual->no_cull, expected->no_cull);
     assert_int_equal(actual->tiles, expected->tiles);
+    assert_int_equal(actual->tile_pixels, expected->tile_pixels);
+    assert_int_equal(actual->draw_form, expected->draw_form);
     assert_int_equal(actual->vsync, expected->vsync);
     assert_optional_string_equal(actual->script_path, expected->script_path);
 }
@@ -115,7 +123,8 @@ static void test_defaults(void **state)
     static const ds_options expected = {
         .grid_x = 1, .grid_y = 1, .frames = 100, .sort = "cub", .width = 1920, .height = 1080,
         .primitive = DS_PRIMITIVE_TRIANGLES, .triangle_key = DS_TRIANGLE_KEY_FARTHEST,
-        .interop = DS_INTEROP_AUTO, .orbit_degrees = 360.0f, .alpha = 0.35f, .vsync = 1};
+        .interop = DS_INTEROP_AUTO, .orbit_degrees = 360.0f, .alpha = 0.35f, .vsync = 1,
+        .tile_pixels = 0, .draw_form = DS_DRAW_AUTO};
     assert_options_equal(&opts, &expected);
 }
 
@@ -127,7 +136,7 @@ static void test_every_option(void **state)
         "bitonic2", "--shuffle", "--size", "640x480", "--primitive", "points", "--key", "centroid",
         "--interop", "external", "--orbit", "-90.5", "--alpha", "1", "--csv", "t.csv", "--json", "t.json",
         "--screenshot", "s.png", "--verify", "--no-sort", "--no-vsync", "--script", "keys.txt",
-        "--key-bits", "24", "--no-cull", "--tiles", "off", NULL};
+        "--key-bits", "24", "--no-cull", "--tiles", "off", "--tile-pixels", "64", "--draw", "pull", NULL};
     ds_options opts;
     parse_result r = parse_capturing(args, &opts, 2);
     assert_int_equal(r.status, DS_OK);
@@ -139,7 +148,8 @@ static void test_every_option(void **state)
         .primitive = DS_PRIMITIVE_POINTS, .primitive_given = 1, .triangle_key = DS_TRIANGLE_KEY_CENTROID,
         .interop = DS_INTEROP_EXTERNAL, .key_bits = 24, .orbit_degrees = -90.5f, .alpha = 1.0f,
         .csv_path = "t.csv", .json_path = "t.json", .screenshot_path = "s.png", .verify = 1,
-        .no_sort = 1, .no_cull = 1, .tiles = DS_TILES_OFF, .vsync = 0, .script_path = "keys.txt"};
+        .no_sort = 1, .no_cull = 1, .tiles = DS_TILES_OFF, .tile_pixels = 64, .draw_form = DS_DRAW_PULL,
+        .vsync = 0, .script_path = "keys.txt"};
     assert_options_equal(&opts, &expected);
 }
 
@@ -168,9 +178,11 @@ static void test_choices_and_forms(void **state)
     assert_string_equal(opts.model_path, "--odd-name.obj");
 
     static const char *const a3[] = {"--interop", "auto", "--key", "farthest", "--scene", "gyroid",
-                                     "--tiles=off", NULL};
+                                     "--tiles=off", "--draw=indexed", "--tile-pixels=16384", NULL};
     r = parse_capturing(a3, &opts, 2);
     assert_int_equal(r.status, DS_OK);
+    assert_int_equal(opts.draw_form, DS_DRAW_INDEXED);
+    assert_int_equal(opts.tile_pixels, 16384);
     assert_int_equal(opts.interop, DS_INTEROP_AUTO);
     assert_int_equal(opts.tiles, DS_TILES_OFF);
     assert_int_equal(opts.triangle_key, DS_TRIANGLE_KEY_FARTHEST);
@@ -190,14 +202,14 @@ static void test_help(void **state)
         "--frames N", "--sort NAME|all", "--shuffle", "--size WxH", "--primitive triangles|points",
         "--key farthest|mean|centroid", "--interop auto|map|external|none", "--orbit DEG", "--alpha A",
         "--csv FILE", "--json FILE", "--screenshot FILE.png", "--verify", "--no-sort", "--no-cull",
-        "--tiles auto|on|off", "--no-vsync", "--script FILE", "--help", "--version",
-        /* sorts and scenes */
-        "cub", "radix", "hybrid", "quick", "bitonic0", "bitonic1", "bitonic2", "cpu", "gyroid", "shells",
+        "--tiles auto|on|off", "--tile-pixels N", "--draw auto|pull|indexed", "--no-vsync",
+        "--script FILE", "--help", "--version",
+        /* scenes (the sorts: registry_agrees_with_help_and_hotkeys) */
+        "gyroid", "shells",
         /* hotkeys */
-        "1-8", "1 cub, 2 radix, 3 hybrid, 4 quick", "5 bitonic0, 6 bitonic1, 7 bitonic2, 8 cpu",
-        "Tab / Shift+Tab", "\n  S ", "\n  P ", "\n  K ", "\n  U ", "\n  T ", "+ / -", "keypad", "\n  B ", "\n  C ",
-        "screenshot", "\n  O ", "\n  H ", "\n  F ", "F11", "\n  V ", "Esc", "left-drag", "middle-drag",
-        "wheel"};
+        "Tab ", "Shift+Tab", "\n  S ", "\n  P ", "\n  K ", "\n  U ", "\n  T ", "+ / -", "keypad", "\n  B ",
+        "\n  C ", "screenshot", "\n  O ", "\n  H ", "\n  F ", "F11", "\n  V ", "Esc", "left-drag",
+        "middle-drag", "wheel"};
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
         if (!strstr(r.output, expected[i]))
             fail_msg("--help lacks '%s'", expected[i]);
@@ -239,6 +251,12 @@ static void test_errors(void **state)
         {"--key", "nearest", NULL, "--key"},
         {"--interop", "magic", NULL, "--interop"},
         {"--tiles", "maybe", NULL, "--tiles"},
+        {"--tile-pixels", "0", NULL, "--tile-pixels '0'"},
+        {"--tile-pixels", "-8", NULL, "--tile-pixels"},
+        {"--tile-pixels", "16385", NULL, "--tile-pixels"},
+        {"--tile-pixels", "64px", NULL, "--tile-pixels"},
+        {"--draw", "fast", NULL, "--draw 'fast'"},
+        {"--draw", "PULL", NULL, "--draw"},
         {"--alpha", "0", NULL, "--alpha"},
         {"--alpha", "1.5", NULL, "--alpha"},
         {"--alpha", "nan", NULL, "--alpha"},
@@ -277,6 +295,100 @@ static void test_errors(void **state)
     }
 }
 
+/* The help text's lines, split at '\n' (modifies text). Returns the count. */
+static int split_lines(char *text, char **lines, int capacity)
+{
+    int count = 0;
+    for (char *line = strtok(text, "\n"); line && count < capacity; line = strtok(NULL, "\n"))
+        lines[count++] = line;
+    return count;
+}
+
+/* 1 if `line` holds "<hotkey> <name>" as a whole entry ("1 cub", not
+ * "1 cub2"). */
+static int has_entry(const char *line, char hotkey, const char *name)
+{
+    char entry[64];
+    snprintf(entry, sizeof entry, "%c %s", hotkey, name);
+    for (const char *at = strstr(line, entry); at; at = strstr(at + 1, entry)) {
+        char before = at == line ? ' ' : at[-1], after = at[strlen(entry)];
+        if (before == ' ' && (after == ' ' || after == '\0'))
+            return 1;
+    }
+    return 0;
+}
+
+/* Every sort in the registry is in --help with its summary and hotkey;
+ * every hotkey selects its sort in the viewer, no two sorts share one, and
+ * no other key selects a sort; the viewer's help lists every hotkey. */
+static void registry_agrees_with_help_and_hotkeys(void **state)
+{
+    (void)state;
+    static const char *const args[] = {"--help", NULL};
+    ds_options opts;
+    parse_result r = parse_capturing(args, &opts, 1);
+    assert_int_equal(r.status, DS_OK);
+    static char *lines[1024];
+    int line_count = split_lines(r.output, lines, 1024);
+
+    int seen_hotkey[128] = {0};
+    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
+        const char *name = ds_sort_algo_name((ds_sort_algo)a);
+        const char *summary = ds_sort_algo_summary((ds_sort_algo)a);
+        char hotkey = ds_sort_algo_hotkey((ds_sort_algo)a);
+        assert_true(summary[0] != '\0');
+
+        /* --help: a line "  NAME  HOTKEY  SUMMARY" in the sort list. */
+        char expected[256];
+        snprintf(expected, sizeof expected, "  %-10s %c  %s", name, hotkey ? hotkey : ' ', summary);
+        int found = 0;
+        for (int i = 0; i < line_count; i++)
+            found += strcmp(lines[i], expected) == 0;
+        if (found != 1)
+            fail_msg("--help has %d lines '%s'", found, expected);
+
+        if (!hotkey)
+            continue;
+        /* A digit, used once, that selects this sort. */
+        assert_true((hotkey >= '0' && hotkey <= '9'));
+        if (seen_hotkey[(int)hotkey]++)
+            fail_msg("hotkey '%c' is used twice (again by %s)", hotkey, name);
+        int key = ds_hotkey_glfw_key(hotkey);
+        assert_int_equal(key, hotkey == '0' ? GLFW_KEY_0 : GLFW_KEY_1 + (hotkey - '1'));
+        assert_int_equal(ds_viewer_sort_for_key(key), a);
+
+        /* --help's hotkey list has "HOTKEY NAME". */
+        found = 0;
+        for (int i = 0; i < line_count; i++)
+            found += has_entry(lines[i], hotkey, name);
+        if (found != 1)
+            fail_msg("--help names hotkey '%c %s' %d times", hotkey, name, found);
+
+        /* The help at the viewer's narrow width, and narrower, too. */
+        for (int width = 30; width <= 80; width += 25) {
+            char help[DS_HOTKEY_LINES_MAX][DS_HOTKEY_LINE_MAX];
+            int count = ds_hotkey_help(10, width, help, DS_HOTKEY_LINES_MAX);
+            assert_true(count > 1 && count < DS_HOTKEY_LINES_MAX);
+            found = 0;
+            for (int i = 0; i < count; i++)
+                found += has_entry(help[i], hotkey, name);
+            if (found != 1)
+                fail_msg("viewer help at width %d names '%c %s' %d times", width, hotkey, name, found);
+        }
+    }
+    /* No key that is not a registry hotkey selects a sort: the digits, the
+     * keypad digits and every other GLFW key. */
+    for (int key = GLFW_KEY_SPACE; key <= GLFW_KEY_LAST; key++) {
+        int is_hotkey = key >= GLFW_KEY_0 && key <= GLFW_KEY_9 && seen_hotkey['0' + key - GLFW_KEY_0];
+        if (!is_hotkey && ds_viewer_sort_for_key(key) != DS_SORT_ALGO_COUNT)
+            fail_msg("key %d selects %s but is no registry hotkey", key,
+                     ds_sort_algo_name(ds_viewer_sort_for_key(key)));
+    }
+    assert_int_equal(ds_viewer_sort_for_key(GLFW_KEY_UNKNOWN), DS_SORT_ALGO_COUNT);
+    assert_int_equal(ds_hotkey_glfw_key('a'), GLFW_KEY_UNKNOWN);
+    assert_int_equal(ds_hotkey_glfw_key(0), GLFW_KEY_UNKNOWN);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -286,6 +398,7 @@ int main(void)
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_version),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(registry_agrees_with_help_and_hotkeys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

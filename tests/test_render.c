@@ -5,8 +5,8 @@
  *     unsorted (mesh order, front to back) draw must not;
  *   - the same with round point splats;
  *   - every frame's order checks out against the CPU reference (verify);
- *   - the draw forms (vertex pulling or scatter + indexed draw, fused or
- *     per-vertex keys, with or without a depth buffer) give the same image;
+ *   - the draw forms (vertex pulling or scatter + indexed draw) give the
+ *     same image;
  *   - small-triangle culling never leaves out a triangle the rasteriser
  *     (llvmpipe in CI) gives a fragment, and culling on or off gives the
  *     same image;
@@ -242,9 +242,8 @@ static ds_renderer_desc verified_desc(const ds_mesh *mesh)
     return desc;
 }
 
-/* The renderer's alternative forms (renderer.h: draw_form,
- * vertex_distances, no_depth_buffer, no_cull, tiles, tile_pixels)
- * against the default: pixel for pixel
+/* The renderer's alternative forms (renderer.h: draw_form, no_cull,
+ * tiles, tile_pixels) against the default: pixel for pixel
  * the same image of a built-in scene from three orbit angles, each frame
  * verified; and the layers come out right drawn by pulling too. */
 static void test_draw_forms_agree(void **state)
@@ -253,23 +252,21 @@ static void test_draw_forms_agree(void **state)
     ds_mesh mesh;
     assert_int_equal(ds_scene_build("gyroid", 3000, &mesh), DS_OK);
     static uint8_t reference[3][WIDTH * HEIGHT * 4], pixels[WIDTH * HEIGHT * 4];
-    /* 0 default (at this size one tile), 1 pull, 2 per-vertex keys, 3 no
-     * depth buffer, 4 no culling, 5 no tiles, 6 16-pixel tiles, 7 pull and
-     * 8-pixel tiles, 8 no culling and 16-pixel tiles. */
-    for (int form = 0; form < 9; form++) {
+    /* 0 default (at this size one tile), 1 pull, 2 no culling, 3 no
+     * tiles, 4 16-pixel tiles, 5 pull and 8-pixel tiles, 6 no culling and
+     * 16-pixel tiles. */
+    for (int form = 0; form < 7; form++) {
         ds_renderer_desc desc = verified_desc(&mesh);
-        desc.draw_form = form == 1 || form == 7 ? DS_DRAW_PULL : DS_DRAW_AUTO;
-        desc.vertex_distances = form == 2;
-        desc.no_depth_buffer = form == 3;
-        desc.no_cull = form == 4 || form == 8;
-        desc.tiles = form == 5 ? DS_TILES_OFF : DS_TILES_ON;
-        desc.tile_pixels = form == 7 ? 8 : form == 6 || form == 8 ? 16 : 0;
+        desc.draw_form = form == 1 || form == 5 ? DS_DRAW_PULL : DS_DRAW_AUTO;
+        desc.no_cull = form == 2 || form == 6;
+        desc.tiles = form == 3 ? DS_TILES_OFF : DS_TILES_ON;
+        desc.tile_pixels = form == 5 ? 8 : form == 4 || form == 6 ? 16 : 0;
         ds_renderer *renderer = NULL;
         assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
         /* A small mesh: indexed unless asked (pull is there on llvmpipe
          * and on NVIDIA). */
         assert_int_equal(ds_renderer_draw_form(renderer),
-                         form == 1 || form == 7 ? DS_DRAW_PULL : DS_DRAW_INDEXED);
+                         form == 1 || form == 5 ? DS_DRAW_PULL : DS_DRAW_INDEXED);
         for (int view = 0; view < 3; view++) {
             ds_camera camera = {0};
             camera.pitch = 0.35f;
@@ -410,6 +407,14 @@ static void test_invalid_arguments(void **state)
     renderer = (ds_renderer *)&renderer;
     assert_int_equal(ds_renderer_create(&desc, &renderer), DS_ERR_INVALID_ARG);
     assert_null(renderer);
+    desc.tiles = DS_TILES_AUTO;
+    const int bad_tile_pixels[] = {-1, DS_RENDERER_TILE_PIXELS_MAX + 1};
+    for (size_t i = 0; i < sizeof bad_tile_pixels / sizeof bad_tile_pixels[0]; i++) {
+        desc.tile_pixels = bad_tile_pixels[i];
+        renderer = (ds_renderer *)&renderer;
+        assert_int_equal(ds_renderer_create(&desc, &renderer), DS_ERR_INVALID_ARG);
+        assert_null(renderer);
+    }
     ds_log_set_quiet(0);
     ds_mesh_free(&mesh);
 }

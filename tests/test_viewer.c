@@ -1,26 +1,30 @@
 /* test_viewer.c — the interactive viewer end to end, under Xvfb with Mesa
- * (llvmpipe gives GL 4.5 core through GLX): a --script switches sorts,
- * toggles the shuffle, drags the camera and takes screenshots; the test
- * checks that the process exits 0, that the screenshots exist at the window
- * size, and that exactly the overlay lines that should change do:
+ * (llvmpipe gives GL 4.5 core through GLX). One --script run presses every
+ * hotkey of handle_key() in viewer.c, turns the wheel and drags with both
+ * buttons, taking a screenshot after each step; the tests then check each
+ * step's visible effect against the screenshot before it:
  *
- *   shot 1  --sort cpu                      sort line "8 cpu"
- *   shot 2  key 1 (cub)                     sort line differs from shot 1
- *                                           (cub selected, or "cub
- *                                           unavailable" without a GPU)
- *   shot 3  key S                           state line differs from shot 2,
- *                                           sort line identical
- *   shot 4  key 8 (cpu)                     sort line identical to shot 1
- *   shot 5  drag left 150 0, key H          model region differs from shot 4
- *                                           (orbit), sort line identical
- *   shot 6  key S (shuffle off again: ties in a fixed order)
- *   shot 7  key T (screen tiles toggled:    state line differs from shot 6,
- *           on, from auto's off on the      model region identical
- *           CPU path)
+ *   - a panel line that shows a setting changes when its key is pressed and
+ *     comes back to the pixel when the key undoes it (S, P, K, U, T, + / -
+ *     and the keypad's, V, the digits, Tab);
+ *   - the model region (the lower right quarter, clear of the panels)
+ *     changes with the camera (wheel, right-drag, left-drag; each compared
+ *     with a screenshot of the same overlay state, only that input between)
+ *     and comes back with F; it stays the same when T changes how it is
+ *     drawn; B turns the background light;
+ *   - O hides the stats panel, H shows the help panel, F11 makes the window
+ *     fill the screen and back, C writes a PNG at the window size, Esc ends
+ *     the run (the script has no "quit").
+ *
+ * The sort keys come from the sort registry: each digit with a hotkey must
+ * change the sort line (to its sort, or "... unavailable" without a GPU),
+ * the cpu sort's key must bring the starting line back, and a digit without
+ * a hotkey must change nothing.
  *
  * Needs xvfb-run (Debian's xvfb, installed by scripts/setup.sh); exits 77
  * (skipped) only when it is missing. DS_DEPTHSORT is the program's path.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,6 +42,7 @@
 #include <stb_image.h>
 
 #include "overlay.h"
+#include "sort.h"
 
 #ifndef DS_DEPTHSORT
 #error "DS_DEPTHSORT must name the depthsort executable"
@@ -45,12 +50,68 @@
 
 #define WIDTH 640
 #define HEIGHT 480
-#define SHOTS 7
+/* The Xvfb screen, which F11's fullscreen window fills. */
+#define SCREEN_WIDTH 1024
+#define SCREEN_HEIGHT 768
 /* Panel lines (see draw_stats() in viewer.c). */
 #define SORT_LINE 1
-#define STATE_LINE 3
+#define ELEMENTS_LINE 2 /* element count, primitive, alpha */
+#define STATE_LINE 3    /* shuffle, primitive, key, sorting, tiles */
+#define VSYNC_LINE 13
+/* A line "changes" when more pixels than this differ: fewer than one glyph
+ * ("0.40" to "0.45"); identical text differs in none. */
+#define TEXT_CHANGE 4
+/* The model region "changes" when more pixels than this differ. */
+#define MODEL_CHANGE 100
+
+/* The digits '1'..'9', '0', in the order they are pressed. */
+#define DIGITS 10
+static const char digit_keys[DIGITS] = {'1', '2', '3', '4', '5', '6', '7', '8', '9', '0'};
+
+/* The screenshots, in the order the script takes them. */
+enum {
+    SHOT_BASE,                        /* --sort cpu, defaults */
+    SHOT_DIGIT,                       /* + i: after digit_keys[i] */
+    SHOT_SORT_BACK = SHOT_DIGIT + DIGITS, /* the cpu sort's hotkey */
+    SHOT_TAB,
+    SHOT_SHIFT_TAB,
+    SHOT_SORT_BACK_2,
+    SHOT_SHUFFLE_ON,
+    SHOT_SHUFFLE_OFF,
+    SHOT_POINTS,
+    SHOT_TRIANGLES,
+    SHOT_KEY_MEAN,
+    SHOT_KEY_CENTROID,
+    SHOT_KEY_FARTHEST,
+    SHOT_UNSORTED,
+    SHOT_SORTED,
+    SHOT_TILES_TOGGLED,
+    SHOT_TILES_BACK,
+    SHOT_ALPHA_PLUS,
+    SHOT_ALPHA_KP_ADD,
+    SHOT_ALPHA_KP_SUBTRACT,
+    SHOT_ALPHA_MINUS,
+    SHOT_LIGHT,
+    SHOT_DARK,
+    SHOT_OVERLAY_OFF,
+    SHOT_OVERLAY_ON,
+    SHOT_HELP_ON,
+    SHOT_HELP_OFF,
+    SHOT_VSYNC_TOGGLED,
+    SHOT_VSYNC_BACK,
+    SHOT_ZOOMED,
+    SHOT_FRAMED,
+    SHOT_PANNED,
+    SHOT_FRAMED_2,
+    SHOT_ORBITED,
+    SHOT_FULLSCREEN,
+    SHOT_WINDOWED,
+    SHOTS
+};
 
 static char work_dir[256];
+static char log_text[65536];
+static char cpu_hotkey; /* the host sort's key: the one --sort cpu starts on */
 
 typedef struct image {
     int width, height;
@@ -77,26 +138,99 @@ static int have_program(const char *name)
     return 0;
 }
 
-/* Counts pixels that differ in the rectangle [x0, x1) × [y0, y1). */
-static long differing_pixels(const image *a, const image *b, int x0, int y0, int x1, int y1)
+/* Counts pixels that differ in the rectangle [x0, x1) × [y0, y1) of two
+ * screenshots of the window's size. */
+static long differing_pixels(int a, int b, int x0, int y0, int x1, int y1)
 {
+    const image *first = &shots[a], *second = &shots[b];
+    assert_int_equal(first->width, WIDTH);
+    assert_int_equal(second->width, WIDTH);
+    assert_int_equal(first->height, HEIGHT);
+    assert_int_equal(second->height, HEIGHT);
     long count = 0;
     for (int y = y0; y < y1; y++)
         for (int x = x0; x < x1; x++) {
-            size_t i = 4 * ((size_t)y * (size_t)a->width + (size_t)x);
-            if (memcmp(a->rgba + i, b->rgba + i, 3) != 0)
+            size_t i = 4 * ((size_t)y * WIDTH + (size_t)x);
+            if (memcmp(first->rgba + i, second->rgba + i, 3) != 0)
                 count++;
         }
     return count;
 }
 
-/* Pixels differing in panel line `line` (at overlay scale 1). */
+/* Pixels differing in stats panel line `line` (at overlay scale 1). */
 static long line_difference(int a, int b, int line)
 {
     int top = DS_OVERLAY_LINE_TOP(line, 1);
-    return differing_pixels(&shots[a], &shots[b], DS_OVERLAY_MARGIN, top,
-                            DS_OVERLAY_MARGIN + DS_OVERLAY_PANEL_WIDTH,
+    return differing_pixels(a, b, DS_OVERLAY_MARGIN, top, DS_OVERLAY_MARGIN + DS_OVERLAY_PANEL_WIDTH,
                             top + DS_OVERLAY_LINE_HEIGHT);
+}
+
+/* Pixels differing in the lower right quarter, which shows only the model
+ * and the background while the help panel is off. */
+static long model_difference(int a, int b)
+{
+    return differing_pixels(a, b, WIDTH / 2, HEIGHT / 2, WIDTH, HEIGHT);
+}
+
+/* The script: each step's input, then two frames and its screenshot. */
+static void shot(FILE *script, int index, const char *input)
+{
+    fprintf(script, "%sframes 2\nscreenshot %s/%d.png\n", input, work_dir, index);
+}
+
+static int write_script(const char *path)
+{
+    FILE *script = fopen(path, "w");
+    char input[64];
+    if (!script)
+        return -1;
+    fprintf(script, "# written by test_viewer\nframes 3\n");
+    shot(script, SHOT_BASE, "");
+    for (int i = 0; i < DIGITS; i++) {
+        snprintf(input, sizeof input, "key %c\n", digit_keys[i]);
+        shot(script, SHOT_DIGIT + i, input);
+    }
+    snprintf(input, sizeof input, "key %c\n", cpu_hotkey);
+    shot(script, SHOT_SORT_BACK, input);
+    shot(script, SHOT_TAB, "key TAB\n");
+    shot(script, SHOT_SHIFT_TAB, "key shift+TAB\n");
+    shot(script, SHOT_SORT_BACK_2, input);
+    shot(script, SHOT_SHUFFLE_ON, "key S\n");
+    shot(script, SHOT_SHUFFLE_OFF, "key S\n");
+    shot(script, SHOT_POINTS, "key P\n");
+    shot(script, SHOT_TRIANGLES, "key P\n");
+    shot(script, SHOT_KEY_MEAN, "key K\n");
+    shot(script, SHOT_KEY_CENTROID, "key K\n");
+    shot(script, SHOT_KEY_FARTHEST, "key K\n");
+    shot(script, SHOT_UNSORTED, "key U\n");
+    shot(script, SHOT_SORTED, "key U\n");
+    shot(script, SHOT_TILES_TOGGLED, "key T\n");
+    shot(script, SHOT_TILES_BACK, "key T\n");
+    shot(script, SHOT_ALPHA_PLUS, "key +\n");
+    shot(script, SHOT_ALPHA_KP_ADD, "key KP_ADD\n");
+    shot(script, SHOT_ALPHA_KP_SUBTRACT, "key KP_SUBTRACT\n");
+    shot(script, SHOT_ALPHA_MINUS, "key -\n");
+    shot(script, SHOT_LIGHT, "key B\n");
+    shot(script, SHOT_DARK, "key B\n");
+    shot(script, SHOT_OVERLAY_OFF, "key O\n");
+    shot(script, SHOT_OVERLAY_ON, "key O\n");
+    shot(script, SHOT_HELP_ON, "key H\n");
+    shot(script, SHOT_HELP_OFF, "key H\n");
+    shot(script, SHOT_VSYNC_TOGGLED, "key V\n");
+    shot(script, SHOT_VSYNC_BACK, "key V\n");
+    shot(script, SHOT_ZOOMED, "scroll 2\n");
+    shot(script, SHOT_FRAMED, "key F\n");
+    shot(script, SHOT_PANNED, "drag right 60 40\n");
+    shot(script, SHOT_FRAMED_2, "key F\n");
+    shot(script, SHOT_ORBITED, "drag left 150 0\n");
+    /* The window manager-less X server resizes on its own time: a few
+     * frames for the new size to arrive. */
+    shot(script, SHOT_FULLSCREEN, "key F11\nframes 3\n");
+    shot(script, SHOT_WINDOWED, "key F11\nframes 3\n");
+    /* C writes depthsort-<time>.png into the working directory (work_dir);
+     * Esc ends the run. */
+    fprintf(script, "key C\nframes 2\nkey ESC\n");
+    return fclose(script) == 0 ? 0 : -1;
 }
 
 /* Runs the scripted viewer once for all tests. */
@@ -104,9 +238,15 @@ static int run_viewer(void **state)
 {
     (void)state;
     char script_path[300], log_path[300], command[2048];
-    FILE *script;
     int status;
 
+    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
+        if (ds_sort_algo_on_host((ds_sort_algo)a))
+            cpu_hotkey = ds_sort_algo_hotkey((ds_sort_algo)a);
+    if (!cpu_hotkey) {
+        fprintf(stderr, "the registry has no host sort with a hotkey\n");
+        return -1;
+    }
     snprintf(work_dir, sizeof work_dir, "/tmp/test_viewer_XXXXXX");
     if (!mkdtemp(work_dir)) {
         fprintf(stderr, "mkdtemp: %s\n", strerror(errno));
@@ -114,53 +254,26 @@ static int run_viewer(void **state)
     }
     snprintf(script_path, sizeof script_path, "%s/script.txt", work_dir);
     snprintf(log_path, sizeof log_path, "%s/log.txt", work_dir);
-    script = fopen(script_path, "w");
-    if (!script)
+    if (write_script(script_path) != 0)
         return -1;
-    fprintf(script,
-            "# written by test_viewer\n"
-            "frames 3\n"
-            "screenshot %s/1.png\n"
-            "key 1\n"
-            "frames 2\n"
-            "screenshot %s/2.png\n"
-            "key S\n"
-            "frames 2\n"
-            "screenshot %s/3.png\n"
-            "key 8\n"
-            "frames 2\n"
-            "screenshot %s/4.png\n"
-            "drag left 150 0\n"
-            "key H\n"
-            "frames 2\n"
-            "screenshot %s/5.png\n"
-            "key S\n"
-            "frames 2\n"
-            "screenshot %s/6.png\n"
-            "key T\n"
-            "frames 2\n"
-            "screenshot %s/7.png\n"
-            "quit\n",
-            work_dir, work_dir, work_dir, work_dir, work_dir, work_dir, work_dir);
-    fclose(script);
 
     /* LeakSanitizer is off for the viewer process only: Mesa's driver is
      * unloaded (dlclose) before the leak check, so its one-time allocations
      * cannot be told from ours or suppressed by name. AddressSanitizer
-     * and UBSan stay on. */
+     * and UBSan stay on. `timeout` ends the run if Esc does not. */
     snprintf(command, sizeof command,
-             "ASAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1024x768x24' "
-             "'%s' --sort cpu --scene gyroid:20k --size %dx%d --no-vsync --script '%s' "
+             "cd '%s' && ASAN_OPTIONS=detect_leaks=0 timeout 120 xvfb-run -a -s '-screen 0 %dx%dx24' "
+             "'%s' --sort cpu --scene planes:2000 --size %dx%d --no-vsync --script '%s' "
              "> '%s' 2>&1",
-             DS_DEPTHSORT, WIDTH, HEIGHT, script_path, log_path);
+             work_dir, SCREEN_WIDTH, SCREEN_HEIGHT, DS_DEPTHSORT, WIDTH, HEIGHT, script_path, log_path);
     status = system(command);
     {
-        char line[512];
         FILE *log = fopen(log_path, "r");
-        while (log && fgets(line, sizeof line, log))
-            fprintf(stderr, "viewer| %s", line);
+        size_t length = log ? fread(log_text, 1, sizeof log_text - 1, log) : 0;
+        log_text[length] = '\0';
         if (log)
             fclose(log);
+        fprintf(stderr, "viewer log:\n%s", log_text);
     }
     if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         fprintf(stderr, "viewer exited with status %d\n",
@@ -170,7 +283,7 @@ static int run_viewer(void **state)
     for (int i = 0; i < SHOTS; i++) {
         char path[300];
         int channels;
-        snprintf(path, sizeof path, "%s/%d.png", work_dir, i + 1);
+        snprintf(path, sizeof path, "%s/%d.png", work_dir, i);
         shots[i].rgba = stbi_load(path, &shots[i].width, &shots[i].height, &channels, 4);
         if (!shots[i].rgba) {
             fprintf(stderr, "%s: %s\n", path, stbi_failure_reason());
@@ -182,17 +295,19 @@ static int run_viewer(void **state)
 
 static int clean_up(void **state)
 {
-    char path[300];
+    char path[600];
     (void)state;
-    for (int i = 0; i < SHOTS; i++) {
+    for (int i = 0; i < SHOTS; i++)
         stbi_image_free(shots[i].rgba);
-        snprintf(path, sizeof path, "%s/%d.png", work_dir, i + 1);
-        unlink(path);
-    }
-    snprintf(path, sizeof path, "%s/script.txt", work_dir);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/log.txt", work_dir);
-    unlink(path);
+    DIR *dir = opendir(work_dir);
+    struct dirent *entry;
+    while (dir && (entry = readdir(dir)))
+        if (entry->d_name[0] != '.') {
+            snprintf(path, sizeof path, "%s/%s", work_dir, entry->d_name);
+            unlink(path);
+        }
+    if (dir)
+        closedir(dir);
     rmdir(work_dir);
     return 0;
 }
@@ -201,6 +316,8 @@ static void screenshots_have_the_window_size(void **state)
 {
     (void)state;
     for (int i = 0; i < SHOTS; i++) {
+        if (i == SHOT_FULLSCREEN)
+            continue;
         assert_int_equal(shots[i].width, WIDTH);
         assert_int_equal(shots[i].height, HEIGHT);
     }
@@ -211,49 +328,195 @@ static void overlay_is_drawn(void **state)
     (void)state;
     /* Text pixels exist on the sort line: not all one colour. */
     int top = DS_OVERLAY_LINE_TOP(SORT_LINE, 1);
-    const uint8_t *first = shots[0].rgba + 4 * ((size_t)top * WIDTH + DS_OVERLAY_MARGIN);
+    const uint8_t *first = shots[SHOT_BASE].rgba + 4 * ((size_t)top * WIDTH + DS_OVERLAY_MARGIN);
     long lit = 0;
     for (int y = top; y < top + DS_OVERLAY_LINE_HEIGHT; y++)
         for (int x = DS_OVERLAY_MARGIN; x < DS_OVERLAY_MARGIN + DS_OVERLAY_PANEL_WIDTH; x++)
-            lit += memcmp(shots[0].rgba + 4 * ((size_t)y * WIDTH + (size_t)x), first, 3) != 0;
-    assert_true(lit > 20);
+            lit += memcmp(shots[SHOT_BASE].rgba + 4 * ((size_t)y * WIDTH + (size_t)x), first, 3) != 0;
+    assert_true(lit > TEXT_CHANGE);
 }
 
-static void sort_line_follows_the_sort_keys(void **state)
+/* The sort whose registry hotkey is `key`, or -1 for none. */
+static int algo_of_digit(char key)
 {
-    (void)state;
-    long changed = line_difference(0, 1, SORT_LINE);
-    fprintf(stderr, "sort line: shot 1 vs 2 differ in %ld pixels\n", changed);
-    assert_true(changed > 20);
-    assert_int_equal(line_difference(1, 2, SORT_LINE), 0); /* only the shuffle changed */
-    assert_int_equal(line_difference(0, 3, SORT_LINE), 0); /* back to cpu */
-    assert_int_equal(line_difference(3, 4, SORT_LINE), 0); /* camera and help only */
+    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
+        if (ds_sort_algo_hotkey((ds_sort_algo)a) == key)
+            return a;
+    return -1;
 }
 
-static void state_line_follows_the_shuffle_key(void **state)
+static void digit_keys_select_the_registry_sorts(void **state)
 {
     (void)state;
-    assert_int_equal(line_difference(0, 1, STATE_LINE), 0);
-    assert_true(line_difference(1, 2, STATE_LINE) > 20);
+    int previous = SHOT_BASE;
+    for (int i = 0; i < DIGITS; i++) {
+        int algo = algo_of_digit(digit_keys[i]);
+        long from_base = line_difference(SHOT_BASE, SHOT_DIGIT + i, SORT_LINE);
+        long from_previous = line_difference(previous, SHOT_DIGIT + i, SORT_LINE);
+        fprintf(stderr, "key %c (%s): sort line differs from the start in %ld pixels\n", digit_keys[i],
+                algo < 0 ? "no sort" : ds_sort_algo_name((ds_sort_algo)algo), from_base);
+        if (algo < 0)
+            assert_int_equal(from_previous, 0); /* selects nothing */
+        else if (digit_keys[i] == cpu_hotkey)
+            assert_int_equal(from_base, 0); /* the sort it started with */
+        else
+            assert_true(from_base > TEXT_CHANGE); /* selected, or "unavailable" */
+        previous = SHOT_DIGIT + i;
+    }
+    assert_int_equal(line_difference(SHOT_BASE, SHOT_SORT_BACK, SORT_LINE), 0);
 }
 
-static void drag_moves_the_camera(void **state)
+static void tab_cycles_the_sorts(void **state)
 {
     (void)state;
-    /* The lower right quarter shows only the model (the panels are at the
-     * top left). */
-    long changed = differing_pixels(&shots[3], &shots[4], WIDTH / 2, HEIGHT / 2, WIDTH, HEIGHT);
-    fprintf(stderr, "model region: shot 4 vs 5 differ in %ld pixels\n", changed);
-    assert_true(changed > 100);
+    /* Tab from cpu, the last sort: the first GPU sort, or "no other sort
+     * available here" without a GPU. Shift+Tab: back to cpu, or the same
+     * note. */
+    assert_true(line_difference(SHOT_SORT_BACK, SHOT_TAB, SORT_LINE) > TEXT_CHANGE);
+    assert_true(line_difference(SHOT_BASE, SHOT_SHIFT_TAB, SORT_LINE) == 0 ||
+                line_difference(SHOT_TAB, SHOT_SHIFT_TAB, SORT_LINE) == 0);
+    assert_int_equal(line_difference(SHOT_BASE, SHOT_SORT_BACK_2, SORT_LINE), 0);
+}
+
+/* A key that toggles a setting on `line`: pressed once the line changes,
+ * pressed again it is back to the pixel. */
+static void assert_toggles(int before, int toggled, int back, int line)
+{
+    long changed = line_difference(before, toggled, line);
+    fprintf(stderr, "shot %d vs %d: line %d differs in %ld pixels\n", before, toggled, line, changed);
+    assert_true(changed > TEXT_CHANGE);
+    assert_int_equal(line_difference(before, back, line), 0);
+}
+
+static void setting_keys_change_the_state_line(void **state)
+{
+    (void)state;
+    /* The digits and Tab change the sort line only. */
+    assert_int_equal(line_difference(SHOT_BASE, SHOT_TAB, STATE_LINE), 0);
+    assert_toggles(SHOT_SORT_BACK_2, SHOT_SHUFFLE_ON, SHOT_SHUFFLE_OFF, STATE_LINE);
+    assert_int_equal(line_difference(SHOT_SHUFFLE_OFF, SHOT_SHUFFLE_ON, SORT_LINE), 0);
+
+    assert_toggles(SHOT_SHUFFLE_OFF, SHOT_POINTS, SHOT_TRIANGLES, STATE_LINE);
+    assert_toggles(SHOT_SHUFFLE_OFF, SHOT_POINTS, SHOT_TRIANGLES, ELEMENTS_LINE); /* count, unit */
+    assert_true(model_difference(SHOT_TRIANGLES, SHOT_POINTS) > MODEL_CHANGE);   /* splats */
+
+    /* K cycles farthest, mean, centroid, farthest. */
+    assert_true(line_difference(SHOT_TRIANGLES, SHOT_KEY_MEAN, STATE_LINE) > TEXT_CHANGE);
+    assert_true(line_difference(SHOT_KEY_MEAN, SHOT_KEY_CENTROID, STATE_LINE) > TEXT_CHANGE);
+    assert_true(line_difference(SHOT_TRIANGLES, SHOT_KEY_CENTROID, STATE_LINE) > TEXT_CHANGE);
+    assert_int_equal(line_difference(SHOT_TRIANGLES, SHOT_KEY_FARTHEST, STATE_LINE), 0);
+
+    assert_toggles(SHOT_KEY_FARTHEST, SHOT_UNSORTED, SHOT_SORTED, STATE_LINE);
+    /* The planes scene interleaves its quads: unsorted blending shows. */
+    assert_true(model_difference(SHOT_KEY_FARTHEST, SHOT_UNSORTED) > MODEL_CHANGE);
+    assert_int_equal(model_difference(SHOT_KEY_FARTHEST, SHOT_SORTED), 0);
+
+    assert_toggles(SHOT_SORTED, SHOT_TILES_TOGGLED, SHOT_TILES_BACK, STATE_LINE);
 }
 
 static void tiles_key_keeps_the_image(void **state)
 {
     (void)state;
-    assert_true(line_difference(5, 6, STATE_LINE) > 20);
-    long changed = differing_pixels(&shots[5], &shots[6], WIDTH / 2, HEIGHT / 2, WIDTH, HEIGHT);
-    fprintf(stderr, "model region: shot 6 vs 7 (tiles toggled) differ in %ld pixels\n", changed);
+    long changed = model_difference(SHOT_SORTED, SHOT_TILES_TOGGLED);
+    fprintf(stderr, "model region: tiles toggled differs in %ld pixels\n", changed);
     assert_int_equal(changed, 0);
+}
+
+static void alpha_keys_step_the_alpha(void **state)
+{
+    (void)state;
+    /* + and the keypad's + raise it a step each, the keypad's - and -
+     * lower it back. */
+    long plus = line_difference(SHOT_TILES_BACK, SHOT_ALPHA_PLUS, ELEMENTS_LINE);
+    long kp_add = line_difference(SHOT_ALPHA_PLUS, SHOT_ALPHA_KP_ADD, ELEMENTS_LINE);
+    fprintf(stderr, "alpha line: + differs in %ld pixels, then keypad + in %ld\n", plus, kp_add);
+    assert_true(plus > TEXT_CHANGE);
+    assert_true(kp_add > TEXT_CHANGE);
+    assert_int_equal(line_difference(SHOT_ALPHA_PLUS, SHOT_ALPHA_KP_SUBTRACT, ELEMENTS_LINE), 0);
+    assert_int_equal(line_difference(SHOT_TILES_BACK, SHOT_ALPHA_MINUS, ELEMENTS_LINE), 0);
+    assert_true(model_difference(SHOT_TILES_BACK, SHOT_ALPHA_PLUS) > MODEL_CHANGE);
+    assert_int_equal(model_difference(SHOT_TILES_BACK, SHOT_ALPHA_MINUS), 0);
+}
+
+/* Mean of the red, green and blue of pixel (x, y). */
+static int brightness(int shot_index, int x, int y)
+{
+    const uint8_t *p = shots[shot_index].rgba + 4 * ((size_t)y * WIDTH + (size_t)x);
+    return (p[0] + p[1] + p[2]) / 3;
+}
+
+static void background_key_turns_it_light(void **state)
+{
+    (void)state;
+    /* The bottom right corner is background. */
+    assert_true(brightness(SHOT_ALPHA_MINUS, WIDTH - 2, HEIGHT - 2) < 60);
+    assert_true(brightness(SHOT_LIGHT, WIDTH - 2, HEIGHT - 2) > 200);
+    assert_int_equal(model_difference(SHOT_ALPHA_MINUS, SHOT_DARK), 0);
+}
+
+static void overlay_and_help_keys_show_the_panels(void **state)
+{
+    (void)state;
+    /* O: the stats panel goes, and comes back as it was. */
+    assert_toggles(SHOT_DARK, SHOT_OVERLAY_OFF, SHOT_OVERLAY_ON, SORT_LINE);
+    /* H: the help panel opens right of the stats panel, over the model. */
+    int help_x = DS_OVERLAY_MARGIN + DS_OVERLAY_PANEL_WIDTH + DS_OVERLAY_MARGIN;
+    long shown = differing_pixels(SHOT_OVERLAY_ON, SHOT_HELP_ON, help_x, DS_OVERLAY_MARGIN, WIDTH,
+                                  HEIGHT / 2);
+    fprintf(stderr, "help region: H differs in %ld pixels\n", shown);
+    assert_true(shown > 1000);
+    assert_int_equal(differing_pixels(SHOT_OVERLAY_ON, SHOT_HELP_OFF, help_x, DS_OVERLAY_MARGIN, WIDTH,
+                                      HEIGHT / 2), 0);
+    /* V: the vsync state on its line. */
+    assert_toggles(SHOT_HELP_OFF, SHOT_VSYNC_TOGGLED, SHOT_VSYNC_BACK, VSYNC_LINE);
+}
+
+static void wheel_and_frame_key_move_the_camera(void **state)
+{
+    (void)state;
+    long zoomed = model_difference(SHOT_VSYNC_BACK, SHOT_ZOOMED);
+    long panned = model_difference(SHOT_FRAMED, SHOT_PANNED);
+    fprintf(stderr, "model region: wheel %ld, right-drag %ld pixels\n", zoomed, panned);
+    assert_true(zoomed > MODEL_CHANGE);
+    assert_int_equal(model_difference(SHOT_VSYNC_BACK, SHOT_FRAMED), 0); /* F: framed again */
+    assert_true(panned > MODEL_CHANGE);
+    assert_int_equal(model_difference(SHOT_VSYNC_BACK, SHOT_FRAMED_2), 0);
+}
+
+static void drag_moves_the_camera(void **state)
+{
+    (void)state;
+    /* Both screenshots have the same overlay state; only the left-drag came
+     * between them. */
+    long changed = model_difference(SHOT_FRAMED_2, SHOT_ORBITED);
+    fprintf(stderr, "model region: left-drag differs in %ld pixels\n", changed);
+    assert_true(changed > MODEL_CHANGE);
+}
+
+static void fullscreen_key_fills_the_screen(void **state)
+{
+    (void)state;
+    assert_int_equal(shots[SHOT_FULLSCREEN].width, SCREEN_WIDTH);
+    assert_int_equal(shots[SHOT_FULLSCREEN].height, SCREEN_HEIGHT);
+    assert_int_equal(shots[SHOT_WINDOWED].width, WIDTH);
+    assert_int_equal(shots[SHOT_WINDOWED].height, HEIGHT);
+}
+
+static void screenshot_key_writes_a_png(void **state)
+{
+    (void)state;
+    /* "screenshot: depthsort-YYYYMMDD-HHMMSS.png" on stdout, relative to
+     * the working directory. */
+    const char *line = strstr(log_text, "screenshot: depthsort-");
+    assert_non_null(line);
+    char name[128], path[512];
+    assert_int_equal(sscanf(line, "screenshot: %127s", name), 1);
+    assert_non_null(strstr(name, ".png"));
+    snprintf(path, sizeof path, "%s/%s", work_dir, name);
+    int width = 0, height = 0, channels = 0;
+    assert_true(stbi_info(path, &width, &height, &channels));
+    assert_int_equal(width, WIDTH);
+    assert_int_equal(height, HEIGHT);
 }
 
 int main(void)
@@ -265,10 +528,17 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(screenshots_have_the_window_size),
         cmocka_unit_test(overlay_is_drawn),
-        cmocka_unit_test(sort_line_follows_the_sort_keys),
-        cmocka_unit_test(state_line_follows_the_shuffle_key),
-        cmocka_unit_test(drag_moves_the_camera),
+        cmocka_unit_test(digit_keys_select_the_registry_sorts),
+        cmocka_unit_test(tab_cycles_the_sorts),
+        cmocka_unit_test(setting_keys_change_the_state_line),
         cmocka_unit_test(tiles_key_keeps_the_image),
+        cmocka_unit_test(alpha_keys_step_the_alpha),
+        cmocka_unit_test(background_key_turns_it_light),
+        cmocka_unit_test(overlay_and_help_keys_show_the_panels),
+        cmocka_unit_test(wheel_and_frame_key_move_the_camera),
+        cmocka_unit_test(drag_moves_the_camera),
+        cmocka_unit_test(fullscreen_key_fills_the_screen),
+        cmocka_unit_test(screenshot_key_writes_a_png),
     };
     return cmocka_run_group_tests(tests, run_viewer, clean_up);
 }

@@ -1,14 +1,16 @@
-/* distance.h — the renderer's per-frame CUDA kernels (kernels/distance.cu):
- * per-vertex camera distances, per-triangle keys, and the scatter of the
- * sorted order into the GL element buffer. Device pointers throughout; every
- * launcher enqueues on `stream`, checks its launch and returns a status.
- * The same arithmetic for the CPU path is in distance_math.h. */
+/* distance.h — the renderer's per-frame CUDA kernels (distance.cu): the
+ * sort keys (per point, or per triangle with the small-triangle cull), the
+ * culled draw's indirect command, and the scatter of the sorted order into
+ * the GL element buffer. Device pointers throughout; every launcher
+ * enqueues on `stream`, checks its launch and returns a status. The same
+ * arithmetic for the CPU path is in distance_math.h. */
 #ifndef DS_DISTANCE_H
 #define DS_DISTANCE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "distance_math.h"
 #include "render_types.h"
 #include "sort.h"
 #include "status.h"
@@ -17,40 +19,26 @@
 extern "C" {
 #endif
 
-/* Depth range for 16-bit keys (ds_quantise_key); scale 0: full float keys. */
-typedef struct ds_key_range {
-    float lo, scale;
-} ds_key_range;
+/* Points mode, vertex v: keys[v] = ds_point_sort_key() of its camera
+ * distance, values[v] = v, for the sort to permute. */
+ds_status ds_point_keys(const float *positions, size_t vertex_count, const float eye[3],
+                        ds_key_range range, float *keys, uint32_t *values, ds_stream stream);
 
-/* distances[v] = |positions[v] - eye|. With `values` non-NULL (points mode,
- * where the vertex distance is the sort key) also values[v] = v, and the
- * distance is quantised by `range` when its scale is nonzero. */
-ds_status ds_vertex_distances(const float *positions, size_t vertex_count,
-                              const float eye[3], float *distances,
-                              uint32_t *values, ds_key_range range,
-                              ds_stream stream);
-
-/* keys[t] = the triangle key of triangle t (farthest / mean vertex distance,
- * or centroid distance; quantised by `range` when its scale is nonzero) and
- * values[t] = t, for the sort to permute. `distances` NULL: the vertex
- * distances are computed here from `positions` (no ds_vertex_distances()
- * pass needed; the same arithmetic, so the same keys).
- * `cull` non-NULL (needs `positions`): a triangle that ds_triangle_misses_
- * samples() rules out gets key 0, below every other key, which become at
- * least FLT_MIN, so that a far-first sort puts the culled ones last; the
- * number of the others is added to *visible (set it to 0 first). */
-struct ds_cull_view;
+/* Triangles mode, triangle t: keys[t] = ds_triangle_sort_key() of its
+ * three vertex distances, computed from `positions` (farthest / mean
+ * vertex distance, or centroid distance; quantised by `range` when its
+ * scale is nonzero), values[t] = t, for the sort to permute.
+ * `cull` non-NULL: culled triangles get key 0 (they sort last) and the
+ * number of the others is added to *visible (set it to 0 first); the grid
+ * is then capped by `sm_count`, the device's multiprocessors (0: uncapped). */
 ds_status ds_triangle_keys(const uint32_t *indices, size_t triangle_count,
-                           const float *distances, const float *positions,
-                           const float eye[3], ds_triangle_key key,
-                           ds_key_range range, const struct ds_cull_view *cull,
+                           const float *positions, const float eye[3], ds_triangle_key key,
+                           ds_key_range range, const ds_cull_view *cull, int sm_count,
                            uint32_t *visible, float *keys, uint32_t *values,
                            ds_stream stream);
 
-/* The draw of the first *visible sorted triangles as an indirect command at
- * `command` (device memory GL reads as GL_DRAW_INDIRECT_BUFFER): indexed,
- * DrawElementsIndirectCommand {3 * visible, 1, 0, 0, 0}; else
- * DrawArraysIndirectCommand {3 * visible, 1, 0, 0}. */
+/* ds_cull_draw_command() of *visible at `command` (device memory GL reads
+ * as GL_DRAW_INDIRECT_BUFFER). */
 ds_status ds_draw_command(const uint32_t *visible, int indexed,
                           uint32_t *command, ds_stream stream);
 

@@ -1,9 +1,11 @@
-/* distance_math.h — the distance and triangle-key arithmetic shared by the
- * CUDA kernels (distance.cu) and the renderer's CPU path, so that both
- * compute the same keys. */
+/* distance_math.h — the distance, sort-key and culling arithmetic shared by
+ * the CUDA kernels (distance.cu, tiles.cu) and the renderer's CPU path
+ * (src/render/stages_cpu.c), so that both compute the same keys, cull the
+ * same triangles and write the same draw commands. */
 #ifndef DS_DISTANCE_MATH_H
 #define DS_DISTANCE_MATH_H
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -40,6 +42,11 @@ DS_HOST_DEVICE float ds_triangle_key_of(ds_triangle_key key, float da,
     float farthest = da > db ? da : db;
     return farthest > dc ? farthest : dc;
 }
+
+/* Depth range for 16-bit keys (ds_quantise_key); scale 0: full float keys. */
+typedef struct ds_key_range {
+    float lo, scale;
+} ds_key_range;
 
 /* 16-bit sort keys (renderer key_bits 16): the key's place in the depth
  * range [lo, lo + 1/scale] as one of QUANTISED_LEVELS steps, stored as the
@@ -189,6 +196,50 @@ DS_HOST_DEVICE int ds_triangle_misses_samples(const ds_cull_view *view,
                 return 0;
         }
     return 1;
+}
+
+/* ---- the sort keys and the culled draw's command ----------------------- */
+
+/* A point's sort key: its camera distance, quantised by `range` when its
+ * scale is nonzero. */
+DS_HOST_DEVICE float ds_point_sort_key(float distance, ds_key_range range)
+{
+    return range.scale != 0.0f ? ds_quantise_key(distance, range.lo, range.scale) : distance;
+}
+
+/* The sort key of triangle (pa, pb, pc), whose vertex distances are da,
+ * db, dc: ds_triangle_key_of(), quantised by `range` when its scale is
+ * nonzero. With `cull` non-NULL, a triangle that ds_triangle_misses_
+ * samples() rules out gets key 0 and *drawn 0, the others a key of at
+ * least FLT_MIN and *drawn 1, so that a far-first sort puts the culled
+ * ones last; without, *drawn is 1. */
+DS_HOST_DEVICE float ds_triangle_sort_key(ds_triangle_key key, float da, float db, float dc,
+                                          const float *pa, const float *pb, const float *pc,
+                                          float ex, float ey, float ez, ds_key_range range,
+                                          const ds_cull_view *cull, int *drawn)
+{
+    float k = ds_triangle_key_of(key, da, db, dc, pa, pb, pc, ex, ey, ez);
+    if (range.scale != 0.0f)
+        k = ds_quantise_key(k, range.lo, range.scale);
+    *drawn = 1;
+    if (cull) {
+        *drawn = !ds_triangle_misses_samples(cull, pa, pb, pc);
+        k = *drawn ? fmaxf(k, FLT_MIN) : 0.0f;
+    }
+    return k;
+}
+
+/* The indirect draw of the first `visible` sorted triangles (the ones
+ * culling kept): indexed, DrawElementsIndirectCommand {3 visible, 1, 0, 0,
+ * 0}; else DrawArraysIndirectCommand {3 visible, 1, 0, 0}. */
+DS_HOST_DEVICE void ds_cull_draw_command(uint32_t visible, int indexed, uint32_t *command)
+{
+    command[0] = 3u * visible; /* count */
+    command[1] = 1u;           /* instanceCount */
+    command[2] = 0u;           /* firstIndex / first */
+    command[3] = 0u;           /* baseVertex / baseInstance */
+    if (indexed)
+        command[4] = 0u;       /* baseInstance */
 }
 
 #endif

@@ -3,28 +3,30 @@
  * sorted order, so that the draw can go tile by tile (one scissored
  * indirect draw each).
  *
- * Why: on an NVIDIA H200 the dragon's 504k visible triangles, drawn in
- * sorted (far-first) order, take 1.72 ms; the same triangles in the mesh's
- * order 1.29 ms (no vertex reuse either way): the sorted order scatters
- * consecutive triangles over the whole screen. Per tile the order is a
- * subsequence of the sorted one, so every pixel still blends the same
- * fragments in the same order: the image is the same to the bit (the
- * scissor clips exactly, and a triangle covering several tiles is drawn in
- * each of them), and the draw takes 1.31 ms with 16 x 9 tiles.
+ * Why: the GPU draws triangles in sorted (far-first) order markedly slower
+ * than the same triangles in the mesh's order, with no vertex reuse either
+ * way, because the sorted order scatters consecutive triangles over the
+ * whole screen; binned by tile, the draw gets back to about the speed of
+ * mesh order (docs/performance.md). Per tile the order is a subsequence of
+ * the sorted one, so every pixel still blends the same fragments in the
+ * same order: the image is the same to the bit (the scissor clips
+ * exactly, and a triangle covering several tiles is drawn in each).
  *
  * Layout of a binned element buffer (words): tile 0's entries, tile 1's,
  * ..., then DS_TILES_COMMAND_WORDS per tile of indirect draw commands
  * (DrawElementsIndirectCommand; DrawArraysIndirectCommand in its first four
  * words), and one more, the overflow command. An entry is a triangle's
  * three indices (indexed draw), its number (vertex pulling), or a point's
- * vertex number. When the
- * entries would not fit, the buffer instead holds the plain sorted list,
- * every tile's command draws nothing and the overflow command (drawn
- * without a scissor) draws the list: the same image, untiled.
+ * vertex number. When the entries would not fit, the buffer instead holds
+ * the plain sorted list, every tile's command draws nothing and the
+ * overflow command (drawn without a scissor) draws the list: the same
+ * image, untiled.
  *
  * The tile rectangles (ds_triangle_tiles, ds_point_tiles) are shared by
- * the kernels and the CPU path; the binning itself exists twice, tiles.cu on the GPU and
- * ds_tiles_bin_host() here, and both give the same words. */
+ * the kernels and the CPU path; the binning itself exists twice, tiles.cu
+ * on the GPU and ds_tiles_rects_host() + ds_tiles_bin_host() here (the CPU
+ * path's, and ds_renderer_verify()'s reference), and both give the same
+ * words. */
 #ifndef DS_TILES_H
 #define DS_TILES_H
 
@@ -39,10 +41,9 @@
 extern "C" {
 #endif
 
-/* Tiles are about DS_TILE_PIXELS square (a sweep on the H200 at 1080p:
- * 2x1 tiles 1.66 ms, 2x2 1.50, 4x4 1.49, 8x8 1.33, 16x9 1.31, 32x18 1.27;
- * more tiles mean more draws and more triangles drawn twice), at most 255
- * along an axis and DS_TILES_MAX in all. */
+/* Tiles are about DS_TILE_PIXELS square (16 x 9 at 1080p: finer grids
+ * gain little, and mean more draws and more triangles drawn twice), at
+ * most 255 along an axis and DS_TILES_MAX in all. */
 #define DS_TILE_PIXELS 128
 #define DS_TILES_MAX 1024
 #define DS_TILES_COMMAND_WORDS 5
@@ -180,6 +181,26 @@ DS_HOST_DEVICE uint32_t ds_point_tiles(const ds_cull_view *view, const ds_tile_g
                          ds_tiles_clamp((sx + half) * to_column, grid->columns - 1),
                          ds_tiles_clamp((sy - half) * to_row, grid->rows - 1),
                          ds_tiles_clamp((sy + half) * to_row, grid->rows - 1));
+}
+
+/* The host form of the tiles ds_tiles_bin() stores in `rects`: rects[i]
+ * for sorted positions i < count, order[i] being a point (indices NULL,
+ * splats point_scale / w pixels across) or a triangle of `indices`. */
+static inline void ds_tiles_rects_host(const uint32_t *order, size_t count,
+                                       const uint32_t *indices, const float *positions,
+                                       const ds_cull_view *view, const ds_tile_grid *grid,
+                                       float point_scale, uint32_t *rects)
+{
+    for (size_t i = 0; i < count; i++) {
+        size_t e = order[i];
+        if (!indices) {
+            rects[i] = ds_point_tiles(view, grid, positions + 3 * e, point_scale);
+            continue;
+        }
+        const uint32_t *v = indices + 3 * e;
+        rects[i] = ds_triangle_tiles(view, grid, positions + 3 * (size_t)v[0],
+                                     positions + 3 * (size_t)v[1], positions + 3 * (size_t)v[2]);
+    }
 }
 
 /* Words of entries an element buffer of `count` primitives gets for

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hotkeys.h"
 #include "scene.h"
 #include "sort.h"
 
@@ -22,6 +23,11 @@
 #define MAX_GRID_SIDE 4096
 #define MAX_IMAGE_SIDE 16384
 #define MAX_FRAMES 100000000L
+
+/* The hotkey list lines up with the options' descriptions (column 24) and
+ * stays within 80 columns. */
+#define HELP_KEY_COLUMN 21
+#define HELP_WIDTH 78
 
 enum {
     OPT_SCENE = 256,
@@ -45,6 +51,8 @@ enum {
     OPT_NO_SORT,
     OPT_NO_CULL,
     OPT_TILES,
+    OPT_TILE_PIXELS,
+    OPT_DRAW,
     OPT_VSYNC,
     OPT_NO_VSYNC,
     OPT_SCRIPT,
@@ -74,6 +82,8 @@ static const struct option long_options[] = {
     {"no-sort", no_argument, NULL, OPT_NO_SORT},
     {"no-cull", no_argument, NULL, OPT_NO_CULL},
     {"tiles", required_argument, NULL, OPT_TILES},
+    {"tile-pixels", required_argument, NULL, OPT_TILE_PIXELS},
+    {"draw", required_argument, NULL, OPT_DRAW},
     {"vsync", no_argument, NULL, OPT_VSYNC},
     {"no-vsync", no_argument, NULL, OPT_NO_VSYNC},
     {"script", required_argument, NULL, OPT_SCRIPT},
@@ -86,6 +96,7 @@ static const char *const triangle_key_names[DS_TRIANGLE_KEY_COUNT] = {"farthest"
 static const char *const interop_names[] = {"auto", "map", "external", "none"};
 static const char *const tiles_names[] = {"auto", "on", "off"};
 static const char *const primitive_names[] = {"triangles", "points"};
+static const char *const draw_names[] = {"auto", "pull", "indexed"};
 
 void ds_cli_usage(void *stream)
 {
@@ -112,6 +123,12 @@ void ds_cli_usage(void *stream)
             "  --tiles auto|on|off   bin the sorted primitives by screen tile and draw tile\n"
             "                        by tile: the same image, faster on a GPU (auto, the\n"
             "                        default: on with CUDA, off on the CPU path)\n"
+            "  --tile-pixels N       screen tiles of about N x N pixels, from %d to %d\n"
+            "                        (default: the renderer's)\n"
+            "  --draw auto|pull|indexed\n"
+            "                        draw form, the same image: pull the sorted triangles'\n"
+            "                        vertices in the vertex shader, or scatter their\n"
+            "                        indices and draw indexed (auto: by mesh size)\n"
             "  --primitive triangles|points\n"
             "                        sort and draw triangles, or vertices as round splats\n"
             "                        (default: triangles; points for point clouds)\n"
@@ -141,35 +158,24 @@ void ds_cli_usage(void *stream)
             "\n"
             "  --help                this text\n"
             "  --version             print the version\n",
-            DS_SCENE_DEFAULT, DS_SCENE_DEFAULT_SIZE);
+            DS_SCENE_DEFAULT, DS_SCENE_DEFAULT_SIZE, DS_RENDERER_TILE_PIXELS_MIN,
+            DS_RENDERER_TILE_PIXELS_MAX);
 
-    fprintf(out, "\nSorts:");
-    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
-        fprintf(out, " %s", ds_sort_algo_name((ds_sort_algo)a));
-    fprintf(out, "\n\nScenes:\n");
+    fprintf(out, "\nSorts (--sort NAME; the viewer's hotkey):\n");
+    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
+        char hotkey = ds_sort_algo_hotkey((ds_sort_algo)a);
+        fprintf(out, "  %-10s %c  %s\n", ds_sort_algo_name((ds_sort_algo)a), hotkey ? hotkey : ' ',
+                ds_sort_algo_summary((ds_sort_algo)a));
+    }
+    fprintf(out, "\nScenes:\n");
     for (int s = 0; s < ds_scene_count(); s++)
         fprintf(out, "  %-10s %s\n", ds_scene_name(s), ds_scene_description(s));
 
-    fprintf(out,
-            "\nViewer hotkeys:\n"
-            "  1-8                   select sort: 1 cub, 2 radix, 3 hybrid, 4 quick,\n"
-            "                        5 bitonic0, 6 bitonic1, 7 bitonic2, 8 cpu\n"
-            "  Tab / Shift+Tab       next / previous sort\n"
-            "  S                     shuffle on/off\n"
-            "  P                     triangles / points\n"
-            "  K                     cycle the triangle key (farthest, mean, centroid)\n"
-            "  U                     sorting on/off (show unsorted blending)\n"
-            "  T                     screen tiles on/off (the same image, drawn faster)\n"
-            "  + / -                 raise / lower alpha (also = and the keypad)\n"
-            "  B                     background dark / light\n"
-            "  C                     screenshot (PNG; the path is printed)\n"
-            "  O                     overlay on/off\n"
-            "  H                     help overlay\n"
-            "  F                     frame the model to fit\n"
-            "  F11                   fullscreen\n"
-            "  V                     vsync on/off\n"
-            "  Esc                   quit\n"
-            "Mouse: left-drag orbits, right- or middle-drag pans, the wheel zooms.\n");
+    char lines[DS_HOTKEY_LINES_MAX][DS_HOTKEY_LINE_MAX];
+    int count = ds_hotkey_help(HELP_KEY_COLUMN, HELP_WIDTH, lines, DS_HOTKEY_LINES_MAX);
+    fprintf(out, "\nViewer hotkeys:\n");
+    for (int i = 0; i < count; i++)
+        fprintf(out, "  %s\n", lines[i]);
 }
 
 /* Logs the one error line, then the usage, on stderr. */
@@ -257,6 +263,7 @@ static void set_defaults(ds_options *dest)
     dest->primitive = DS_PRIMITIVE_TRIANGLES;
     dest->triangle_key = DS_TRIANGLE_KEY_FARTHEST;
     dest->interop = DS_INTEROP_AUTO;
+    dest->draw_form = DS_DRAW_AUTO;
     dest->orbit_degrees = 360.0f;
     dest->alpha = 0.35f;
     dest->vsync = 1;
@@ -400,6 +407,18 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
             if (choice < 0)
                 return usage_error("--tiles '%s': expected auto, on or off", arg);
             dest->tiles = (ds_tiles_mode)choice;
+            break;
+        case OPT_TILE_PIXELS:
+            if (!parse_long(arg, DS_RENDERER_TILE_PIXELS_MIN, DS_RENDERER_TILE_PIXELS_MAX, &value))
+                return usage_error("--tile-pixels '%s': expected a whole number from %d to %d", arg,
+                                   DS_RENDERER_TILE_PIXELS_MIN, DS_RENDERER_TILE_PIXELS_MAX);
+            dest->tile_pixels = (int)value;
+            break;
+        case OPT_DRAW:
+            choice = parse_choice(arg, draw_names, 3);
+            if (choice < 0)
+                return usage_error("--draw '%s': expected auto, pull or indexed", arg);
+            dest->draw_form = (ds_draw_form)choice;
             break;
         case OPT_VSYNC:
             dest->vsync = 1;

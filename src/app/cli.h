@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "render_types.h"
+#include "renderer.h"
 #include "status.h"
 
 #ifdef __cplusplus
@@ -38,6 +38,9 @@ typedef struct ds_options {
     int no_cull;              /* --no-cull: draw the triangles that cover
                                  no pixel centre too */
     ds_tiles_mode tiles;      /* --tiles auto|on|off */
+    int tile_pixels;          /* --tile-pixels N: screen tile size; 0: the
+                                 renderer's default */
+    ds_draw_form draw_form;   /* --draw auto|pull|indexed */
     int vsync;                /* viewer: 1 default, --no-vsync */
     const char *script_path;  /* viewer: --script FILE of scripted input */
 } ds_options;

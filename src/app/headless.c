@@ -10,16 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "camera.h"
 #include "clock.h"
 #include "egl_context.h"
 #include "image_write.h"
-#include "load.h"
 #include "mesh.h"
 #include "renderer.h"
-#include "scene.h"
+#include "setup.h"
 
 /* Frames rendered, untimed, after each switch of sort: first-use costs
  * (lazy allocations in drivers, cold caches) stay out of the statistics. */
@@ -43,13 +41,6 @@ typedef struct algo_run {
     float median[STAGE_COUNT], p95[STAGE_COUNT], min[STAGE_COUNT];
     float drawn_median;       /* triangles (points) drawn per frame */
 } algo_run;
-
-/* 1 if environment variable `name` is set to `value`. */
-static int env_is(const char *name, const char *value)
-{
-    const char *set = getenv(name);
-    return set && strcmp(set, value) == 0;
-}
 
 static float stage_of(const ds_frame_timings *t, int stage)
 {
@@ -88,37 +79,6 @@ static void summarise(algo_run *run, float *scratch)
         run->p95[s] = scratch[rank ? rank - 1 : 0];
         run->min[s] = scratch[0];
     }
-}
-
-/* The mesh the options name: a model file or a scene, then the grid. */
-static ds_status build_mesh(const ds_options *opts, ds_mesh *dest, char *label,
-                            size_t label_capacity)
-{
-    ds_mesh single = {0};
-    ds_status status;
-    if (opts->model_path) {
-        status = ds_load_mesh(opts->model_path, &single);
-        const char *base = strrchr(opts->model_path, '/');
-        snprintf(label, label_capacity, "%s", base ? base + 1 : opts->model_path);
-    } else {
-        char name[64];
-        size_t triangles = 0;
-        status = ds_scene_parse(opts->scene ? opts->scene : DS_SCENE_DEFAULT, name,
-                                sizeof name, &triangles);
-        if (status == DS_OK)
-            status = ds_scene_build(name, triangles, &single);
-        snprintf(label, label_capacity, "scene:%s", opts->scene ? opts->scene : DS_SCENE_DEFAULT);
-    }
-    if (status != DS_OK)
-        return status;
-    if (opts->grid_x <= 1 && opts->grid_y <= 1) {
-        *dest = single;
-        return DS_OK;
-    }
-    status = ds_mesh_grid(&single, opts->grid_x > 0 ? opts->grid_x : 1,
-                          opts->grid_y > 0 ? opts->grid_y : 1, dest);
-    ds_mesh_free(&single);
-    return status;
 }
 
 /* The sorts to time: one by name, or with "all" every algorithm that
@@ -203,12 +163,11 @@ static void print_table(const algo_run *runs, int run_count, const run_setup *se
     const ds_options *opts = setup->opts;
     size_t sorted = setup->sorted;
     printf("\ndepthsort headless: %s, %s, %zu vertices, %zu triangles, %zu sorted, %dx%d, "
-           "interop %s, key bits %d, draw %s, cull %s, tiles %s, keys %s, depth buffer %s, commit %s\n",
+           "interop %s, key bits %d, draw %s, cull %s, tiles %s, commit %s\n",
            setup->gpu, setup->label, setup->mesh->vertex_count, setup->mesh->triangle_count,
            sorted, opts->width, opts->height, setup->interop, opts->key_bits ? opts->key_bits : 32,
            setup->draw, opts->no_cull ? "off" : "on", setup->tiles ? "on" : "off",
-           env_is("DS_KEYS", "vertex") ? "vertex pass" : "fused",
-           env_is("DS_DEPTH", "off") ? "off" : "on", ds_build_commit);
+           ds_build_commit);
     for (int r = 0; r < run_count; r++) {
         const algo_run *run = &runs[r];
         printf("\nsort %s%s: %zu frames, %.1f fps wall, %.1f fps GPU (median frame), "
@@ -321,50 +280,22 @@ int ds_headless_run(const ds_options *opts)
         ds_fail(DS_ERR_INVALID_ARG, "headless: need --frames > 0 and a positive --size");
         return 2;
     }
-    if ((status = build_mesh(opts, &mesh, label, sizeof label)))
+    if ((status = ds_app_build_mesh(opts, &mesh)))
         goto done;
+    if (opts->model_path) {
+        const char *base = strrchr(opts->model_path, '/');
+        snprintf(label, sizeof label, "%s", base ? base + 1 : opts->model_path);
+    } else {
+        snprintf(label, sizeof label, "scene:%s", ds_app_scene_spec(opts));
+    }
     if ((status = ds_egl_context_create(0, &context)))
         goto done;
 
-    ds_renderer_desc desc = {0};
-    desc.mesh = &mesh;
-    desc.width = opts->width;
-    desc.height = opts->height;
-    desc.shuffle = opts->shuffle;
-    desc.primitive = mesh.triangle_count ? opts->primitive : DS_PRIMITIVE_POINTS;
-    desc.triangle_key = opts->triangle_key;
-    desc.interop = opts->interop;
-    desc.alpha = opts->alpha;
-    desc.no_sort = opts->no_sort;
-    desc.no_cull = opts->no_cull;
-    desc.tiles = opts->tiles;
-    desc.verify = opts->verify;
+    ds_renderer_desc desc;
+    if ((status = ds_app_renderer_desc(opts, &mesh, &desc)))
+        goto done;
     desc.background[0] = desc.background[1] = desc.background[2] = 0.08f;
     desc.background[3] = 1.0f;
-    desc.key_bits = opts->key_bits; /* --key-bits; 0 means 32 */
-    /* Knobs of the same kind for comparisons (renderer.h): DS_DRAW=pull or
-     * indexed (else chosen by size), DS_KEYS=vertex (per-vertex distance
-     * pass), DS_DEPTH=off (no depth attachment). */
-    desc.draw_form = env_is("DS_DRAW", "pull")      ? DS_DRAW_PULL
-                     : env_is("DS_DRAW", "indexed") ? DS_DRAW_INDEXED
-                                                    : DS_DRAW_AUTO;
-    desc.vertex_distances = env_is("DS_KEYS", "vertex");
-    desc.no_depth_buffer = env_is("DS_DEPTH", "off");
-    /* Create with the first requested GPU sort; the CPU path overrides it. */
-    int want_all = opts->sort && strcmp(opts->sort, "all") == 0;
-    ds_sort_algo first = want_all ? DS_SORT_CUB : ds_sort_algo_from_name(opts->sort ? opts->sort : "cub");
-    if (first == DS_SORT_ALGO_COUNT) {
-        status = ds_fail(DS_ERR_INVALID_ARG, "headless: unknown sort '%s'", opts->sort);
-        goto done;
-    }
-    desc.sort_algo = first;
-    if (want_all) { /* any GPU sort will do to start with */
-        for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
-            if (!ds_sort_algo_on_host((ds_sort_algo)a)) {
-                desc.sort_algo = (ds_sort_algo)a;
-                break;
-            }
-    }
     if ((status = ds_renderer_create(&desc, &renderer)))
         goto done;
     int cpu_path = ds_renderer_interop(renderer) == DS_INTEROP_NONE;

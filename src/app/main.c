@@ -2,14 +2,13 @@
  * --info, the headless runner or the viewer. Holds no algorithm. */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "clock.h"
 #include "headless.h"
-#include "load.h"
 #include "mesh.h"
 #include "scene.h"
+#include "setup.h"
 #include "viewer.h"
 
 /* Enough of a PLY header to reach its "format" line, which comes second. */
@@ -46,32 +45,18 @@ static const char *file_format(const char *path)
     return "ply";
 }
 
-/* Builds the mesh the options ask for: the model file, or a scene (the
- * default one when neither is given), replicated on the grid. */
-static ds_status build_mesh(const ds_options *opts, ds_mesh *dest, char *format, size_t format_capacity)
+/* What --info calls the input's format: the file's, or "scene:NAME". */
+static void input_format(const ds_options *opts, char *dest, size_t capacity)
 {
-    ds_mesh single = {0};
-    ds_status status;
     if (opts->model_path) {
-        status = ds_load_mesh(opts->model_path, &single);
-        snprintf(format, format_capacity, "%s", file_format(opts->model_path));
-    } else {
-        char name[64];
-        size_t triangles = 0;
-        status = ds_scene_parse(opts->scene ? opts->scene : DS_SCENE_DEFAULT, name, sizeof name, &triangles);
-        if (status == DS_OK)
-            status = ds_scene_build(name, triangles, &single);
-        snprintf(format, format_capacity, "scene:%s", name);
+        snprintf(dest, capacity, "%s", file_format(opts->model_path));
+        return;
     }
-    if (status != DS_OK)
-        return status;
-    if (opts->grid_x == 1 && opts->grid_y == 1) {
-        *dest = single;
-        return DS_OK;
-    }
-    status = ds_mesh_grid(&single, opts->grid_x, opts->grid_y, dest);
-    ds_mesh_free(&single);
-    return status;
+    char name[64];
+    size_t triangles;
+    if (ds_scene_parse(ds_app_scene_spec(opts), name, sizeof name, &triangles) != DS_OK)
+        name[0] = '\0';
+    snprintf(dest, capacity, "scene:%s", name);
 }
 
 /* --info: exactly one machine-readable line on stdout. */
@@ -80,10 +65,11 @@ static int print_info(const ds_options *opts)
     ds_mesh mesh = {0};
     char format[80] = "";
     double start = ds_now_ms();
-    ds_status status = build_mesh(opts, &mesh, format, sizeof format);
+    ds_status status = ds_app_build_mesh(opts, &mesh);
     double elapsed = ds_now_ms() - start;
     if (status != DS_OK)
         return 1; /* the one error line is already on stderr */
+    input_format(opts, format, sizeof format);
     printf("vertices=%zu triangles=%zu format=%s bounds=%.9g,%.9g,%.9g,%.9g,%.9g,%.9g load_ms=%.3f\n",
            mesh.vertex_count, mesh.triangle_count, format, (double)mesh.bounds_min[0],
            (double)mesh.bounds_min[1], (double)mesh.bounds_min[2], (double)mesh.bounds_max[0],

@@ -26,12 +26,13 @@
 #include <GLFW/glfw3.h>
 
 #include "camera.h"
+#include "clock.h"
+#include "hotkeys.h"
 #include "image_write.h"
-#include "load.h"
 #include "mesh.h"
 #include "overlay.h"
 #include "renderer.h"
-#include "scene.h"
+#include "setup.h"
 #include "sort.h"
 #include "viewer_script.h"
 
@@ -49,7 +50,10 @@
 #define ALPHA_STEP 0.05f
 #define ALPHA_MIN 0.05f
 /* Transient messages (screenshot saved, refused toggles) stay this long. */
-#define MESSAGE_SECONDS 4.0
+#define MESSAGE_MS 4000.0
+/* The help panel's key column and line width, in characters. */
+#define HELP_KEY_COLUMN 10
+#define HELP_WIDTH 52
 /* Scripted drags are fed as this many cursor moves. */
 #define DRAG_STEPS 8
 /* Terminal progress ticks while loading and uploading. */
@@ -65,30 +69,6 @@ static const uint8_t warn_color[4] = {255, 190, 90, 255};
 static const uint8_t cpu_bar_color[4] = {110, 110, 125, 255};
 static const uint8_t gpu_mark_color[4] = {90, 220, 120, 255};
 static const uint8_t grid_line_color[4] = {60, 60, 70, 255};
-
-/* The help page: the same hotkeys as --help (cli.c). */
-static const char *const help_lines[] = {
-    "Hotkeys",
-    "1-8        sort: 1 cub  2 radix  3 hybrid  4 quick",
-    "           5 bitonic0  6 bitonic1  7 bitonic2  8 cpu",
-    "Tab        next sort  (Shift+Tab: previous)",
-    "S          shuffle on/off",
-    "P          triangles / points",
-    "K          triangle key: farthest, mean, centroid",
-    "U          sorting on/off (unsorted blending)",
-    "T          screen tiles on/off (same image)",
-    "+ / -      alpha up / down  (also = and keypad)",
-    "B          background dark / light",
-    "C          screenshot (PNG, path printed)",
-    "O          overlay on/off",
-    "H          this help",
-    "F          frame the model to fit",
-    "F11        fullscreen",
-    "V          vsync on/off",
-    "Esc        quit",
-    "Mouse      left-drag orbit, right/middle-drag pan,",
-    "           wheel zoom",
-};
 
 static const char *const triangle_key_names[DS_TRIANGLE_KEY_COUNT] = {
     "farthest", "mean", "centroid"};
@@ -119,7 +99,9 @@ typedef struct viewer {
     int unavailable[DS_SORT_ALGO_COUNT]; /* a selection failed: skip on Tab */
     char sort_note[160];  /* why the last selection failed, on the sort line */
     char message[256];    /* transient, bottom of the panel */
-    double message_until;
+    double message_until_ms;
+    char help[DS_HOTKEY_LINES_MAX][DS_HOTKEY_LINE_MAX]; /* the help panel */
+    int help_lines;
 
     /* Mouse. */
     int left_down, pan_down;
@@ -131,7 +113,7 @@ typedef struct viewer {
     float graph_cpu_ms[GRAPH_SAMPLES];
     float graph_gpu_ms[GRAPH_SAMPLES];
     int graph_cpu_next, graph_gpu_next;
-    double last_swap_time;
+    double last_swap_ms;
     double cpu_frame_ms_mean;
 
     /* Screenshots and the script. */
@@ -162,14 +144,12 @@ typedef struct progress {
     int running;       /* ticker thread started */
     int stop;          /* guarded by lock */
     const char *phase; /* constant during a phase */
-    struct timespec start;
+    double start_ms;
 } progress;
 
-static double seconds_since(const struct timespec *start)
+static double seconds_since(double start_ms)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - start->tv_sec) + 1e-9 * (double)(now.tv_nsec - start->tv_nsec);
+    return 1e-3 * (ds_now_ms() - start_ms);
 }
 
 static void draw_progress(const progress *p, int tick)
@@ -184,7 +164,7 @@ static void draw_progress(const progress *p, int tick)
     /* Clear the line, draw, and return to column 0 so that an error line
      * printed meanwhile starts on a clean line. */
     fprintf(stderr, "\r\033[2Kdepthsort: %s [%s] %.1f s\r", p->phase, bar,
-            seconds_since(&p->start));
+            seconds_since(p->start_ms));
     fflush(stderr);
 }
 
@@ -213,7 +193,7 @@ static void progress_begin(progress *p, const char *phase)
 {
     memset(p, 0, sizeof *p);
     p->phase = phase;
-    clock_gettime(CLOCK_MONOTONIC, &p->start);
+    p->start_ms = ds_now_ms();
     if (!isatty(fileno(stderr)))
         return;
     pthread_mutex_init(&p->lock, NULL);
@@ -238,37 +218,10 @@ static void progress_end(progress *p, const char *result)
         pthread_mutex_destroy(&p->lock);
         fprintf(stderr, "\r\033[2K");
     }
-    fprintf(stderr, "depthsort: %s: %s (%.2f s)\n", p->phase, result, seconds_since(&p->start));
+    fprintf(stderr, "depthsort: %s: %s (%.2f s)\n", p->phase, result, seconds_since(p->start_ms));
 }
 
 /* ---- loading ------------------------------------------------------------ */
-
-/* Builds the mesh the options ask for: the model file, or a scene (the
- * default one when neither is given), replicated on the grid. */
-static ds_status build_mesh(const ds_options *opts, ds_mesh *dest)
-{
-    ds_mesh single = {0};
-    ds_status status;
-    if (opts->model_path) {
-        status = ds_load_mesh(opts->model_path, &single);
-    } else {
-        char name[64];
-        size_t triangles = 0;
-        status = ds_scene_parse(opts->scene ? opts->scene : DS_SCENE_DEFAULT, name,
-                                sizeof name, &triangles);
-        if (status == DS_OK)
-            status = ds_scene_build(name, triangles, &single);
-    }
-    if (status != DS_OK)
-        return status;
-    if (opts->grid_x <= 1 && opts->grid_y <= 1) {
-        *dest = single;
-        return DS_OK;
-    }
-    status = ds_mesh_grid(&single, opts->grid_x, opts->grid_y, dest);
-    ds_mesh_free(&single);
-    return status;
-}
 
 /* "1,234,567" */
 static void format_count(size_t n, char *dest, size_t capacity)
@@ -286,11 +239,6 @@ static void format_count(size_t n, char *dest, size_t capacity)
 
 /* ---- settings ----------------------------------------------------------- */
 
-static double now_seconds(void)
-{
-    return glfwGetTime();
-}
-
 static void show_message(viewer *v, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -303,7 +251,7 @@ static void show_message(viewer *v, const char *fmt, ...)
     va_start(args, fmt);
     vsnprintf(v->message, sizeof v->message, fmt, args);
     va_end(args);
-    v->message_until = now_seconds() + MESSAGE_SECONDS;
+    v->message_until_ms = ds_now_ms() + MESSAGE_MS;
 }
 
 static void reset_timings(viewer *v)
@@ -408,8 +356,9 @@ static void next_screenshot_path(viewer *v, char *dest, size_t capacity)
 static void handle_key(viewer *v, int key, int mods)
 {
     ds_status status;
-    if (key >= GLFW_KEY_1 && key <= GLFW_KEY_8) {
-        select_sort(v, (ds_sort_algo)(key - GLFW_KEY_1), 0);
+    ds_sort_algo algo = ds_viewer_sort_for_key(key);
+    if (algo != DS_SORT_ALGO_COUNT) {
+        select_sort(v, algo, 0);
         return;
     }
     switch (key) {
@@ -632,10 +581,10 @@ static void collect_timings(viewer *v)
     }
 }
 
-static void record_cpu_frame(viewer *v, double now)
+static void record_cpu_frame(viewer *v, double now_ms)
 {
-    float ms = (float)((now - v->last_swap_time) * 1e3);
-    v->last_swap_time = now;
+    float ms = (float)(now_ms - v->last_swap_ms);
+    v->last_swap_ms = now_ms;
     v->graph_cpu_ms[v->graph_cpu_next] = ms;
     v->graph_cpu_next = (v->graph_cpu_next + 1) % GRAPH_SAMPLES;
     /* Exponential mean: steady enough to read, quick to follow changes. */
@@ -728,7 +677,7 @@ static void draw_stats(viewer *v, int scale)
     float panel_w = (float)(scale * DS_OVERLAY_PANEL_WIDTH);
     float graph_top = (float)DS_OVERLAY_LINE_TOP(TEXT_LINES, scale);
     float graph_h = (float)(scale * GRAPH_HEIGHT);
-    int show_message_line = now_seconds() < v->message_until;
+    int show_message_line = ds_now_ms() < v->message_until_ms;
     float panel_h = graph_top + graph_h - panel_y +
                     (float)(scale * (DS_OVERLAY_PADDING + (show_message_line ? DS_OVERLAY_LINE_HEIGHT : 0)));
     const char *unit = v->primitive == DS_PRIMITIVE_POINTS ? "points" : "triangles";
@@ -739,7 +688,8 @@ static void draw_stats(viewer *v, int scale)
              ds_interop_mode_name(ds_renderer_interop(v->renderer)));
     panel_line(v, 0, scale, text_color, text);
 
-    snprintf(text, sizeof text, "sort: %d %s  %s", (int)v->sort + 1, ds_sort_algo_name(v->sort),
+    char hotkey = ds_sort_algo_hotkey(v->sort);
+    snprintf(text, sizeof text, "sort: %c %s  %s", hotkey ? hotkey : '-', ds_sort_algo_name(v->sort),
              v->sort_note);
     panel_line(v, 1, scale, v->sort_note[0] ? warn_color : text_color, text);
 
@@ -796,23 +746,28 @@ static void draw_stats(viewer *v, int scale)
                         warn_color, v->message);
 }
 
+/* The help panel: a title over ds_hotkey_help()'s lines, the same as in
+ * --help. */
 static void draw_help(viewer *v, int scale)
 {
-    int lines = (int)(sizeof help_lines / sizeof help_lines[0]);
+    static const char title[] = "Hotkeys";
+    int lines = 1 + v->help_lines;
     float x = (float)(scale * DS_OVERLAY_MARGIN);
     float y = (float)(scale * DS_OVERLAY_MARGIN);
     float width = 0.0f;
     if (v->overlay_on)
         x += (float)(scale * (DS_OVERLAY_PANEL_WIDTH + DS_OVERLAY_MARGIN));
-    for (int i = 0; i < lines; i++)
-        width = fmaxf(width, ds_overlay_text_width(help_lines[i], (float)scale));
+    width = ds_overlay_text_width(title, (float)scale);
+    for (int i = 0; i < v->help_lines; i++)
+        width = fmaxf(width, ds_overlay_text_width(v->help[i], (float)scale));
     ds_overlay_rect(v->overlay, x, y, width + (float)(2 * scale * DS_OVERLAY_PADDING),
                     (float)(scale * (lines * DS_OVERLAY_LINE_HEIGHT + 2 * DS_OVERLAY_PADDING)),
                     panel_color);
     for (int i = 0; i < lines; i++)
         ds_overlay_text(v->overlay, x + (float)(scale * DS_OVERLAY_PADDING),
                         y + (float)(scale * (DS_OVERLAY_PADDING + i * DS_OVERLAY_LINE_HEIGHT)),
-                        (float)scale, i == 0 ? warn_color : text_color, help_lines[i]);
+                        (float)scale, i == 0 ? warn_color : text_color,
+                        i == 0 ? title : v->help[i - 1]);
 }
 
 /* ---- frames ------------------------------------------------------------- */
@@ -871,7 +826,7 @@ static ds_status render_frame(viewer *v)
     if (v->screenshot_path[0])
         save_screenshot(v);
     glfwSwapBuffers(v->window);
-    record_cpu_frame(v, now_seconds());
+    record_cpu_frame(v, ds_now_ms());
     return DS_OK;
 }
 
@@ -918,26 +873,19 @@ static ds_status open_window(viewer *v, const ds_options *opts, const char *titl
     return DS_OK;
 }
 
-/* Creates the renderer for `mesh`, falling back to the cpu sort when the
- * requested one is not in this build. */
+/* Creates the renderer for `mesh` as the options ask, at the window's
+ * framebuffer size, then reads back what the renderer chose (the cpu sort
+ * on the CPU path, points for a mesh without triangles). */
 static ds_status create_renderer(viewer *v, const ds_options *opts, const ds_mesh *mesh)
 {
-    ds_renderer_desc desc = {0};
-    ds_status status;
-    desc.mesh = mesh;
+    ds_renderer_desc desc;
+    ds_status status = ds_app_renderer_desc(opts, mesh, &desc);
+    if (status != DS_OK)
+        return status;
     desc.width = v->fb_width > 0 ? v->fb_width : 1;
     desc.height = v->fb_height > 0 ? v->fb_height : 1;
-    desc.sort_algo = v->sort;
-    desc.shuffle = v->shuffle;
-    desc.primitive = v->primitive;
-    desc.triangle_key = v->triangle_key;
-    desc.interop = opts->interop;
-    desc.key_bits = opts->key_bits;
-    desc.alpha = v->alpha;
+    desc.verify = 0; /* the viewer never checks a frame's order */
     memcpy(desc.background, dark_background, sizeof desc.background);
-    desc.no_sort = !v->sorting;
-    desc.no_cull = opts->no_cull;
-    desc.tiles = opts->tiles;
     status = ds_renderer_create(&desc, &v->renderer);
     if (status != DS_OK)
         return status;
@@ -948,13 +896,7 @@ static ds_status create_renderer(viewer *v, const ds_options *opts, const ds_mes
 
 static void initial_settings(viewer *v, const ds_options *opts)
 {
-    ds_sort_algo algo = DS_SORT_CUB;
-    if (opts->sort && strcmp(opts->sort, "all") != 0) {
-        algo = ds_sort_algo_from_name(opts->sort);
-        if (algo == DS_SORT_ALGO_COUNT)
-            algo = DS_SORT_CUB;
-    }
-    v->sort = algo;
+    v->sort = ds_app_first_sort(opts->sort);
     v->shuffle = opts->shuffle;
     v->primitive = opts->primitive;
     v->triangle_key = opts->triangle_key;
@@ -962,6 +904,7 @@ static void initial_settings(viewer *v, const ds_options *opts)
     v->alpha = opts->alpha > 0.0f ? opts->alpha : 0.35f;
     v->overlay_on = 1;
     v->vsync = opts->vsync;
+    v->help_lines = ds_hotkey_help(HELP_KEY_COLUMN, HELP_WIDTH, v->help, DS_HOTKEY_LINES_MAX);
 }
 
 static void close_viewer(viewer *v)
@@ -983,8 +926,7 @@ int ds_viewer_run(const ds_options *opts)
     ds_status status;
     progress phase;
     char title[256], phase_name[300], result[160], vertices[32], triangles[32];
-    const char *input = opts->model_path ? opts->model_path
-                                         : (opts->scene ? opts->scene : DS_SCENE_DEFAULT);
+    const char *input = opts->model_path ? opts->model_path : ds_app_scene_spec(opts);
     int exit_status = 1;
 
     v = calloc(1, sizeof *v);
@@ -998,7 +940,7 @@ int ds_viewer_run(const ds_options *opts)
 
     snprintf(phase_name, sizeof phase_name, "%s %s", opts->model_path ? "loading" : "building", input);
     progress_begin(&phase, phase_name);
-    status = build_mesh(opts, &mesh);
+    status = ds_app_build_mesh(opts, &mesh);
     if (status != DS_OK) {
         progress_end(&phase, "failed");
         goto done;
@@ -1009,8 +951,6 @@ int ds_viewer_run(const ds_options *opts)
     progress_end(&phase, result);
     memcpy(v->model_center, mesh.center, sizeof v->model_center);
     v->model_radius = mesh.radius;
-    if (!opts->primitive_given)
-        v->primitive = mesh.triangle_count ? DS_PRIMITIVE_TRIANGLES : DS_PRIMITIVE_POINTS;
 
     snprintf(title, sizeof title, "depthsort — %s", input);
     if (open_window(v, opts, title) != DS_OK)
@@ -1036,7 +976,7 @@ int ds_viewer_run(const ds_options *opts)
     if (status != DS_OK)
         goto done;
     frame_to_fit(v);
-    v->last_swap_time = now_seconds();
+    v->last_swap_ms = ds_now_ms();
 
     exit_status = 0;
     while (!glfwWindowShouldClose(v->window)) {

@@ -28,8 +28,8 @@ typedef enum ds_interop_mode {
 } ds_interop_mode;
 
 /* Screen tiles (renderer.h). AUTO: on with CUDA, off on the CPU path,
- * where binning on the host costs more than the draw gains (llvmpipe, 1M
- * triangles at 1080p: 0.10 s of binning for 0.025 s of draw). */
+ * where binning on the host costs more than a software rasteriser's draw
+ * gains. */
 typedef enum ds_tiles_mode {
     DS_TILES_AUTO = 0,
     DS_TILES_ON,  /* bin the sorted primitives by screen tile */

@@ -1,6 +1,6 @@
-/* renderer.h — the transparency renderer: per frame, per-vertex camera
- * distances on the GPU, a key per triangle (or per vertex in points mode),
- * an optional shuffle, the selected sort (far first) whose values land in
+/* renderer.h — the transparency renderer: per frame, on the GPU, a key
+ * per triangle from its vertices' camera distances (or per vertex in
+ * points mode), an optional shuffle, the selected sort (far first) whose values land in
  * the GL element buffer, and one draw, back to front: for large meshes the
  * vertex shader pulls triangle i's vertices through sorted triangle i (no
  * scatter pass); for smaller ones a scatter writes the sorted triangles'
@@ -66,10 +66,10 @@ extern "C" {
 
 /* How triangles are drawn in sorted order; both give the same image.
  * DS_DRAW_AUTO picks pull from DS_RENDERER_PULL_MIN_TRIANGLES triangles
- * on (measured on an H100: the dragon's 871k triangles draw 0.15 ms
- * faster indexed, where the post-transform cache still finds the fans that
- * share a farthest vertex; at 10M, pulling draws 1.3 ms faster and saves
- * the 0.19 ms scatter), and indexed below. Pull needs four shader storage
+ * on, and indexed below: a mesh of about a million triangles draws faster
+ * indexed, where the post-transform cache still finds the fans that share
+ * a farthest vertex; a mesh of ten million draws faster pulled, and saves
+ * the scatter (docs/performance.md). Pull needs four shader storage
  * blocks in the vertex stage within the block size limit; without them
  * every form draws indexed. */
 typedef enum ds_draw_form {
@@ -81,6 +81,12 @@ typedef enum ds_draw_form {
 } ds_draw_form;
 #define DS_RENDERER_PULL_MIN_TRIANGLES 3000000 /* between the two measured
                                   sizes (geometric middle, rounded) */
+
+/* ds_renderer_desc.tile_pixels: 0, or a tile side in this range. Tiles too
+ * small for tiles.h's DS_TILES_MAX are coarsened to fit; the largest makes
+ * one tile of any usual viewport, and keeps the grid arithmetic in int. */
+#define DS_RENDERER_TILE_PIXELS_MIN 1
+#define DS_RENDERER_TILE_PIXELS_MAX 16384
 
 /* Zero-initialise, then fill what you need; zero means default. */
 typedef struct ds_renderer_desc {
@@ -109,10 +115,6 @@ typedef struct ds_renderer_desc {
                                      the depth range the model's bounding
                                      sphere spans (two passes less) */
     ds_draw_form draw_form;       /* default DS_DRAW_AUTO */
-    int vertex_distances;         /* nonzero: triangle keys from a per-vertex
-                                     distance pass first (the paper's form);
-                                     default: one fused pass computes each
-                                     triangle's vertex distances itself */
     int no_cull;                  /* nonzero: draw every triangle; default:
                                      triangles that cover no pixel centre
                                      (ds_triangle_misses_samples(), in
@@ -130,13 +132,11 @@ typedef struct ds_renderer_desc {
                                      drawn faster on a GPU. Default AUTO:
                                      on with CUDA, off on the CPU path;
                                      ON; OFF: one draw of the sorted list */
-    int tile_pixels;              /* tile size in pixels; 0: DS_TILE_PIXELS
-                                     (tiles.h; env DS_TILE_PIXELS for
-                                     timing runs) */
-    int no_depth_buffer;          /* nonzero: the own framebuffer has no
-                                     depth attachment (nothing here writes
-                                     depth, so the image is the same; the
-                                     depth test then passes everything) */
+    int tile_pixels;              /* tile side in pixels, about (the grid
+                                     divides the viewport evenly); 0:
+                                     DS_TILE_PIXELS (128, tiles.h); else
+                                     DS_RENDERER_TILE_PIXELS_MIN to _MAX,
+                                     others are DS_ERR_INVALID_ARG */
 } ds_renderer_desc;
 
 /* GPU times of one completed frame, milliseconds. Stages that did not run
@@ -144,7 +144,8 @@ typedef struct ds_renderer_desc {
  * CPU path the sort stage is host wall time. */
 typedef struct ds_frame_timings {
     uint64_t frame;       /* 0-based frame number since create */
-    float distances_ms;   /* per-vertex camera distance kernel */
+    float distances_ms;   /* points mode: the per-vertex key kernel; on the
+                             CPU path, the per-vertex distances */
     float keys_ms;        /* per-triangle key kernel (triangles mode) */
     float shuffle_ms;     /* optional shuffle before the sort */
     float sort_ms;        /* the sort itself (without the shuffle) */

@@ -1,0 +1,117 @@
+/* hotkeys.c — the viewer's hotkey table and help text (see hotkeys.h). The
+ * sort hotkeys come from the sort registry; the others are listed here, in
+ * the order of handle_key() in viewer.c, which acts on them. */
+#include "hotkeys.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+/* Every hotkey besides the sorts': its name as the help shows it, and what
+ * it does. "" as a name continues the line above. */
+static const char *const other_keys[][2] = {
+    {"Tab", "next sort  (Shift+Tab: previous)"},
+    {"S", "shuffle on/off"},
+    {"P", "triangles / points"},
+    {"K", "triangle key: farthest, mean, centroid"},
+    {"U", "sorting on/off (unsorted blending)"},
+    {"T", "screen tiles on/off (same image)"},
+    {"+ / -", "alpha up / down  (also = and keypad)"},
+    {"B", "background dark / light"},
+    {"C", "screenshot (PNG, path printed)"},
+    {"O", "overlay on/off"},
+    {"H", "help panel on/off"},
+    {"F", "frame the model to fit"},
+    {"F11", "fullscreen"},
+    {"V", "vsync on/off"},
+    {"Esc", "quit"},
+    {"Mouse", "left-drag orbit, right/middle-drag pan,"},
+    {"", "wheel zoom"},
+};
+
+int ds_hotkey_glfw_key(char hotkey)
+{
+    if (hotkey == '0')
+        return GLFW_KEY_0;
+    if (hotkey >= '1' && hotkey <= '9')
+        return GLFW_KEY_1 + (hotkey - '1');
+    return GLFW_KEY_UNKNOWN;
+}
+
+ds_sort_algo ds_viewer_sort_for_key(int glfw_key)
+{
+    if (glfw_key == GLFW_KEY_UNKNOWN)
+        return DS_SORT_ALGO_COUNT;
+    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
+        if (ds_hotkey_glfw_key(ds_sort_algo_hotkey((ds_sort_algo)a)) == glfw_key)
+            return (ds_sort_algo)a;
+    return DS_SORT_ALGO_COUNT;
+}
+
+/* Appends one line if there is room; returns the new count. */
+static int add_line(char (*dest)[DS_HOTKEY_LINE_MAX], int count, int capacity, int key_column,
+                    const char *key, const char *what)
+{
+    if (count >= capacity)
+        return count;
+    int used = snprintf(dest[count], DS_HOTKEY_LINE_MAX, "%-*s ", key_column, key);
+    if (used > 0 && used < DS_HOTKEY_LINE_MAX)
+        snprintf(dest[count] + used, (size_t)(DS_HOTKEY_LINE_MAX - used), "%s", what);
+    return count + 1;
+}
+
+/* The name of the sort keys' line: "1-8" when the hotkeys run in one
+ * ascending row of digits, else "digits". */
+static void sort_keys_name(char *dest, size_t capacity)
+{
+    char first = 0, last = 0;
+    int row = 1;
+    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
+        char hotkey = ds_sort_algo_hotkey((ds_sort_algo)a);
+        if (!hotkey)
+            continue;
+        if (!first)
+            first = hotkey;
+        else if (hotkey != last + 1)
+            row = 0;
+        last = hotkey;
+    }
+    if (first && row && first != last)
+        snprintf(dest, capacity, "%c-%c", first, last);
+    else if (first && row)
+        snprintf(dest, capacity, "%c", first);
+    else
+        snprintf(dest, capacity, "digits");
+}
+
+int ds_hotkey_help(int key_column, int width, char (*dest)[DS_HOTKEY_LINE_MAX], int capacity)
+{
+    int count = 0;
+    char name[16], text[DS_HOTKEY_LINE_MAX] = "sort:";
+    size_t room = (size_t)(width > key_column + 1 ? width - key_column - 1 : 1);
+    if (room >= sizeof text)
+        room = sizeof text - 1;
+    sort_keys_name(name, sizeof name);
+    /* "sort: 1 cub  2 radix ...", wrapped under the first entry. */
+    const char *key = name;
+    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
+        char hotkey = ds_sort_algo_hotkey((ds_sort_algo)a), entry[64];
+        if (!hotkey)
+            continue;
+        snprintf(entry, sizeof entry, "%c %s", hotkey, ds_sort_algo_name((ds_sort_algo)a));
+        size_t used = strlen(text);
+        if (used > 5 && used + 2 + strlen(entry) > room) {
+            count = add_line(dest, count, capacity, key_column, key, text);
+            key = "";
+            snprintf(text, sizeof text, "     %s", entry);
+            continue;
+        }
+        snprintf(text + used, sizeof text - used, "%s%s", used > 5 ? "  " : " ", entry);
+    }
+    count = add_line(dest, count, capacity, key_column, key, text);
+    for (size_t i = 0; i < sizeof other_keys / sizeof other_keys[0]; i++)
+        count = add_line(dest, count, capacity, key_column, other_keys[i][0], other_keys[i][1]);
+    return count;
+}

@@ -1,0 +1,113 @@
+/* draw.c — the GL draw of one frame's sorted elements, back to front with
+ * straight alpha "over". The forms (renderer.h, ds_draw_form):
+ *   indexed: glDrawElements over the scattered indices of the sorted
+ *            triangles, or over the sorted vertex numbers for points;
+ *   pulled:  glDrawArrays(3 x triangles) with mesh_pull.vert.glsl, which
+ *            reads vertex k of sorted triangle i through the sorted
+ *            triangle numbers and the mesh's index buffer;
+ * each either one plain draw, one indirect draw whose count the culling
+ * keys pass wrote after the elements, or, with screen tiles, one
+ * scissored indirect draw per tile and the overflow draw (tiles.h). */
+#include "renderer_internal.h"
+
+/* Uniform locations fixed in the shaders. */
+enum { U_VIEW_PROJECTION = 0, U_ALPHA = 1, U_POINT_SCALE = 2 };
+
+/* The binned draw: each tile's command under its scissor, then the
+ * overflow command (tiles.h) without one. The indirect buffer is bound. */
+static void draw_tiles(const ds_renderer *renderer, const ds_tile_grid *grid, int pull,
+                       GLenum mode)
+{
+    size_t word = renderer->command_word;
+    glEnable(GL_SCISSOR_TEST);
+    for (int row = 0; row < grid->rows; row++)
+        for (int column = 0; column < grid->columns; column++) {
+            int box[4];
+            ds_tile_scissor(grid, renderer->width, renderer->height, column, row, box);
+            glScissor(box[0], box[1], box[2], box[3]);
+            const void *command = (const void *)(word * sizeof(uint32_t));
+            if (pull)
+                glDrawArraysIndirect(GL_TRIANGLES, command);
+            else
+                glDrawElementsIndirect(mode, GL_UNSIGNED_INT, command);
+            word += DS_TILES_COMMAND_WORDS;
+        }
+    glDisable(GL_SCISSOR_TEST);
+    const void *overflow = (const void *)(word * sizeof(uint32_t));
+    if (pull)
+        glDrawArraysIndirect(GL_TRIANGLES, overflow);
+    else
+        glDrawElementsIndirect(mode, GL_UNSIGNED_INT, overflow);
+}
+
+void ds_render_draw(ds_renderer *renderer, const frame_plan *plan, frame_record *record)
+{
+    int points = plan->points, pull = plan->pull;
+    size_t n = plan->count;
+    GLuint program = points ? renderer->points_program
+                            : pull ? renderer->pull_program : renderer->mesh_program;
+    /* The draw: straight alpha "over", back to front; the depth test stays
+     * on (for opaque geometry a caller may add) but nothing writes depth. */
+    glBeginQuery(GL_TIME_ELAPSED, record->draw_query);
+    glBindFramebuffer(GL_FRAMEBUFFER, plan->target);
+    glViewport(0, 0, renderer->width, renderer->height);
+    glDepthMask(GL_TRUE);
+    glClearColor(renderer->background[0], renderer->background[1],
+                 renderer->background[2], renderer->background[3]);
+    glClearDepth(1.0);
+    glDisable(GL_SCISSOR_TEST);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glDepthMask(GL_FALSE);
+    glDisable(GL_CULL_FACE);
+    glEnable(GL_BLEND);
+    glBlendEquation(GL_FUNC_ADD);
+    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
+    glUseProgram(program);
+    glUniformMatrix4fv(U_VIEW_PROJECTION, 1, GL_FALSE, plan->view_projection);
+    glUniform1f(U_ALPHA, renderer->alpha);
+    if (points) {
+        glEnable(GL_PROGRAM_POINT_SIZE);
+        glUniform1f(U_POINT_SCALE, plan->point_scale);
+    }
+    GLuint element_buffer = ds_render_element_buffer(renderer, plan->slot);
+    /* Culling: the keys pass left the draw's count in the command after
+     * the elements. Tiles: a command per tile there, and the overflow's. */
+    const void *command = (const void *)(renderer->command_word * sizeof(uint32_t));
+    if (plan->cull || plan->tiled)
+        glBindBuffer(GL_DRAW_INDIRECT_BUFFER, element_buffer);
+    if (pull) {
+        /* mesh_pull.vert.glsl's blocks: sorted triangles, indices,
+         * positions, colours. */
+        GLuint buffers[4] = {element_buffer, renderer->index_buffer,
+                             ds_render_position_buffer(renderer), renderer->color_buffer};
+        GLintptr offsets[4] = {0, 0, 0, 0};
+        size_t sorted_words = plan->tiled ? renderer->command_word : n;
+        GLsizeiptr sizes[4] = {(GLsizeiptr)(sorted_words * sizeof(uint32_t)),
+                               (GLsizeiptr)(3 * n * sizeof(uint32_t)),
+                               (GLsizeiptr)(3 * renderer->vertex_count * sizeof(float)),
+                               (GLsizeiptr)(renderer->vertex_count * 4)};
+        glBindBuffersRange(GL_SHADER_STORAGE_BUFFER, 0, 4, buffers, offsets, sizes);
+        glBindVertexArray(renderer->pull_vertex_array);
+    } else {
+        glBindVertexArray(renderer->vertex_arrays[plan->slot]);
+    }
+    if (plan->tiled)
+        draw_tiles(renderer, &plan->grid, pull, points ? GL_POINTS : GL_TRIANGLES);
+    else if (plan->cull && pull)
+        glDrawArraysIndirect(GL_TRIANGLES, command);
+    else if (plan->cull)
+        glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, command);
+    else if (pull)
+        glDrawArrays(GL_TRIANGLES, 0, (GLsizei)(3 * n));
+    else
+        glDrawElements(points ? GL_POINTS : GL_TRIANGLES, (GLsizei)(points ? n : 3 * n),
+                       GL_UNSIGNED_INT, NULL);
+    if (plan->cull || plan->tiled)
+        glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
+    glBindVertexArray(0);
+    glDepthMask(GL_TRUE);
+    glEndQuery(GL_TIME_ELAPSED);
+    glQueryCounter(record->end_query, GL_TIMESTAMP);
+}

@@ -1,0 +1,101 @@
+/* frame.c — one frame, as renderer.h describes it: the plan (every mode
+ * decision of the frame, made here once), then the stages on the GPU
+ * (stages_cuda.c) or on the host (stages_cpu.c), then the draw (draw.c). */
+#include "renderer_internal.h"
+
+#include <string.h>
+
+/* Culling assumes one sample per pixel at its centre: true of the own
+ * framebuffer; asked of GL for any other (once per target). */
+static int single_sampled(ds_renderer *renderer, GLuint target)
+{
+    if (target == renderer->framebuffer)
+        return 1;
+    if (renderer->target_samples < 0 || renderer->sampled_target != target) {
+        GLint samples = 0;
+        glGetNamedFramebufferParameteriv(target, GL_SAMPLES, &samples);
+        renderer->sampled_target = target;
+        renderer->target_samples = samples;
+    }
+    return renderer->target_samples <= 1;
+}
+
+/* 16-bit keys: quantise over the depth range the bounding sphere spans
+ * from the eye (the range where every key lies). */
+static ds_key_range key_range(const ds_renderer *renderer, const float eye[3])
+{
+    ds_key_range range = {0.0f, 0.0f};
+    if (renderer->key_bits != 16)
+        return range;
+    float d = ds_point_distance(renderer->mesh_center, eye[0], eye[1], eye[2]);
+    float r = renderer->mesh_radius > 0.0f ? renderer->mesh_radius * 1.001f : 1.0f;
+    range.lo = d > r ? d - r : 0.0f;
+    range.scale = 1.0f / (d + r - range.lo);
+    return range;
+}
+
+void ds_render_plan(ds_renderer *renderer, const ds_camera *camera, uint32_t framebuffer,
+                    frame_plan *dest)
+{
+    frame_plan plan;
+    float projection[16];
+    memset(&plan, 0, sizeof plan);
+    plan.frame = renderer->frame_count;
+    /* The CUDA path alternates between two element buffers, so that CUDA
+     * can write this frame's while GL may still draw the previous one. */
+    plan.slot = renderer->cpu_path ? 0 : (int)(renderer->frame_count % DS_INTEROP_SLOTS);
+    ds_camera_eye(camera, plan.eye);
+    ds_camera_view_projection(camera, plan.view_projection);
+    ds_camera_projection(camera, projection);
+    plan.target = framebuffer == DS_RENDERER_OWN_FRAMEBUFFER ? renderer->framebuffer
+                                                             : framebuffer;
+    plan.points = renderer->primitive == DS_PRIMITIVE_POINTS;
+    plan.count = ds_renderer_sorted_count(renderer);
+    plan.sorting = renderer->sorting;
+    plan.shuffle = renderer->sorting && renderer->shuffle;
+    plan.keep_keys = renderer->verify && renderer->sorting;
+    plan.pull = !plan.points && renderer->pull;
+    plan.tiled = renderer->tiles_on && renderer->sorting;
+    plan.in_place = (plan.points || plan.pull) && !plan.tiled;
+    ds_cull_view_set(&plan.view, plan.view_projection, (float)renderer->width,
+                     (float)renderer->height);
+    plan.cull = renderer->cull && renderer->sorting && !plan.points &&
+                single_sampled(renderer, plan.target);
+    plan.point_scale = renderer->point_size * projection[5] * 0.5f * (float)renderer->height;
+    plan.range = key_range(renderer, plan.eye);
+    plan.grid = ds_tile_grid_for(renderer->width, renderer->height, renderer->tile_pixels);
+    *dest = plan;
+}
+
+ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
+                            uint32_t framebuffer)
+{
+    ds_status status;
+    if (!renderer || !camera)
+        return ds_fail(DS_ERR_INVALID_ARG, "render: NULL renderer or camera");
+    frame_record *record = ds_render_next_record(renderer);
+    frame_plan plan;
+    ds_render_plan(renderer, camera, framebuffer, &plan);
+    record->culled = plan.cull;
+    record->drawn = (uint32_t)plan.count;
+
+    status = renderer->cpu_path ? ds_render_cpu_stages(renderer, &plan, record)
+                                : ds_render_cuda_stages(renderer, &plan, record);
+    if (status)
+        return status;
+    renderer->last_plan = plan;
+
+    ds_render_draw(renderer, &plan, record);
+    if (!renderer->cpu_path) {
+        /* GL -> CUDA: the commands reading element buffer `slot` are
+         * issued; the interop notes when GL is done with it, and CUDA
+         * waits for that before writing it again two frames on. */
+        double interop_ms = 0.0;
+        if ((status = ds_interop_gl_used(renderer->interop, plan.slot, &interop_ms)))
+            return status;
+        record->host_interop_ms += (float)interop_ms;
+    }
+    record->pending = 1;
+    renderer->frame_count++;
+    return DS_OK;
+}

@@ -1,0 +1,205 @@
+/* renderer_internal.h — the renderer's state and the seams between its
+ * files; only the .c files of src/render include it. One frame runs as
+ *
+ *   frame.c         plan: every mode decision of the frame, made once
+ *   stages_cuda.c   the stages on the GPU (interop, keys, sort, binning)
+ *   stages_cpu.c    or the same stages on the host (no CUDA behind GL)
+ *   draw.c          the GL draw of the sorted elements in one of its forms
+ *   timing.c        the ring of per-frame timer results
+ *   verify.c        the off-line check of the last frame
+ *
+ * and renderer.c creates, destroys and sets. */
+#ifndef DS_RENDERER_INTERNAL_H
+#define DS_RENDERER_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <glad/gl.h>
+
+#include <cuda_runtime.h>
+
+#include "distance.h"
+#include "distance_math.h"
+#include "interop.h"
+#include "renderer.h"
+#include "tiles.h"
+
+/* Frames whose timer results may be outstanding at once; the oldest is read
+ * (waiting if it must) before its slot is reused. Four covers the driver's
+ * usual two or three frames of queue. */
+#define TIMING_RING 4
+/* Completed frames kept for ds_renderer_next_timings(). */
+#define TIMINGS_BACKLOG 256
+/* A DrawElementsIndirectCommand (five words; the arrays form uses four). */
+#define DRAW_COMMAND_WORDS 5
+
+/* CUDA events of one frame, in stream order; on the CPU path the same
+ * indices name the host stage times. */
+enum { EV_START, EV_DISTANCES, EV_KEYS, EV_SHUFFLE, EV_SORT, EV_SCATTER, EV_COUNT };
+
+/* What one frame decides, computed once by ds_render_plan() before any
+ * stage runs. The stages, the draw and ds_renderer_verify() (which reads
+ * the last frame's) take their modes from here and derive none again. */
+typedef struct frame_plan {
+    uint64_t frame;          /* 0-based frame number */
+    int slot;                /* element buffer and vertex array in use
+                                (the interop slot; 0 on the CPU path) */
+    GLuint target;           /* the framebuffer drawn into */
+    int points;              /* sorting points (else triangles) */
+    size_t count;            /* elements sorted: vertices or triangles */
+    int sorting;             /* sort (else the mesh's order) */
+    int shuffle;             /* shuffle before the sort */
+    int keep_keys;           /* verify: keep the keys before the sort */
+    int pull;                /* triangles drawn by vertex pulling */
+    int tiled;               /* sorted primitives binned by screen tile */
+    int in_place;            /* the sort permutes the element buffer itself
+                                (points or pulled triangles, one list):
+                                it ends up holding the sorted order, one
+                                entry per element, and no scatter runs */
+    int cull;                /* triangles covering no pixel centre sort
+                                last and are left out of the draw */
+    float eye[3];
+    float view_projection[16];
+    float point_scale;       /* points.vert.glsl's splat scale */
+    ds_key_range range;      /* 16-bit keys' depth range; scale 0 else */
+    ds_cull_view view;       /* the window transform: culling and tiles */
+    ds_tile_grid grid;       /* the screen tiles (used when tiled) */
+} frame_plan;
+
+/* The view culling tests against, or NULL when the frame does not cull. */
+static inline const ds_cull_view *plan_cull(const frame_plan *plan)
+{
+    return plan->cull ? &plan->view : (const ds_cull_view *)0;
+}
+
+/* One frame's timer state, reused every TIMING_RING frames. */
+typedef struct frame_record {
+    int pending;         /* issued, results not collected yet */
+    uint64_t frame;
+    cudaEvent_t events[EV_COUNT];
+    GLuint draw_query;   /* GL_TIME_ELAPSED of clear + draw */
+    GLuint end_query;    /* GL_TIMESTAMP after the draw */
+    float host_interop_ms;
+    float host_stage_ms[EV_COUNT]; /* CPU path: the stages on the host */
+    int culled;          /* drawn by the indirect command of the visible */
+    uint32_t drawn;      /* CPU path, or no culling: the count drawn */
+} frame_record;
+
+struct ds_renderer {
+    /* settings */
+    int width, height;
+    ds_primitive primitive;
+    ds_triangle_key triangle_key;
+    float alpha;
+    float background[4];
+    float point_size;
+    int sorting, shuffle, verify;
+    int key_bits;
+    int pull;             /* triangles by vertex pulling (else indexed) */
+    int cull;             /* leave out triangles that cover no sample */
+    int tiles;            /* room to bin by screen tile (not DS_TILES_OFF) */
+    int tiles_on;         /* binning on (ds_renderer_set_tiles) */
+    int tile_pixels;      /* tile size; 0: DS_TILE_PIXELS */
+    uint32_t sampled_target; /* the framebuffer last checked for samples */
+    int target_samples;   /* its GL_SAMPLES, -1 before the first check */
+    float mesh_center[3], mesh_radius; /* depth range of 16-bit keys */
+    int cpu_path;
+    int sm_count;         /* the CUDA device's multiprocessors */
+    ds_sort_algo algo;
+    ds_sorter *sorter;
+    ds_sorter *reference_sorter; /* verify: the cpu sort */
+    char gpu_name[256];
+
+    /* the mesh; each element buffer holds element_capacity words: the
+     * list (command_word words: the sorted elements, or tiles.h's binned
+     * entries), then the indirect draw command of culling, or the tiles'
+     * commands */
+    size_t vertex_count, triangle_count, element_capacity, command_word;
+    uint32_t *host_indices;  /* CPU path and verify */
+    float *host_positions;   /* CPU path */
+
+    /* GL */
+    GLuint mesh_program, points_program, pull_program;
+    GLuint color_buffer;
+    GLuint index_buffer;      /* pull: the mesh's indices, for the shader */
+    GLuint pull_vertex_array; /* pull: no attributes */
+    GLuint cpu_position_buffer, cpu_element_buffer; /* CPU path */
+    GLuint vertex_arrays[DS_INTEROP_SLOTS];
+    GLuint framebuffer, color_renderbuffer, depth_renderbuffer;
+    unsigned gl_errors;
+    int debug_installed;
+
+    /* CUDA path */
+    ds_interop *interop;
+    cudaStream_t stream;
+    float *keys;
+    uint32_t *values, *indices;
+    float *shuffle_keys;
+    uint32_t *shuffle_values;
+    float *verify_keys;
+    uint32_t *visible;       /* device: triangles the keys pass kept */
+    uint32_t *tile_rects;    /* device: tiles of each sorted position */
+    void *tile_scratch;      /* device: ds_tiles_bin()'s */
+    uint32_t *host_visible;  /* pinned: one per timing record */
+
+    /* CPU path scratch (host) */
+    float *host_distances, *host_keys;
+    uint32_t *host_values, *host_elements;
+    uint32_t *host_tile_rects, *host_tile_scratch; /* CPU path and verify */
+
+    /* verify: the last frame's pre-sort keys and state */
+    float *host_verify_keys;
+    uint32_t *host_verify_values, *host_verify_elements;
+    uint8_t *host_seen;
+    GLuint verify_copy_buffer; /* GL's view of the element buffer, copied */
+    frame_plan last_plan;      /* the plan of the last frame whose stages ran */
+
+    /* timing */
+    uint64_t frame_count, next_collect;
+    frame_record records[TIMING_RING];
+    GLuint64 last_end_timestamp;
+    int have_last_end;
+    ds_frame_timings latest;
+    int have_latest;
+    ds_frame_timings backlog[TIMINGS_BACKLOG];
+    size_t backlog_head, backlog_count;
+};
+
+/* frame.c: the plan of the frame about to be drawn into `framebuffer`. */
+void ds_render_plan(ds_renderer *renderer, const ds_camera *camera, uint32_t framebuffer,
+                    frame_plan *dest);
+
+/* stages_cuda.c: keys, sort and the element buffer's contents on the GPU,
+ * between the interop hand-over to CUDA and back to GL. */
+ds_status ds_render_cuda_stages(ds_renderer *renderer, const frame_plan *plan,
+                                frame_record *record);
+
+/* stages_cpu.c: the same on the host, then the upload. */
+ds_status ds_render_cpu_stages(ds_renderer *renderer, const frame_plan *plan,
+                               frame_record *record);
+
+/* draw.c: the GL draw of the frame, timed into `record`. */
+void ds_render_draw(ds_renderer *renderer, const frame_plan *plan, frame_record *record);
+
+/* timing.c: the record for the frame about to start (its previous frame's
+ * results collected first), and the collection of finished frames:
+ * returns 1 if one was collected; with `wait`, waits for the oldest. */
+frame_record *ds_render_next_record(ds_renderer *renderer);
+int ds_render_collect_timings(ds_renderer *renderer, int wait);
+
+/* The element buffer of `slot` as GL names it. */
+static inline GLuint ds_render_element_buffer(const ds_renderer *renderer, int slot)
+{
+    return renderer->cpu_path ? renderer->cpu_element_buffer
+                              : ds_interop_element_buffer(renderer->interop, slot);
+}
+
+/* The vertex positions as GL names them. */
+static inline GLuint ds_render_position_buffer(const ds_renderer *renderer)
+{
+    return renderer->cpu_path ? renderer->cpu_position_buffer
+                              : ds_interop_position_buffer(renderer->interop);
+}
+
+#endif

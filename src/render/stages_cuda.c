@@ -1,0 +1,98 @@
+/* stages_cuda.c — one frame's stages on the renderer's CUDA stream:
+ *
+ *   interop begin -> keys (+ cull count) -> [shuffle] -> sort (far first)
+ *   -> binning by screen tile, or [scatter] + [culled draw command]
+ *   -> interop end
+ *
+ * Positions are read from, and the results written into, the GL buffers
+ * themselves (interop.h); nothing waits on the host or allocates. A CUDA
+ * event between stages times each (timing.c). */
+#include "renderer_internal.h"
+
+#include "cuda_check.h"
+
+#define RECORD(e)                                                              \
+    DS_CUDA_TRY("render", cudaEventRecord(record->events[(e)], renderer->stream))
+
+ds_status ds_render_cuda_stages(ds_renderer *renderer, const frame_plan *plan,
+                                frame_record *record)
+{
+    ds_status status;
+    const float *positions = NULL;
+    uint32_t *elements = NULL;
+    double interop_ms = 0.0;
+    ds_stream stream = (ds_stream)renderer->stream;
+    const ds_cull_view *cull = plan_cull(plan);
+    size_t n = plan->count;
+
+    /* GL -> CUDA: the positions and element buffer `slot` become CUDA's
+     * on `stream` (the interop waits until GL's draw two frames ago no
+     * longer reads this element buffer). */
+    if ((status = ds_interop_begin(renderer->interop, plan->slot, stream, &positions,
+                                   &elements, &interop_ms)))
+        return status;
+    uint32_t *values = plan->in_place ? elements : renderer->values;
+    /* The keys pass adds to the visible count: zero it first, in stream
+     * order. */
+    if (cull)
+        DS_CUDA_TRY("render", cudaMemsetAsync(renderer->visible, 0, sizeof(uint32_t),
+                                              renderer->stream));
+    RECORD(EV_START);
+    if (plan->points &&
+        (status = ds_point_keys(positions, renderer->vertex_count, plan->eye, plan->range,
+                                renderer->keys, values, stream)))
+        return status;
+    RECORD(EV_DISTANCES);
+    if (!plan->points &&
+        (status = ds_triangle_keys(renderer->indices, renderer->triangle_count, positions,
+                                   plan->eye, renderer->triangle_key, plan->range, cull,
+                                   renderer->sm_count, renderer->visible, renderer->keys,
+                                   values, stream)))
+        return status;
+    RECORD(EV_KEYS);
+    if (plan->keep_keys)
+        DS_CUDA_TRY("render", cudaMemcpyAsync(renderer->verify_keys, renderer->keys,
+                                              n * sizeof(float), cudaMemcpyDeviceToDevice,
+                                              renderer->stream));
+    if (plan->shuffle &&
+        (status = ds_shuffle_pairs(renderer->keys, values,
+                                   renderer->shuffle_keys, renderer->shuffle_values, n,
+                                   0x5EED0000ull + plan->frame, stream)))
+        return status;
+    RECORD(EV_SHUFFLE);
+    if (plan->sorting &&
+        (status = ds_sorter_sort(renderer->sorter, renderer->keys, values, n,
+                                 DS_SORT_DESCENDING, stream)))
+        return status;
+    RECORD(EV_SORT);
+    if (plan->tiled) {
+        ds_tiles_source source = {plan->points ? NULL : renderer->indices, positions, plan->pull,
+                                  plan->point_scale};
+        if ((status = ds_tiles_bin(values, cull ? renderer->visible : NULL, n, &source,
+                                   &plan->view, &plan->grid, renderer->tile_rects,
+                                   renderer->tile_scratch, elements, renderer->command_word,
+                                   elements + renderer->command_word, stream)))
+            return status;
+    } else {
+        if (!plan->in_place &&
+            (status = ds_scatter_indices(values, n, renderer->indices, 3, elements, stream)))
+            return status;
+        if (cull && (status = ds_draw_command(renderer->visible, !plan->pull,
+                                              elements + renderer->command_word, stream)))
+            return status;
+    }
+    /* The visible count for the timings, into this record's pinned word;
+     * timing.c reads it once the EV_SCATTER event below has completed. */
+    if (cull) {
+        DS_CUDA_TRY("render", cudaMemcpyAsync(renderer->host_visible + (record - renderer->records),
+                                              renderer->visible, sizeof(uint32_t),
+                                              cudaMemcpyDeviceToHost, renderer->stream));
+    }
+    RECORD(EV_SCATTER);
+    /* CUDA -> GL: GL may read the element buffer once the work enqueued
+     * above completes (interop.h says how each mode orders it). */
+    if ((status = ds_interop_end(renderer->interop, plan->slot, stream, &interop_ms)))
+        return status;
+    record->host_interop_ms = (float)interop_ms;
+    return DS_OK;
+}

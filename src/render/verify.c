@@ -1,0 +1,231 @@
+/* verify.c — ds_renderer_verify(): an off-line check (a host round trip,
+ * allocating) that the last frame's element buffer, as GL reads it, holds
+ * the right sorted order. The order must be a permutation whose key
+ * sequence equals the cpu sort's of the same keys (ties may come in any
+ * order); an indexed frame's buffer must hold each sorted triangle's
+ * indices, a pulled frame's index buffer the mesh's, a binned frame's
+ * buffer what ds_tiles_bin_host() makes of the order, and on the CUDA path
+ * GL's view of the buffer must match CUDA's. */
+#include "renderer_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+
+/* The sort's view of a key: the top `bits` bits of its order-preserving
+ * transform, -0 as +0 and every NaN alike (sort.h's semantics). */
+static uint32_t sort_key(float key, int bits)
+{
+    uint32_t u;
+    if (isnan(key))
+        return UINT32_MAX >> (32 - bits);
+    if (key == 0.0f)
+        key = 0.0f;
+    memcpy(&u, &key, sizeof u);
+    u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+    return u >> (32 - bits);
+}
+
+/* GL's view of an element buffer (`gl`, n entries) against CUDA's. */
+static ds_status same_as_cuda_view(const uint32_t *gl, const uint32_t *cuda_view, size_t n,
+                                   uint64_t frame)
+{
+    uint32_t *written = malloc(n * sizeof(uint32_t) + 1);
+    if (!written)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "verify: out of host memory");
+    ds_status status = DS_OK;
+    if (cudaMemcpy(written, cuda_view, n * sizeof(uint32_t), cudaMemcpyDeviceToHost) !=
+        cudaSuccess) {
+        cudaGetLastError();
+        status = ds_fail(DS_ERR_CUDA, "verify: reading CUDA's view of the element buffer failed");
+    }
+    for (size_t i = 0; status == DS_OK && i < n; i++)
+        if (gl[i] != written[i])
+            status = ds_fail(DS_ERR_MISMATCH,
+                             "verify: frame %llu: element buffer entry %zu is %u in GL but "
+                             "CUDA wrote %u",
+                             (unsigned long long)frame, i, gl[i], written[i]);
+    free(written);
+    return status;
+}
+
+/* Pulling: the shader's index buffer must hold the mesh's indices. */
+static ds_status check_index_buffer(const ds_renderer *renderer)
+{
+    size_t count = 3 * renderer->triangle_count;
+    uint32_t *gl = malloc(count * sizeof(uint32_t) + 1);
+    if (!gl)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "verify: out of host memory");
+    glGetNamedBufferSubData(renderer->index_buffer, 0, (GLsizeiptr)(count * sizeof(uint32_t)), gl);
+    ds_status status = DS_OK;
+    for (size_t i = 0; status == DS_OK && i < count; i++)
+        if (gl[i] != renderer->host_indices[i])
+            status = ds_fail(DS_ERR_MISMATCH, "verify: index buffer entry %zu is %u, "
+                             "the mesh says %u", i, gl[i], renderer->host_indices[i]);
+    free(gl);
+    return status;
+}
+
+/* A binned frame: the element buffer GL read (host_verify_elements) must
+ * hold what ds_tiles_bin_host() makes of the sorted order `values` and the
+ * tiles the frame found for each sorted position. */
+static ds_status check_tiles(ds_renderer *renderer, const frame_plan *plan,
+                             const uint32_t *values)
+{
+    uint64_t frame = plan->frame;
+    const frame_record *record = &renderer->records[frame % TIMING_RING];
+    size_t count = plan->count;
+    uint32_t *rects = renderer->host_tile_rects;
+    if (!renderer->cpu_path) {
+        uint32_t visible = (uint32_t)count;
+        if (record->culled)
+            DS_CUDA_TRY("verify", cudaMemcpy(&visible, renderer->visible, sizeof visible,
+                                             cudaMemcpyDeviceToHost));
+        count = visible < count ? visible : count;
+        DS_CUDA_TRY("verify", cudaMemcpy(rects, renderer->tile_rects, count * sizeof(uint32_t),
+                                         cudaMemcpyDeviceToHost));
+    } else if (record->culled) {
+        count = record->drawn;
+    }
+    const ds_tile_grid *grid = &plan->grid;
+    size_t command_words = (size_t)(grid->columns * grid->rows + 1) * DS_TILES_COMMAND_WORDS;
+    uint32_t *expected = malloc((renderer->command_word + command_words) * sizeof(uint32_t));
+    if (!expected)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "verify: out of host memory");
+    size_t used = 0;
+    int points = plan->points;
+    const uint32_t *entry_indices = points || plan->pull ? NULL : renderer->host_indices;
+    ds_tiles_bin_host(values, rects, count, entry_indices, points ? 1 : 3, grid, expected,
+                      renderer->command_word, expected + renderer->command_word,
+                      renderer->host_tile_scratch, &used);
+    const uint32_t *gl = renderer->host_verify_elements;
+    ds_status status = DS_OK;
+    for (size_t i = 0; status == DS_OK && i < used; i++)
+        if (gl[i] != expected[i])
+            status = ds_fail(DS_ERR_MISMATCH,
+                             "verify: frame %llu: binned element buffer word %zu is %u, "
+                             "expected %u", (unsigned long long)frame, i, gl[i], expected[i]);
+    for (size_t i = 0; status == DS_OK && i < command_words; i++) {
+        size_t at = renderer->command_word + i;
+        if (gl[at] != expected[at])
+            status = ds_fail(DS_ERR_MISMATCH,
+                             "verify: frame %llu: word %zu of tile %zu's draw command is %u, "
+                             "expected %u", (unsigned long long)frame,
+                             i % DS_TILES_COMMAND_WORDS, i / DS_TILES_COMMAND_WORDS, gl[at],
+                             expected[at]);
+    }
+    free(expected);
+    return status;
+}
+
+ds_status ds_renderer_verify(ds_renderer *renderer)
+{
+    ds_status status;
+    const frame_plan *plan = &renderer->last_plan;
+    if (!renderer->verify || renderer->frame_count == 0 || !plan->sorting)
+        return ds_fail(DS_ERR_INVALID_ARG,
+                       "render: verify needs desc.verify, sorting on and a frame");
+    uint64_t frame = plan->frame;
+    int in_place = plan->in_place;
+    size_t n = plan->count;
+    int per = in_place ? 1 : 3;
+    /* Everything the frame enqueued, its CUDA stages and its draw, must
+     * have finished before either view of its buffers is read. */
+    if ((status = ds_renderer_finish(renderer)))
+        return status;
+    if (!renderer->cpu_path)
+        DS_CUDA_TRY("render", cudaMemcpy(renderer->host_verify_keys, renderer->verify_keys,
+                                         n * sizeof(float), cudaMemcpyDeviceToHost));
+    GLuint element_buffer = ds_render_element_buffer(renderer, plan->slot);
+    /* What the draw read: a GPU copy inside GL, then a read-back of the
+     * copy. (Reading an element buffer that lives in imported CUDA memory
+     * back directly can return data GL cached at an earlier read-back: GL
+     * does not know that CUDA wrote it, without a semaphore.) */
+    GLsizeiptr element_bytes = (GLsizeiptr)((plan->tiled ? renderer->element_capacity
+                                                                   : n * per) *
+                                            sizeof(uint32_t));
+    glCopyNamedBufferSubData(element_buffer, renderer->verify_copy_buffer, 0, 0, element_bytes);
+    glGetNamedBufferSubData(renderer->verify_copy_buffer, 0, element_bytes,
+                            renderer->host_verify_elements);
+    const uint32_t *cuda_view = renderer->cpu_path ? NULL
+        : ds_interop_element_pointer(renderer->interop, plan->slot);
+    uint32_t *values = renderer->host_verify_values;
+    if (in_place) {
+        /* The element buffer is the sorted order itself: check the order
+         * the draw reads, and that CUDA's view of it agrees. */
+        memcpy(values, renderer->host_verify_elements, n * sizeof(uint32_t));
+        if (cuda_view && (status = same_as_cuda_view(values, cuda_view, n, frame)))
+            return status;
+        if (plan->pull && (status = check_index_buffer(renderer)))
+            return status;
+    } else if (renderer->cpu_path) {
+        memcpy(values, renderer->host_values, n * sizeof(uint32_t));
+    } else {
+        DS_CUDA_TRY("render", cudaMemcpy(values, renderer->values,
+                                         n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    }
+
+    /* The reference: the cpu sort of the same keys. The GPU order must give
+     * the same key sequence (ties may come in any order), be a permutation,
+     * and its indices must be what the element buffer holds. */
+    const float *keys = renderer->host_verify_keys;
+    memset(renderer->host_seen, 0, n);
+    for (size_t i = 0; i < n; i++) {
+        if (values[i] >= n || renderer->host_seen[values[i]])
+            return ds_fail(DS_ERR_MISMATCH,
+                           "verify: frame %llu, sort %s: position %zu holds %s value %u",
+                           (unsigned long long)frame, ds_sort_algo_name(renderer->algo), i,
+                           values[i] >= n ? "out-of-range" : "repeated", values[i]);
+        renderer->host_seen[values[i]] = 1;
+    }
+    /* Verification is an off-line check, not the frame path: it may allocate. */
+    float *reference_keys = NULL;
+    uint32_t *reference_values = NULL;
+    reference_keys = malloc(n * sizeof(float) + 1);
+    reference_values = malloc(n * sizeof(uint32_t) + 1);
+    if (!reference_keys || !reference_values) {
+        free(reference_keys);
+        free(reference_values);
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "verify: out of host memory");
+    }
+    memcpy(reference_keys, keys, n * sizeof(float));
+    for (size_t i = 0; i < n; i++)
+        reference_values[i] = (uint32_t)i;
+    status = ds_sorter_sort(renderer->reference_sorter, reference_keys, reference_values, n,
+                            DS_SORT_DESCENDING, 0);
+    for (size_t i = 0; status == DS_OK && i < n; i++) {
+        if (sort_key(keys[values[i]], renderer->key_bits) !=
+            sort_key(reference_keys[i], renderer->key_bits)) {
+            status = ds_fail(DS_ERR_MISMATCH,
+                             "verify: frame %llu, sort %s: position %zu has key %.9g "
+                             "(element %u) but the cpu reference has %.9g",
+                             (unsigned long long)frame, ds_sort_algo_name(renderer->algo),
+                             i, keys[values[i]], values[i], reference_keys[i]);
+            break;
+        }
+        for (int k = 0; !in_place && !plan->tiled && k < per; k++) {
+            uint32_t want = renderer->host_indices[(size_t)values[i] * 3 + k];
+            if (renderer->host_verify_elements[i * per + k] != want) {
+                /* Tell a GL visibility problem from a wrong scatter. */
+                uint32_t written = want;
+                if (cuda_view)
+                    cudaMemcpy(&written, cuda_view + i * per + k, sizeof written,
+                               cudaMemcpyDeviceToHost);
+                status = ds_fail(DS_ERR_MISMATCH,
+                                 "verify: frame %llu: element buffer index %zu is %u in GL, "
+                                 "expected %u%s",
+                                 (unsigned long long)frame, i * per + k,
+                                 renderer->host_verify_elements[i * per + k], want,
+                                 cuda_view && written == want ? " (CUDA wrote it right)" : "");
+                break;
+            }
+        }
+    }
+    free(reference_keys);
+    free(reference_values);
+    if (status == DS_OK && plan->tiled)
+        status = check_tiles(renderer, plan, values);
+    return status;
+}
