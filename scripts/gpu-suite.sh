@@ -16,6 +16,8 @@
 #   --test-args "ARGS"   extra test_sort_gpu arguments (e.g. "--quick" or
 #                        "--max-size 1100000")
 #   --san-max-size N     largest size under memcheck (default 5000)
+#   --mem-sizes LIST     extra sizes under memcheck, beyond --san-max-size
+#                        (large ones reach paths small sizes do not)
 #   --race-sizes LIST    sizes under racecheck (default 1,33,1025,4099: it
 #                        is slow, about 20 ms per kernel launch)
 #   --san-dists LIST     distributions under racecheck (default
@@ -39,7 +41,7 @@ if [[ ${1:-} == --prepare ]]; then
     exit 0
 fi
 
-algos="" test_args="" san_max=5000 race_sizes=1,33,1025,4099 san_dists="uniform,special"
+algos="" test_args="" san_max=5000 mem_sizes="" race_sizes=1,33,1025,4099 san_dists="uniform,special"
 bench_args="--sizes 1024,4096,16384,65536,69451,262144,871414,1048576,4194304,5000000,16777216"
 skip="" budget_tests=150 budget_san=60 budget_bench=100
 while [[ $# -gt 1 ]]; do
@@ -47,6 +49,7 @@ while [[ $# -gt 1 ]]; do
     --algos) algos=$2 ;;
     --test-args) test_args=$2 ;;
     --san-max-size) san_max=$2 ;;
+    --mem-sizes) mem_sizes=$2 ;;
     --race-sizes) race_sizes=$2 ;;
     --san-dists) san_dists=$2 ;;
     --bench-args) bench_args=$2 ;;
@@ -106,6 +109,9 @@ step tests "$budget_tests" "$out/test_sort_gpu.log" \
 step memcheck "$budget_san" "$out/memcheck.log" \
     compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 20 \
     "$bin/test_sort_gpu" "${algo_args[@]}" --exact --max-size "$san_max"
+[[ -n $mem_sizes ]] && step memcheck-large "$budget_san" "$out/memcheck-large.log" \
+    compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 20 \
+    "$bin/test_sort_gpu" "${algo_args[@]}" --exact --sizes "$mem_sizes"
 step racecheck "$budget_san" "$out/racecheck.log" \
     compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 3 \
     --print-limit 20 \
@@ -117,9 +123,9 @@ step bench "$budget_bench" "$out/bench.log" \
 echo
 echo "==== failures (first lines) ===="
 grep -h -m 8 -E "^FAIL|ERROR SUMMARY: [1-9]|RACECHECK SUMMARY: [1-9]|\[  FAILED  \]|WRONG|error" \
-    "$out"/test_sort_gpu.log "$out"/memcheck.log "$out"/racecheck.log "$out"/bench.log 2>/dev/null | head -30
+    "$out"/test_sort_gpu.log "$out"/memcheck*.log "$out"/racecheck.log "$out"/bench.log 2>/dev/null | head -30
 echo "==== sanitizer summaries ===="
-grep -h -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out"/memcheck.log "$out"/racecheck.log 2>/dev/null
+grep -H -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out"/memcheck*.log "$out"/racecheck.log 2>/dev/null
 echo "==== benchmark ===="
 grep -v "^#" "$out/bench.log" 2>/dev/null | tail -n 60
 echo "==== summary ($(head -1 "$out/gpu.txt"), commit $commit) ===="
