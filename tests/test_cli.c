@@ -102,7 +102,7 @@ static void assert_options_equal(const ds_options *actual, const ds_options *exp
     assert_optional_string_equal(actual->screenshot_path, expected->screenshot_path);
     assert_int_equal(actual->verify, expected->verify);
     assert_int_equal(actual->no_sort, expected->no_sort);
-    assert_int_equal(actual->no_cull, expected->no_cull);
+    assert_int_equal(actual->cull, expected->cull);
     assert_int_equal(actual->tiles, expected->tiles);
     assert_int_equal(actual->tile_pixels, expected->tile_pixels);
     assert_int_equal(actual->draw_form, expected->draw_form);
@@ -148,7 +148,7 @@ static void test_every_option(void **state)
         .primitive = DS_PRIMITIVE_POINTS, .primitive_given = 1, .triangle_key = DS_TRIANGLE_KEY_CENTROID,
         .interop = DS_INTEROP_EXTERNAL, .key_bits = 24, .orbit_degrees = -90.5f, .alpha = 1.0f,
         .csv_path = "t.csv", .json_path = "t.json", .screenshot_path = "s.png", .verify = 1,
-        .no_sort = 1, .no_cull = 1, .tiles = DS_TILES_OFF, .tile_pixels = 64, .draw_form = DS_DRAW_PULL,
+        .no_sort = 1, .cull = DS_CULL_OFF, .tiles = DS_TILES_OFF, .tile_pixels = 64, .draw_form = DS_DRAW_PULL,
         .vsync = 0, .script_path = "keys.txt"};
     assert_options_equal(&opts, &expected);
 }

@@ -242,7 +242,7 @@ static ds_renderer_desc verified_desc(const ds_mesh *mesh)
     return desc;
 }
 
-/* The renderer's alternative forms (renderer.h: draw_form, no_cull,
+/* The renderer's alternative forms (renderer.h: draw_form, cull,
  * tiles, tile_pixels) against the default: pixel for pixel
  * the same image of a built-in scene from three orbit angles, each frame
  * verified; and the layers come out right drawn by pulling too. */
@@ -258,7 +258,7 @@ static void test_draw_forms_agree(void **state)
     for (int form = 0; form < 7; form++) {
         ds_renderer_desc desc = verified_desc(&mesh);
         desc.draw_form = form == 1 || form == 5 ? DS_DRAW_PULL : DS_DRAW_AUTO;
-        desc.no_cull = form == 2 || form == 6;
+        desc.cull = (form == 2 || form == 6) ? DS_CULL_OFF : DS_CULL_AUTO;
         desc.tiles = form == 3 ? DS_TILES_OFF : DS_TILES_ON;
         desc.tile_pixels = form == 5 ? 8 : form == 4 || form == 6 ? 16 : 0;
         ds_renderer *renderer = NULL;

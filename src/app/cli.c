@@ -400,7 +400,7 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
             dest->no_sort = 1;
             break;
         case OPT_NO_CULL:
-            dest->no_cull = 1;
+            dest->cull = DS_CULL_OFF;
             break;
         case OPT_TILES:
             choice = parse_choice(arg, tiles_names, 3);

@@ -35,14 +35,27 @@ typedef struct ds_options {
     const char *screenshot_path; /* --screenshot FILE.png */
     int verify;               /* --verify */
     int no_sort;              /* --no-sort: draw unsorted */
-    int no_cull;              /* --no-cull: draw the triangles that cover
-                                 no pixel centre too */
+    ds_cull_mode cull;        /* --cull auto|on|off; --no-cull is off */
     ds_tiles_mode tiles;      /* --tiles auto|on|off */
     int tile_pixels;          /* --tile-pixels N: screen tile size; 0: the
                                  renderer's default */
     ds_draw_form draw_form;   /* --draw auto|pull|indexed */
     int vsync;                /* viewer: 1 default, --no-vsync */
     const char *script_path;  /* viewer: --script FILE of scripted input */
+    ds_color_mode color_mode; /* --color auto|normal|tint|height|file */
+    float tint[3];            /* --tint R,G,B in [0,1]; all zero: default */
+    float background[3];      /* --background R,G,B in [0,1] */
+    int background_given;     /* --background was on the command line */
+    ds_opacity_mode opacity;  /* --opacity constant|view */
+    float point_size;         /* --point-size S: splat diameter in world
+                                 units; 0: from the mesh's spacing */
+    int msaa;                 /* --msaa N: 1 (off), 2, 4, 8 */
+    ds_up_axis up;            /* --up +x|-x|+y|-y|+z|-z (default +y) */
+    const char *camera;       /* --camera "eye=X,Y,Z target=X,Y,Z up=0,1,0
+                                 fov=DEG" (camera.h) */
+    const char *camera_file;  /* --camera-file F: the viewer's camera key
+                                 writes the line there; headless and the
+                                 viewer read it at start if it exists */
 } ds_options;
 
 /* Fills defaults, then parses argv with getopt_long. Returns DS_OK, or

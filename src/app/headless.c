@@ -166,7 +166,7 @@ static void print_table(const algo_run *runs, int run_count, const run_setup *se
            "interop %s, key bits %d, draw %s, cull %s, tiles %s, commit %s\n",
            setup->gpu, setup->label, setup->mesh->vertex_count, setup->mesh->triangle_count,
            sorted, opts->width, opts->height, setup->interop, opts->key_bits ? opts->key_bits : 32,
-           setup->draw, opts->no_cull ? "off" : "on", setup->tiles ? "on" : "off",
+           setup->draw, opts->cull == DS_CULL_OFF ? "off" : "on", setup->tiles ? "on" : "off",
            ds_build_commit);
     for (int r = 0; r < run_count; r++) {
         const algo_run *run = &runs[r];
@@ -244,7 +244,7 @@ static ds_status write_json(const char *path, const algo_run *runs, int run_coun
             setup->gpu, setup->label, setup->mesh->vertex_count, setup->mesh->triangle_count,
             setup->sorted, setup->primitive, opts->width, opts->height, ds_build_commit,
             setup->interop, opts->shuffle ? "true" : "false", setup->draw,
-            opts->no_cull ? "false" : "true", setup->tiles ? "true" : "false",
+            opts->cull == DS_CULL_OFF ? "false" : "true", setup->tiles ? "true" : "false",
             opts->key_bits ? opts->key_bits : 32);
     for (int r = 0; r < run_count; r++) {
         const algo_run *run = &runs[r];

@@ -6,6 +6,8 @@
 #include "camera.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cglm/cglm.h>
@@ -59,8 +61,22 @@ void ds_camera_frame(ds_camera *camera, const float center[3], float radius, flo
     float half = half_x < half_y ? half_x : half_y;
     float padded = radius * FRAME_MARGIN;
     camera->distance = padded / sinf(half);
-    camera->far_plane = (camera->distance + padded) / DEPTH_SLACK;
-    camera->near_plane = (camera->distance - padded) * DEPTH_SLACK;
+    ds_camera_enclose(camera, center, radius);
+}
+
+void ds_camera_enclose(ds_camera *camera, const float center[3], float radius)
+{
+    if (!(radius > 0.0f))
+        radius = 1.0f;
+    float eye[3];
+    ds_camera_eye(camera, eye);
+    float d2 = 0.0f;
+    for (int k = 0; k < 3; k++)
+        d2 += (eye[k] - center[k]) * (eye[k] - center[k]);
+    float to_center = sqrtf(d2);
+    float padded = radius * FRAME_MARGIN;
+    camera->far_plane = (to_center + padded) / DEPTH_SLACK;
+    camera->near_plane = (to_center - padded) * DEPTH_SLACK;
     if (camera->near_plane < camera->far_plane * MIN_NEAR_FRACTION)
         camera->near_plane = camera->far_plane * MIN_NEAR_FRACTION;
 }
@@ -132,4 +148,100 @@ void ds_camera_view_projection(const ds_camera *camera, float dest[16])
     ds_camera_projection(camera, (float *)projection);
     glm_mat4_mul(projection, view, product);
     memcpy(dest, product, sizeof product);
+}
+
+void ds_camera_format(const ds_camera *camera, char *dest, size_t capacity)
+{
+    float eye[3];
+    ds_camera_eye(camera, eye);
+    const float *t = camera->target;
+    snprintf(dest, capacity, "eye=%.9g,%.9g,%.9g target=%.9g,%.9g,%.9g up=0,1,0 fov=%.9g",
+             (double)eye[0], (double)eye[1], (double)eye[2], (double)t[0], (double)t[1],
+             (double)t[2], (double)(camera->fov_y * 180.0f / (float)M_PI));
+}
+
+/* Parses "X,Y,Z" (exactly three finite numbers) at *cursor, up to the next
+ * blank or the end. */
+static int parse_vec3(const char **cursor, float dest[3])
+{
+    const char *s = *cursor;
+    for (int k = 0; k < 3; k++) {
+        char *end = NULL;
+        double value = strtod(s, &end);
+        if (end == s || !isfinite(value) || fabs(value) > 3.0e38)
+            return 0;
+        dest[k] = (float)value;
+        s = end;
+        if (k < 2) {
+            if (*s != ',')
+                return 0;
+            s++;
+        }
+    }
+    if (*s != '\0' && *s != ' ' && *s != '\t' && *s != '\n')
+        return 0;
+    *cursor = s;
+    return 1;
+}
+
+ds_status ds_camera_parse(const char *text, const char *what, ds_camera *dest)
+{
+    float eye[3], target[3], up[3] = {0.0f, 1.0f, 0.0f};
+    float fov = dest->fov_y * 180.0f / (float)M_PI;
+    int have_eye = 0, have_target = 0;
+    const char *s = text ? text : "";
+    for (;;) {
+        while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+            s++;
+        if (*s == '\0')
+            break;
+        if (!strncmp(s, "eye=", 4)) {
+            s += 4;
+            if (!parse_vec3(&s, eye))
+                return ds_fail(DS_ERR_PARSE, "%s: eye= needs three numbers X,Y,Z", what);
+            have_eye = 1;
+        } else if (!strncmp(s, "target=", 7)) {
+            s += 7;
+            if (!parse_vec3(&s, target))
+                return ds_fail(DS_ERR_PARSE, "%s: target= needs three numbers X,Y,Z", what);
+            have_target = 1;
+        } else if (!strncmp(s, "up=", 3)) {
+            s += 3;
+            if (!parse_vec3(&s, up))
+                return ds_fail(DS_ERR_PARSE, "%s: up= needs three numbers X,Y,Z", what);
+        } else if (!strncmp(s, "fov=", 4)) {
+            char *end = NULL;
+            double value = strtod(s + 4, &end);
+            if (end == s + 4 || (*end && *end != ' ' && *end != '\t' && *end != '\n'))
+                return ds_fail(DS_ERR_PARSE, "%s: fov= needs a number of degrees", what);
+            if (!(value > 0.0 && value < 180.0))
+                return ds_fail(DS_ERR_PARSE, "%s: fov=%g is not in (0, 180) degrees", what, value);
+            fov = (float)value;
+            s = end;
+        } else {
+            return ds_fail(DS_ERR_PARSE,
+                           "%s: expected eye=X,Y,Z target=X,Y,Z [up=0,1,0] [fov=DEG] at \"%.20s\"",
+                           what, s);
+        }
+    }
+    if (!have_eye || !have_target)
+        return ds_fail(DS_ERR_PARSE, "%s: both eye= and target= are needed", what);
+    float up_length = sqrtf(up[0] * up[0] + up[1] * up[1] + up[2] * up[2]);
+    if (!(up_length > 0.0f) || fabsf(up[0]) > 1e-6f * up_length ||
+        fabsf(up[2]) > 1e-6f * up_length || up[1] <= 0.0f)
+        return ds_fail(DS_ERR_PARSE,
+                       "%s: up must be +Y (0,1,0); turn the model with --up instead", what);
+    float back[3] = {eye[0] - target[0], eye[1] - target[1], eye[2] - target[2]};
+    float distance = sqrtf(back[0] * back[0] + back[1] * back[1] + back[2] * back[2]);
+    if (!(distance > 0.0f) || !isfinite(distance))
+        return ds_fail(DS_ERR_PARSE, "%s: eye and target are the same point", what);
+    float pitch = asinf(fminf(1.0f, fmaxf(-1.0f, back[1] / distance)));
+    if (fabsf(pitch) > PITCH_LIMIT)
+        return ds_fail(DS_ERR_PARSE, "%s: the view looks straight up or down", what);
+    memcpy(dest->target, target, sizeof dest->target);
+    dest->distance = distance;
+    dest->pitch = pitch;
+    dest->yaw = atan2f(back[0], back[2]);
+    dest->fov_y = fov * (float)M_PI / 180.0f;
+    return DS_OK;
 }

@@ -256,3 +256,55 @@ ds_status ds_mesh_grid(const ds_mesh *src, int nx, int ny, ds_mesh *dest)
         ds_mesh_free(dest);
     return status;
 }
+
+static const char *const up_names[DS_UP_COUNT] = {
+    [DS_UP_POS_Y] = "+y", [DS_UP_NEG_Y] = "-y", [DS_UP_POS_Z] = "+z",
+    [DS_UP_NEG_Z] = "-z", [DS_UP_POS_X] = "+x", [DS_UP_NEG_X] = "-x",
+};
+
+const char *ds_up_axis_name(ds_up_axis up)
+{
+    return (unsigned)up < DS_UP_COUNT ? up_names[up] : "unknown";
+}
+
+ds_up_axis ds_up_axis_from_name(const char *name)
+{
+    if (!name)
+        return DS_UP_COUNT;
+    for (int u = 0; u < DS_UP_COUNT; u++)
+        if (!strcmp(name, up_names[u]) || !strcmp(name, up_names[u] + (up_names[u][0] == '+')))
+            return (ds_up_axis)u;
+    return DS_UP_COUNT;
+}
+
+/* The rotation as a signed permutation: new[k] = sign[k] * old[from[k]].
+ * Each takes the named axis to +Y and keeps the determinant +1. */
+static void turn(float *v, const int from[3], const float sign[3])
+{
+    float old[3] = {v[0], v[1], v[2]};
+    for (int k = 0; k < 3; k++)
+        v[k] = sign[k] * old[from[k]];
+}
+
+void ds_mesh_set_up(ds_mesh *mesh, ds_up_axis up)
+{
+    /* (x, y, z) -> new coordinates, up axis -> +Y:
+     *   +z: (x, z, -y)   -z: (x, -z, y)   -y: (x, -y, -z)
+     *   +x: (-y, x, z)   -x: (y, -x, z) */
+    static const int from[DS_UP_COUNT][3] = {
+        [DS_UP_POS_Y] = {0, 1, 2}, [DS_UP_NEG_Y] = {0, 1, 2}, [DS_UP_POS_Z] = {0, 2, 1},
+        [DS_UP_NEG_Z] = {0, 2, 1}, [DS_UP_POS_X] = {1, 0, 2}, [DS_UP_NEG_X] = {1, 0, 2},
+    };
+    static const float sign[DS_UP_COUNT][3] = {
+        [DS_UP_POS_Y] = {1, 1, 1},  [DS_UP_NEG_Y] = {1, -1, -1}, [DS_UP_POS_Z] = {1, 1, -1},
+        [DS_UP_NEG_Z] = {1, -1, 1}, [DS_UP_POS_X] = {-1, 1, 1},  [DS_UP_NEG_X] = {1, -1, 1},
+    };
+    if ((unsigned)up >= DS_UP_COUNT || up == DS_UP_POS_Y || !mesh)
+        return;
+    for (size_t v = 0; v < mesh->vertex_count; v++) {
+        turn(mesh->positions + 3 * v, from[up], sign[up]);
+        if (mesh->normals)
+            turn(mesh->normals + 3 * v, from[up], sign[up]);
+    }
+    ds_mesh_compute_bounds(mesh);
+}

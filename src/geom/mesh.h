@@ -34,7 +34,36 @@ typedef struct ds_mesh {
     float bounds_max[3];
     float center[3];       /* centre of the bounds */
     float radius;          /* half the bounds' diagonal */
+    int has_colors;        /* nonzero: colors came from the file or the
+                              scene generator, not from ds_mesh_finish() */
+    const char *format;    /* what the data came from, a static string:
+                              "ply-ascii", "ply-binary-le", "ply-binary-be",
+                              "obj", "scene"; NULL if unknown */
 } ds_mesh;
+
+/* Which model axis points up. Loaders keep the file's coordinates; the
+ * camera and the height colour ramp take +Y as up, so a Z-up scan is
+ * turned with ds_mesh_set_up(). */
+typedef enum ds_up_axis {
+    DS_UP_POS_Y = 0,
+    DS_UP_NEG_Y,
+    DS_UP_POS_Z,
+    DS_UP_NEG_Z,
+    DS_UP_POS_X,
+    DS_UP_NEG_X,
+    DS_UP_COUNT
+} ds_up_axis;
+
+/* "+y", "-y", "+z", "-z", "+x", "-x"; "unknown" for others. */
+const char *ds_up_axis_name(ds_up_axis up);
+/* Reads those names, also without the "+"; DS_UP_COUNT if unknown. */
+ds_up_axis ds_up_axis_from_name(const char *name);
+
+/* Turns the mesh by a proper rotation (no mirror) that takes the `up`
+ * axis to +Y, positions and normals alike, and recomputes the bounds.
+ * Each rotation is an axis permutation with sign flips: exact, no
+ * rounding. DS_UP_POS_Y (and anything unknown) leaves the mesh as it is. */
+void ds_mesh_set_up(ds_mesh *mesh, ds_up_axis up);
 
 void ds_mesh_free(ds_mesh *mesh);
 

@@ -1,5 +1,5 @@
 /* render_types.h — the renderer's modes (primitive, triangle key, interop,
- * screen tiles) as plain enums: the app parses them into ds_options and the
+ * screen tiles, colour, opacity, culling) as plain enums: the app parses them into ds_options and the
  * render kernels read them, so they live below both. */
 #ifndef DS_RENDER_TYPES_H
 #define DS_RENDER_TYPES_H
@@ -35,6 +35,41 @@ typedef enum ds_tiles_mode {
     DS_TILES_ON,  /* bin the sorted primitives by screen tile */
     DS_TILES_OFF  /* one draw of the sorted list */
 } ds_tiles_mode;
+
+/* How surfaces are coloured; the headlight shading applies in every mode,
+ * and a file's per-vertex alpha multiplies the global alpha in every mode. */
+typedef enum ds_color_mode {
+    DS_COLOR_AUTO = 0, /* FILE when the mesh has colours, else NORMAL */
+    DS_COLOR_NORMAL,   /* the unit normal as a colour */
+    DS_COLOR_TINT,     /* one colour for everything (desc.tint) */
+    DS_COLOR_HEIGHT,   /* a ramp along +Y, the up axis after --up */
+    DS_COLOR_FILE,     /* the mesh's per-vertex colours */
+    DS_COLOR_MODE_COUNT
+} ds_color_mode;
+
+/* How opaque a surface is as a function of the view (renderer.h states
+ * the formula). */
+typedef enum ds_opacity_mode {
+    DS_OPACITY_CONSTANT = 0, /* alpha as given */
+    DS_OPACITY_VIEW,         /* more opaque at grazing angles, as glass */
+    DS_OPACITY_MODE_COUNT
+} ds_opacity_mode;
+
+/* Leaving out triangles that cover no pixel centre (renderer.h). AUTO:
+ * on with CUDA, off on the CPU path. */
+typedef enum ds_cull_mode {
+    DS_CULL_AUTO = 0,
+    DS_CULL_ON,
+    DS_CULL_OFF
+} ds_cull_mode;
+
+/* Names as the command line spells them ("auto", "normal", ...);
+ * "unknown" for others. from_name returns the COUNT value for an unknown
+ * name. */
+const char *ds_color_mode_name(ds_color_mode mode);
+ds_color_mode ds_color_mode_from_name(const char *name);
+const char *ds_opacity_mode_name(ds_opacity_mode mode);
+ds_opacity_mode ds_opacity_mode_from_name(const char *name);
 
 #ifdef __cplusplus
 }

@@ -272,7 +272,7 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
         return ds_fail(DS_ERR_INVALID_ARG, "render: key_bits must be 16, 24 or 32, not %d",
                        desc->key_bits);
     }
-    renderer->cull = !desc->no_cull;
+    renderer->cull = desc->cull != DS_CULL_OFF;
     renderer->target_samples = -1;
     memcpy(renderer->mesh_center, mesh->center, sizeof renderer->mesh_center);
     renderer->mesh_radius = mesh->radius;

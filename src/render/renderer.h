@@ -115,15 +115,16 @@ typedef struct ds_renderer_desc {
                                      the depth range the model's bounding
                                      sphere spans (two passes less) */
     ds_draw_form draw_form;       /* default DS_DRAW_AUTO */
-    int no_cull;                  /* nonzero: draw every triangle; default:
-                                     triangles that cover no pixel centre
-                                     (ds_triangle_misses_samples(), in
-                                     distance_math.h) sort last and are
+    ds_cull_mode cull;            /* ON: triangles that cover no pixel
+                                     centre (ds_triangle_misses_samples(),
+                                     in distance_math.h) sort last and are
                                      left out of the draw, an indirect one
                                      whose count the keys pass writes; the
                                      image is the same. Only in triangles
                                      mode, sorting, into a single-sampled
-                                     framebuffer. */
+                                     framebuffer. OFF: draw every triangle.
+                                     AUTO (default): on with CUDA, off on
+                                     the CPU path */
     ds_tiles_mode tiles;          /* while sorting, the sorted primitives
                                      binned by screen tile (kernels/
                                      tiles.h), each tile's list in sorted
@@ -137,6 +138,15 @@ typedef struct ds_renderer_desc {
                                      DS_TILE_PIXELS (128, tiles.h); else
                                      DS_RENDERER_TILE_PIXELS_MIN to _MAX,
                                      others are DS_ERR_INVALID_ARG */
+    ds_color_mode color_mode;     /* default DS_COLOR_AUTO */
+    float tint[3];                /* DS_COLOR_TINT's RGB in [0, 1]; all
+                                     zero: the default tint */
+    ds_opacity_mode opacity;      /* default DS_OPACITY_CONSTANT */
+    int msaa;                     /* samples per pixel of the own
+                                     framebuffer: 0 or 1 single-sampled,
+                                     2, 4 or 8 (culling then turns off: its
+                                     pixel-centre test is exact only for one
+                                     sample) */
 } ds_renderer_desc;
 
 /* GPU times of one completed frame, milliseconds. Stages that did not run
@@ -206,6 +216,36 @@ void ds_renderer_set_tiles(ds_renderer *renderer, int tiles);
 int ds_renderer_tiles(const ds_renderer *renderer);
 void ds_renderer_set_background(ds_renderer *renderer, const float rgba[4]);
 void ds_renderer_set_point_size(ds_renderer *renderer, float world_size);
+/* The splat diameter in world units now in use. */
+float ds_renderer_point_size(const ds_renderer *renderer);
+
+/* Colour and opacity modes (render_types.h); take effect next frame.
+ * ds_renderer_color_mode() reports the resolved mode, never AUTO. */
+void ds_renderer_set_color_mode(ds_renderer *renderer, ds_color_mode mode);
+ds_color_mode ds_renderer_color_mode(const ds_renderer *renderer);
+void ds_renderer_set_tint(ds_renderer *renderer, const float rgb[3]);
+void ds_renderer_set_opacity_mode(ds_renderer *renderer, ds_opacity_mode mode);
+ds_opacity_mode ds_renderer_opacity_mode(const ds_renderer *renderer);
+
+/* Multisampling of the own framebuffer: 1 (off), 2, 4 or 8 samples, as
+ * the GL implementation allows. Re-creates the framebuffer; the frame
+ * after is drawn with it. Errors: DS_ERR_INVALID_ARG (another count),
+ * DS_ERR_UNSUPPORTED (beyond GL_MAX_SAMPLES), DS_ERR_GL. */
+ds_status ds_renderer_set_msaa(ds_renderer *renderer, int samples);
+int ds_renderer_msaa(const ds_renderer *renderer);
+
+/* 1 if the next frame culls (cull mode, primitive, sorting and sample
+ * count allow it), else 0. */
+int ds_renderer_culling(const ds_renderer *renderer);
+
+/* Checks, before anything is built or uploaded, that a mesh of these
+ * counts fits what desc asks for: the index format (uint32), and on the
+ * CUDA path the device memory the renderer and desc->sort_algo's sorter
+ * will allocate against the device's free memory. desc->mesh is not read.
+ * Errors: DS_ERR_TOO_LARGE with one line saying what is needed and what
+ * the GPU (or the index format) allows. */
+ds_status ds_renderer_check_fits(const ds_renderer_desc *desc, size_t vertex_count,
+                                 size_t triangle_count);
 
 /* Timings of the latest frame whose GPU results are available, read without
  * stalling (usually one or two frames behind). Returns 1 and writes *dest,
