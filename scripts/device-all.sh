@@ -9,11 +9,15 @@
 #   scripts/device-all.sh --prepare BUILD_DIR .dev/before --no-models
 #     (a second pack, binaries only, for the compare part's baseline)
 # Run on the GPU host (carry [".dev/all", ".rt"], and the baseline pack):
-#   bash scripts/device-all.sh [--parts suite,dists,realdata,headless,compare]
+#   bash scripts/device-all.sh [--parts suite,dists,realdata,headless,screens,
+#        compare,compare-bench]
 #        [--baseline .dev/before] .dev/all
-# compare (only with --baseline) times the baseline's and this pack's
-# bench_sort and headless frames alternately, rounds interleaved, so that a
-# restructuring can show "within noise" on one machine in one call.
+# screens writes headless screenshots (bunny, dragon, points, the default
+# scene; sorted and unsorted; each colour mode) into $OUT/screens.tar.
+# compare-bench and compare (only with --baseline) time the baseline's and
+# this pack's bench_sort (compare-bench) and headless frames (compare)
+# alternately, rounds interleaved, so that a change can show "within
+# noise" on one machine in one call.
 # Writes at most 8 files under $OUT and prints a summary last.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -125,16 +129,38 @@ want headless && {
     echo "=== gyroid 10M timing, cub, no culling, no tiles"; $H --scene gyroid:10M --frames 60 --sort cub --no-cull --tiles off; echo "rc=$?"
 } >"$out/headless.log" 2>&1
 
-# 5. Baseline against this pack, interleaved: bench_sort rounds, then
+# 5. Screenshots, one tar (the device tool returns at most 8 files).
+if want screens; then
+    shots=/tmp/screens
+    mkdir -p "$shots"
+    S="timeout 60 $bin/depthsort --headless --size 1920x1080 --frames 1 --orbit 0"
+    cp "$root/assets/bunny.ply" "$bin/bunny.ply"
+    {
+        $S "$bin/bunny.ply" --screenshot "$shots/bunny.png"
+        $S "$bin/bunny.ply" --no-sort --screenshot "$shots/bunny-unsorted.png"
+        $S "$bin/dragon_vrip.ply" --screenshot "$shots/dragon.png"
+        $S "$bin/dragon_vrip.ply" --no-sort --screenshot "$shots/dragon-unsorted.png"
+        $S "$bin/dragon_vrip.ply" --primitive points --screenshot "$shots/dragon-points.png"
+        $S --screenshot "$shots/default.png"
+        $S --no-sort --screenshot "$shots/default-unsorted.png"
+        for c in normal tint height; do
+            $S "$bin/dragon_vrip.ply" --color $c --screenshot "$shots/dragon-$c.png"
+        done
+        $S "$bin/dragon_vrip.ply" --opacity view --screenshot "$shots/dragon-glass.png"
+    } >"$shots/log.txt" 2>&1
+    tar -C /tmp -cf "$out/screens.tar" screens
+fi
+
+# 6. Baseline against this pack, interleaved: bench_sort rounds, then
 # headless rounds (dragon every sort, gyroid 10M cub), median of medians.
-if want compare && [[ -n $baseline ]]; then
+if { want compare || want compare-bench; } && [[ -n $baseline ]]; then
     base=/tmp/ds-base
     mkdir -p "$base"
     for f in test_sort_gpu bench_sort depthsort test_render; do
         xz -dc "$baseline/$f.xz" >"$base/$f"
     done
     chmod +x "$base"/*
-    for round in 1 2 3; do
+    want compare-bench && for round in 1 2 3; do
         for side in base new; do
             dir=$bin; [[ $side == base ]] && dir=$base
             timeout 100 "$dir/bench_sort" --algo all --runs 20 \
@@ -142,7 +168,7 @@ if want compare && [[ -n $baseline ]]; then
                 --commit "$side" >>"$out/compare-bench.log" 2>&1
         done
     done
-    for round in 1 2; do
+    want compare && for round in 1 2 3; do
         for side in base new; do
             dir=$bin; [[ $side == base ]] && dir=$base
             echo "=== $side round $round dragon" >>"$out/compare-headless.log"
@@ -156,13 +182,15 @@ if want compare && [[ -n $baseline ]]; then
 fi
 
 want suite && { echo "==== suite ===="; tail -n 40 /tmp/suite/summary.txt; }
-if want compare && [[ -n $baseline ]]; then
+if want compare-bench && [[ -n $baseline ]]; then
     echo "==== compare: bench_sort ms, median over rounds (base -> new) ===="
     awk '/^# .*commit (base|new),/ { side = ($0 ~ /commit base,/) ? "base" : "new" }
          !/^#/ && $4 ~ /^[0-9.]+$/ { key = $1 " " $2 " " $3; v[side, key] = v[side, key] " " $4; keys[key] = 1 }
          function med(s,   a, n, i, j, t) { n = split(s, a, " "); for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return n ? a[int((n + 1) / 2)] : -1 }
          END { for (k in keys) { b = med(v["base", k]); n = med(v["new", k]); printf "%-40s %9.4f %9.4f %6.3f\n", k, b, n, (b > 0 ? n / b : 0) } }' \
         "$out/compare-bench.log" | sort -k2,2n -k3
+fi
+if want compare && [[ -n $baseline ]]; then
     echo "==== compare: headless (sort, fps wall, fps GPU) ===="
     grep -E "^=== |^sort [a-z0-9]+:" "$out/compare-headless.log"
 fi
