@@ -253,6 +253,70 @@ static void test_pan_and_zoom(void **state)
     assert_true(camera.near_plane > 0.0f && camera.near_plane < camera.far_plane);
 }
 
+/* A view printed by ds_camera_format() reads back, with
+ * ds_camera_enclose(), to the same matrices; fields may come in any order
+ * and up/fov may be left out. */
+static void test_line_round_trip(void **state)
+{
+    (void)state;
+    const float center[3] = {3.0f, -2.0f, 10.0f};
+    const float views[][3] = {{0.0f, 0.35f, 45.0f}, {2.5f, -1.2f, 30.0f}, {-3.0f, 1.5f, 70.0f},
+                              {1.0f, 0.0f, 10.0f}};
+    for (size_t i = 0; i < sizeof views / sizeof views[0]; i++) {
+        ds_camera camera = framed_camera(views[i][0], views[i][1], 1.6f);
+        camera.fov_y = views[i][2] * (float)M_PI / 180.0f;
+        ds_camera_pan(&camera, 0.1f, -0.05f);
+        ds_camera_enclose(&camera, center, 5.0f);
+        char line[DS_CAMERA_LINE_MAX];
+        ds_camera_format(&camera, line, sizeof line);
+        assert_non_null(strstr(line, "eye="));
+        assert_non_null(strstr(line, " up=0,1,0 "));
+        ds_camera back = {0};
+        back.aspect = 1.6f;
+        back.fov_y = 1.0f;
+        assert_int_equal(ds_camera_parse(line, "test", &back), DS_OK);
+        ds_camera_enclose(&back, center, 5.0f);
+        float a[16], b[16];
+        ds_camera_view_projection(&camera, a);
+        ds_camera_view_projection(&back, b);
+        assert_matrices_close(b, a, 1e-5f);
+        assert_float_equal(back.fov_y, camera.fov_y, 1e-6f);
+    }
+    ds_camera camera = {.fov_y = 0.5f, .aspect = 1.0f};
+    assert_int_equal(ds_camera_parse("  target=0,0,0 eye=0,0,5\n", "test", &camera), DS_OK);
+    assert_float_equal(camera.distance, 5.0f, 1e-6f);
+    assert_float_equal(camera.yaw, 0.0f, 1e-6f);
+    assert_float_equal(camera.pitch, 0.0f, 1e-6f);
+    assert_float_equal(camera.fov_y, 0.5f, 1e-6f); /* kept */
+}
+
+static void test_line_errors(void **state)
+{
+    (void)state;
+    static const struct { const char *line, *message; } cases[] = {
+        {"", "both eye= and target= are needed"},
+        {"eye=0,0,5", "both eye= and target= are needed"},
+        {"eye=0,0 target=0,0,0", "cam: eye= needs three numbers"},
+        {"eye=0,0,5x target=0,0,0", "cam: eye= needs three numbers"},
+        {"eye=0,0,nan target=0,0,0", "cam: eye= needs three numbers"},
+        {"eye=0,0,5 target=0,0,0 fov=0", "fov=0 is not in (0, 180)"},
+        {"eye=0,0,5 target=0,0,0 fov=wide", "fov= needs a number"},
+        {"eye=0,0,5 target=0,0,5", "eye and target are the same point"},
+        {"eye=0,5,0 target=0,0,0", "straight up or down"},
+        {"eye=0,0,5 target=0,0,0 up=0,0,1", "up must be +Y"},
+        {"eye=0,0,5 target=0,0,0 zoom=2", "expected eye=X,Y,Z"},
+    };
+    ds_log_set_quiet(1);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ds_camera camera = {.fov_y = 0.5f, .distance = 7.0f};
+        assert_int_equal(ds_camera_parse(cases[i].line, "cam", &camera), DS_ERR_PARSE);
+        if (!strstr(ds_last_error(), cases[i].message) || strncmp(ds_last_error(), "cam: ", 5) != 0)
+            fail_msg("'%s' gave \"%s\"", cases[i].line, ds_last_error());
+        assert_float_equal(camera.distance, 7.0f, 0.0f); /* untouched */
+    }
+    ds_log_set_quiet(0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +325,8 @@ int main(void)
         cmocka_unit_test(test_frame_degenerate_inputs),
         cmocka_unit_test(test_orbit_keeps_distance_and_clamps),
         cmocka_unit_test(test_pan_and_zoom),
+        cmocka_unit_test(test_line_round_trip),
+        cmocka_unit_test(test_line_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

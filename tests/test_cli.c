@@ -108,6 +108,18 @@ static void assert_options_equal(const ds_options *actual, const ds_options *exp
     assert_int_equal(actual->draw_form, expected->draw_form);
     assert_int_equal(actual->vsync, expected->vsync);
     assert_optional_string_equal(actual->script_path, expected->script_path);
+    assert_int_equal(actual->color_mode, expected->color_mode);
+    for (int k = 0; k < 3; k++) {
+        assert_float_equal(actual->tint[k], expected->tint[k], 0.0f);
+        assert_float_equal(actual->background[k], expected->background[k], 0.0f);
+    }
+    assert_int_equal(actual->background_given, expected->background_given);
+    assert_int_equal(actual->opacity, expected->opacity);
+    assert_float_equal(actual->point_size, expected->point_size, 0.0f);
+    assert_int_equal(actual->msaa, expected->msaa);
+    assert_int_equal(actual->up, expected->up);
+    assert_optional_string_equal(actual->camera, expected->camera);
+    assert_optional_string_equal(actual->camera_file, expected->camera_file);
 }
 
 static void test_defaults(void **state)
@@ -124,7 +136,8 @@ static void test_defaults(void **state)
         .grid_x = 1, .grid_y = 1, .frames = 100, .sort = "cub", .width = 1920, .height = 1080,
         .primitive = DS_PRIMITIVE_TRIANGLES, .triangle_key = DS_TRIANGLE_KEY_FARTHEST,
         .interop = DS_INTEROP_AUTO, .orbit_degrees = 360.0f, .alpha = 0.35f, .vsync = 1,
-        .tile_pixels = 0, .draw_form = DS_DRAW_AUTO};
+        .tile_pixels = 0, .draw_form = DS_DRAW_AUTO, .cull = DS_CULL_AUTO,
+        .color_mode = DS_COLOR_AUTO, .opacity = DS_OPACITY_CONSTANT, .msaa = 1, .up = DS_UP_POS_Y};
     assert_options_equal(&opts, &expected);
 }
 
@@ -136,7 +149,10 @@ static void test_every_option(void **state)
         "bitonic2", "--shuffle", "--size", "640x480", "--primitive", "points", "--key", "centroid",
         "--interop", "external", "--orbit", "-90.5", "--alpha", "1", "--csv", "t.csv", "--json", "t.json",
         "--screenshot", "s.png", "--verify", "--no-sort", "--no-vsync", "--script", "keys.txt",
-        "--key-bits", "24", "--no-cull", "--tiles", "off", "--tile-pixels", "64", "--draw", "pull", NULL};
+        "--key-bits", "24", "--no-cull", "--tiles", "off", "--tile-pixels", "64", "--draw", "pull",
+        "--color", "height", "--tint", "0.25,0.5,1", "--background", "1,0.5,0", "--opacity", "view",
+        "--point-size", "0.125", "--msaa", "4", "--up", "-z", "--camera",
+        "fov=30 target=1,2,3 eye=1,2,13", "--camera-file", "view.txt", NULL};
     ds_options opts;
     parse_result r = parse_capturing(args, &opts, 2);
     assert_int_equal(r.status, DS_OK);
@@ -149,8 +165,56 @@ static void test_every_option(void **state)
         .interop = DS_INTEROP_EXTERNAL, .key_bits = 24, .orbit_degrees = -90.5f, .alpha = 1.0f,
         .csv_path = "t.csv", .json_path = "t.json", .screenshot_path = "s.png", .verify = 1,
         .no_sort = 1, .cull = DS_CULL_OFF, .tiles = DS_TILES_OFF, .tile_pixels = 64, .draw_form = DS_DRAW_PULL,
-        .vsync = 0, .script_path = "keys.txt"};
+        .vsync = 0, .script_path = "keys.txt", .color_mode = DS_COLOR_HEIGHT,
+        .tint = {0.25f, 0.5f, 1.0f}, .background = {1.0f, 0.5f, 0.0f}, .background_given = 1,
+        .opacity = DS_OPACITY_VIEW, .point_size = 0.125f, .msaa = 4, .up = DS_UP_NEG_Z,
+        .camera = "fov=30 target=1,2,3 eye=1,2,13", .camera_file = "view.txt"};
     assert_options_equal(&opts, &expected);
+}
+
+/* Every value of each new choice option, the up axis with and without its
+ * '+', --cull beside --no-cull (the last one wins), and a camera line with
+ * only eye and target. */
+static void test_appearance_choices(void **state)
+{
+    (void)state;
+    ds_options opts;
+    static const char *const colors[] = {"auto", "normal", "tint", "height", "file"};
+    for (int m = 0; m < 5; m++) {
+        const char *const args[] = {"--color", colors[m], NULL};
+        assert_int_equal(parse_capturing(args, &opts, 2).status, DS_OK);
+        assert_int_equal(opts.color_mode, (ds_color_mode)m);
+    }
+    static const char *const ups[][2] = {{"+x", "x"}, {"-x", "-x"}, {"+y", "y"},
+                                         {"-y", "-y"}, {"+z", "z"},  {"-z", "-z"}};
+    static const ds_up_axis up_axes[] = {DS_UP_POS_X, DS_UP_NEG_X, DS_UP_POS_Y,
+                                         DS_UP_NEG_Y, DS_UP_POS_Z, DS_UP_NEG_Z};
+    for (int u = 0; u < 6; u++)
+        for (int form = 0; form < 2; form++) {
+            const char *const args[] = {"--up", ups[u][form], NULL};
+            assert_int_equal(parse_capturing(args, &opts, 2).status, DS_OK);
+            assert_int_equal(opts.up, up_axes[u]);
+        }
+    static const char *const msaa[] = {"1", "2", "4", "8"};
+    for (int i = 0; i < 4; i++) {
+        const char *const args[] = {"--msaa", msaa[i], NULL};
+        assert_int_equal(parse_capturing(args, &opts, 2).status, DS_OK);
+        assert_int_equal(opts.msaa, 1 << i);
+    }
+    static const char *const a1[] = {"--no-cull", "--cull", "on", "--opacity=constant", NULL};
+    assert_int_equal(parse_capturing(a1, &opts, 2).status, DS_OK);
+    assert_int_equal(opts.cull, DS_CULL_ON);
+    assert_int_equal(opts.opacity, DS_OPACITY_CONSTANT);
+    static const char *const a2[] = {"--cull", "auto", "--camera=eye=0,0,5 target=0,0,0", NULL};
+    assert_int_equal(parse_capturing(a2, &opts, 2).status, DS_OK);
+    assert_int_equal(opts.cull, DS_CULL_AUTO);
+    assert_string_equal(opts.camera, "eye=0,0,5 target=0,0,0");
+    assert_int_equal(opts.background_given, 0);
+    static const char *const a3[] = {"--cull", "off", "--background", "0,0,0", "--tint=1,1,1", NULL};
+    assert_int_equal(parse_capturing(a3, &opts, 2).status, DS_OK);
+    assert_int_equal(opts.cull, DS_CULL_OFF);
+    assert_int_equal(opts.background_given, 1);
+    assert_float_equal(opts.tint[2], 1.0f, 0.0f);
 }
 
 static void test_choices_and_forms(void **state)
@@ -203,7 +267,10 @@ static void test_help(void **state)
         "--key farthest|mean|centroid", "--interop auto|map|external|none", "--orbit DEG", "--alpha A",
         "--csv FILE", "--json FILE", "--screenshot FILE.png", "--verify", "--no-sort", "--no-cull",
         "--tiles auto|on|off", "--tile-pixels N", "--draw auto|pull|indexed", "--no-vsync",
-        "--script FILE", "--help", "--version",
+        "--script FILE", "--help", "--version", "--cull auto|on|off",
+        "--color auto|normal|tint|height|file", "--tint R,G,B", "--background R,G,B",
+        "--opacity constant|view", "--point-size S", "--msaa 1|2|4|8", "--up +x|-x|+y|-y|+z|-z",
+        "--camera \"eye=X,Y,Z target=X,Y,Z", "--camera-file F",
         /* scenes (the sorts: registry_agrees_with_help_and_hotkeys) */
         "gyroid", "shells",
         /* hotkeys */
@@ -265,6 +332,38 @@ static void test_errors(void **state)
         {"--scene", "nosuch", NULL, "known scenes: gyroid"},
         {"--scene", "gyroid:abc", NULL, "gyroid:abc"},
         {"--scene", "gyroid:5G", NULL, "exceed"},
+        {"--cull", "maybe", NULL, "--cull 'maybe'"},
+        {"--cull", "", NULL, "--cull"},
+        {"--color", "rainbow", NULL, "--color 'rainbow'"},
+        {"--color", "Normal", NULL, "--color"},
+        {"--tint", "1,1", NULL, "--tint '1,1'"},
+        {"--tint", "1,1,1,1", NULL, "--tint"},
+        {"--tint", "0.5,1.5,0", NULL, "--tint"},
+        {"--tint", "-0.1,0,0", NULL, "--tint"},
+        {"--tint", "nan,0,0", NULL, "--tint"},
+        {"--tint", "0, 1,0", NULL, "--tint"},
+        {"--background", "red", NULL, "--background 'red'"},
+        {"--background", "0,0,2", NULL, "--background"},
+        {"--background", "0,0,", NULL, "--background"},
+        {"--opacity", "glass", NULL, "--opacity 'glass'"},
+        {"--point-size", "0", NULL, "--point-size '0'"},
+        {"--point-size", "-1", NULL, "--point-size"},
+        {"--point-size", "inf", NULL, "--point-size"},
+        {"--point-size", "2mm", NULL, "--point-size"},
+        {"--msaa", "3", NULL, "--msaa '3'"},
+        {"--msaa", "16", NULL, "--msaa"},
+        {"--msaa", "0", NULL, "--msaa"},
+        {"--msaa", "+4", NULL, "--msaa"},
+        {"--up", "w", NULL, "--up 'w'"},
+        {"--up", "+", NULL, "--up"},
+        {"--up", "zz", NULL, "--up"},
+        {"--camera", "eye=0,0,5", NULL, "--camera: both eye= and target="},
+        {"--camera", "eye=0,0,5 target=0,0,5", NULL, "--camera: eye and target are the same"},
+        {"--camera", "eye=0,0,5 target=0,0,0 up=0,0,1", NULL, "--camera: up must be +Y"},
+        {"--camera", "eye=0,0,5 target=0,0,0 fov=200", NULL, "--camera: fov=200"},
+        {"--camera", "eye=1,2 target=0,0,0", NULL, "--camera: eye="},
+        {"--camera", "look=here", NULL, "--camera: expected eye="},
+        {"--camera-file", NULL, "needs a value"},
         {"--bogus", NULL, "unknown option '--bogus'"},
         {"-x", NULL, "unknown option '-x'"},
         {"--frames", NULL, "needs a value"},
@@ -395,6 +494,7 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_every_option),
         cmocka_unit_test(test_choices_and_forms),
+        cmocka_unit_test(test_appearance_choices),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_version),
         cmocka_unit_test(test_errors),

@@ -1,7 +1,8 @@
 /* test_obj.c — the OBJ loader on text this test writes itself: the four
  * face-corner forms, negative indices, n-gons, ignored statements, CRLF,
- * vertex colours, per-corner normals (used when consistent, recomputed
- * otherwise), and malformed input with its status and message. */
+ * vertex colours (and has_colors), the reported format, per-corner normals
+ * (used when consistent and made unit length, recomputed otherwise or when
+ * zero), and malformed input with its status and message. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <setjmp.h>
@@ -45,6 +46,8 @@ static void test_corner_forms_agree(void **state)
         assert_int_equal(mesh.triangle_count, 2);
         assert_memory_equal(mesh.indices, expected, sizeof expected);
         assert_float_equal(mesh.positions[6], 1.0f, 0.0f);
+        assert_string_equal(mesh.format, "obj");
+        assert_int_equal(mesh.has_colors, 0);
         ds_mesh_free(&mesh);
     }
 }
@@ -94,6 +97,15 @@ static void test_vertex_colors_and_w(void **state)
     const uint8_t expected[3][4] = {{255, 255, 255, 255}, {255, 128, 0, 255}, {255, 0, 51, 255}};
     assert_memory_equal(mesh.colors, expected, sizeof expected);
     assert_float_equal(mesh.positions[3], 1.0f, 0.0f);
+    assert_int_equal(mesh.has_colors, 1);
+    ds_mesh_free(&mesh);
+
+    /* Every vertex coloured, as exporters write `v x y z r g b`. */
+    mesh = load_ok("v 0 0 0 0.2 0.4 0.6\nv 1 0 0 1 1 1\nv 0 1 0 0 0 0\nv 1 1 0 0.5 0.5 0.5\nf 1 2 3\nf 2 4 3\n");
+    const uint8_t all[4][4] = {{51, 102, 153, 255}, {255, 255, 255, 255}, {0, 0, 0, 255}, {128, 128, 128, 255}};
+    assert_memory_equal(mesh.colors, all, sizeof all);
+    assert_int_equal(mesh.has_colors, 1);
+    assert_int_equal(mesh.triangle_count, 2);
     ds_mesh_free(&mesh);
 }
 
@@ -106,6 +118,15 @@ static void test_consistent_normals_are_used(void **state)
     const float expected[3][3] = {{0, 0.6f, 0.8f}, {1, 0, 0}, {0, 0.6f, 0.8f}};
     for (int i = 0; i < 9; i++)
         assert_float_equal(mesh.normals[i], (&expected[0][0])[i], 1e-6f);
+    ds_mesh_free(&mesh);
+
+    /* A zero file normal is recomputed from the faces (+Z here); the
+     * others are made unit length; vertex 4, in no face, gets +Y. */
+    mesh = load_ok("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 5 5 5\nvn 0 0 0\nvn 0 -100 0\n"
+                   "f 1//1 2//2 3//1\n");
+    const float recomputed[4][3] = {{0, 0, 1}, {0, -1, 0}, {0, 0, 1}, {0, 1, 0}};
+    for (int i = 0; i < 12; i++)
+        assert_float_equal(mesh.normals[i], (&recomputed[0][0])[i], 1e-6f);
     ds_mesh_free(&mesh);
 }
 
@@ -172,7 +193,10 @@ static const bad_case bad_cases[] = {
     {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 x\n", DS_ERR_PARSE, "line 4: 'x' is not a valid face corner"},
     {"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3/4/5/6\n", DS_ERR_PARSE, "line 4: '3/4/5/6' is not a valid face corner"},
     {"v 0 0 0\nv 1 nan 0\n", DS_ERR_PARSE, "line 2: vertex 2 has a NaN or infinite coordinate"},
-    {"v 0 0 0\nv 1 0 1e40\n", DS_ERR_PARSE, "line 2: vertex 2 has a NaN or infinite coordinate"},
+    {"v 0 0 0\nv 1 0 inf\n", DS_ERR_PARSE, "line 2: vertex 2 has a NaN or infinite coordinate"},
+    {"v 0 0 0\nv 1 0 1e40\n", DS_ERR_PARSE, "line 2: vertex 2 coordinate z = 1e+40 is out of float range"},
+    {"v 1e39 0 0\n", DS_ERR_PARSE, "line 1: vertex 1 coordinate x = 1e+39 is out of float range"},
+    {"v 0 0 0\nvn 0 -1e300 0\n", DS_ERR_PARSE, "line 2: normal 1 component y = -1e+300 is out of float range"},
     {"v 0 0\n", DS_ERR_PARSE, "line 1: 'v' needs x y z, x y z w or x y z r g b (got 2 numbers)"},
     {"v 0 0 0 1 1\n", DS_ERR_PARSE, "(got 5 numbers)"},
     {"v 0 0 0 1 1 1 1\n", DS_ERR_PARSE, "line 1: unexpected '1' (too many numbers)"},

@@ -1,10 +1,15 @@
 /* test_ply.c — the PLY loader on files this test writes itself: one mesh in
- * ascii, little- and big-endian binary must load identically; every
- * property type and list count/index type; CRLF headers; skipped
- * properties and elements; tristrips; point clouds; and every malformed case
- * with its status and message. Also checks parse_float against strtof. */
+ * ascii, little- and big-endian binary must load identically and report its
+ * format; every property type and list count/index type; CRLF headers;
+ * skipped properties and elements; tristrips; point clouds; uchar and float
+ * colours with alpha; normals made unit length or recomputed; headers the
+ * old --info guesser misnamed; non-PLY and endless headers failing on the
+ * first bytes of a 1 GiB file; and every malformed case with its status and
+ * message. Also checks parse_float against strtof. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -257,6 +262,9 @@ static void test_three_formats_load_identically(void **state)
         assert_reference_geometry(&meshes[format]);
         assert_memory_equal(meshes[format].normals, ref_normals, sizeof ref_normals);
         assert_memory_equal(meshes[format].colors, ref_colors, sizeof ref_colors);
+        assert_int_equal(meshes[format].has_colors, 1);
+        static const char *const expected_format[] = {"ply-ascii", "ply-binary-le", "ply-binary-be"};
+        assert_string_equal(meshes[format].format, expected_format[format]);
     }
     assert_same_mesh(&meshes[ASCII], &meshes[LITTLE]);
     assert_same_mesh(&meshes[ASCII], &meshes[BIG]);
@@ -343,6 +351,8 @@ static void test_every_vertex_type(void **state)
                 fail_msg("%s %s/%s/%s: %s", format_names[format], c.xyz_types[0], c.xyz_types[1],
                          c.xyz_types[2], ds_last_error());
             assert_reference_geometry(&mesh);
+            assert_int_equal(mesh.has_colors, 0); /* default colours from ds_mesh_finish */
+            assert_non_null(mesh.colors);
             ds_mesh_free(&mesh);
         }
 }
@@ -471,6 +481,242 @@ static void test_partial_normal_and_color_groups_ignored(void **state)
     ds_mesh_free(&mesh);
 }
 
+
+/* Float colours with a float alpha: the first triangle's vertices opaque,
+ * the second's alpha 0 (the renderer must draw nothing there). */
+static void write_float_rgba(FILE *f, const void *arg)
+{
+    file_format format = *(const file_format *)arg;
+    fprintf(f, "ply\nformat %s 1.0\nelement vertex 6\nproperty float x\nproperty float y\n"
+               "property float z\nproperty float red\nproperty float green\nproperty float blue\n"
+               "property float alpha\nelement face 2\nproperty list uchar int vertex_indices\nend_header\n",
+            format_names[format]);
+    for (int v = 0; v < 6; v++) {
+        const double row[7] = {v % 3 == 1, v % 3 == 2, v / 3, 0.25 * (v % 3), 0.5, 1.0, v < 3 ? 1.0 : 0.0};
+        for (int k = 0; k < 7; k++)
+            put_value(f, format, "float", row[k]);
+        end_item(f, format);
+    }
+    for (int t = 0; t < 2; t++) {
+        put_value(f, format, "uchar", 3);
+        for (int k = 0; k < 3; k++)
+            put_value(f, format, "int", 3 * t + k);
+        end_item(f, format);
+    }
+}
+
+static void test_float_colors_with_alpha(void **state)
+{
+    (void)state;
+    const uint8_t expected[6][4] = {{0, 128, 255, 255},  {64, 128, 255, 255},  {128, 128, 255, 255},
+                                    {0, 128, 255, 0},    {64, 128, 255, 0},    {128, 128, 255, 0}};
+    for (int format = ASCII; format <= BIG; format++) {
+        ds_mesh mesh;
+        file_format fmt = (file_format)format;
+        assert_int_equal(load_written(write_float_rgba, &fmt, &mesh), DS_OK);
+        assert_int_equal(mesh.triangle_count, 2);
+        assert_int_equal(mesh.has_colors, 1);
+        assert_memory_equal(mesh.colors, expected, sizeof expected);
+        ds_mesh_free(&mesh);
+    }
+}
+
+/* Normals as a file stores them: length 100 ones come out unit; zero ones
+ * (3D Gaussian-splat files) come out as the faces' normal, or +Y in a point
+ * cloud. */
+static void test_normals_made_unit_or_recomputed(void **state)
+{
+    (void)state;
+    /* Two triangles in the XY plane (face normal +Z): vertex 0..2 have
+     * length-100 normals along X, vertex 3..5 zero normals. */
+    static const char mesh_text[] = "ply\nformat ascii 1.0\nelement vertex 6\nproperty float x\n"
+                                    "property float y\nproperty float z\nproperty float nx\nproperty float ny\n"
+                                    "property float nz\nelement face 2\nproperty list uchar int vertex_indices\n"
+                                    "end_header\n"
+                                    "0 0 0 100 0 0\n1 0 0 60 80 0\n0 1 0 0 0 -100\n"
+                                    "0 0 1 0 0 0\n1 0 1 0 0 0\n0 1 1 0 0 0\n"
+                                    "3 0 1 2\n3 3 4 5\n";
+    const float expected[6][3] = {{1, 0, 0}, {0.6f, 0.8f, 0}, {0, 0, -1}, {0, 0, 1}, {0, 0, 1}, {0, 0, 1}};
+    ds_mesh mesh;
+    assert_int_equal(ds_load_ply_memory(mesh_text, sizeof mesh_text - 1, "n.ply", &mesh), DS_OK);
+    for (int i = 0; i < 18; i++)
+        assert_float_equal(mesh.normals[i], (&expected[0][0])[i], 1e-6f);
+    ds_mesh_free(&mesh);
+
+    static const char cloud_text[] = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\n"
+                                     "property float y\nproperty float z\nproperty float nx\nproperty float ny\n"
+                                     "property float nz\nend_header\n"
+                                     "0 0 0 0 0 0\n1 2 3 0 0 0\n4 5 6 0 0 0.5\n";
+    const float cloud_expected[3][3] = {{0, 1, 0}, {0, 1, 0}, {0, 0, 1}};
+    assert_int_equal(ds_load_ply_memory(cloud_text, sizeof cloud_text - 1, "splat.ply", &mesh), DS_OK);
+    assert_int_equal(mesh.triangle_count, 0);
+    for (int i = 0; i < 9; i++)
+        assert_float_equal(mesh.normals[i], (&cloud_expected[0][0])[i], 0.0f);
+    ds_mesh_free(&mesh);
+}
+
+/* Headers that the old --info guesser (which re-read the file's first 4 KB)
+ * called "ply": the loader reports the format it parsed. */
+static void test_format_reported_for_unusual_headers(void **state)
+{
+    (void)state;
+    static const char body[] = "\0\0\0\0\0\0\0\0\0\0\0\0"; /* one vertex at the origin */
+    static const char vertex[] = "element vertex 1\nproperty float x\nproperty float y\nproperty float z\n";
+    char comments[6000];
+    size_t comment_bytes = 0;
+    while (comment_bytes + 64 < sizeof comments)
+        comment_bytes += (size_t)snprintf(comments + comment_bytes, sizeof comments - comment_bytes,
+                                          "comment %s\n", "forty characters of text to fill a line.");
+    const struct {
+        const char *what;
+        const char *before; /* header text before the format line */
+        size_t before_size;
+        const char *format_line;
+        const char *expected;
+    } cases[] = {
+        {"blank before format", "", 0, " \tformat binary_little_endian 1.0\n", "ply-binary-le"},
+        {"NUL in a comment", "comment a\0b\n", 12, "format binary_big_endian 1.0\n", "ply-binary-be"},
+        {"4 KB of comments", comments, comment_bytes, "format binary_little_endian 1.0\n", "ply-binary-le"},
+    };
+    assert_true(comment_bytes > 4096);
+    for (size_t i = 0; i < COUNT_OF(cases); i++) {
+        char *buffer = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buffer, &size);
+        fputs("ply\n", f);
+        fwrite(cases[i].before, 1, cases[i].before_size, f);
+        fprintf(f, "%s%send_header\n", cases[i].format_line, vertex);
+        fwrite(body, 1, 12, f);
+        fclose(f);
+        ds_mesh mesh;
+        ds_status status = ds_load_ply_memory(buffer, size, "odd.ply", &mesh);
+        free(buffer);
+        if (status != DS_OK)
+            fail_msg("%s: %s", cases[i].what, ds_last_error());
+        if (!mesh.format || strcmp(mesh.format, cases[i].expected))
+            fail_msg("%s: format %s, expected %s", cases[i].what, mesh.format ? mesh.format : "NULL",
+                     cases[i].expected);
+        ds_mesh_free(&mesh);
+    }
+}
+
+/* The header may take up to 64 KiB; one byte more and it fails, naming the
+ * limit, without reading on. */
+static void test_header_length_limit(void **state)
+{
+    (void)state;
+    static const char start[] = "ply\nformat ascii 1.0\n";
+    static const char rest[] = "element vertex 1\nproperty float x\nproperty float y\nproperty float z\n"
+                               "end_header\n";
+    const size_t limit = 64 * 1024;
+    for (int over = 0; over <= 1; over++) {
+        /* Comment lines fill the header to exactly limit + over bytes. */
+        size_t fill = limit + (size_t)over - (sizeof start - 1) - (sizeof rest - 1);
+        size_t size = limit + (size_t)over + 6;
+        char *text = malloc(size);
+        memcpy(text, start, sizeof start - 1);
+        char *p = text + sizeof start - 1;
+        for (size_t left = fill; left > 0;) {
+            size_t line = left > 80 ? 80 : left;
+            if (left - line > 0 && left - line < 10)
+                line = left - 10; /* keep every line at least "comment x\n" long */
+            memcpy(p, "comment ", 8);
+            memset(p + 8, 'x', line - 9);
+            p[line - 1] = '\n';
+            p += line;
+            left -= line;
+        }
+        memcpy(p, rest, sizeof rest - 1);
+        memcpy(p + sizeof rest - 1, "1 2 3\n", 6);
+        assert_int_equal((size_t)(p + sizeof rest - 1 + 6 - text), size);
+        ds_mesh mesh;
+        ds_status status = ds_load_ply_memory(text, size, "long.ply", &mesh);
+        free(text);
+        if (!over) {
+            if (status != DS_OK)
+                fail_msg("a header of exactly 64 KiB: %s", ds_last_error());
+            assert_float_equal(mesh.positions[2], 3.0f, 0.0f);
+            ds_mesh_free(&mesh);
+        } else {
+            assert_int_equal(status, DS_ERR_PARSE);
+            if (!strstr(ds_last_error(), "long.ply: line ") ||
+                !strstr(ds_last_error(), "no end_header within the first 65536 bytes (the PLY header is limited to 64 KiB)"))
+                fail_msg("a header of 64 KiB + 1: %s", ds_last_error());
+        }
+    }
+}
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static long page_faults(void)
+{
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_minflt + usage.ru_majflt;
+}
+
+/* A 1 GiB file (sparse: nothing is written) that is not a PLY, or whose
+ * header never ends, must fail on its first bytes: in well under a second
+ * and with a few page faults, where reading the mapping to its end takes
+ * seconds and faults the whole file in. */
+static void test_large_non_ply_fails_on_first_bytes(void **state)
+{
+    (void)state;
+    const off_t size = (off_t)1 << 30;
+    const struct {
+        const char *name;
+        const char *head;
+        const char *message;
+    } cases[] = {
+        {"zeros.ply", "", "zeros.ply: line 1: not a PLY file"},
+        {"endless.ply", "ply\nformat ascii 1.0\n", "endless.ply: line 3: no end_header within the first 65536 bytes"},
+    };
+    for (size_t i = 0; i < COUNT_OF(cases); i++) {
+        const char *path = temp_path(cases[i].name);
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        assert_true(fd >= 0);
+        size_t head = strlen(cases[i].head);
+        assert_int_equal(write(fd, cases[i].head, head), (ssize_t)head);
+        if (ftruncate(fd, size) != 0)
+            fail_msg("%s: cannot make a sparse 1 GiB file", path);
+        close(fd);
+        ds_mesh mesh;
+        long faults = page_faults();
+        double start = now_seconds();
+        ds_status status = ds_load_mesh(path, &mesh);
+        double seconds = now_seconds() - start;
+        faults = page_faults() - faults;
+        unlink(path);
+        assert_int_equal(status, DS_ERR_PARSE);
+        if (!strstr(ds_last_error(), cases[i].message))
+            fail_msg("%s: \"%s\"", cases[i].name, ds_last_error());
+        printf("%s: failed in %.4f s with %ld page faults\n", cases[i].name, seconds, faults);
+        if (seconds > 1.0 || faults > 256)
+            fail_msg("%s: %.3f s and %ld page faults to fail", cases[i].name, seconds, faults);
+    }
+}
+
+/* --grid keeps what the loader said about the file. */
+static void test_grid_keeps_format_and_colors(void **state)
+{
+    (void)state;
+    ds_mesh mesh, grid;
+    file_format fmt = BIG;
+    assert_int_equal(load_written(write_float_rgba, &fmt, &mesh), DS_OK);
+    assert_int_equal(ds_mesh_grid(&mesh, 2, 3, &grid), DS_OK);
+    assert_non_null(grid.format);
+    assert_string_equal(grid.format, "ply-binary-be");
+    assert_int_equal(grid.has_colors, 1);
+    assert_memory_equal(grid.colors + 4 * 6 * 5, mesh.colors, 4 * 6);
+    ds_mesh_free(&grid);
+    ds_mesh_free(&mesh);
+}
+
 /* ---- malformed input ------------------------------------------------------ */
 
 typedef struct bad_case {
@@ -490,6 +736,13 @@ typedef struct bad_case {
 static const unsigned char binary_nan[] = "ply\nformat binary_little_endian 1.0\nelement vertex 1\n"
                                           "property float x\nproperty float y\nproperty float z\nend_header\n"
                                           "\0\0\0\0\0\0\x80\x7f\0\0\0\0";
+/* Two vertices of doubles; the second has z = 1e300 (0x7e37e43c8800759c). */
+static const unsigned char binary_double_1e300[] = "ply\nformat binary_little_endian 1.0\nelement vertex 2\n"
+                                                   "property double x\nproperty double y\nproperty double z\n"
+                                                   "end_header\n"
+                                                   "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+                                                   "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+                                                   "\x9c\x75\x00\x88\x3c\xe4\x37\x7e";
 static const unsigned char binary_long_list[] = "ply\nformat binary_big_endian 1.0\n" HEADER_XYZ FACES
                                                 "end_header\n"
                                                 "\0\0\0\0\0\0\0\0\0\0\0\0"
@@ -512,6 +765,10 @@ static const unsigned char binary_truncated_list[] = "ply\nformat binary_little_
 static const bad_case bad_cases[] = {
     {"empty", "", NULL, 0, DS_ERR_PARSE, "bad.ply: empty file"},
     {"not a PLY", "1 2 3\n4 5 6\n", NULL, 0, DS_ERR_PARSE, "bad.ply: line 1: not a PLY file"},
+    {"ply then more", "plyx\nformat ascii 1.0\n", NULL, 0, DS_ERR_PARSE, "bad.ply: line 1: not a PLY file"},
+    {"ply then blank", "ply \nformat ascii 1.0\n", NULL, 0, DS_ERR_PARSE, "bad.ply: line 1: not a PLY file"},
+    {"ply then cr", "ply\r", NULL, 0, DS_ERR_PARSE, "line 1: the file ends inside the header"},
+    {"ply cr cr", "ply\r\rformat ascii 1.0\n", NULL, 0, DS_ERR_PARSE, "bad.ply: line 1: not a PLY file"},
     {"no end_header", ASCII_XYZ "0 0 0\n", NULL, 0, DS_ERR_PARSE,
      "line 7: unknown header keyword '0' (is end_header missing?)"},
     {"header ends at eof", ASCII_XYZ, NULL, 0, DS_ERR_PARSE, "line 7: the file ends inside the header (no end_header line)"},
@@ -568,8 +825,18 @@ static const bad_case bad_cases[] = {
      "face 0 declares 200 vertex indices, more than the rest of the file holds"},
     {"nan ascii", ASCII_XYZ "end_header\n0 0 0\nnan 0 0\n0 1 0\n", NULL, 0, DS_ERR_PARSE,
      "line 9: vertex 1 has a NaN or infinite coordinate"},
-    {"inf ascii overflow", ASCII_XYZ "end_header\n0 0 0\n0 0 0\n0 1e39 0\n", NULL, 0, DS_ERR_PARSE,
+    {"inf ascii", ASCII_XYZ "end_header\n0 0 0\n0 0 0\n0 -inf 0\n", NULL, 0, DS_ERR_PARSE,
      "line 10: vertex 2 has a NaN or infinite coordinate"},
+    {"float ascii beyond float", ASCII_XYZ "end_header\n0 0 0\n0 0 0\n0 1e39 0\n", NULL, 0, DS_ERR_PARSE,
+     "line 10: vertex 2 coordinate y = 1e+39 is out of float range"},
+    {"double ascii beyond float", "ply\nformat ascii 1.0\nelement vertex 2\nproperty double x\nproperty double y\n"
+     "property double z\nend_header\n0 0 0\n-1e300 0 0\n", NULL, 0, DS_ERR_PARSE,
+     "line 9: vertex 1 coordinate x = -1e+300 is out of float range"},
+    {"double normal beyond float", "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\n"
+     "property float z\nproperty double nx\nproperty double ny\nproperty double nz\nend_header\n0 0 0 0 0 4e38\n",
+     NULL, 0, DS_ERR_PARSE, "line 11: vertex 0 normal nz = 4e+38 is out of float range"},
+    {"binary double beyond float", NULL, binary_double_1e300, sizeof binary_double_1e300 - 1, DS_ERR_PARSE,
+     "byte 142: vertex 1 coordinate z = 1e+300 is out of float range"},
     {"nan binary", NULL, binary_nan, sizeof binary_nan - 1, DS_ERR_PARSE,
      "byte 115: vertex 0 has a NaN or infinite coordinate"},
     {"binary list too long", NULL, binary_long_list, sizeof binary_long_list - 1, DS_ERR_PARSE,
@@ -760,6 +1027,12 @@ int main(void)
         cmocka_unit_test(test_every_vertex_type),
         cmocka_unit_test(test_every_list_type),
         cmocka_unit_test(test_float_colors_without_alpha),
+        cmocka_unit_test(test_float_colors_with_alpha),
+        cmocka_unit_test(test_normals_made_unit_or_recomputed),
+        cmocka_unit_test(test_format_reported_for_unusual_headers),
+        cmocka_unit_test(test_header_length_limit),
+        cmocka_unit_test(test_large_non_ply_fails_on_first_bytes),
+        cmocka_unit_test(test_grid_keeps_format_and_colors),
         cmocka_unit_test(test_tristrips),
         cmocka_unit_test(test_vertex_index_spelling_and_point_cloud),
         cmocka_unit_test(test_partial_normal_and_color_groups_ignored),

@@ -12,9 +12,17 @@
  *     with a screenshot of the same overlay state, only that input between)
  *     and comes back with F; it stays the same when T changes how it is
  *     drawn; B turns the background light;
- *   - O hides the stats panel, H shows the help panel, F11 makes the window
- *     fill the screen and back, C writes a PNG at the window size, Esc ends
- *     the run (the script has no "quit").
+ *   - O cycles the stats panel full, compact, off; H shows the help panel,
+ *     F11 makes the window fill the screen and back, C and F12 write PNGs
+ *     at the window size, Esc ends the run (the script has no "quit");
+ *   - M, G, A, ] and [ change the picture and the look line; F1-F3 show
+ *     three different views; Y turns the model and six presses bring it
+ *     back; R rebuilds it to the same picture; a dropped missing file
+ *     shows an error and keeps the model, a dropped PLY replaces it;
+ *   - L prints a --camera line (and writes it to --camera-file); a second
+ *     run started from that line draws the same model region;
+ *   - a third run, on the default scene, shows that U changes the very
+ *     first frame.
  *
  * The sort keys come from the sort registry: each digit with a hotkey must
  * change the sort line (to its sort, or "... unavailable" without a GPU),
@@ -57,7 +65,13 @@
 #define SORT_LINE 1
 #define ELEMENTS_LINE 2 /* element count, primitive, alpha */
 #define STATE_LINE 3    /* shuffle, primitive, key, sorting, tiles */
-#define VSYNC_LINE 13
+#define LOOK_LINE 4     /* colour, opacity, msaa, up axis, point size */
+/* The panel is sized to its widest line (about 360 pixels here); line
+ * comparisons stop at this column, inside it, and the help panel opens
+ * right of it. */
+#define PANEL_RIGHT 330
+#define HELP_LEFT (WIDTH * 3 / 5)
+#define VSYNC_LINE 14
 /* A line "changes" when more pixels than this differ: fewer than one glyph
  * ("0.40" to "0.45"); identical text differs in none. */
 #define TEXT_CHANGE 4
@@ -104,6 +118,26 @@ enum {
     SHOT_PANNED,
     SHOT_FRAMED_2,
     SHOT_ORBITED,
+    SHOT_CAMERA_PRINTED, /* L */
+    SHOT_COMPACT,        /* O: full -> compact -> off -> full */
+    SHOT_PANEL_OFF,
+    SHOT_PANEL_FULL,
+    SHOT_FRONT,          /* F1, F2, F3 */
+    SHOT_SIDE,
+    SHOT_TOP,
+    SHOT_COLOR_MODE,     /* M */
+    SHOT_GLASS,          /* G, G */
+    SHOT_CONSTANT,
+    SHOT_MSAA,           /* A */
+    SHOT_UP_Z,           /* Y, then 5 more: back to +y */
+    SHOT_UP_BACK,
+    SHOT_POINTS_2,       /* P, ], [, P */
+    SHOT_POINTS_BIGGER,
+    SHOT_POINTS_SMALLER,
+    SHOT_TRIANGLES_2,
+    SHOT_RELOADED,       /* R */
+    SHOT_DROP_FAILED,    /* drop of a missing file */
+    SHOT_DROPPED,        /* drop of a PLY */
     SHOT_FULLSCREEN,
     SHOT_WINDOWED,
     SHOTS
@@ -119,6 +153,9 @@ typedef struct image {
 } image;
 
 static image shots[SHOTS];
+static image camera_shot;   /* the run started from the printed camera line */
+static char camera_line[256];
+static char camera_log[16384];
 
 static int have_program(const char *name)
 {
@@ -140,9 +177,8 @@ static int have_program(const char *name)
 
 /* Counts pixels that differ in the rectangle [x0, x1) × [y0, y1) of two
  * screenshots of the window's size. */
-static long differing_pixels(int a, int b, int x0, int y0, int x1, int y1)
+static long image_difference(const image *first, const image *second, int x0, int y0, int x1, int y1)
 {
-    const image *first = &shots[a], *second = &shots[b];
     assert_int_equal(first->width, WIDTH);
     assert_int_equal(second->width, WIDTH);
     assert_int_equal(first->height, HEIGHT);
@@ -157,19 +193,26 @@ static long differing_pixels(int a, int b, int x0, int y0, int x1, int y1)
     return count;
 }
 
+static long differing_pixels(int a, int b, int x0, int y0, int x1, int y1)
+{
+    return image_difference(&shots[a], &shots[b], x0, y0, x1, y1);
+}
+
 /* Pixels differing in stats panel line `line` (at overlay scale 1). */
 static long line_difference(int a, int b, int line)
 {
     int top = DS_OVERLAY_LINE_TOP(line, 1);
-    return differing_pixels(a, b, DS_OVERLAY_MARGIN, top, DS_OVERLAY_MARGIN + DS_OVERLAY_PANEL_WIDTH,
+    return differing_pixels(a, b, DS_OVERLAY_MARGIN, top, PANEL_RIGHT,
                             top + DS_OVERLAY_LINE_HEIGHT);
 }
 
-/* Pixels differing in the lower right quarter, which shows only the model
- * and the background while the help panel is off. */
+/* The model region: the lower right quarter less its top rows, where a
+ * long message line under the stats panel may reach. It shows only the
+ * model and the background while the help panel is off. */
+#define MODEL_TOP (HEIGHT / 2 + 48)
 static long model_difference(int a, int b)
 {
-    return differing_pixels(a, b, WIDTH / 2, HEIGHT / 2, WIDTH, HEIGHT);
+    return differing_pixels(a, b, WIDTH / 2, MODEL_TOP, WIDTH, HEIGHT);
 }
 
 /* The script: each step's input, then two frames and its screenshot. */
@@ -181,7 +224,7 @@ static void shot(FILE *script, int index, const char *input)
 static int write_script(const char *path)
 {
     FILE *script = fopen(path, "w");
-    char input[64];
+    char input[400];
     if (!script)
         return -1;
     fprintf(script, "# written by test_viewer\nframes 3\n");
@@ -212,7 +255,7 @@ static int write_script(const char *path)
     shot(script, SHOT_ALPHA_MINUS, "key -\n");
     shot(script, SHOT_LIGHT, "key B\n");
     shot(script, SHOT_DARK, "key B\n");
-    shot(script, SHOT_OVERLAY_OFF, "key O\n");
+    shot(script, SHOT_OVERLAY_OFF, "key O\nkey O\n"); /* full, compact, off */
     shot(script, SHOT_OVERLAY_ON, "key O\n");
     shot(script, SHOT_HELP_ON, "key H\n");
     shot(script, SHOT_HELP_OFF, "key H\n");
@@ -223,22 +266,97 @@ static int write_script(const char *path)
     shot(script, SHOT_PANNED, "drag right 60 40\n");
     shot(script, SHOT_FRAMED_2, "key F\n");
     shot(script, SHOT_ORBITED, "drag left 150 0\n");
+    shot(script, SHOT_CAMERA_PRINTED, "key L\n");
+    shot(script, SHOT_COMPACT, "key O\n");
+    shot(script, SHOT_PANEL_OFF, "key O\n");
+    shot(script, SHOT_PANEL_FULL, "key O\n");
+    shot(script, SHOT_FRONT, "key F1\n");
+    shot(script, SHOT_SIDE, "key F2\n");
+    shot(script, SHOT_TOP, "key F3\n");
+    shot(script, SHOT_COLOR_MODE, "key M\n");
+    shot(script, SHOT_GLASS, "key G\n");
+    shot(script, SHOT_CONSTANT, "key G\n");
+    shot(script, SHOT_MSAA, "key A\n");
+    shot(script, SHOT_UP_Z, "key Y\n");
+    shot(script, SHOT_UP_BACK, "key Y\nkey Y\nkey Y\nkey Y\nkey Y\n");
+    shot(script, SHOT_POINTS_2, "key P\n");
+    shot(script, SHOT_POINTS_BIGGER, "key ]\nkey ]\n");
+    shot(script, SHOT_POINTS_SMALLER, "key [\nkey [\nkey [\nkey [\n");
+    shot(script, SHOT_TRIANGLES_2, "key P\n");
+    shot(script, SHOT_RELOADED, "key R\n");
+    snprintf(input, sizeof input, "drop %s/missing.ply\n", work_dir);
+    shot(script, SHOT_DROP_FAILED, input);
+    snprintf(input, sizeof input, "drop %s/tetra.ply\n", work_dir);
+    shot(script, SHOT_DROPPED, input);
     /* The window manager-less X server resizes on its own time: a few
      * frames for the new size to arrive. */
     shot(script, SHOT_FULLSCREEN, "key F11\nframes 3\n");
     shot(script, SHOT_WINDOWED, "key F11\nframes 3\n");
-    /* C writes depthsort-<time>.png into the working directory (work_dir);
-     * Esc ends the run. */
-    fprintf(script, "key C\nframes 2\nkey ESC\n");
+    /* C and F12 write depthsort-<time>[-N].png into the working directory
+     * (work_dir); Esc ends the run. */
+    fprintf(script, "key C\nframes 2\nkey F12\nframes 2\nkey ESC\n");
     return fclose(script) == 0 ? 0 : -1;
 }
 
-/* Runs the scripted viewer once for all tests. */
+/* Runs the viewer under Xvfb in work_dir with `args` and the script at
+ * script_path; its stdout and stderr go to `log` (also echoed). Returns
+ * the exit status, or -1 if it did not exit normally. */
+static int run_depthsort(const char *args, const char *script_path, const char *name, char *log,
+                         size_t log_capacity)
+{
+    char log_path[300], command[4096];
+    snprintf(log_path, sizeof log_path, "%s/%s.log", work_dir, name);
+    /* LeakSanitizer is off for the viewer process only: Mesa's driver is
+     * unloaded (dlclose) before the leak check, so its one-time allocations
+     * cannot be told from ours or suppressed by name. AddressSanitizer
+     * and UBSan stay on. `timeout` ends the run if Esc does not. */
+    snprintf(command, sizeof command,
+             "cd '%s' && ASAN_OPTIONS=detect_leaks=0 timeout 120 xvfb-run -a -s '-screen 0 %dx%dx24' "
+             "'%s' %s --no-vsync --script '%s' > '%s' 2>&1",
+             work_dir, SCREEN_WIDTH, SCREEN_HEIGHT, DS_DEPTHSORT, args, script_path, log_path);
+    int status = system(command);
+    FILE *file = fopen(log_path, "r");
+    size_t length = file ? fread(log, 1, log_capacity - 1, file) : 0;
+    log[length] = '\0';
+    if (file)
+        fclose(file);
+    fprintf(stderr, "viewer log (%s):\n%s", name, log);
+    return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int load_shot(const char *name, image *dest)
+{
+    char path[300];
+    int channels;
+    snprintf(path, sizeof path, "%s/%s.png", work_dir, name);
+    dest->rgba = stbi_load(path, &dest->width, &dest->height, &channels, 4);
+    if (!dest->rgba) {
+        fprintf(stderr, "%s: %s\n", path, stbi_failure_reason());
+        return -1;
+    }
+    return 0;
+}
+
+/* A tetrahedron as an ASCII PLY, for the drop step. */
+static int write_tetrahedron(void)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/tetra.ply", work_dir);
+    FILE *file = fopen(path, "w");
+    if (!file)
+        return -1;
+    fprintf(file, "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\n"
+                  "property float z\nelement face 4\nproperty list uchar int vertex_indices\n"
+                  "end_header\n1 1 1\n-1 -1 1\n-1 1 -1\n1 -1 -1\n3 0 1 2\n3 0 3 1\n3 0 2 3\n3 1 3 2\n");
+    return fclose(file) == 0 ? 0 : -1;
+}
+
+/* Runs the scripted viewer once for all tests, then once more from the
+ * camera line that the first run printed. */
 static int run_viewer(void **state)
 {
     (void)state;
-    char script_path[300], log_path[300], command[2048];
-    int status;
+    char script_path[300], args[1024];
 
     for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
         if (ds_sort_algo_on_host((ds_sort_algo)a))
@@ -253,42 +371,44 @@ static int run_viewer(void **state)
         return -1;
     }
     snprintf(script_path, sizeof script_path, "%s/script.txt", work_dir);
-    snprintf(log_path, sizeof log_path, "%s/log.txt", work_dir);
-    if (write_script(script_path) != 0)
+    if (write_script(script_path) != 0 || write_tetrahedron() != 0)
         return -1;
-
-    /* LeakSanitizer is off for the viewer process only: Mesa's driver is
-     * unloaded (dlclose) before the leak check, so its one-time allocations
-     * cannot be told from ours or suppressed by name. AddressSanitizer
-     * and UBSan stay on. `timeout` ends the run if Esc does not. */
-    snprintf(command, sizeof command,
-             "cd '%s' && ASAN_OPTIONS=detect_leaks=0 timeout 120 xvfb-run -a -s '-screen 0 %dx%dx24' "
-             "'%s' --sort cpu --scene planes:2000 --size %dx%d --no-vsync --script '%s' "
-             "> '%s' 2>&1",
-             work_dir, SCREEN_WIDTH, SCREEN_HEIGHT, DS_DEPTHSORT, WIDTH, HEIGHT, script_path, log_path);
-    status = system(command);
-    {
-        FILE *log = fopen(log_path, "r");
-        size_t length = log ? fread(log_text, 1, sizeof log_text - 1, log) : 0;
-        log_text[length] = '\0';
-        if (log)
-            fclose(log);
-        fprintf(stderr, "viewer log:\n%s", log_text);
-    }
-    if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "viewer exited with status %d\n",
-                status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    snprintf(args, sizeof args, "--sort cpu --scene planes:2000 --size %dx%d --camera-file '%s/camera.txt'",
+             WIDTH, HEIGHT, work_dir);
+    int status = run_depthsort(args, script_path, "main", log_text, sizeof log_text);
+    if (status != 0) {
+        fprintf(stderr, "viewer exited with status %d\n", status);
         return -1;
     }
     for (int i = 0; i < SHOTS; i++) {
-        char path[300];
-        int channels;
-        snprintf(path, sizeof path, "%s/%d.png", work_dir, i);
-        shots[i].rgba = stbi_load(path, &shots[i].width, &shots[i].height, &channels, 4);
-        if (!shots[i].rgba) {
-            fprintf(stderr, "%s: %s\n", path, stbi_failure_reason());
+        char name[32];
+        snprintf(name, sizeof name, "%d", i);
+        if (load_shot(name, &shots[i]) != 0)
             return -1;
-        }
+    }
+
+    /* The second run starts from the printed --camera "..." and takes one
+     * screenshot with the same settings as SHOT_CAMERA_PRINTED. */
+    const char *line = strstr(log_text, "--camera \"");
+    if (!line) {
+        fprintf(stderr, "the L key printed no --camera line\n");
+        return -1;
+    }
+    line += strlen("--camera \"");
+    size_t length = strcspn(line, "\"\n");
+    snprintf(camera_line, sizeof camera_line, "%.*s", (int)length, line);
+    FILE *script = fopen(script_path, "w");
+    if (!script)
+        return -1;
+    fprintf(script, "frames 3\nscreenshot %s/camera.png\nquit\n", work_dir);
+    if (fclose(script) != 0)
+        return -1;
+    snprintf(args, sizeof args, "--sort cpu --scene planes:2000 --size %dx%d --camera \"%s\"", WIDTH,
+             HEIGHT, camera_line);
+    status = run_depthsort(args, script_path, "camera", camera_log, sizeof camera_log);
+    if (status != 0 || load_shot("camera", &camera_shot) != 0) {
+        fprintf(stderr, "the --camera run failed (status %d)\n", status);
+        return -1;
     }
     return 0;
 }
@@ -299,6 +419,12 @@ static int clean_up(void **state)
     (void)state;
     for (int i = 0; i < SHOTS; i++)
         stbi_image_free(shots[i].rgba);
+    stbi_image_free(camera_shot.rgba);
+    /* TEST_VIEWER_KEEP=1 keeps the screenshots and logs for a look. */
+    if (getenv("TEST_VIEWER_KEEP")) {
+        fprintf(stderr, "screenshots kept in %s\n", work_dir);
+        return 0;
+    }
     DIR *dir = opendir(work_dir);
     struct dirent *entry;
     while (dir && (entry = readdir(dir)))
@@ -331,7 +457,7 @@ static void overlay_is_drawn(void **state)
     const uint8_t *first = shots[SHOT_BASE].rgba + 4 * ((size_t)top * WIDTH + DS_OVERLAY_MARGIN);
     long lit = 0;
     for (int y = top; y < top + DS_OVERLAY_LINE_HEIGHT; y++)
-        for (int x = DS_OVERLAY_MARGIN; x < DS_OVERLAY_MARGIN + DS_OVERLAY_PANEL_WIDTH; x++)
+        for (int x = DS_OVERLAY_MARGIN; x < PANEL_RIGHT; x++)
             lit += memcmp(shots[SHOT_BASE].rgba + 4 * ((size_t)y * WIDTH + (size_t)x), first, 3) != 0;
     assert_true(lit > TEXT_CHANGE);
 }
@@ -457,10 +583,11 @@ static void background_key_turns_it_light(void **state)
 static void overlay_and_help_keys_show_the_panels(void **state)
 {
     (void)state;
-    /* O: the stats panel goes, and comes back as it was. */
+    /* O twice (compact, off): the stats panel goes; once more it comes back
+     * as it was. */
     assert_toggles(SHOT_DARK, SHOT_OVERLAY_OFF, SHOT_OVERLAY_ON, SORT_LINE);
     /* H: the help panel opens right of the stats panel, over the model. */
-    int help_x = DS_OVERLAY_MARGIN + DS_OVERLAY_PANEL_WIDTH + DS_OVERLAY_MARGIN;
+    int help_x = HELP_LEFT;
     long shown = differing_pixels(SHOT_OVERLAY_ON, SHOT_HELP_ON, help_x, DS_OVERLAY_MARGIN, WIDTH,
                                   HEIGHT / 2);
     fprintf(stderr, "help region: H differs in %ld pixels\n", shown);
@@ -519,6 +646,182 @@ static void screenshot_key_writes_a_png(void **state)
     assert_int_equal(height, HEIGHT);
 }
 
+
+static void camera_key_prints_a_line_that_restores_the_view(void **state)
+{
+    (void)state;
+    /* Printed as --camera "...", the same bare line in --camera-file. */
+    fprintf(stderr, "camera line: %s\n", camera_line);
+    assert_non_null(strstr(camera_line, "eye="));
+    assert_non_null(strstr(camera_line, "target="));
+    char path[300], written[256] = "";
+    snprintf(path, sizeof path, "%s/camera.txt", work_dir);
+    FILE *file = fopen(path, "r");
+    assert_non_null(file);
+    assert_non_null(fgets(written, sizeof written, file));
+    fclose(file);
+    written[strcspn(written, "\n")] = '\0';
+    assert_string_equal(written, camera_line);
+    /* L snaps the view to the line (a float rounding away), and the run
+     * that started from the line shows the same model region. */
+    assert_true(model_difference(SHOT_ORBITED, SHOT_CAMERA_PRINTED) < MODEL_CHANGE);
+    long differ = image_difference(&shots[SHOT_CAMERA_PRINTED], &camera_shot, WIDTH / 2, MODEL_TOP,
+                                   WIDTH, HEIGHT);
+    fprintf(stderr, "model region: the --camera run differs in %ld pixels\n", differ);
+    assert_int_equal(differ, 0);
+}
+
+static void overlay_key_cycles_full_compact_off(void **state)
+{
+    (void)state;
+    /* Compact: the sort moves to line 0 and the stage lines go; off: no
+     * panel at all; full again: as before. */
+    long compact = line_difference(SHOT_CAMERA_PRINTED, SHOT_COMPACT, VSYNC_LINE);
+    long off = line_difference(SHOT_COMPACT, SHOT_PANEL_OFF, 0);
+    fprintf(stderr, "overlay: compact clears %ld pixels of the vsync line, off %ld of line 0\n",
+            compact, off);
+    assert_true(compact > TEXT_CHANGE);
+    assert_true(off > TEXT_CHANGE);
+    assert_true(line_difference(SHOT_CAMERA_PRINTED, SHOT_PANEL_OFF, SORT_LINE) > TEXT_CHANGE);
+    assert_int_equal(line_difference(SHOT_CAMERA_PRINTED, SHOT_PANEL_FULL, SORT_LINE), 0);
+    assert_int_equal(line_difference(SHOT_CAMERA_PRINTED, SHOT_PANEL_FULL, LOOK_LINE), 0);
+    /* The compact panel is small: the area below its two lines and the
+     * message line shows the model as with the panel off. */
+    int below = DS_OVERLAY_LINE_TOP(5, 1);
+    assert_int_equal(differing_pixels(SHOT_COMPACT, SHOT_PANEL_OFF, 0, below, WIDTH / 2, HEIGHT / 2), 0);
+}
+
+static void view_keys_show_front_side_top(void **state)
+{
+    (void)state;
+    long front_side = model_difference(SHOT_FRONT, SHOT_SIDE);
+    long side_top = model_difference(SHOT_SIDE, SHOT_TOP);
+    long front_top = model_difference(SHOT_FRONT, SHOT_TOP);
+    fprintf(stderr, "views: front/side %ld, side/top %ld, front/top %ld pixels\n", front_side, side_top,
+            front_top);
+    assert_true(front_side > MODEL_CHANGE);
+    assert_true(side_top > MODEL_CHANGE);
+    assert_true(front_top > MODEL_CHANGE);
+    assert_true(model_difference(SHOT_PANEL_FULL, SHOT_FRONT) > MODEL_CHANGE); /* left the orbit */
+}
+
+static void look_keys_change_the_picture_and_the_state_line(void **state)
+{
+    (void)state;
+    /* M: the next colour mode. */
+    assert_true(line_difference(SHOT_TOP, SHOT_COLOR_MODE, LOOK_LINE) > TEXT_CHANGE);
+    assert_true(model_difference(SHOT_TOP, SHOT_COLOR_MODE) > MODEL_CHANGE);
+    /* G: view-dependent opacity, and back. */
+    assert_toggles(SHOT_COLOR_MODE, SHOT_GLASS, SHOT_CONSTANT, LOOK_LINE);
+    long glass = model_difference(SHOT_COLOR_MODE, SHOT_GLASS);
+    fprintf(stderr, "model region: G differs in %ld pixels\n", glass);
+    assert_true(glass > MODEL_CHANGE);
+    assert_int_equal(model_difference(SHOT_COLOR_MODE, SHOT_CONSTANT), 0);
+    /* A: 2 samples, or the refusal on the message line; either way the
+     * state line says what is in use. */
+    long msaa_line = line_difference(SHOT_CONSTANT, SHOT_MSAA, LOOK_LINE);
+    long msaa_model = model_difference(SHOT_CONSTANT, SHOT_MSAA);
+    fprintf(stderr, "msaa: state line %ld, model region %ld pixels\n", msaa_line, msaa_model);
+    assert_true(msaa_line > TEXT_CHANGE);
+    assert_true(msaa_model > 0); /* smoothed edges */
+}
+
+static void up_key_turns_the_model_and_comes_back(void **state)
+{
+    (void)state;
+    long turned = model_difference(SHOT_MSAA, SHOT_UP_Z);
+    fprintf(stderr, "up +z: model region differs in %ld pixels\n", turned);
+    assert_true(turned > MODEL_CHANGE);
+    assert_true(line_difference(SHOT_MSAA, SHOT_UP_Z, LOOK_LINE) > TEXT_CHANGE);
+    /* Six presses: every axis once, back at +y, rebuilt and framed. */
+    assert_int_equal(line_difference(SHOT_MSAA, SHOT_UP_BACK, LOOK_LINE), 0);
+    assert_int_equal(model_difference(SHOT_MSAA, SHOT_UP_BACK), 0);
+}
+
+static void point_size_keys_grow_and_shrink_the_splats(void **state)
+{
+    (void)state;
+    long bigger = model_difference(SHOT_POINTS_2, SHOT_POINTS_BIGGER);
+    long smaller = model_difference(SHOT_POINTS_BIGGER, SHOT_POINTS_SMALLER);
+    fprintf(stderr, "points: ] differs in %ld, [ in %ld pixels\n", bigger, smaller);
+    assert_true(bigger > MODEL_CHANGE);
+    assert_true(smaller > MODEL_CHANGE);
+    assert_true(line_difference(SHOT_POINTS_2, SHOT_POINTS_BIGGER, LOOK_LINE) > TEXT_CHANGE);
+    assert_int_equal(model_difference(SHOT_UP_BACK, SHOT_TRIANGLES_2), 0);
+}
+
+/* Occurrences of `needle` in `text`. */
+static int count_of(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *at = strstr(text, needle); at; at = strstr(at + 1, needle))
+        n++;
+    return n;
+}
+
+static void reload_and_drop_load_models(void **state)
+{
+    (void)state;
+    /* R: built again with the same progress lines, same picture. */
+    assert_true(count_of(log_text, "depthsort: building planes:2000:") >= 2 + 6);
+    assert_int_equal(model_difference(SHOT_TRIANGLES_2, SHOT_RELOADED), 0);
+    /* A missing file: one error line, the model stays, and the message
+     * shows under the panel. */
+    assert_non_null(strstr(log_text, "missing.ply"));
+    assert_int_equal(model_difference(SHOT_RELOADED, SHOT_DROP_FAILED), 0);
+    long message = differing_pixels(SHOT_RELOADED, SHOT_DROP_FAILED, 0, 0, WIDTH / 2, HEIGHT / 2);
+    fprintf(stderr, "upper left: the error message differs in %ld pixels\n", message);
+    assert_true(message > 100);
+    /* A PLY: loaded with the same progress lines, framed. */
+    assert_non_null(strstr(log_text, "depthsort: loading "));
+    assert_non_null(strstr(log_text, "tetra.ply: 4 vertices, 4 triangles"));
+    long dropped = model_difference(SHOT_DROP_FAILED, SHOT_DROPPED);
+    fprintf(stderr, "model region: the dropped tetrahedron differs in %ld pixels\n", dropped);
+    assert_true(dropped > MODEL_CHANGE);
+}
+
+static void both_screenshot_keys_write_pngs(void **state)
+{
+    (void)state;
+    assert_int_equal(count_of(log_text, "screenshot: depthsort-"), 2);
+}
+
+/* The first thing a visitor tries: on the default scene (no --scene, no
+ * model) and the first view, U must visibly change the picture. The
+ * scenes come in an order that follows no view (scene.c), so the unsorted
+ * first frame blends far sheets over near ones. Overlay off, whole window
+ * compared; a tenth of the pixels must change (about a quarter do). */
+#define FIRST_FRAME_WIDTH 320
+#define FIRST_FRAME_HEIGHT 240
+#define FIRST_FRAME_MIN_DIFFERENCE 7680 /* a tenth of the 76,800 pixels */
+static void u_changes_the_default_scene_first_frame(void **state)
+{
+    (void)state;
+    char script_path[300], args[256];
+    static char log[16384];
+    snprintf(script_path, sizeof script_path, "%s/first.txt", work_dir);
+    FILE *script = fopen(script_path, "w");
+    assert_non_null(script);
+    fprintf(script, "key O\nkey O\nscreenshot %s/first_sorted.png\nkey U\nscreenshot %s/first_unsorted.png\nquit\n",
+            work_dir, work_dir);
+    assert_int_equal(fclose(script), 0);
+    snprintf(args, sizeof args, "--sort cpu --size %dx%d", FIRST_FRAME_WIDTH, FIRST_FRAME_HEIGHT);
+    assert_int_equal(run_depthsort(args, script_path, "first", log, sizeof log), 0);
+    image sorted = {0}, unsorted = {0};
+    assert_int_equal(load_shot("first_sorted", &sorted), 0);
+    assert_int_equal(load_shot("first_unsorted", &unsorted), 0);
+    assert_int_equal(sorted.width, FIRST_FRAME_WIDTH);
+    assert_int_equal(unsorted.height, FIRST_FRAME_HEIGHT);
+    long changed = 0;
+    for (size_t i = 0; i < (size_t)FIRST_FRAME_WIDTH * FIRST_FRAME_HEIGHT; i++)
+        changed += memcmp(sorted.rgba + 4 * i, unsorted.rgba + 4 * i, 3) != 0;
+    fprintf(stderr, "default scene, first frame: U changes %ld of %d pixels (at least %d asked)\n",
+            changed, FIRST_FRAME_WIDTH * FIRST_FRAME_HEIGHT, FIRST_FRAME_MIN_DIFFERENCE);
+    stbi_image_free(sorted.rgba);
+    stbi_image_free(unsorted.rgba);
+    assert_true(changed >= FIRST_FRAME_MIN_DIFFERENCE);
+}
+
 int main(void)
 {
     if (!have_program("xvfb-run")) {
@@ -539,6 +842,15 @@ int main(void)
         cmocka_unit_test(drag_moves_the_camera),
         cmocka_unit_test(fullscreen_key_fills_the_screen),
         cmocka_unit_test(screenshot_key_writes_a_png),
+        cmocka_unit_test(camera_key_prints_a_line_that_restores_the_view),
+        cmocka_unit_test(overlay_key_cycles_full_compact_off),
+        cmocka_unit_test(view_keys_show_front_side_top),
+        cmocka_unit_test(look_keys_change_the_picture_and_the_state_line),
+        cmocka_unit_test(up_key_turns_the_model_and_comes_back),
+        cmocka_unit_test(point_size_keys_grow_and_shrink_the_splats),
+        cmocka_unit_test(reload_and_drop_load_models),
+        cmocka_unit_test(both_screenshot_keys_write_pngs),
+        cmocka_unit_test(u_changes_the_default_scene_first_frame),
     };
     return cmocka_run_group_tests(tests, run_viewer, clean_up);
 }

@@ -33,10 +33,11 @@ static void every_command_parses(void **state)
         "drag left 30 -12.5\n"
         "scroll -2\n"
         "screenshot out/one.png\n"
+        "drop models/bunny.ply\n"
         "quit";
     ds_script script;
     assert_int_equal(parse(text, &script), DS_OK);
-    assert_int_equal(script.count, 9);
+    assert_int_equal(script.count, 10);
 
     assert_int_equal(script.steps[0].op, DS_SCRIPT_FRAMES);
     assert_int_equal(script.steps[0].count, 10);
@@ -63,8 +64,11 @@ static void every_command_parses(void **state)
     assert_string_equal(script.steps[7].path, "out/one.png");
     assert_int_equal(script.steps[7].line, 10);
 
-    assert_int_equal(script.steps[8].op, DS_SCRIPT_QUIT);
-    assert_int_equal(script.steps[8].line, 11);
+    assert_int_equal(script.steps[8].op, DS_SCRIPT_DROP);
+    assert_string_equal(script.steps[8].path, "models/bunny.ply");
+
+    assert_int_equal(script.steps[9].op, DS_SCRIPT_QUIT);
+    assert_int_equal(script.steps[9].line, 12);
     ds_script_free(&script);
     assert_null(script.steps);
     assert_int_equal(script.count, 0);
@@ -88,7 +92,14 @@ static void key_names(void **state)
         {"Escape", GLFW_KEY_ESCAPE, 0},
         {"F1", GLFW_KEY_F1, 0},
         {"f11", GLFW_KEY_F11, 0},
+        {"F2", GLFW_KEY_F2, 0},
+        {"F3", GLFW_KEY_F3, 0},
         {"F12", GLFW_KEY_F12, 0},
+        {"[", GLFW_KEY_LEFT_BRACKET, 0},
+        {"]", GLFW_KEY_RIGHT_BRACKET, 0},
+        {"left_bracket", GLFW_KEY_LEFT_BRACKET, 0},
+        {"RIGHT_BRACKET", GLFW_KEY_RIGHT_BRACKET, 0},
+        {"y", GLFW_KEY_Y, 0},
         {"ctrl+shift+c", GLFW_KEY_C, GLFW_MOD_CONTROL | GLFW_MOD_SHIFT},
         {"alt+tab", GLFW_KEY_TAB, GLFW_MOD_ALT},
         {"shift++", GLFW_KEY_EQUAL, GLFW_MOD_SHIFT},
@@ -129,6 +140,8 @@ static void malformed_lines_are_rejected(void **state)
         {"scroll inf\n", "run.txt: line 1: \"scroll\" takes one number"},
         {"screenshot\n", "run.txt: line 1: \"screenshot\" takes one path"},
         {"screenshot a b\n", "run.txt: line 1: \"screenshot\" takes one path"},
+        {"drop\n", "run.txt: line 1: \"drop\" takes one path"},
+        {"drop a b\n", "run.txt: line 1: \"drop\" takes one path"},
         {"quit now\n", "run.txt: line 1: \"quit\" takes nothing"},
         {"key a b c d e\n", "run.txt: line 1: too many words"},
     };

@@ -3,6 +3,7 @@
  * validated here, so the runners can trust what they read. */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -11,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "camera.h"
 #include "hotkeys.h"
+#include "mesh.h"
 #include "scene.h"
 #include "sort.h"
 
@@ -56,6 +59,16 @@ enum {
     OPT_VSYNC,
     OPT_NO_VSYNC,
     OPT_SCRIPT,
+    OPT_CULL,
+    OPT_COLOR,
+    OPT_TINT,
+    OPT_BACKGROUND,
+    OPT_OPACITY,
+    OPT_POINT_SIZE,
+    OPT_MSAA,
+    OPT_UP,
+    OPT_CAMERA,
+    OPT_CAMERA_FILE,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -87,6 +100,16 @@ static const struct option long_options[] = {
     {"vsync", no_argument, NULL, OPT_VSYNC},
     {"no-vsync", no_argument, NULL, OPT_NO_VSYNC},
     {"script", required_argument, NULL, OPT_SCRIPT},
+    {"cull", required_argument, NULL, OPT_CULL},
+    {"color", required_argument, NULL, OPT_COLOR},
+    {"tint", required_argument, NULL, OPT_TINT},
+    {"background", required_argument, NULL, OPT_BACKGROUND},
+    {"opacity", required_argument, NULL, OPT_OPACITY},
+    {"point-size", required_argument, NULL, OPT_POINT_SIZE},
+    {"msaa", required_argument, NULL, OPT_MSAA},
+    {"up", required_argument, NULL, OPT_UP},
+    {"camera", required_argument, NULL, OPT_CAMERA},
+    {"camera-file", required_argument, NULL, OPT_CAMERA_FILE},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -95,6 +118,7 @@ static const struct option long_options[] = {
 static const char *const triangle_key_names[DS_TRIANGLE_KEY_COUNT] = {"farthest", "mean", "centroid"};
 static const char *const interop_names[] = {"auto", "map", "external", "none"};
 static const char *const tiles_names[] = {"auto", "on", "off"};
+static const char *const cull_names[] = {"auto", "on", "off"}; /* ds_cull_mode order */
 static const char *const primitive_names[] = {"triangles", "points"};
 static const char *const draw_names[] = {"auto", "pull", "indexed"};
 
@@ -118,8 +142,9 @@ void ds_cli_usage(void *stream)
             "  --sort NAME|all       sort algorithm (cub); 'all' runs each in turn (headless)\n"
             "  --shuffle             randomly permute the keys before each sort\n"
             "  --no-sort             draw unsorted, to show what wrong blending looks like\n"
-            "  --no-cull             draw every triangle, also those that cover no pixel\n"
-            "                        centre (left out by default: the same image, faster)\n"
+            "  --cull auto|on|off    leave out triangles that cover no pixel centre: the\n"
+            "                        same image, faster on a GPU (auto: on with CUDA, off\n"
+            "                        on the CPU path; --no-cull is off)\n"
             "  --tiles auto|on|off   bin the sorted primitives by screen tile and draw tile\n"
             "                        by tile: the same image, faster on a GPU (auto, the\n"
             "                        default: on with CUDA, off on the CPU path)\n"
@@ -142,6 +167,26 @@ void ds_cli_usage(void *stream)
             "                        CUDA-GL sharing: external memory where supported (auto),\n"
             "                        per-frame map/unmap, imported CUDA memory, or none (CPU)\n"
             "  --size WxH            framebuffer or window size (1920x1080)\n"
+            "\n"
+            "Appearance:\n"
+            "  --color auto|normal|tint|height|file\n"
+            "                        surface colour: the normal, one tint, a ramp along the\n"
+            "                        up axis, or the file's colours (auto: the file's if it\n"
+            "                        has them, else the normal)\n"
+            "  --tint R,G,B          the tint of --color tint, each in [0, 1]\n"
+            "  --background R,G,B    clear colour, each in [0, 1] (default: dark grey)\n"
+            "  --opacity constant|view\n"
+            "                        constant alpha, or more opaque at grazing angles (view)\n"
+            "  --point-size S        points: splat diameter in model units, > 0 (default:\n"
+            "                        from the point spacing)\n"
+            "  --msaa 1|2|4|8        samples per pixel (1: off; culling is off above 1)\n"
+            "  --up +x|-x|+y|-y|+z|-z\n"
+            "                        the model's up axis, turned to the screen's up (+y)\n"
+            "  --camera \"eye=X,Y,Z target=X,Y,Z [up=0,1,0] [fov=DEG]\"\n"
+            "                        start from this view (the viewer's camera key prints\n"
+            "                        such a line); headless orbits turn from it\n"
+            "  --camera-file F       read the start view from F's first line if F exists;\n"
+            "                        the viewer's camera key writes it there\n"
             "\n"
             "Headless timing:\n"
             "  --headless            no window: time a scripted orbit and print a table\n"
@@ -243,6 +288,25 @@ static int parse_pair(const char *text, int max, int *a, int *b)
     return 1;
 }
 
+/* "R,G,B", three finite numbers in [0, 1]. */
+static int parse_rgb(const char *text, float dest[3])
+{
+    const char *s = text;
+    float rgb[3];
+    for (int k = 0; k < 3; k++) {
+        char *end;
+        errno = 0;
+        rgb[k] = strtof(s, &end);
+        if (errno || end == s || isspace((unsigned char)*s) || !(rgb[k] >= 0.0f && rgb[k] <= 1.0f))
+            return 0;
+        if (*end != (k < 2 ? ',' : '\0'))
+            return 0;
+        s = end + 1;
+    }
+    memcpy(dest, rgb, sizeof rgb);
+    return 1;
+}
+
 static int parse_choice(const char *text, const char *const *names, int count)
 {
     for (int i = 0; i < count; i++)
@@ -267,6 +331,11 @@ static void set_defaults(ds_options *dest)
     dest->orbit_degrees = 360.0f;
     dest->alpha = 0.35f;
     dest->vsync = 1;
+    dest->cull = DS_CULL_AUTO;
+    dest->color_mode = DS_COLOR_AUTO;
+    dest->opacity = DS_OPACITY_CONSTANT;
+    dest->msaa = 1;
+    dest->up = DS_UP_POS_Y;
 }
 
 ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
@@ -428,6 +497,61 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
             break;
         case OPT_SCRIPT:
             dest->script_path = arg;
+            break;
+        case OPT_CULL:
+            choice = parse_choice(arg, cull_names, 3);
+            if (choice < 0)
+                return usage_error("--cull '%s': expected auto, on or off", arg);
+            dest->cull = (ds_cull_mode)choice;
+            break;
+        case OPT_COLOR:
+            dest->color_mode = ds_color_mode_from_name(arg);
+            if (dest->color_mode == DS_COLOR_MODE_COUNT)
+                return usage_error("--color '%s': expected auto, normal, tint, height or file", arg);
+            break;
+        case OPT_TINT:
+            if (!parse_rgb(arg, dest->tint))
+                return usage_error("--tint '%s': expected R,G,B with each in [0, 1]", arg);
+            break;
+        case OPT_BACKGROUND:
+            if (!parse_rgb(arg, dest->background))
+                return usage_error("--background '%s': expected R,G,B with each in [0, 1]", arg);
+            dest->background_given = 1;
+            break;
+        case OPT_OPACITY:
+            dest->opacity = ds_opacity_mode_from_name(arg);
+            if (dest->opacity == DS_OPACITY_MODE_COUNT)
+                return usage_error("--opacity '%s': expected constant or view", arg);
+            break;
+        case OPT_POINT_SIZE:
+            if (!parse_float(arg, &dest->point_size) || !(dest->point_size > 0.0f))
+                return usage_error("--point-size '%s': expected a size > 0 in model units", arg);
+            break;
+        case OPT_MSAA:
+            if (!parse_long(arg, 1, 8, &value) || (value & (value - 1)) || arg[0] < '1' || arg[0] > '8')
+                return usage_error("--msaa '%s': expected 1, 2, 4 or 8", arg);
+            dest->msaa = (int)value;
+            break;
+        case OPT_UP:
+            dest->up = ds_up_axis_from_name(arg);
+            if (dest->up == DS_UP_COUNT)
+                return usage_error("--up '%s': expected +x, -x, +y, -y, +z or -z", arg);
+            break;
+        case OPT_CAMERA: {
+            /* Checked now, so that a bad line fails before anything runs;
+             * the runners parse it again against the model's camera. */
+            ds_camera scratch = {0};
+            if (ds_camera_parse(arg, "--camera", &scratch) != DS_OK) {
+                /* ds_camera_parse has logged the one error line. */
+                fputc('\n', stderr);
+                ds_cli_usage(stderr);
+                return DS_ERR_INVALID_ARG;
+            }
+            dest->camera = arg;
+            break;
+        }
+        case OPT_CAMERA_FILE:
+            dest->camera_file = arg;
             break;
         case OPT_HELP:
             ds_cli_usage(stdout);

@@ -1,15 +1,24 @@
 /* headless.c — the headless frame-timing runner: an EGL context without a
- * window, a scripted camera orbit of opts->frames frames per selected sort,
- * per-frame stage timings from the renderer, a table per algorithm (median,
- * p95, min) on stdout, and optional CSV, JSON, a screenshot and a per-frame
- * order check against the CPU reference. Holds no algorithm: the renderer
- * does the work. */
+ * window, a scripted camera orbit of opts->frames frames per selected sort
+ * (from --camera when given), per-frame stage timings from the renderer, a
+ * table per algorithm (median, p95, min) on stdout, and optional CSV, JSON,
+ * a screenshot and a per-frame order check against the CPU reference. The
+ * table, the CSV and the JSON each state the whole run's state (what was
+ * drawn, how, where and when), so that a number can be traced to its
+ * settings. Output paths are checked before anything is loaded. Holds no
+ * algorithm: the renderer does the work. */
 #include "headless.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glad/gl.h>
 
 #include "camera.h"
 #include "clock.h"
@@ -101,23 +110,26 @@ static int select_algos(const char *name, int cpu_path, ds_sort_algo *dest)
     return 1;
 }
 
-static void camera_at(ds_camera *camera, float start_yaw, float orbit_degrees,
-                      int frame, int frames)
+/* The orbit turns the yaw about the camera's target; near and far follow
+ * the eye, since a --camera target need not be the model's centre. */
+static void camera_at(ds_camera *camera, const ds_mesh *mesh, float start_yaw,
+                      float orbit_degrees, int frame, int frames)
 {
     camera->yaw = start_yaw + orbit_degrees * ((float)M_PI / 180.0f) *
                                   (float)frame / (float)(frames > 0 ? frames : 1);
+    ds_camera_enclose(camera, mesh->center, mesh->radius);
 }
 
-/* Renders WARMUP_FRAMES, then opts->frames timed frames (checked when
- * --verify), collecting every frame's timings. */
-static ds_status run_algo(ds_renderer *renderer, const ds_options *opts,
-                          ds_camera *camera, float start_yaw, algo_run *run)
+/* Renders WARMUP_FRAMES, then opts->frames timed frames (each checked when
+ * `verify`), collecting every frame's timings. */
+static ds_status run_algo(ds_renderer *renderer, const ds_options *opts, const ds_mesh *mesh,
+                          int verify, ds_camera *camera, float start_yaw, algo_run *run)
 {
     ds_status status;
     ds_frame_timings t;
     int frames = opts->frames;
     for (int i = 0; i < WARMUP_FRAMES; i++) {
-        camera_at(camera, start_yaw, opts->orbit_degrees, i, frames);
+        camera_at(camera, mesh, start_yaw, opts->orbit_degrees, i, frames);
         if ((status = ds_renderer_frame(renderer, camera, DS_RENDERER_OWN_FRAMEBUFFER)))
             return status;
     }
@@ -128,10 +140,10 @@ static ds_status run_algo(ds_renderer *renderer, const ds_options *opts,
     run->frame_count = 0;
     double start = ds_now_ms();
     for (int i = 0; i < frames; i++) {
-        camera_at(camera, start_yaw, opts->orbit_degrees, i, frames);
+        camera_at(camera, mesh, start_yaw, opts->orbit_degrees, i, frames);
         if ((status = ds_renderer_frame(renderer, camera, DS_RENDERER_OWN_FRAMEBUFFER)))
             return status;
-        if (opts->verify && (status = ds_renderer_verify(renderer)))
+        if (verify && (status = ds_renderer_verify(renderer)))
             return status;
         while (run->frame_count < (size_t)frames && ds_renderer_next_timings(renderer, &t))
             run->frames[run->frame_count++] = t;
@@ -145,38 +157,70 @@ static ds_status run_algo(ds_renderer *renderer, const ds_options *opts,
 }
 
 /* What the table, the CSV and the JSON say about the run besides its
- * timings. */
+ * timings: every setting that changes what is drawn or how fast, as the
+ * renderer resolved it (effective culling, tiles, draw form, colour mode),
+ * and where and when it ran. */
 typedef struct run_setup {
     const char *gpu;
+    const char *driver;    /* GL_VERSION: the GL version and, on NVIDIA and
+                              Mesa, the driver's version */
     const char *label;     /* the model file or scene */
+    const char *timestamp; /* start of the run, ISO 8601 UTC */
+    const char *camera;    /* the start view, a --camera line */
     const ds_mesh *mesh;
-    size_t sorted;         /* triangles or points sorted per frame */
+    size_t elements;       /* triangles or points sorted (or drawn
+                              unsorted) per frame */
     const char *primitive; /* "triangles" or "points" */
     const char *interop;
     const char *draw;      /* "indexed", "pull" or "points" */
-    int tiles;             /* the primitive was binned by screen tile */
-    const ds_options *opts;
+    const char *key;       /* triangle key, or "vertex" for points */
+    const char *color;     /* resolved colour mode */
+    const char *opacity;
+    const char *up;
+    int sorting;           /* 0: --no-sort */
+    int shuffle;           /* shuffled before each sort */
+    int key_bits;
+    int cull;              /* culling in effect (ds_renderer_culling()) */
+    int tiles;             /* binned by screen tile */
+    int msaa;
+    float alpha;
+    float point_size;      /* points: splat diameter in model units */
+    int width, height;
 } run_setup;
+
+static const char *run_name(const algo_run *run, const run_setup *setup)
+{
+    return setup->sorting ? ds_sort_algo_name(run->algo) : "unsorted";
+}
+
+static const char *on_off(int on) { return on ? "on" : "off"; }
 
 static void print_table(const algo_run *runs, int run_count, const run_setup *setup)
 {
-    const ds_options *opts = setup->opts;
-    size_t sorted = setup->sorted;
-    printf("\ndepthsort headless: %s, %s, %zu vertices, %zu triangles, %zu sorted, %dx%d, "
-           "interop %s, key bits %d, draw %s, cull %s, tiles %s, commit %s\n",
-           setup->gpu, setup->label, setup->mesh->vertex_count, setup->mesh->triangle_count,
-           sorted, opts->width, opts->height, setup->interop, opts->key_bits ? opts->key_bits : 32,
-           setup->draw, opts->cull == DS_CULL_OFF ? "off" : "on", setup->tiles ? "on" : "off",
-           ds_build_commit);
+    printf("\ndepthsort headless: %s, driver %s, %s, %zu vertices, %zu triangles, %zu %s %s, "
+           "%dx%d, interop %s, commit %s, %s\n",
+           setup->gpu, setup->driver, setup->label, setup->mesh->vertex_count,
+           setup->mesh->triangle_count, setup->elements, setup->primitive,
+           setup->sorting ? "sorted" : "drawn unsorted", setup->width, setup->height,
+           setup->interop, ds_build_commit, setup->timestamp);
+    printf("  state: sort %s, key %s, key bits %d, alpha %.3g, shuffle %s, primitive %s, "
+           "draw %s, cull %s, tiles %s, color %s, opacity %s, msaa %d, up %s",
+           run_count == 1 ? run_name(&runs[0], setup) : "all", setup->key, setup->key_bits,
+           (double)setup->alpha, on_off(setup->shuffle), setup->primitive, setup->draw,
+           on_off(setup->cull), on_off(setup->tiles), setup->color, setup->opacity, setup->msaa,
+           setup->up);
+    if (strcmp(setup->primitive, "points") == 0)
+        printf(", point size %.4g", (double)setup->point_size);
+    printf("\n  camera: %s\n", setup->camera);
     for (int r = 0; r < run_count; r++) {
         const algo_run *run = &runs[r];
-        printf("\nsort %s%s: %zu frames, %.1f fps wall, %.1f fps GPU (median frame), "
+        printf("\n%s%s%s: %zu frames, %.1f fps wall, %.1f fps GPU (median frame), "
                "%.0f of %zu drawn (median)\n",
-               ds_sort_algo_name(run->algo), opts->shuffle ? " + shuffle" : "",
-               run->frame_count,
+               setup->sorting ? "sort " : "", run_name(run, setup),
+               setup->shuffle ? " + shuffle" : "", run->frame_count,
                run->wall_ms > 0.0 ? 1000.0 * (double)run->frame_count / run->wall_ms : 0.0,
                run->median[STAGE_FRAME] > 0.0f ? 1000.0 / run->median[STAGE_FRAME] : 0.0,
-               (double)run->drawn_median, sorted);
+               (double)run->drawn_median, setup->elements);
         printf("  %-10s %10s %10s %10s\n", "stage (ms)", "median", "p95", "min");
         for (int s = 0; s < STAGE_COUNT; s++)
             printf("  %-10s %10.4f %10.4f %10.4f\n", stage_names[s], run->median[s],
@@ -189,7 +233,6 @@ static void print_table(const algo_run *runs, int run_count, const run_setup *se
     }
 }
 
-
 /* Closes a file written with stdio: a failed write anywhere (a full disk)
  * or a failed close is an error naming the file. */
 static ds_status close_written(FILE *file, const char *path)
@@ -200,27 +243,61 @@ static ds_status close_written(FILE *file, const char *path)
     return DS_OK;
 }
 
-static ds_status write_csv(const char *path, const algo_run *runs, int run_count,
+/* A CSV field in quotes, inner quotes doubled (RFC 4180). */
+static void csv_string(FILE *file, const char *text)
+{
+    fputc('"', file);
+    for (; *text; text++) {
+        if (*text == '"')
+            fputc('"', file);
+        fputc(*text, file);
+    }
+    fputc('"', file);
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void json_string(FILE *file, const char *text)
+{
+    fputc('"', file);
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(file, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(file, "\\u%04x", *c);
+        else
+            fputc(*c, file);
+    }
+    fputc('"', file);
+}
+
+/* One row per timed frame; every row repeats the run's state, so that rows
+ * of several runs can be concatenated and still be told apart. */
+static ds_status write_csv(FILE *file, const char *path, const algo_run *runs, int run_count,
                            const run_setup *setup)
 {
-    const ds_options *opts = setup->opts;
-    FILE *file = fopen(path, "w");
-    if (!file)
-        return ds_fail(DS_ERR_IO, "%s: cannot open for writing", path);
-    fprintf(file, "gpu,model,vertices,triangles,sorted,primitive,width,height,commit,"
-                  "interop,sort,shuffle,frame,drawn");
+    fprintf(file, "gpu,driver,model,vertices,triangles,elements,primitive,width,height,commit,"
+                  "timestamp,interop,sort,sorting,key,key_bits,alpha,shuffle,draw,cull,tiles,"
+                  "color,opacity,msaa,up,point_size,camera,frame,drawn");
     for (int s = 0; s < STAGE_COUNT; s++)
         fprintf(file, ",%s_ms", stage_names[s]);
     fprintf(file, "\n");
     for (int r = 0; r < run_count; r++)
         for (size_t i = 0; i < runs[r].frame_count; i++) {
             const ds_frame_timings *t = &runs[r].frames[i];
-            fprintf(file, "\"%s\",\"%s\",%zu,%zu,%zu,%s,%d,%d,%s,%s,%s,%d,%llu,%u",
-                    setup->gpu, setup->label, setup->mesh->vertex_count,
-                    setup->mesh->triangle_count, setup->sorted, setup->primitive,
-                    opts->width, opts->height, ds_build_commit, setup->interop,
-                    ds_sort_algo_name(runs[r].algo), opts->shuffle ? 1 : 0,
-                    (unsigned long long)i, (unsigned)t->drawn);
+            csv_string(file, setup->gpu);
+            fputc(',', file);
+            csv_string(file, setup->driver);
+            fputc(',', file);
+            csv_string(file, setup->label);
+            fprintf(file, ",%zu,%zu,%zu,%s,%d,%d,%s,%s,%s,%s,%d,%s,%d,%.4g,%d,%s,%d,%d,%s,%s,%d,%s,%.6g,",
+                    setup->mesh->vertex_count, setup->mesh->triangle_count, setup->elements,
+                    setup->primitive, setup->width, setup->height, ds_build_commit,
+                    setup->timestamp, setup->interop, run_name(&runs[r], setup), setup->sorting,
+                    setup->key, setup->key_bits, (double)setup->alpha, setup->shuffle, setup->draw,
+                    setup->cull, setup->tiles, setup->color, setup->opacity, setup->msaa,
+                    setup->up, (double)setup->point_size);
+            csv_string(file, setup->camera);
+            fprintf(file, ",%llu,%u", (unsigned long long)i, (unsigned)t->drawn);
             for (int s = 0; s < STAGE_COUNT; s++)
                 fprintf(file, ",%.5f", stage_of(t, s));
             fprintf(file, "\n");
@@ -228,29 +305,38 @@ static ds_status write_csv(const char *path, const algo_run *runs, int run_count
     return close_written(file, path);
 }
 
-static ds_status write_json(const char *path, const algo_run *runs, int run_count,
+static const char *json_bool(int value) { return value ? "true" : "false"; }
+
+static ds_status write_json(FILE *file, const char *path, const algo_run *runs, int run_count,
                             const run_setup *setup)
 {
-    const ds_options *opts = setup->opts;
-    FILE *file = fopen(path, "w");
-    if (!file)
-        return ds_fail(DS_ERR_IO, "%s: cannot open for writing", path);
+    const struct { const char *name, *value; } strings[] = {
+        {"gpu", setup->gpu},           {"driver", setup->driver},   {"model", setup->label},
+        {"commit", ds_build_commit},   {"timestamp", setup->timestamp},
+        {"primitive", setup->primitive}, {"interop", setup->interop}, {"key", setup->key},
+        {"draw", setup->draw},         {"color", setup->color},     {"opacity", setup->opacity},
+        {"up", setup->up},             {"camera", setup->camera},
+    };
+    fprintf(file, "{\n");
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
+        fprintf(file, "  \"%s\": ", strings[i].name);
+        json_string(file, strings[i].value);
+        fprintf(file, ",\n");
+    }
     fprintf(file,
-            "{\n  \"gpu\": \"%s\",\n  \"model\": \"%s\",\n  \"vertices\": %zu,\n"
-            "  \"triangles\": %zu,\n  \"sorted\": %zu,\n  \"primitive\": \"%s\",\n"
-            "  \"width\": %d,\n  \"height\": %d,\n  \"commit\": \"%s\",\n"
-            "  \"interop\": \"%s\",\n  \"shuffle\": %s,\n  \"draw\": \"%s\",\n"
-            "  \"cull\": %s,\n  \"tiles\": %s,\n  \"key_bits\": %d,\n  \"runs\": [\n",
-            setup->gpu, setup->label, setup->mesh->vertex_count, setup->mesh->triangle_count,
-            setup->sorted, setup->primitive, opts->width, opts->height, ds_build_commit,
-            setup->interop, opts->shuffle ? "true" : "false", setup->draw,
-            opts->cull == DS_CULL_OFF ? "false" : "true", setup->tiles ? "true" : "false",
-            opts->key_bits ? opts->key_bits : 32);
+            "  \"vertices\": %zu,\n  \"triangles\": %zu,\n  \"elements\": %zu,\n"
+            "  \"width\": %d,\n  \"height\": %d,\n  \"sorting\": %s,\n  \"shuffle\": %s,\n"
+            "  \"key_bits\": %d,\n  \"alpha\": %.4g,\n  \"cull\": %s,\n  \"tiles\": %s,\n"
+            "  \"msaa\": %d,\n  \"point_size\": %.6g,\n  \"runs\": [\n",
+            setup->mesh->vertex_count, setup->mesh->triangle_count, setup->elements,
+            setup->width, setup->height, json_bool(setup->sorting), json_bool(setup->shuffle),
+            setup->key_bits, (double)setup->alpha, json_bool(setup->cull),
+            json_bool(setup->tiles), setup->msaa, (double)setup->point_size);
     for (int r = 0; r < run_count; r++) {
         const algo_run *run = &runs[r];
         fprintf(file, "    {\"sort\": \"%s\", \"frames\": %zu, \"wall_fps\": %.2f, "
                       "\"drawn_median\": %.0f",
-                ds_sort_algo_name(run->algo), run->frame_count,
+                run_name(run, setup), run->frame_count,
                 run->wall_ms > 0.0 ? 1000.0 * (double)run->frame_count / run->wall_ms : 0.0,
                 (double)run->drawn_median);
         for (int s = 0; s < STAGE_COUNT; s++)
@@ -260,6 +346,50 @@ static ds_status write_json(const char *path, const algo_run *runs, int run_coun
     }
     fprintf(file, "  ]\n}\n");
     return close_written(file, path);
+}
+
+/* Opens --csv and --json for writing and checks that --screenshot's
+ * folder exists and is writable: a bad path fails with one line naming it
+ * before anything is loaded or drawn, not after the last frame. */
+static ds_status open_outputs(const ds_options *opts, FILE **csv, FILE **json)
+{
+    const char *const paths[2] = {opts->csv_path, opts->json_path};
+    FILE **const files[2] = {csv, json};
+    for (int i = 0; i < 2; i++) {
+        if (!paths[i])
+            continue;
+        *files[i] = fopen(paths[i], "w");
+        if (!*files[i])
+            return ds_fail(DS_ERR_IO, "%s: cannot open for writing: %s", paths[i], strerror(errno));
+    }
+    const char *png = opts->screenshot_path;
+    if (png) {
+        char folder[4096];
+        const char *slash = strrchr(png, '/');
+        size_t length = slash ? (size_t)(slash - png) : 1;
+        if (length >= sizeof folder)
+            return ds_fail(DS_ERR_IO, "%s: path too long", png);
+        if (slash)
+            memcpy(folder, png, length);
+        else
+            folder[0] = '.';
+        folder[length] = '\0';
+        if (slash && length == 0)
+            snprintf(folder, sizeof folder, "/");
+        struct stat info;
+        if (stat(folder, &info) != 0)
+            return ds_fail(DS_ERR_IO, "%s: cannot write the screenshot: %s: %s", png, folder,
+                           strerror(errno));
+        if (!S_ISDIR(info.st_mode))
+            return ds_fail(DS_ERR_IO, "%s: cannot write the screenshot: %s is not a folder", png,
+                           folder);
+        if (access(folder, W_OK | X_OK) != 0)
+            return ds_fail(DS_ERR_IO, "%s: cannot write the screenshot: %s: %s", png, folder,
+                           strerror(errno));
+        if (stat(png, &info) == 0 && S_ISDIR(info.st_mode))
+            return ds_fail(DS_ERR_IO, "%s: cannot write the screenshot: it is a folder", png);
+    }
+    return DS_OK;
 }
 
 int ds_headless_run(const ds_options *opts)
@@ -272,14 +402,24 @@ int ds_headless_run(const ds_options *opts)
     ds_sort_algo algos[DS_SORT_ALGO_COUNT];
     float *scratch = NULL;
     uint8_t *pixels = NULL;
+    FILE *csv = NULL, *json = NULL;
     int run_count = 0, exit_code = 1;
-    char label[256];
+    char label[256], timestamp[32], camera_line[DS_CAMERA_LINE_MAX], driver[160];
     memset(runs, 0, sizeof runs);
 
     if (opts->frames <= 0 || opts->width <= 0 || opts->height <= 0) {
         ds_fail(DS_ERR_INVALID_ARG, "headless: need --frames > 0 and a positive --size");
         return 2;
     }
+    if ((status = open_outputs(opts, &csv, &json)))
+        goto done;
+    if (opts->script_path)
+        ds_warn("--script %s: a script drives the viewer; --headless ignores it", opts->script_path);
+    time_t now = time(NULL);
+    struct tm utc;
+    if (!gmtime_r(&now, &utc) || !strftime(timestamp, sizeof timestamp, "%Y-%m-%dT%H:%M:%SZ", &utc))
+        snprintf(timestamp, sizeof timestamp, "unknown");
+
     if ((status = ds_app_build_mesh(opts, &mesh)))
         goto done;
     if (opts->model_path) {
@@ -288,18 +428,41 @@ int ds_headless_run(const ds_options *opts)
     } else {
         snprintf(label, sizeof label, "scene:%s", ds_app_scene_spec(opts));
     }
+    /* The start view: the orbit's framing, or --camera / --camera-file
+     * (checked before any GL work). */
+    ds_camera camera = {0};
+    camera.pitch = ORBIT_PITCH;
+    ds_camera_frame(&camera, mesh.center, mesh.radius, (float)opts->width / (float)opts->height);
+    if ((status = ds_app_start_camera(opts, &mesh, &camera, NULL)))
+        goto done;
+    float start_yaw = camera.yaw;
+    ds_camera_format(&camera, camera_line, sizeof camera_line);
+
     if ((status = ds_egl_context_create(0, &context)))
         goto done;
+    const GLubyte *gl_version = glGetString(GL_VERSION);
+    snprintf(driver, sizeof driver, "%s", gl_version ? (const char *)gl_version : "unknown");
 
     ds_renderer_desc desc;
     if ((status = ds_app_renderer_desc(opts, &mesh, &desc)))
         goto done;
-    desc.background[0] = desc.background[1] = desc.background[2] = 0.08f;
-    desc.background[3] = 1.0f;
+    if (!opts->background_given) {
+        desc.background[0] = desc.background[1] = desc.background[2] = 0.08f;
+        desc.background[3] = 1.0f;
+    }
     if ((status = ds_renderer_create(&desc, &renderer)))
         goto done;
     int cpu_path = ds_renderer_interop(renderer) == DS_INTEROP_NONE;
-    run_count = select_algos(opts->sort, cpu_path, algos);
+    int sorting = !opts->no_sort;
+    if (sorting) {
+        run_count = select_algos(opts->sort, cpu_path, algos);
+    } else {
+        /* Nothing is sorted: one run, whatever --sort says. */
+        if (opts->sort && strcmp(opts->sort, "all") == 0)
+            ds_warn("--sort all: nothing is sorted with --no-sort; one unsorted run");
+        algos[0] = ds_renderer_sort(renderer);
+        run_count = 1;
+    }
     if (run_count <= 0) {
         if (run_count == 0)
             ds_fail(DS_ERR_INVALID_ARG, "headless: no sort runs on this path");
@@ -307,22 +470,24 @@ int ds_headless_run(const ds_options *opts)
         run_count = 0;
         goto done;
     }
-    size_t sorted = ds_renderer_sorted_count(renderer);
+    int verify = opts->verify && sorting;
+    if (opts->verify && !sorting)
+        ds_warn("--verify: nothing is sorted with --no-sort; no order to check");
+    ds_app_warn_ignored(opts, &mesh, renderer);
+    size_t elements = ds_renderer_sorted_count(renderer);
+    int points = ds_renderer_primitive(renderer) == DS_PRIMITIVE_POINTS;
+    const char *primitive = points ? "points" : "triangles";
     const char *interop = ds_interop_mode_name(ds_renderer_interop(renderer));
-    const char *primitive = ds_renderer_primitive(renderer) == DS_PRIMITIVE_POINTS ? "points" : "triangles";
-    fprintf(stderr, "depthsort: headless on %s (EGL %s, interop %s), %s: %zu %s to sort\n",
-            ds_renderer_gpu_name(renderer), ds_egl_context_platform(context), interop,
-            label, sorted, primitive);
+    fprintf(stderr, "depthsort: headless on %s (EGL %s, interop %s), %s: %zu %s to %s\n",
+            ds_renderer_gpu_name(renderer), ds_egl_context_platform(context), interop, label,
+            elements, primitive, sorting ? "sort" : "draw unsorted");
 
-    ds_camera camera = {0};
-    camera.pitch = ORBIT_PITCH;
-    ds_camera_frame(&camera, mesh.center, mesh.radius, (float)opts->width / (float)opts->height);
-    float start_yaw = camera.yaw;
     scratch = malloc((size_t)opts->frames * sizeof *scratch);
     if (!scratch) {
         status = ds_fail(DS_ERR_OUT_OF_MEMORY, "headless: out of host memory");
         goto done;
     }
+    size_t verified = 0;
     for (int r = 0; r < run_count; r++) {
         runs[r].algo = algos[r];
         runs[r].frames = calloc((size_t)opts->frames, sizeof *runs[r].frames);
@@ -330,23 +495,43 @@ int ds_headless_run(const ds_options *opts)
             status = ds_fail(DS_ERR_OUT_OF_MEMORY, "headless: out of host memory");
             goto done;
         }
-        if ((status = ds_renderer_set_sort(renderer, algos[r])))
+        if (sorting && (status = ds_renderer_set_sort(renderer, algos[r])))
             goto done;
-        if ((status = run_algo(renderer, opts, &camera, start_yaw, &runs[r])))
+        if ((status = run_algo(renderer, opts, &mesh, verify, &camera, start_yaw, &runs[r])))
             goto done;
         summarise(&runs[r], scratch);
+        verified += verify ? (size_t)opts->frames : 0;
     }
-    const char *draw = ds_renderer_primitive(renderer) == DS_PRIMITIVE_POINTS ? "points"
-                       : ds_renderer_draw_form(renderer) == DS_DRAW_PULL   ? "pull"
-                                                                           : "indexed";
-    const run_setup setup = {.gpu = ds_renderer_gpu_name(renderer), .label = label, .mesh = &mesh,
-                             .sorted = sorted, .primitive = primitive, .interop = interop,
-                             .draw = draw, .tiles = ds_renderer_tiles(renderer), .opts = opts};
+    static const char *const key_names[DS_TRIANGLE_KEY_COUNT] = {"farthest", "mean", "centroid"};
+    ds_triangle_key key = opts->triangle_key;
+    const run_setup setup = {
+        .gpu = ds_renderer_gpu_name(renderer), .driver = driver, .label = label,
+        .timestamp = timestamp, .camera = camera_line, .mesh = &mesh, .elements = elements,
+        .primitive = primitive, .interop = interop,
+        .draw = points ? "points" : ds_renderer_draw_form(renderer) == DS_DRAW_PULL ? "pull" : "indexed",
+        .key = points ? "vertex" : (unsigned)key < DS_TRIANGLE_KEY_COUNT ? key_names[key] : "unknown",
+        .color = ds_color_mode_name(ds_renderer_color_mode(renderer)),
+        .opacity = ds_opacity_mode_name(ds_renderer_opacity_mode(renderer)),
+        .up = ds_up_axis_name(opts->up), .sorting = sorting, .shuffle = sorting && opts->shuffle,
+        .key_bits = opts->key_bits ? opts->key_bits : 32, .cull = ds_renderer_culling(renderer),
+        .tiles = sorting && ds_renderer_tiles(renderer), .msaa = ds_renderer_msaa(renderer),
+        .alpha = opts->alpha, .point_size = points ? ds_renderer_point_size(renderer) : 0.0f,
+        .width = opts->width, .height = opts->height};
     print_table(runs, run_count, &setup);
-    if (opts->csv_path && (status = write_csv(opts->csv_path, runs, run_count, &setup)))
-        goto done;
-    if (opts->json_path && (status = write_json(opts->json_path, runs, run_count, &setup)))
-        goto done;
+    if (verify)
+        printf("verify: %zu frames OK\n", verified);
+    if (csv) {
+        status = write_csv(csv, opts->csv_path, runs, run_count, &setup);
+        csv = NULL; /* closed */
+        if (status)
+            goto done;
+    }
+    if (json) {
+        status = write_json(json, opts->json_path, runs, run_count, &setup);
+        json = NULL;
+        if (status)
+            goto done;
+    }
     if (opts->screenshot_path) {
         pixels = malloc((size_t)opts->width * (size_t)opts->height * 4);
         if (!pixels) {
@@ -366,6 +551,10 @@ int ds_headless_run(const ds_options *opts)
 done:
     if (status == DS_ERR_INVALID_ARG && exit_code)
         exit_code = 2;
+    if (csv)
+        fclose(csv);
+    if (json)
+        fclose(json);
     for (int r = 0; r < DS_SORT_ALGO_COUNT; r++)
         free(runs[r].frames);
     free(scratch);

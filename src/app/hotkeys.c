@@ -20,8 +20,17 @@ static const char *const other_keys[][2] = {
     {"T", "screen tiles on/off (same image)"},
     {"+ / -", "alpha up / down  (also = and keypad)"},
     {"B", "background dark / light"},
-    {"C", "screenshot (PNG, path printed)"},
-    {"O", "overlay on/off"},
+    {"M", "colour: normal, tint, height, file"},
+    {"G", "opacity: constant / view (glass)"},
+    {"[ / ]", "point size down / up"},
+    {"A", "anti-aliasing: 1, 2, 4, 8 samples"},
+    {"Y", "up axis: +y +z +x -y -z -x (rebuilds)"},
+    {"F1 F2 F3", "view from front / side / top"},
+    {"L", "print the view as --camera (and write"},
+    {"", "it to --camera-file)"},
+    {"R", "reload the model from disk"},
+    {"C / F12", "screenshot (PNG, path printed)"},
+    {"O", "overlay: full, compact, off"},
     {"H", "help panel on/off"},
     {"F", "frame the model to fit"},
     {"F11", "fullscreen"},
@@ -29,6 +38,7 @@ static const char *const other_keys[][2] = {
     {"Esc", "quit"},
     {"Mouse", "left-drag orbit, right/middle-drag pan,"},
     {"", "wheel zoom"},
+    {"Drop", "a PLY or OBJ file on the window opens it"},
 };
 
 int ds_hotkey_glfw_key(char hotkey)

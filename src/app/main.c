@@ -11,45 +11,12 @@
 #include "setup.h"
 #include "viewer.h"
 
-/* Enough of a PLY header to reach its "format" line, which comes second. */
-#define FORMAT_PROBE_BYTES 4096
-
-/* Names a loaded file's format from its first bytes, as --info reports it:
- * ply-ascii, ply-binary-le, ply-binary-be, or obj (the loader accepted it,
- * so anything not PLY is OBJ). */
-static const char *file_format(const char *path)
-{
-    char head[FORMAT_PROBE_BYTES + 1];
-    FILE *file = fopen(path, "rb");
-    if (!file)
-        return "unknown";
-    size_t length = fread(head, 1, FORMAT_PROBE_BYTES, file);
-    fclose(file);
-    head[length] = '\0';
-    if (length < 3 || memcmp(head, "ply", 3))
-        return "obj";
-    for (const char *line = head; line; line = strchr(line, '\n')) {
-        while (*line == '\n' || *line == '\r')
-            line++;
-        if (!strncmp(line, "format", 6) && (line[6] == ' ' || line[6] == '\t')) {
-            const char *kind = line + 6 + strspn(line + 6, " \t");
-            if (!strncmp(kind, "binary_little_endian", 20))
-                return "ply-binary-le";
-            if (!strncmp(kind, "binary_big_endian", 17))
-                return "ply-binary-be";
-            return "ply-ascii";
-        }
-        if (!strncmp(line, "end_header", 10))
-            break;
-    }
-    return "ply";
-}
-
-/* What --info calls the input's format: the file's, or "scene:NAME". */
-static void input_format(const ds_options *opts, char *dest, size_t capacity)
+/* What --info calls the input's format: the one the loader parsed
+ * (mesh.h lists them), or "scene:NAME". */
+static void input_format(const ds_options *opts, const ds_mesh *mesh, char *dest, size_t capacity)
 {
     if (opts->model_path) {
-        snprintf(dest, capacity, "%s", file_format(opts->model_path));
+        snprintf(dest, capacity, "%s", mesh->format ? mesh->format : "unknown");
         return;
     }
     char name[64];
@@ -69,7 +36,7 @@ static int print_info(const ds_options *opts)
     double elapsed = ds_now_ms() - start;
     if (status != DS_OK)
         return 1; /* the one error line is already on stderr */
-    input_format(opts, format, sizeof format);
+    input_format(opts, &mesh, format, sizeof format);
     printf("vertices=%zu triangles=%zu format=%s bounds=%.9g,%.9g,%.9g,%.9g,%.9g,%.9g load_ms=%.3f\n",
            mesh.vertex_count, mesh.triangle_count, format, (double)mesh.bounds_min[0],
            (double)mesh.bounds_min[1], (double)mesh.bounds_min[2], (double)mesh.bounds_max[0],
@@ -88,6 +55,13 @@ int main(int argc, char **argv)
         return 0;
     if (opts.info)
         return print_info(&opts);
+    if (!opts.headless && !ds_viewer_display_available() && opts.script_path) {
+        /* A script is keys for the viewer's window: without a display it
+         * would silently time the headless orbit instead. */
+        ds_fail(DS_ERR_INVALID_ARG, "--script %s: needs a display (DISPLAY or WAYLAND_DISPLAY); "
+                "none is set", opts.script_path);
+        return 2;
+    }
     if (opts.headless || !ds_viewer_display_available())
         return ds_headless_run(&opts);
     return ds_viewer_run(&opts);

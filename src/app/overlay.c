@@ -247,20 +247,6 @@ float ds_overlay_text_width(const char *text, float scale)
     return widest;
 }
 
-void ds_overlay_fit_text(char *text, float scale, float max_width)
-{
-    size_t length = strlen(text);
-    if (ds_overlay_text_width(text, scale) <= max_width)
-        return;
-    /* Cut at n and append ".."; n <= length - 2 keeps it within the string. */
-    for (size_t n = length >= 2 ? length - 2 : 0; n > 0; n--) {
-        memcpy(text + n, "..", 3);
-        if (ds_overlay_text_width(text, scale) <= max_width)
-            return;
-    }
-    text[0] = '\0';
-}
-
 void ds_overlay_draw(ds_overlay *overlay)
 {
     if (overlay->quad_count == 0 || overlay->width <= 0 || overlay->height <= 0)

@@ -34,7 +34,6 @@ extern "C" {
 #define DS_OVERLAY_MARGIN 6       /* panel inset from the window corner */
 #define DS_OVERLAY_PADDING 4      /* text inset inside the panel */
 #define DS_OVERLAY_LINE_HEIGHT 12 /* stb_easy_font's line pitch */
-#define DS_OVERLAY_PANEL_WIDTH 330 /* the stats panel's width */
 /* Integer scale (crisp glyphs) for a framebuffer height. */
 #define DS_OVERLAY_SCALE(fb_height) ((fb_height) >= 900 ? 2 : 1)
 /* Top pixel row of text line `line` of the stats panel at `scale`. */
@@ -64,10 +63,6 @@ float ds_overlay_text(ds_overlay *overlay, float x, float y, float scale,
 
 /* Width in pixels of the widest line of `text` at `scale`. */
 float ds_overlay_text_width(const char *text, float scale);
-
-/* Cuts `text` (in place) so that it is at most max_width pixels wide at
- * `scale`, ending in ".." when cut. */
-void ds_overlay_fit_text(char *text, float scale, float max_width);
 
 /* Uploads the batch and draws it over the current draw framebuffer with
  * alpha blending, depth test and culling off. Leaves the program, vertex

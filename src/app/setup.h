@@ -1,10 +1,12 @@
 /* setup.h — what --info, the headless runner and the viewer share between
- * the command line and the renderer: the mesh the options name, and the
- * renderer description the options ask for. One function each, so that the
+ * the command line and the renderer: the mesh the options name, the
+ * renderer description and the starting camera the options ask for, and
+ * the warnings for options a run ignores. One function each, so that the
  * three entry points cannot drift apart. */
 #ifndef DS_SETUP_H
 #define DS_SETUP_H
 
+#include "camera.h"
 #include "cli.h"
 #include "mesh.h"
 #include "renderer.h"
@@ -19,9 +21,13 @@ extern "C" {
 const char *ds_app_scene_spec(const ds_options *opts);
 
 /* Builds the mesh the options ask for: the model file, or the scene of
- * ds_app_scene_spec(), replicated on the --grid. *dest is the caller's to
- * free with ds_mesh_free(). Errors are the loader's or the scene
- * builder's (already logged), or DS_ERR_OUT_OF_MEMORY. */
+ * ds_app_scene_spec(), turned so that --up points to +Y, then replicated
+ * on the --grid. Before the grid allocates anything, the counts it would
+ * make are checked against DS_MESH_MAX_ELEMENTS and (unless opts->info)
+ * ds_renderer_check_fits() for the renderer the options describe. *dest
+ * is the caller's to free with ds_mesh_free(). Errors are the loader's or
+ * the scene builder's (already logged), DS_ERR_TOO_LARGE, or
+ * DS_ERR_OUT_OF_MEMORY. */
 ds_status ds_app_build_mesh(const ds_options *opts, ds_mesh *dest);
 
 /* The sort a run starts with: --sort NAME, or for --sort all (and no
@@ -32,10 +38,31 @@ ds_sort_algo ds_app_first_sort(const char *sort);
 /* Fills *dest, zeroed first, with everything the options say about the
  * renderer for `mesh`: size, first sort, shuffle, primitive (points when
  * the mesh has no triangles), triangle key, interop, alpha, key bits,
- * sorting, culling, tiles and tile size, draw form and --verify. The
- * background is left zero: each runner picks its own. Errors:
- * DS_ERR_INVALID_ARG for an unknown --sort name (logged). */
+ * sorting, culling, tiles and tile size, draw form, --verify, colour mode
+ * and tint, opacity mode, MSAA, point size, and the background when
+ * --background was given (opaque). Without --background it is left zero:
+ * each runner picks its own default (check opts->background_given).
+ * Errors: DS_ERR_INVALID_ARG for an unknown --sort name (logged). */
 ds_status ds_app_renderer_desc(const ds_options *opts, const ds_mesh *mesh, ds_renderer_desc *dest);
+
+/* The view a run starts from. `camera` comes in framed by the caller (its
+ * own pitch, ds_camera_frame()); --camera, or else the first line of
+ * --camera-file when that file exists, replaces its target, distance, yaw,
+ * pitch and field of view, and near/far are set to enclose the mesh.
+ * *from (may be NULL) is set to what the view came from: "--camera", the
+ * camera file's path, or NULL for the caller's framing. Errors:
+ * DS_ERR_PARSE (a malformed line, logged naming the option or the file),
+ * DS_ERR_IO (the camera file exists but cannot be read). */
+ds_status ds_app_start_camera(const ds_options *opts, const ds_mesh *mesh, ds_camera *camera,
+                              const char **from);
+
+/* Logs one warning line for each option that this run ignores, as the
+ * created renderer shows it: --primitive triangles on a point cloud; --key
+ * or --draw in points mode; --point-size with triangles; --shuffle, --key,
+ * --key-bits with --no-sort; --cull on, --tiles on, --tile-pixels,
+ * --draw pull, --color, --tint where the renderer does otherwise. Call once
+ * per run, after ds_renderer_create(). */
+void ds_app_warn_ignored(const ds_options *opts, const ds_mesh *mesh, const ds_renderer *renderer);
 
 #ifdef __cplusplus
 }

@@ -54,6 +54,14 @@
 /* The help panel's key column and line width, in characters. */
 #define HELP_KEY_COLUMN 10
 #define HELP_WIDTH 52
+/* Point size keys multiply or divide the splat diameter by this. */
+#define POINT_SIZE_STEP 1.25f
+/* The first view looks down on the model from 20 degrees above the
+ * horizon (the headless orbit's pitch), so that depth varies over the
+ * image; preset views (F1-F3) are exactly front, side and top. */
+#define VIEW_PITCH 0.35f
+/* Errors (a failed load, an unsupported sample count) stay this long. */
+#define ERROR_MS 12000.0
 /* Scripted drags are fed as this many cursor moves. */
 #define DRAG_STEPS 8
 /* Terminal progress ticks while loading and uploading. */
@@ -62,13 +70,21 @@
 static const float dark_background[4] = {0.07f, 0.07f, 0.09f, 1.0f};
 static const float light_background[4] = {0.93f, 0.93f, 0.91f, 1.0f};
 
-static const uint8_t panel_color[4] = {16, 16, 20, 255};
+/* Translucent, so that the model behind the panels stays visible. */
+static const uint8_t panel_color[4] = {16, 16, 20, 200};
 static const uint8_t text_color[4] = {235, 235, 235, 255};
 static const uint8_t dim_color[4] = {150, 150, 160, 255};
 static const uint8_t warn_color[4] = {255, 190, 90, 255};
 static const uint8_t cpu_bar_color[4] = {110, 110, 125, 255};
-static const uint8_t gpu_mark_color[4] = {90, 220, 120, 255};
-static const uint8_t grid_line_color[4] = {60, 60, 70, 255};
+static const uint8_t gpu_bar_color[4] = {90, 220, 120, 255};
+static const uint8_t grid_line_color[4] = {200, 120, 60, 255};
+
+/* O cycles the stats panel through these. */
+typedef enum overlay_mode { OVERLAY_FULL = 0, OVERLAY_COMPACT, OVERLAY_OFF, OVERLAY_MODE_COUNT } overlay_mode;
+
+/* Y cycles the up axis in this order: the common ones first. */
+static const ds_up_axis up_cycle[DS_UP_COUNT] = {DS_UP_POS_Y, DS_UP_POS_Z, DS_UP_POS_X,
+                                                 DS_UP_NEG_Y, DS_UP_NEG_Z, DS_UP_NEG_X};
 
 static const char *const triangle_key_names[DS_TRIANGLE_KEY_COUNT] = {
     "farthest", "mean", "centroid"};
@@ -80,8 +96,15 @@ typedef struct viewer {
     ds_camera camera;
     float model_center[3];
     float model_radius;
+    int has_colors; /* the model brings its own colours (colour mode file) */
     int fb_width, fb_height;
     int exit_status;
+
+    /* The command line's options; R, Y and a dropped file rebuild the
+     * model from them (opts.model_path points into model_path after a
+     * drop, opts.up follows Y). */
+    ds_options opts;
+    char model_path[DS_SCRIPT_MAX_LINE + 1];
 
     /* Settings the keys change (the renderer holds the same). */
     ds_sort_algo sort;
@@ -90,8 +113,15 @@ typedef struct viewer {
     ds_triangle_key triangle_key;
     int sorting;
     float alpha;
+    ds_color_mode color_mode;
+    ds_opacity_mode opacity;
+    int msaa;
+    int msaa_max; /* the most samples known to work */
+    ds_up_axis up;
     int light_background;
-    int overlay_on;
+    float background[4]; /* --background, then B's dark or light */
+    overlay_mode panel_mode;
+    float panel_right, panel_bottom; /* the stats panel's edges, pixels */
     int help_on;
     int vsync;
     int fullscreen;
@@ -107,7 +137,10 @@ typedef struct viewer {
     int left_down, pan_down;
     double cursor_x, cursor_y;
 
-    /* Timings: the last HISTORY completed frames, and the graph samples. */
+    /* Timings: the last HISTORY completed frames, and the graph samples.
+     * Frames numbered below timings_from were rendered before the latest
+     * change of settings and stay out of the means. */
+    uint64_t frames_rendered, timings_from;
     ds_frame_timings history[HISTORY];
     int history_count, history_next;
     float graph_cpu_ms[GRAPH_SAMPLES];
@@ -119,6 +152,7 @@ typedef struct viewer {
     /* Screenshots and the script. */
     char screenshot_path[DS_SCRIPT_MAX_LINE + 1]; /* "" when none pending */
     int screenshot_counter;
+    int screenshot_scripted; /* the pending one is a script step's */
     ds_script script;
     size_t script_next;
     int script_frames_left;
@@ -254,10 +288,20 @@ static void show_message(viewer *v, const char *fmt, ...)
     v->message_until_ms = ds_now_ms() + MESSAGE_MS;
 }
 
+/* The latest error line (ds_last_error()) after `what: `, kept longer. */
+static void show_error(viewer *v, const char *what)
+{
+    snprintf(v->message, sizeof v->message, "%s: %s", what, ds_last_error());
+    v->message_until_ms = ds_now_ms() + ERROR_MS;
+}
+
+/* After any change of settings: the means restart with the next frame
+ * rendered; frames already in flight report later and are left out. */
 static void reset_timings(viewer *v)
 {
     v->history_count = 0;
     v->history_next = 0;
+    v->timings_from = v->frames_rendered;
 }
 
 /* Selects a sort; on failure keeps the current one and says why on the
@@ -352,6 +396,95 @@ static void next_screenshot_path(viewer *v, char *dest, size_t capacity)
     }
 }
 
+/* reload_model()'s flags. */
+enum { RELOAD_FRAME = 1, RELOAD_NEW_MODEL = 2 };
+static ds_status reload_model(viewer *v, const char *what, int flags);
+
+/* A preset view: yaw and pitch, framed to fit. */
+static void preset_view(viewer *v, float yaw, float pitch)
+{
+    v->camera.yaw = yaw;
+    v->camera.pitch = pitch; /* ds_camera_frame() keeps it off the pole */
+    frame_to_fit(v);
+}
+
+/* Prints the view as the --camera option that restores it, and writes the
+ * bare line to --camera-file when one was given. The view then snaps to
+ * what the line reads back to (a float rounding away), so that a run
+ * started from the line draws the very same image. */
+static void save_camera(viewer *v)
+{
+    char line[DS_CAMERA_LINE_MAX];
+    ds_camera_format(&v->camera, line, sizeof line);
+    if (ds_camera_parse(line, "camera", &v->camera) == DS_OK)
+        ds_camera_enclose(&v->camera, v->model_center, v->model_radius);
+    printf("--camera \"%s\"\n", line);
+    fflush(stdout);
+    if (!v->opts.camera_file) {
+        show_message(v, "camera: printed on stdout");
+        return;
+    }
+    FILE *file = fopen(v->opts.camera_file, "w");
+    int ok = file && fprintf(file, "%s\n", line) > 0;
+    if (file && fclose(file) != 0)
+        ok = 0;
+    if (ok) {
+        show_message(v, "camera: written to %s", v->opts.camera_file);
+    } else {
+        ds_fail(DS_ERR_IO, "%s: cannot write the camera line", v->opts.camera_file);
+        show_error(v, "camera");
+    }
+}
+
+/* M: the next colour mode; file colours only for a model that has them. */
+static void cycle_color_mode(viewer *v)
+{
+    ds_color_mode next = v->color_mode;
+    do
+        next = next + 1 >= DS_COLOR_MODE_COUNT ? DS_COLOR_NORMAL : next + 1;
+    while (next == DS_COLOR_AUTO || (next == DS_COLOR_FILE && !v->has_colors));
+    ds_renderer_set_color_mode(v->renderer, next);
+    v->color_mode = ds_renderer_color_mode(v->renderer);
+}
+
+/* A: 1, 2, 4, 8 samples and back to 1; a count the GL refuses is shown as
+ * an error and the next press starts again from 1. */
+static void cycle_msaa(viewer *v)
+{
+    int next = v->msaa * 2;
+    if (next > 8 || next > v->msaa_max)
+        next = 1;
+    ds_log_set_quiet(1);
+    ds_status status = ds_renderer_set_msaa(v->renderer, next);
+    ds_log_set_quiet(0);
+    if (status != DS_OK) {
+        v->msaa_max = v->msaa;
+        show_error(v, "msaa");
+        return;
+    }
+    v->msaa = ds_renderer_msaa(v->renderer);
+}
+
+/* Y: the next up axis; the model is rebuilt turned, and framed. */
+static void cycle_up(viewer *v)
+{
+    int at = 0;
+    while (at < DS_UP_COUNT && up_cycle[at] != v->up)
+        at++;
+    ds_up_axis previous = v->up;
+    v->up = up_cycle[(at + 1) % DS_UP_COUNT];
+    v->opts.up = v->up;
+    if (reload_model(v, "up", RELOAD_FRAME) != DS_OK) {
+        v->up = previous;
+        v->opts.up = previous;
+    }
+}
+
+static void scale_point_size(viewer *v, float factor)
+{
+    ds_renderer_set_point_size(v->renderer, ds_renderer_point_size(v->renderer) * factor);
+}
+
 /* One key press (or repeat), from GLFW or the script. */
 static void handle_key(viewer *v, int key, int mods)
 {
@@ -387,6 +520,7 @@ static void handle_key(viewer *v, int key, int mods)
     case GLFW_KEY_K:
         v->triangle_key = (ds_triangle_key)((v->triangle_key + 1) % DS_TRIANGLE_KEY_COUNT);
         ds_renderer_set_triangle_key(v->renderer, v->triangle_key);
+        reset_timings(v);
         break;
     case GLFW_KEY_U:
         v->sorting = !v->sorting;
@@ -406,18 +540,59 @@ static void handle_key(viewer *v, int key, int mods)
         float alpha = roundf((v->alpha + step) / ALPHA_STEP) * ALPHA_STEP;
         v->alpha = fminf(1.0f, fmaxf(ALPHA_MIN, alpha));
         ds_renderer_set_alpha(v->renderer, v->alpha);
+        reset_timings(v);
         break;
     }
     case GLFW_KEY_B:
         v->light_background = !v->light_background;
-        ds_renderer_set_background(v->renderer,
-                                   v->light_background ? light_background : dark_background);
+        memcpy(v->background, v->light_background ? light_background : dark_background,
+               sizeof v->background);
+        ds_renderer_set_background(v->renderer, v->background);
+        break;
+    case GLFW_KEY_M:
+        cycle_color_mode(v);
+        reset_timings(v);
+        break;
+    case GLFW_KEY_G:
+        ds_renderer_set_opacity_mode(v->renderer, v->opacity == DS_OPACITY_CONSTANT
+                                                      ? DS_OPACITY_VIEW
+                                                      : DS_OPACITY_CONSTANT);
+        v->opacity = ds_renderer_opacity_mode(v->renderer);
+        reset_timings(v);
+        break;
+    case GLFW_KEY_LEFT_BRACKET:
+    case GLFW_KEY_RIGHT_BRACKET:
+        scale_point_size(v, key == GLFW_KEY_RIGHT_BRACKET ? POINT_SIZE_STEP : 1.0f / POINT_SIZE_STEP);
+        reset_timings(v);
+        break;
+    case GLFW_KEY_A:
+        cycle_msaa(v);
+        reset_timings(v);
+        break;
+    case GLFW_KEY_Y:
+        cycle_up(v);
+        break;
+    case GLFW_KEY_F1:
+        preset_view(v, 0.0f, 0.0f); /* front: looking down -Z */
+        break;
+    case GLFW_KEY_F2:
+        preset_view(v, 0.5f * (float)M_PI, 0.0f); /* side: from +X */
+        break;
+    case GLFW_KEY_F3:
+        preset_view(v, 0.0f, 0.5f * (float)M_PI); /* top: from +Y */
+        break;
+    case GLFW_KEY_L:
+        save_camera(v);
+        break;
+    case GLFW_KEY_R:
+        reload_model(v, "reload", 0);
         break;
     case GLFW_KEY_C:
+    case GLFW_KEY_F12:
         next_screenshot_path(v, v->screenshot_path, sizeof v->screenshot_path);
         break;
     case GLFW_KEY_O:
-        v->overlay_on = !v->overlay_on;
+        v->panel_mode = (overlay_mode)((v->panel_mode + 1) % OVERLAY_MODE_COUNT);
         break;
     case GLFW_KEY_H:
         v->help_on = !v->help_on;
@@ -483,8 +658,26 @@ static void handle_resize(viewer *v, int width, int height)
     if (width <= 0 || height <= 0)
         return; /* minimised: nothing is drawn until it comes back */
     if (ds_renderer_resize(v->renderer, width, height) != DS_OK)
-        show_message(v, "resize: %s", ds_last_error());
+        show_error(v, "resize");
     v->camera.aspect = (float)width / (float)height;
+    reset_timings(v);
+}
+
+/* A file dropped on the window: loaded as R reloads, framed; a failed load
+ * keeps the current model. */
+static void handle_drop(viewer *v, const char *path)
+{
+    char previous[sizeof v->model_path];
+    const char *previous_path = v->opts.model_path;
+    snprintf(previous, sizeof previous, "%s", v->model_path);
+    snprintf(v->model_path, sizeof v->model_path, "%s", path);
+    v->opts.model_path = v->model_path;
+    if (reload_model(v, "open", RELOAD_FRAME | RELOAD_NEW_MODEL) == DS_OK) {
+        v->opts.point_size = 0.0f; /* the option was for the first model */
+        return;
+    }
+    memcpy(v->model_path, previous, sizeof previous);
+    v->opts.model_path = previous_path;
 }
 
 /* ---- GLFW callbacks: unpack and hand over ------------------------------- */
@@ -518,6 +711,16 @@ static void on_scroll(GLFWwindow *window, double dx, double dy)
 static void on_framebuffer_size(GLFWwindow *window, int width, int height)
 {
     handle_resize(glfwGetWindowUserPointer(window), width, height);
+}
+
+static void on_drop(GLFWwindow *window, int count, const char **paths)
+{
+    viewer *v = glfwGetWindowUserPointer(window);
+    if (count <= 0)
+        return;
+    handle_drop(v, paths[0]);
+    if (count > 1)
+        show_message(v, "%d files dropped: opened the first", count);
 }
 
 static void on_glfw_error(int code, const char *description)
@@ -557,7 +760,11 @@ static void run_script(viewer *v)
             break;
         case DS_SCRIPT_SCREENSHOT:
             snprintf(v->screenshot_path, sizeof v->screenshot_path, "%s", step->path);
+            v->screenshot_scripted = 1;
             v->script_frames_left = 1; /* taken at the end of the next frame */
+            break;
+        case DS_SCRIPT_DROP:
+            handle_drop(v, step->path);
             break;
         case DS_SCRIPT_QUIT:
             glfwSetWindowShouldClose(v->window, GLFW_TRUE);
@@ -572,12 +779,14 @@ static void collect_timings(viewer *v)
 {
     ds_frame_timings t;
     while (ds_renderer_next_timings(v->renderer, &t)) {
+        v->graph_gpu_ms[v->graph_gpu_next] = t.frame_ms;
+        v->graph_gpu_next = (v->graph_gpu_next + 1) % GRAPH_SAMPLES;
+        if (t.frame < v->timings_from)
+            continue; /* rendered before the latest change */
         v->history[v->history_next] = t;
         v->history_next = (v->history_next + 1) % HISTORY;
         if (v->history_count < HISTORY)
             v->history_count++;
-        v->graph_gpu_ms[v->graph_gpu_next] = t.frame_ms;
-        v->graph_gpu_next = (v->graph_gpu_next + 1) % GRAPH_SAMPLES;
     }
 }
 
@@ -622,19 +831,100 @@ static void mean_timings(const viewer *v, stage_means *dest)
     }
 }
 
-/* Draws one panel line, cut to the panel's width. */
-static void panel_line(viewer *v, int line, int scale, const uint8_t rgba[4], const char *text)
+/* The stats panel is laid out as lines first, then drawn on a
+ * translucent rectangle sized to its widest line, so no line is cut. */
+#define PANEL_LINES_MAX 20
+/* Stage lines: the name's indent and the value column, at scale 1. */
+#define STAGE_INDENT 8
+#define STAGE_VALUE_COLUMN 70
+/* The frame graph is at least this wide at scale 1. */
+#define GRAPH_MIN_WIDTH 240
+
+typedef struct text_line {
+    char text[200];
+    char value[24]; /* drawn at STAGE_VALUE_COLUMN: the stage times */
+    int indent;
+    const uint8_t *color;
+} text_line;
+
+typedef struct panel {
+    text_line lines[PANEL_LINES_MAX];
+    int count;
+} panel;
+
+static void add_line(panel *p, const uint8_t *color, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static void add_line(panel *p, const uint8_t *color, const char *fmt, ...)
 {
-    char fitted[512];
-    snprintf(fitted, sizeof fitted, "%s", text);
-    ds_overlay_fit_text(fitted, (float)scale,
-                        (float)(scale * (DS_OVERLAY_PANEL_WIDTH - 2 * DS_OVERLAY_PADDING)));
-    ds_overlay_text(v->overlay, (float)(scale * (DS_OVERLAY_MARGIN + DS_OVERLAY_PADDING)),
-                    (float)DS_OVERLAY_LINE_TOP(line, scale), (float)scale, rgba, fitted);
+    if (p->count == PANEL_LINES_MAX)
+        return;
+    text_line *line = &p->lines[p->count++];
+    memset(line, 0, sizeof *line);
+    line->color = color;
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(line->text, sizeof line->text, fmt, args);
+    va_end(args);
+}
+
+static float line_width(const text_line *line, int scale)
+{
+    float width = (float)(scale * line->indent) + ds_overlay_text_width(line->text, (float)scale);
+    if (line->value[0])
+        width = fmaxf(width, (float)(scale * STAGE_VALUE_COLUMN) +
+                                 ds_overlay_text_width(line->value, (float)scale));
+    return width;
+}
+
+/* Draws the lines from the top of the panel; returns the inner width. */
+static float draw_lines(viewer *v, const panel *p, int scale, float min_inner_width,
+                        float extra_height)
+{
+    float inner = min_inner_width;
+    for (int i = 0; i < p->count; i++)
+        inner = fmaxf(inner, line_width(&p->lines[i], scale));
+    float x = (float)(scale * DS_OVERLAY_MARGIN), y = (float)(scale * DS_OVERLAY_MARGIN);
+    float height = (float)(scale * (2 * DS_OVERLAY_PADDING + p->count * DS_OVERLAY_LINE_HEIGHT)) +
+                   extra_height;
+    ds_overlay_rect(v->overlay, x, y, inner + (float)(2 * scale * DS_OVERLAY_PADDING), height,
+                    panel_color);
+    float text_x = x + (float)(scale * DS_OVERLAY_PADDING);
+    for (int i = 0; i < p->count; i++) {
+        const text_line *line = &p->lines[i];
+        float top = (float)DS_OVERLAY_LINE_TOP(i, scale);
+        ds_overlay_text(v->overlay, text_x + (float)(scale * line->indent), top, (float)scale,
+                        line->color, line->text);
+        if (line->value[0])
+            ds_overlay_text(v->overlay, text_x + (float)(scale * STAGE_VALUE_COLUMN), top,
+                            (float)scale, line->color, line->value);
+    }
+    v->panel_right = x + inner + (float)(2 * scale * DS_OVERLAY_PADDING);
+    v->panel_bottom = y + height + (float)(scale * DS_OVERLAY_PADDING);
+    return inner;
+}
+
+/* The graph's legend: a swatch and a label for each colour. */
+static void draw_legend(viewer *v, float x, float y, int scale)
+{
+    static const char *const labels[3] = {"CPU frame interval", "GPU frame time",
+                                          "16.7 ms (60 Hz)"};
+    const uint8_t *colors[3] = {cpu_bar_color, gpu_bar_color, grid_line_color};
+    for (int i = 0; i < 3; i++) {
+        ds_overlay_rect(v->overlay, x, y + (float)(2 * scale), (float)(6 * scale),
+                        (float)(6 * scale), colors[i]);
+        x += (float)(9 * scale);
+        x += ds_overlay_text(v->overlay, x, y, (float)scale, dim_color, labels[i]);
+        x += (float)(8 * scale);
+    }
 }
 
 /* The frame-time graph: CPU frame intervals as grey bars, GPU frame times
- * as green marks, newest on the right. */
+ * as green bars in front of them, newest on the right; the orange line is
+ * 16.7 ms, the label the top of the scale. */
 static void draw_graph(viewer *v, float x, float y, float width, float height, int scale)
 {
     float range = GRAPH_MIN_RANGE_MS;
@@ -645,129 +935,152 @@ static void draw_graph(viewer *v, float x, float y, float width, float height, i
     for (int i = 0; i < GRAPH_SAMPLES; i++)
         range = fmaxf(range, fmaxf(v->graph_cpu_ms[i], v->graph_gpu_ms[i]));
     range = ceilf(range / GRAPH_MIN_RANGE_MS) * GRAPH_MIN_RANGE_MS;
-    /* A line at 16.7 ms (60 Hz). */
-    ds_overlay_rect(v->overlay, x, y + height - height * 16.7f / range, width, (float)scale,
-                    grid_line_color);
     for (int c = 0; c < columns; c++) {
         int age = columns - 1 - c;
         float cpu = v->graph_cpu_ms[(v->graph_cpu_next - 1 - age + 2 * GRAPH_SAMPLES) % GRAPH_SAMPLES];
         float gpu = v->graph_gpu_ms[(v->graph_gpu_next - 1 - age + 2 * GRAPH_SAMPLES) % GRAPH_SAMPLES];
         float bar = fminf(height, height * cpu / range);
-        float mark = fminf(height, height * gpu / range);
+        float gpu_bar = fminf(height, height * gpu / range);
         float cx = x + (float)(c * scale);
         ds_overlay_rect(v->overlay, cx, y + height - bar, (float)scale, bar, cpu_bar_color);
         if (gpu > 0.0f)
-            ds_overlay_rect(v->overlay, cx, y + height - mark - (float)scale, (float)scale,
-                            (float)scale, gpu_mark_color);
+            ds_overlay_rect(v->overlay, cx, y + height - gpu_bar, (float)scale,
+                            fmaxf(gpu_bar, (float)scale), gpu_bar_color);
     }
+    /* The 60 Hz line, over the bars. */
+    ds_overlay_rect(v->overlay, x, y + height - height * 16.7f / range, width, (float)scale,
+                    grid_line_color);
     snprintf(label, sizeof label, "%.0f ms", (double)range);
     ds_overlay_text(v->overlay, x + 2.0f * scale, y + 1.0f * scale, (float)scale, dim_color, label);
 }
 
-/* The stats panel. Its first lines hold only settings (no numbers that
- * change by themselves), so that tests can compare them between frames:
- * line 1 the sort, line 3 the shuffle and primitive state. */
+/* The settings as the state lines show them. */
+static void state_lines(viewer *v, panel *p, const char *unit)
+{
+    char count[32];
+    format_count(ds_renderer_sorted_count(v->renderer), count, sizeof count);
+    add_line(p, text_color, "elements: %s %s | alpha %.2f", count, unit, (double)v->alpha);
+    add_line(p, text_color, "shuffle %s | %s | key %s | %s | tiles %s", v->shuffle ? "ON" : "off",
+             unit, triangle_key_names[v->triangle_key], v->sorting ? "sorted" : "UNSORTED",
+             ds_renderer_tiles(v->renderer) ? "on" : "off");
+    add_line(p, text_color, "color %s | opacity %s | msaa %d | up %s | point %.3g",
+             ds_color_mode_name(v->color_mode), ds_opacity_mode_name(v->opacity), v->msaa,
+             ds_up_axis_name(v->up), (double)ds_renderer_point_size(v->renderer));
+}
+
+/* The stats panel, full or compact. The first lines hold only settings
+ * (no numbers that change by themselves), so that tests can compare them
+ * between frames: full: line 1 the sort, 2-4 the state; compact: line 0
+ * the sort and sorting state. */
 static void draw_stats(viewer *v, int scale)
 {
-    enum { FIRST_STAGE_LINE = 5, STAGE_LINES = 7, TEXT_LINES = 14 };
-    char text[512], count[32];
+    panel p = {.count = 0};
     stage_means m;
-    float panel_x = (float)(scale * DS_OVERLAY_MARGIN);
-    float panel_y = (float)(scale * DS_OVERLAY_MARGIN);
-    float panel_w = (float)(scale * DS_OVERLAY_PANEL_WIDTH);
-    float graph_top = (float)DS_OVERLAY_LINE_TOP(TEXT_LINES, scale);
-    float graph_h = (float)(scale * GRAPH_HEIGHT);
-    int show_message_line = ds_now_ms() < v->message_until_ms;
-    float panel_h = graph_top + graph_h - panel_y +
-                    (float)(scale * (DS_OVERLAY_PADDING + (show_message_line ? DS_OVERLAY_LINE_HEIGHT : 0)));
     const char *unit = v->primitive == DS_PRIMITIVE_POINTS ? "points" : "triangles";
-
-    ds_overlay_rect(v->overlay, panel_x, panel_y, panel_w, panel_h, panel_color);
-
-    snprintf(text, sizeof text, "depthsort  %s  (interop: %s)", ds_renderer_gpu_name(v->renderer),
-             ds_interop_mode_name(ds_renderer_interop(v->renderer)));
-    panel_line(v, 0, scale, text_color, text);
-
     char hotkey = ds_sort_algo_hotkey(v->sort);
-    snprintf(text, sizeof text, "sort: %c %s  %s", hotkey ? hotkey : '-', ds_sort_algo_name(v->sort),
-             v->sort_note);
-    panel_line(v, 1, scale, v->sort_note[0] ? warn_color : text_color, text);
-
-    format_count(ds_renderer_sorted_count(v->renderer), count, sizeof count);
-    snprintf(text, sizeof text, "elements: %s %s | alpha %.2f", count, unit, (double)v->alpha);
-    panel_line(v, 2, scale, text_color, text);
-
-    snprintf(text, sizeof text, "shuffle %s | %s | key %s | %s | tiles %s",
-             v->shuffle ? "ON" : "off", unit, triangle_key_names[v->triangle_key],
-             v->sorting ? "sorted" : "UNSORTED", ds_renderer_tiles(v->renderer) ? "on" : "off");
-    panel_line(v, 3, scale, text_color, text);
-
     mean_timings(v, &m);
-    /* On the CPU path the renderer times the host sort with the host clock. */
-    snprintf(text, sizeof text, "stage times, ms, mean of %d frames (%s)", v->history_count,
-             ds_renderer_interop(v->renderer) == DS_INTEROP_NONE ? "GPU timers; sort: host clock"
-                                                                 : "GPU timers");
-    panel_line(v, 4, scale, dim_color, text);
-    {
-        const char *names[STAGE_LINES] = {"distances", "keys", "shuffle", "sort",
-                                          "scatter", "interop", "draw"};
-        const float values[STAGE_LINES] = {m.distances, m.keys, m.shuffle, m.sort,
-                                           m.scatter, m.interop, m.draw};
-        float value_x = (float)(scale * (DS_OVERLAY_MARGIN + DS_OVERLAY_PADDING + 70));
-        for (int i = 0; i < STAGE_LINES; i++) {
-            float y = (float)DS_OVERLAY_LINE_TOP(FIRST_STAGE_LINE + i, scale);
-            ds_overlay_text(v->overlay, (float)(scale * (DS_OVERLAY_MARGIN + DS_OVERLAY_PADDING + 8)),
-                            y, (float)scale, text_color, names[i]);
-            if (v->history_count > 0)
-                snprintf(text, sizeof text, "%8.3f", (double)values[i]);
-            else
-                snprintf(text, sizeof text, "%8s", "-");
-            ds_overlay_text(v->overlay, value_x, y, (float)scale, text_color, text);
-        }
+
+    if (v->panel_mode == OVERLAY_COMPACT) {
+        add_line(&p, v->sort_note[0] ? warn_color : text_color, "sort: %c %s | %s | %s | color %s",
+                 hotkey ? hotkey : '-', ds_sort_algo_name(v->sort), v->sorting ? "sorted" : "UNSORTED",
+                 v->primitive == DS_PRIMITIVE_POINTS ? "points" : "triangles",
+                 ds_color_mode_name(v->color_mode));
+        if (v->history_count > 0)
+            add_line(&p, text_color, "GPU %.2f ms | %.1f FPS | O: off  H: help", (double)m.frame,
+                     v->cpu_frame_ms_mean > 0.0 ? 1e3 / v->cpu_frame_ms_mean : 0.0);
+        else
+            add_line(&p, text_color, "GPU - | O: off  H: help");
+        draw_lines(v, &p, scale, 0.0f, 0.0f);
+        return;
     }
 
+    add_line(&p, text_color, "depthsort  %s  (interop: %s)", ds_renderer_gpu_name(v->renderer),
+             ds_interop_mode_name(ds_renderer_interop(v->renderer)));
+    add_line(&p, v->sort_note[0] ? warn_color : text_color, "sort: %c %s  %s", hotkey ? hotkey : '-',
+             ds_sort_algo_name(v->sort), v->sort_note);
+    state_lines(v, &p, unit);
+    /* On the CPU path the renderer times the host sort with the host clock. */
+    add_line(&p, dim_color, "stage times, ms, mean of %d frames (%s)", v->history_count,
+             ds_renderer_interop(v->renderer) == DS_INTEROP_NONE ? "GPU timers; sort: host clock"
+                                                                 : "GPU timers");
+    {
+        const char *names[7] = {"distances", "keys", "shuffle", "sort", "scatter", "interop", "draw"};
+        const float values[7] = {m.distances, m.keys, m.shuffle, m.sort, m.scatter, m.interop, m.draw};
+        for (int i = 0; i < 7; i++) {
+            add_line(&p, text_color, "%s", names[i]);
+            text_line *line = &p.lines[p.count - 1];
+            line->indent = STAGE_INDENT;
+            if (v->history_count > 0)
+                snprintf(line->value, sizeof line->value, "%8.3f", (double)values[i]);
+            else
+                snprintf(line->value, sizeof line->value, "%8s", "-");
+        }
+    }
     if (v->history_count > 0)
-        snprintf(text, sizeof text, "frame: GPU %.2f ms | CPU clock %.2f ms = %.1f FPS",
-                 (double)m.frame, v->cpu_frame_ms_mean,
-                 v->cpu_frame_ms_mean > 0.0 ? 1e3 / v->cpu_frame_ms_mean : 0.0);
+        add_line(&p, text_color, "frame: GPU %.2f ms | CPU clock %.2f ms = %.1f FPS", (double)m.frame,
+                 v->cpu_frame_ms_mean, v->cpu_frame_ms_mean > 0.0 ? 1e3 / v->cpu_frame_ms_mean : 0.0);
     else
-        snprintf(text, sizeof text, "frame: GPU - | CPU clock %.2f ms", v->cpu_frame_ms_mean);
-    panel_line(v, FIRST_STAGE_LINE + STAGE_LINES, scale, text_color, text);
+        add_line(&p, text_color, "frame: GPU - | CPU clock %.2f ms", v->cpu_frame_ms_mean);
+    add_line(&p, dim_color, "vsync %s | O: compact  H: help", v->vsync ? "on" : "off");
+    int legend_line = p.count;
+    add_line(&p, dim_color, "%s", ""); /* the legend's row, drawn below */
 
-    snprintf(text, sizeof text, "vsync %s | H help | O hide", v->vsync ? "on" : "off");
-    panel_line(v, FIRST_STAGE_LINE + STAGE_LINES + 1, scale, dim_color, text);
+    float graph_h = (float)(scale * GRAPH_HEIGHT);
+    float inner = draw_lines(v, &p, scale, (float)(scale * GRAPH_MIN_WIDTH),
+                             graph_h + (float)(scale * DS_OVERLAY_PADDING));
+    float x = (float)(scale * (DS_OVERLAY_MARGIN + DS_OVERLAY_PADDING));
+    draw_legend(v, x, (float)DS_OVERLAY_LINE_TOP(legend_line, scale), scale);
+    float graph_top = (float)DS_OVERLAY_LINE_TOP(legend_line + 1, scale);
+    draw_graph(v, x, graph_top, fminf(inner, (float)(scale * GRAPH_SAMPLES)), graph_h, scale);
+}
 
-    draw_graph(v, (float)(scale * (DS_OVERLAY_MARGIN + DS_OVERLAY_PADDING)), graph_top,
-               panel_w - (float)(2 * scale * DS_OVERLAY_PADDING), graph_h, scale);
-
-    if (show_message_line)
-        ds_overlay_text(v->overlay, (float)(scale * (DS_OVERLAY_MARGIN + DS_OVERLAY_PADDING)),
-                        graph_top + graph_h + (float)(scale * DS_OVERLAY_PADDING), (float)scale,
-                        warn_color, v->message);
+/* The transient message line, under the stats panel (or in its place). */
+static void draw_message(viewer *v, int scale)
+{
+    float x = (float)(scale * DS_OVERLAY_MARGIN);
+    float y = v->panel_mode == OVERLAY_OFF ? (float)(scale * DS_OVERLAY_MARGIN) : v->panel_bottom;
+    float width = ds_overlay_text_width(v->message, (float)scale);
+    ds_overlay_rect(v->overlay, x, y, width + (float)(2 * scale * DS_OVERLAY_PADDING),
+                    (float)(scale * (DS_OVERLAY_LINE_HEIGHT + 2 * DS_OVERLAY_PADDING)), panel_color);
+    ds_overlay_text(v->overlay, x + (float)(scale * DS_OVERLAY_PADDING),
+                    y + (float)(scale * DS_OVERLAY_PADDING), (float)scale, warn_color, v->message);
 }
 
 /* The help panel: a title over ds_hotkey_help()'s lines, the same as in
- * --help. */
+ * --help, right of the stats panel. The font is proportional, so each
+ * line's key (its first HELP_KEY_COLUMN characters) and description are
+ * drawn in two columns. */
 static void draw_help(viewer *v, int scale)
 {
     static const char title[] = "Hotkeys";
-    int lines = 1 + v->help_lines;
     float x = (float)(scale * DS_OVERLAY_MARGIN);
     float y = (float)(scale * DS_OVERLAY_MARGIN);
-    float width = 0.0f;
-    if (v->overlay_on)
-        x += (float)(scale * (DS_OVERLAY_PANEL_WIDTH + DS_OVERLAY_MARGIN));
-    width = ds_overlay_text_width(title, (float)scale);
-    for (int i = 0; i < v->help_lines; i++)
-        width = fmaxf(width, ds_overlay_text_width(v->help[i], (float)scale));
-    ds_overlay_rect(v->overlay, x, y, width + (float)(2 * scale * DS_OVERLAY_PADDING),
-                    (float)(scale * (lines * DS_OVERLAY_LINE_HEIGHT + 2 * DS_OVERLAY_PADDING)),
-                    panel_color);
-    for (int i = 0; i < lines; i++)
-        ds_overlay_text(v->overlay, x + (float)(scale * DS_OVERLAY_PADDING),
-                        y + (float)(scale * (DS_OVERLAY_PADDING + i * DS_OVERLAY_LINE_HEIGHT)),
-                        (float)scale, i == 0 ? warn_color : text_color,
-                        i == 0 ? title : v->help[i - 1]);
+    float pad = (float)(scale * DS_OVERLAY_PADDING);
+    float line_height = (float)(scale * DS_OVERLAY_LINE_HEIGHT);
+    float key_width = 0.0f, text_width = 0.0f;
+    char key[HELP_KEY_COLUMN + 1];
+    if (v->panel_mode != OVERLAY_OFF)
+        x = v->panel_right + (float)(scale * DS_OVERLAY_MARGIN);
+    for (int i = 0; i < v->help_lines; i++) {
+        snprintf(key, sizeof key, "%s", v->help[i]);
+        key_width = fmaxf(key_width, ds_overlay_text_width(key, (float)scale));
+        if (strlen(v->help[i]) > HELP_KEY_COLUMN)
+            text_width = fmaxf(text_width, ds_overlay_text_width(v->help[i] + HELP_KEY_COLUMN + 1,
+                                                                 (float)scale));
+    }
+    key_width += (float)(6 * scale);
+    float width = fmaxf(ds_overlay_text_width(title, (float)scale), key_width + text_width);
+    ds_overlay_rect(v->overlay, x, y, width + 2.0f * pad,
+                    (float)(1 + v->help_lines) * line_height + 2.0f * pad, panel_color);
+    ds_overlay_text(v->overlay, x + pad, y + pad, (float)scale, warn_color, title);
+    for (int i = 0; i < v->help_lines; i++) {
+        float top = y + pad + (float)(i + 1) * line_height;
+        snprintf(key, sizeof key, "%s", v->help[i]);
+        ds_overlay_text(v->overlay, x + pad, top, (float)scale, text_color, key);
+        if (strlen(v->help[i]) > HELP_KEY_COLUMN)
+            ds_overlay_text(v->overlay, x + pad + key_width, top, (float)scale, text_color,
+                            v->help[i] + HELP_KEY_COLUMN + 1);
+    }
 }
 
 /* ---- frames ------------------------------------------------------------- */
@@ -796,7 +1109,8 @@ static void save_screenshot(viewer *v)
         if (ds_write_png(v->screenshot_path, v->fb_width, v->fb_height, flipped) == DS_OK) {
             printf("screenshot: %s\n", v->screenshot_path);
             fflush(stdout);
-            show_message(v, "screenshot: %s", v->screenshot_path);
+            if (!v->screenshot_scripted) /* a script's shots stay clean */
+                show_message(v, "screenshot: %s", v->screenshot_path);
         } else {
             show_message(v, "screenshot failed: %s", ds_last_error());
         }
@@ -804,6 +1118,7 @@ static void save_screenshot(viewer *v)
     free(pixels);
     free(flipped);
     v->screenshot_path[0] = '\0';
+    v->screenshot_scripted = 0;
 }
 
 /* Renders, overlays, saves a pending screenshot and swaps. Returns DS_OK or
@@ -813,12 +1128,19 @@ static ds_status render_frame(viewer *v)
     ds_status status = ds_renderer_frame(v->renderer, &v->camera, 0);
     if (status != DS_OK)
         return status;
+    v->frames_rendered++;
     collect_timings(v);
-    if (v->overlay_on || v->help_on) {
+    int show_message_line = ds_now_ms() < v->message_until_ms;
+    if (v->panel_mode != OVERLAY_OFF || v->help_on || show_message_line) {
         int scale = DS_OVERLAY_SCALE(v->fb_height);
+        /* Over the window's picture: with MSAA the renderer drew into its
+         * own framebuffer and resolved into the window. */
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
         ds_overlay_begin(v->overlay, v->fb_width, v->fb_height);
-        if (v->overlay_on)
+        if (v->panel_mode != OVERLAY_OFF)
             draw_stats(v, scale);
+        if (show_message_line)
+            draw_message(v, scale);
         if (v->help_on)
             draw_help(v, scale);
         ds_overlay_draw(v->overlay);
@@ -869,40 +1191,156 @@ static ds_status open_window(viewer *v, const ds_options *opts, const char *titl
     glfwSetCursorPosCallback(v->window, on_cursor);
     glfwSetScrollCallback(v->window, on_scroll);
     glfwSetFramebufferSizeCallback(v->window, on_framebuffer_size);
+    glfwSetDropCallback(v->window, on_drop);
     glfwGetFramebufferSize(v->window, &v->fb_width, &v->fb_height);
     return DS_OK;
 }
 
-/* Creates the renderer for `mesh` as the options ask, at the window's
- * framebuffer size, then reads back what the renderer chose (the cpu sort
- * on the CPU path, points for a mesh without triangles). */
-static ds_status create_renderer(viewer *v, const ds_options *opts, const ds_mesh *mesh)
+/* The options with the viewer's current settings, for re-creating the
+ * renderer on a reload: what the keys changed carries over, except the
+ * colour mode and point size for another model (flags RELOAD_NEW_MODEL),
+ * which start again from the command line's. */
+static void current_options(const viewer *v, int flags, ds_options *dest)
+{
+    *dest = v->opts;
+    dest->sort = ds_sort_algo_name(v->sort);
+    dest->shuffle = v->shuffle;
+    dest->primitive = v->primitive;
+    dest->triangle_key = v->triangle_key;
+    dest->no_sort = !v->sorting;
+    dest->alpha = v->alpha;
+    dest->color_mode = v->color_mode;
+    dest->opacity = v->opacity;
+    dest->msaa = v->msaa;
+    dest->tiles = ds_renderer_tiles(v->renderer) ? DS_TILES_ON : DS_TILES_OFF;
+    dest->point_size = ds_renderer_point_size(v->renderer);
+    if (flags & RELOAD_NEW_MODEL) {
+        dest->color_mode = v->opts.color_mode;
+        dest->point_size = v->opts.point_size;
+    }
+}
+
+/* Builds the mesh that `opts` names, with a progress line on the terminal.
+ * *dest is the caller's to free. */
+static ds_status build_mesh(const ds_options *opts, ds_mesh *dest)
+{
+    progress phase;
+    char phase_name[DS_SCRIPT_MAX_LINE + 64], result[160], vertices[32], triangles[32];
+    const char *input = opts->model_path ? opts->model_path : ds_app_scene_spec(opts);
+    snprintf(phase_name, sizeof phase_name, "%s %s", opts->model_path ? "loading" : "building", input);
+    progress_begin(&phase, phase_name);
+    ds_status status = ds_app_build_mesh(opts, dest);
+    if (status != DS_OK) {
+        progress_end(&phase, "failed");
+        return status;
+    }
+    format_count(dest->vertex_count, vertices, sizeof vertices);
+    format_count(dest->triangle_count, triangles, sizeof triangles);
+    snprintf(result, sizeof result, "%s vertices, %s triangles", vertices, triangles);
+    progress_end(&phase, result);
+    return DS_OK;
+}
+
+/* Creates a renderer for `mesh` as `opts` ask, at the window's framebuffer
+ * size, and makes it the viewer's (destroying the one before only once the
+ * new one works); then reads back what the renderer chose (the cpu sort on
+ * the CPU path, points for a mesh without triangles, the colour mode). */
+static ds_status install_mesh(viewer *v, const ds_options *opts, const ds_mesh *mesh)
 {
     ds_renderer_desc desc;
+    ds_renderer *renderer = NULL;
+    progress phase;
+    char result[160];
     ds_status status = ds_app_renderer_desc(opts, mesh, &desc);
     if (status != DS_OK)
         return status;
     desc.width = v->fb_width > 0 ? v->fb_width : 1;
     desc.height = v->fb_height > 0 ? v->fb_height : 1;
     desc.verify = 0; /* the viewer never checks a frame's order */
-    memcpy(desc.background, dark_background, sizeof desc.background);
-    status = ds_renderer_create(&desc, &v->renderer);
-    if (status != DS_OK)
+    progress_begin(&phase, "uploading to the GPU");
+    status = ds_renderer_create(&desc, &renderer);
+    if (status != DS_OK) {
+        /* Device memory runs out as a CUDA or GL error; say what it means. */
+        if (status == DS_ERR_CUDA || status == DS_ERR_GL || status == DS_ERR_OUT_OF_MEMORY)
+            snprintf(result, sizeof result,
+                     "failed (%s): the model may not fit in GPU memory", ds_status_str(status));
+        else
+            snprintf(result, sizeof result, "failed (%s)", ds_status_str(status));
+        progress_end(&phase, result);
         return status;
-    v->sort = ds_renderer_sort(v->renderer);
-    v->primitive = ds_renderer_primitive(v->renderer);
+    }
+    progress_end(&phase, ds_renderer_gpu_name(renderer));
+    ds_renderer_destroy(v->renderer);
+    v->renderer = renderer;
+    ds_renderer_set_background(renderer, v->background);
+    v->sort = ds_renderer_sort(renderer);
+    v->primitive = ds_renderer_primitive(renderer);
+    v->color_mode = ds_renderer_color_mode(renderer);
+    v->opacity = ds_renderer_opacity_mode(renderer);
+    v->msaa = ds_renderer_msaa(renderer);
+    v->has_colors = mesh->has_colors;
+    memcpy(v->model_center, mesh->center, sizeof v->model_center);
+    v->model_radius = mesh->radius;
+    /* Timings restart with the new renderer's frame numbers. */
+    v->frames_rendered = 0;
+    reset_timings(v);
+    return DS_OK;
+}
+
+static void set_title(viewer *v)
+{
+    char title[DS_SCRIPT_MAX_LINE + 32];
+    const char *input = v->opts.model_path ? v->opts.model_path : ds_app_scene_spec(&v->opts);
+    snprintf(title, sizeof title, "depthsort — %s", input);
+    glfwSetWindowTitle(v->window, title);
+}
+
+/* R, Y and a dropped file: the model built again from v->opts with the
+ * current settings; on failure the current model stays and the error shows
+ * in the overlay. RELOAD_FRAME: frame the new model (else the camera
+ * stays). */
+static ds_status reload_model(viewer *v, const char *what, int flags)
+{
+    ds_options opts;
+    ds_mesh mesh = {0};
+    current_options(v, flags, &opts);
+    ds_status status = build_mesh(&opts, &mesh);
+    if (status == DS_OK)
+        status = install_mesh(v, &opts, &mesh);
+    ds_mesh_free(&mesh);
+    if (status != DS_OK) {
+        show_error(v, what);
+        return status;
+    }
+    set_title(v);
+    if (flags & RELOAD_FRAME)
+        frame_to_fit(v);
+    else
+        ds_camera_enclose(&v->camera, v->model_center, v->model_radius);
     return DS_OK;
 }
 
 static void initial_settings(viewer *v, const ds_options *opts)
 {
+    v->opts = *opts;
+    if (opts->model_path) {
+        snprintf(v->model_path, sizeof v->model_path, "%s", opts->model_path);
+        v->opts.model_path = v->model_path;
+    }
     v->sort = ds_app_first_sort(opts->sort);
     v->shuffle = opts->shuffle;
     v->primitive = opts->primitive;
     v->triangle_key = opts->triangle_key;
     v->sorting = !opts->no_sort;
     v->alpha = opts->alpha > 0.0f ? opts->alpha : 0.35f;
-    v->overlay_on = 1;
+    v->up = opts->up;
+    v->msaa_max = 8;
+    memcpy(v->background, dark_background, sizeof v->background);
+    if (opts->background_given) {
+        memcpy(v->background, opts->background, sizeof opts->background);
+        v->background[3] = 1.0f;
+    }
+    v->panel_mode = OVERLAY_FULL;
     v->vsync = opts->vsync;
     v->help_lines = ds_hotkey_help(HELP_KEY_COLUMN, HELP_WIDTH, v->help, DS_HOTKEY_LINES_MAX);
 }
@@ -924,9 +1362,6 @@ int ds_viewer_run(const ds_options *opts)
     viewer *v;
     ds_mesh mesh = {0};
     ds_status status;
-    progress phase;
-    char title[256], phase_name[300], result[160], vertices[32], triangles[32];
-    const char *input = opts->model_path ? opts->model_path : ds_app_scene_spec(opts);
     int exit_status = 1;
 
     v = calloc(1, sizeof *v);
@@ -938,44 +1373,29 @@ int ds_viewer_run(const ds_options *opts)
     if (opts->script_path && ds_script_load(opts->script_path, &v->script) != DS_OK)
         goto done;
 
-    snprintf(phase_name, sizeof phase_name, "%s %s", opts->model_path ? "loading" : "building", input);
-    progress_begin(&phase, phase_name);
-    status = ds_app_build_mesh(opts, &mesh);
-    if (status != DS_OK) {
-        progress_end(&phase, "failed");
+    /* The model first: a long load shows its progress before a window. */
+    if (build_mesh(&v->opts, &mesh) != DS_OK)
         goto done;
-    }
-    format_count(mesh.vertex_count, vertices, sizeof vertices);
-    format_count(mesh.triangle_count, triangles, sizeof triangles);
-    snprintf(result, sizeof result, "%s vertices, %s triangles", vertices, triangles);
-    progress_end(&phase, result);
-    memcpy(v->model_center, mesh.center, sizeof v->model_center);
-    v->model_radius = mesh.radius;
-
-    snprintf(title, sizeof title, "depthsort — %s", input);
-    if (open_window(v, opts, title) != DS_OK)
+    if (open_window(v, &v->opts, "depthsort") != DS_OK)
         goto done;
+    set_title(v);
     apply_vsync(v);
-
-    progress_begin(&phase, "uploading to the GPU");
-    status = create_renderer(v, opts, &mesh);
-    if (status != DS_OK) {
-        /* Device memory runs out as a CUDA or GL error; say what it means. */
-        if (status == DS_ERR_CUDA || status == DS_ERR_GL || status == DS_ERR_OUT_OF_MEMORY)
-            snprintf(result, sizeof result,
-                     "failed (%s): the model may not fit in GPU memory", ds_status_str(status));
-        else
-            snprintf(result, sizeof result, "failed (%s)", ds_status_str(status));
-        progress_end(&phase, result);
-        goto done;
+    status = install_mesh(v, &v->opts, &mesh);
+    if (status == DS_OK) {
+        ds_app_warn_ignored(&v->opts, &mesh, v->renderer);
+        /* The first view: 20 degrees above the horizon, framed, unless
+         * --camera or --camera-file name one. */
+        v->camera.pitch = VIEW_PITCH;
+        frame_to_fit(v);
+        status = ds_app_start_camera(&v->opts, &mesh, &v->camera, NULL);
     }
-    progress_end(&phase, ds_renderer_gpu_name(v->renderer));
     ds_mesh_free(&mesh); /* the renderer holds its own copy */
+    if (status != DS_OK)
+        goto done;
 
     status = ds_overlay_create(&v->overlay);
     if (status != DS_OK)
         goto done;
-    frame_to_fit(v);
     v->last_swap_ms = ds_now_ms();
 
     exit_status = 0;

@@ -36,6 +36,10 @@ static const named_key named_keys[] = {
     {"MINUS", GLFW_KEY_MINUS, 0},
     {"=", GLFW_KEY_EQUAL, 0},
     {"EQUAL", GLFW_KEY_EQUAL, 0},
+    {"[", GLFW_KEY_LEFT_BRACKET, 0},
+    {"LEFT_BRACKET", GLFW_KEY_LEFT_BRACKET, 0},
+    {"]", GLFW_KEY_RIGHT_BRACKET, 0},
+    {"RIGHT_BRACKET", GLFW_KEY_RIGHT_BRACKET, 0},
     {"KP_ADD", GLFW_KEY_KP_ADD, 0},
     {"KP_SUBTRACT", GLFW_KEY_KP_SUBTRACT, 0},
 };
@@ -189,14 +193,15 @@ static ds_status parse_step(char **words, int word_count, const char *name,
         step->op = DS_SCRIPT_SCROLL;
         return DS_OK;
     }
-    if (strcasecmp(op, "screenshot") == 0) {
+    if (strcasecmp(op, "screenshot") == 0 || strcasecmp(op, "drop") == 0) {
+        int drop = strcasecmp(op, "drop") == 0;
         if (args != 1)
-            return ds_fail(DS_ERR_PARSE, "%s: line %d: \"screenshot\" takes one path (no blanks)",
-                           name, line);
+            return ds_fail(DS_ERR_PARSE, "%s: line %d: \"%s\" takes one path (no blanks)", name,
+                           line, drop ? "drop" : "screenshot");
         step->path = strdup(words[1]);
         if (!step->path)
             return ds_fail(DS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
-        step->op = DS_SCRIPT_SCREENSHOT;
+        step->op = drop ? DS_SCRIPT_DROP : DS_SCRIPT_SCREENSHOT;
         return DS_OK;
     }
     if (strcasecmp(op, "quit") == 0) {
@@ -206,7 +211,7 @@ static ds_status parse_step(char **words, int word_count, const char *name,
         return DS_OK;
     }
     return ds_fail(DS_ERR_PARSE,
-                   "%s: line %d: unknown command \"%s\" (frames, key, drag, scroll, screenshot, quit)",
+                   "%s: line %d: unknown command \"%s\" (frames, key, drag, scroll, screenshot, drop, quit)",
                    name, line, op);
 }
 

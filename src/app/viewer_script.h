@@ -7,13 +7,14 @@
  *
  *   frames N              render N frames (N >= 1)
  *   key NAME              press and release a key, NAME being a letter, a
- *                         digit, + - = , TAB, ESC, SPACE, ENTER, F1..F12,
- *                         KP_ADD, KP_SUBTRACT, with optional prefixes
+ *                         digit, + - = [ ] , TAB, ESC, SPACE, ENTER,
+ *                         F1..F12, KP_ADD, KP_SUBTRACT, with optional prefixes
  *                         shift+ / ctrl+ / alt+ ("key shift+TAB"); "+" is
  *                         shift+= as on a US keyboard
  *   drag BUTTON DX DY     drag with left|right|middle by DX, DY pixels
  *   scroll DY             turn the wheel by DY notches (positive: away)
  *   screenshot PATH       write the next frame, overlay included, as PNG
+ *   drop PATH             drop a file on the window (opens a PLY or OBJ)
  *   quit                  close the window (the exit status is 0)
  *
  * The viewer runs the steps in order between frames and feeds keys and
@@ -43,6 +44,7 @@ typedef enum ds_script_op {
     DS_SCRIPT_DRAG,       /* button, dx, dy */
     DS_SCRIPT_SCROLL,     /* dy */
     DS_SCRIPT_SCREENSHOT, /* path */
+    DS_SCRIPT_DROP,       /* path */
     DS_SCRIPT_QUIT
 } ds_script_op;
 
@@ -54,7 +56,7 @@ typedef struct ds_script_step {
     int mods;     /* GLFW_MOD_* bits */
     int button;   /* GLFW_MOUSE_BUTTON_* */
     float dx, dy; /* drag pixels, or scroll notches in dy */
-    char *path;   /* screenshot; owned by the script */
+    char *path;   /* screenshot or drop; owned by the script */
 } ds_script_step;
 
 typedef struct ds_script {

@@ -5,7 +5,8 @@
  * product (twice its area times its unit normal) to its three vertices, so
  * large faces dominate and degenerate (zero-area) faces add nothing. A vertex
  * that ends with no usable direction (isolated, or only in degenerate faces)
- * gets +Y, so every normal is unit length.
+ * gets +Y, so every normal is unit length. Normals that a mesh comes with are
+ * normalised, and zero ones are computed in the same way.
  */
 #include "mesh.h"
 
@@ -114,6 +115,51 @@ static ds_status compute_normals(ds_mesh *mesh)
     return DS_OK;
 }
 
+/* Given normals (a file's, a scene's, a grid's copy) within this distance of
+ * unit squared length are kept bit for bit; float rounding of a normalised
+ * vector stays far inside it. */
+#define UNIT_LENGTH_SQ_TOLERANCE 1e-5
+
+/* Makes given normals unit length, as mesh.h promises: others are scaled;
+ * zero and non-finite ones (every 3D Gaussian-splat PLY writes
+ * nx = ny = nz = 0) are replaced by the area-weighted normal of the faces
+ * around the vertex, or +Y without faces, as compute_normals() gives. */
+static ds_status repair_normals(ds_mesh *mesh)
+{
+    size_t unusable = 0;
+    for (size_t v = 0; v < mesh->vertex_count; v++) {
+        float *n = mesh->normals + 3 * v;
+        /* In double: float components near FLT_MAX must not overflow. */
+        double length_sq = (double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2];
+        if (fabs(length_sq - 1.0) <= UNIT_LENGTH_SQ_TOLERANCE)
+            continue;
+        if (length_sq > MIN_NORMAL_LENGTH_SQ && isfinite(length_sq)) {
+            double inv = 1.0 / sqrt(length_sq);
+            for (int k = 0; k < 3; k++)
+                n[k] = (float)(n[k] * inv);
+        } else if (mesh->triangle_count == 0) {
+            n[0] = 0.0f; /* a point cloud: no faces to ask */
+            n[1] = 1.0f;
+            n[2] = 0.0f;
+        } else {
+            n[0] = n[1] = n[2] = NAN; /* replaced below */
+            unusable++;
+        }
+    }
+    if (unusable == 0)
+        return DS_OK;
+    ds_mesh faces = *mesh; /* the same positions and triangles, no normals */
+    faces.normals = NULL;
+    ds_status status = compute_normals(&faces);
+    if (status != DS_OK)
+        return status;
+    for (size_t v = 0; v < mesh->vertex_count; v++)
+        if (isnan(mesh->normals[3 * v]))
+            memcpy(mesh->normals + 3 * v, faces.normals + 3 * v, 3 * sizeof(float));
+    free(faces.normals);
+    return DS_OK;
+}
+
 static uint8_t unit_to_byte(float x)
 {
     if (!(x > 0.0f))
@@ -176,11 +222,9 @@ static ds_status compute_colors(ds_mesh *mesh)
 ds_status ds_mesh_finish(ds_mesh *mesh)
 {
     ds_mesh_compute_bounds(mesh);
-    if (!mesh->normals) {
-        ds_status status = compute_normals(mesh);
-        if (status != DS_OK)
-            return status;
-    }
+    ds_status status = mesh->normals ? repair_normals(mesh) : compute_normals(mesh);
+    if (status != DS_OK)
+        return status;
     if (!mesh->colors)
         return compute_colors(mesh);
     return DS_OK;
@@ -213,6 +257,8 @@ ds_status ds_mesh_grid(const ds_mesh *src, int nx, int ny, ds_mesh *dest)
         margin = 1.0f; /* a single point or a vertical segment */
     float step_x = extent_x + margin, step_z = extent_z + margin;
 
+    dest->has_colors = src->has_colors;
+    dest->format = src->format;
     dest->vertex_count = cells * nv;
     dest->triangle_count = cells * nt;
     dest->positions = alloc_array(3 * dest->vertex_count, sizeof(float));

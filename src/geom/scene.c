@@ -21,6 +21,9 @@
  * planes  Two interleaved stacks of subdivided quads: layers facing +Z at
  *         known depths, and layers facing +X that an axis-aligned view along
  *         Z sees edge-on — a scene with known translucent layers.
+ *
+ * Every scene's triangles are then put in a fixed pseudo-random block order
+ * (see "draw order" below), so that no view starts out depth-sorted.
  */
 #include "scene.h"
 
@@ -840,6 +843,76 @@ static ds_status build_planes(size_t triangles, ds_mesh *dest)
     return DS_OK;
 }
 
+/* ---- draw order ----------------------------------------------------------- */
+
+/* The generators emit triangles in sweep order (the gyroid slab by slab
+ * along Z, the planes layer by layer from -Z), which is back to front for
+ * the first camera: unsorted blending would then look sorted. Every scene
+ * is therefore handed out with its triangles in a fixed pseudo-random
+ * order of blocks: neighbours within a block stay together (the key pass
+ * still reads vertices coherently, as with a scanned mesh), while the
+ * order across blocks follows no view. Vertices are not moved. */
+#define ORDER_SEED 0xD15EA5E5ull
+/* At most this many triangles per block, and blocks small enough that even
+ * a small scene has this many (a scene of fewer triangles is shuffled
+ * triangle by triangle). */
+#define ORDER_BLOCK_MAX 256
+#define ORDER_MIN_BLOCKS 1024
+
+/* Permutes the full blocks of `block` triangles in place (a Fisher-Yates
+ * permutation applied cycle by cycle with one block of scratch); a partial
+ * last block stays at the end. */
+static ds_status shuffle_triangle_blocks(ds_mesh *mesh, const char *name)
+{
+    size_t block = mesh->triangle_count / ORDER_MIN_BLOCKS;
+    if (block > ORDER_BLOCK_MAX)
+        block = ORDER_BLOCK_MAX;
+    if (block < 1)
+        block = 1;
+    size_t blocks = mesh->triangle_count / block;
+    if (blocks < 2)
+        return DS_OK;
+    size_t bytes = 3 * block * sizeof(uint32_t);
+    size_t *source = malloc(blocks * sizeof *source);
+    uint32_t *scratch = malloc(bytes);
+    if (!source || !scratch) {
+        free(source);
+        free(scratch);
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "scene %s: out of memory for the triangle order", name);
+    }
+    /* source[i]: the block that moves to position i. */
+    uint64_t state = ORDER_SEED;
+    for (size_t i = 0; i < blocks; i++)
+        source[i] = i;
+    for (size_t i = blocks - 1; i > 0; i--) {
+        size_t j = (size_t)(next_random(&state) % (i + 1));
+        size_t t = source[i];
+        source[i] = source[j];
+        source[j] = t;
+    }
+    /* Follow each cycle once; SIZE_MAX marks a placed position. */
+    uint32_t *indices = mesh->indices;
+    for (size_t start = 0; start < blocks; start++) {
+        if (source[start] == SIZE_MAX || source[start] == start)
+            continue;
+        memcpy(scratch, indices + 3 * block * start, bytes);
+        size_t at = start;
+        for (;;) {
+            size_t from = source[at];
+            source[at] = SIZE_MAX;
+            if (from == start) {
+                memcpy(indices + 3 * block * at, scratch, bytes);
+                break;
+            }
+            memcpy(indices + 3 * block * at, indices + 3 * block * from, bytes);
+            at = from;
+        }
+    }
+    free(source);
+    free(scratch);
+    return DS_OK;
+}
+
 /* ---- registry ------------------------------------------------------------- */
 
 typedef struct scene_entry {
@@ -899,7 +972,11 @@ ds_status ds_scene_build(const char *name, size_t triangles, ds_mesh *dest)
     ds_status status = scene->build(triangles, dest);
     if (status != DS_OK)
         return status;
-    status = ds_mesh_finish(dest); /* bounds; normals and colours are set */
+    dest->has_colors = 1; /* every scene colours its vertices */
+    dest->format = "scene";
+    status = shuffle_triangle_blocks(dest, name);
+    if (status == DS_OK)
+        status = ds_mesh_finish(dest); /* bounds; normals and colours are set */
     if (status != DS_OK)
         ds_mesh_free(dest);
     return status;

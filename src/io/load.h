@@ -3,7 +3,14 @@
  * Every loader returns a finished mesh (ds_mesh_finish) or a status after
  * logging one line "<name>: line N: ..." or "<name>: byte N: ..." naming
  * what is wrong. Never reads outside the given bytes, never asserts on input.
- * NaN/Inf coordinates are rejected (DS_ERR_PARSE) with the vertex named.
+ * NaN/Inf coordinates are rejected (DS_ERR_PARSE) with the vertex named, and
+ * so are finite values beyond float's range, with the value named.
+ *
+ * A loaded mesh says what it came from: `format` is "ply-ascii",
+ * "ply-binary-le", "ply-binary-be" or "obj", the encoding the loader
+ * parsed; `has_colors` is 1 when the file gave vertex colours (PLY red
+ * green blue [alpha] of any type, OBJ `v x y z r g b`). File normals come
+ * out unit length, zero ones recomputed from the faces (ds_mesh_finish).
  */
 #ifndef DS_LOAD_H
 #define DS_LOAD_H

@@ -12,7 +12,12 @@
  * file's normals are used only when every face corner names one and every
  * vertex is always paired with the same normal vector (the common case of
  * smooth exports); otherwise they are dropped and ds_mesh_finish()
- * recomputes area-weighted normals. Vertices no face uses get +Y.
+ * recomputes area-weighted normals. ds_mesh_finish() also makes used file
+ * normals unit length and recomputes zero ones; vertices no face uses get +Y.
+ *
+ * Numbers are read as doubles: a finite value beyond float's range (1e39)
+ * is reported as such, apart from NaN and infinity. The mesh's `format` is
+ * "obj"; `has_colors` says whether any `v` line had r g b.
  *
  * Two passes: the first counts v, vn and triangles (a cheap scan of line
  * starts and face tokens), so that the mesh arrays are allocated once at
@@ -119,8 +124,9 @@ static ds_status bad_number(const obj_parser *ps, const char *at, const char *wh
                    token_preview(at, ps->end, preview, sizeof preview), what);
 }
 
-/* Reads up to `max` floats from the rest of the line; *read says how many. */
-static ds_status read_floats(obj_parser *ps, float *dest, int max, int *read)
+/* Reads up to `max` numbers from the rest of the line; *read says how many.
+ * They stay doubles until checked against float's range. */
+static ds_status read_numbers(obj_parser *ps, double *dest, int max, int *read)
 {
     *read = 0;
     for (;;) {
@@ -132,7 +138,7 @@ static ds_status read_floats(obj_parser *ps, float *dest, int max, int *read)
             return ds_fail(DS_ERR_PARSE, "%s: line %zu: unexpected '%s' (too many numbers)",
                            ps->name, ps->line, token_preview(ps->p, ps->end, preview, sizeof preview));
         }
-        const char *after = parse_float(ps->p, ps->end, &dest[*read]);
+        const char *after = parse_double(ps->p, ps->end, &dest[*read]);
         if (!after || !ends_token(after, ps->end))
             return bad_number(ps, ps->p, "number");
         ps->p = after;
@@ -140,21 +146,41 @@ static ds_status read_floats(obj_parser *ps, float *dest, int max, int *read)
     }
 }
 
-static uint8_t unit_color(float value)
+static uint8_t unit_color(double value)
 {
-    if (!(value > 0.0f))
+    if (!(value > 0.0))
         return 0;
-    if (value >= 1.0f)
+    if (value >= 1.0)
         return 255;
-    return (uint8_t)(value * 255.0f + 0.5f);
+    return (uint8_t)(value * 255.0 + 0.5);
+}
+
+/* Checks the three numbers of `what` ("vertex" or "normal") number `number`
+ * (1-based, as OBJ counts), whose values are each a `part` ("coordinate",
+ * "component"), and narrows them into dest: NaN, infinite and finite but
+ * beyond float's range are three different errors. */
+static ds_status narrow_triple(const obj_parser *ps, const double values[3], const char *what,
+                               const char *part, size_t number, float dest[3])
+{
+    static const char *const axes[3] = {"x", "y", "z"};
+    for (int k = 0; k < 3; k++) {
+        if (is_beyond_float(values[k]))
+            return ds_fail(DS_ERR_PARSE, "%s: line %zu: %s %zu %s %s = %.9g is out of float range",
+                           ps->name, ps->line, what, number, part, axes[k], values[k]);
+        if (!isfinite(values[k]))
+            return ds_fail(DS_ERR_PARSE, "%s: line %zu: %s %zu has a NaN or infinite %s", ps->name,
+                           ps->line, what, number, part);
+        dest[k] = (float)values[k];
+    }
+    return DS_OK;
 }
 
 static ds_status parse_vertex(obj_parser *ps)
 {
     ds_mesh *mesh = ps->mesh;
-    float values[6];
+    double values[6];
     int read = 0;
-    ds_status status = read_floats(ps, values, 6, &read);
+    ds_status status = read_numbers(ps, values, 6, &read);
     if (status != DS_OK)
         return status;
     if (read != 3 && read != 4 && read != 6)
@@ -163,10 +189,9 @@ static ds_status parse_vertex(obj_parser *ps)
     size_t v = ps->vertices_defined;
     if (v >= ps->vertex_capacity) /* cannot happen: both passes classify alike */
         return ds_fail(DS_ERR_PARSE, "%s: line %zu: more vertices than counted", ps->name, ps->line);
-    if (!isfinite(values[0]) || !isfinite(values[1]) || !isfinite(values[2]))
-        return ds_fail(DS_ERR_PARSE, "%s: line %zu: vertex %zu has a NaN or infinite coordinate",
-                       ps->name, ps->line, v + 1);
-    memcpy(mesh->positions + 3 * v, values, 3 * sizeof(float));
+    status = narrow_triple(ps, values, "vertex", "coordinate", v + 1, mesh->positions + 3 * v);
+    if (status != DS_OK)
+        return status;
     if (read == 6) {
         if (!mesh->colors) {
             /* First coloured vertex: earlier ones become white. */
@@ -186,21 +211,22 @@ static ds_status parse_vertex(obj_parser *ps)
 
 static ds_status parse_normal(obj_parser *ps)
 {
-    float values[3];
+    double values[3];
     int read = 0;
-    ds_status status = read_floats(ps, values, 3, &read);
+    ds_status status = read_numbers(ps, values, 3, &read);
     if (status != DS_OK)
         return status;
     if (read != 3)
         return ds_fail(DS_ERR_PARSE, "%s: line %zu: 'vn' needs 3 numbers (got %d)", ps->name,
                        ps->line, read);
-    if (!isfinite(values[0]) || !isfinite(values[1]) || !isfinite(values[2]))
-        return ds_fail(DS_ERR_PARSE, "%s: line %zu: normal %zu has a NaN or infinite component",
-                       ps->name, ps->line, ps->normals_defined + 1);
+    float normal[3];
+    status = narrow_triple(ps, values, "normal", "component", ps->normals_defined + 1, normal);
+    if (status != DS_OK)
+        return status;
     if (ps->normals_defined >= ps->normal_capacity)
         return ds_fail(DS_ERR_PARSE, "%s: line %zu: more normals than counted", ps->name, ps->line);
     if (ps->file_normals)
-        memcpy(ps->file_normals + 3 * ps->normals_defined, values, sizeof values);
+        memcpy(ps->file_normals + 3 * ps->normals_defined, normal, sizeof normal);
     ps->normals_defined++;
     return DS_OK;
 }
@@ -339,22 +365,16 @@ static ds_status parse_statements(obj_parser *ps)
     return DS_OK;
 }
 
-/* Normalises the paired file normals; unused vertices get +Y. */
+/* Vertices that no face used (still NaN) get a zero normal, which
+ * ds_mesh_finish() replaces like any zero file normal: with the faces'
+ * area-weighted normal, +Y for a vertex without faces. It also makes the
+ * paired file normals unit length. */
 static void finish_normals(float *normals, size_t count)
 {
     for (size_t v = 0; v < count; v++) {
         float *n = normals + 3 * v;
-        float length_sq = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
-        if (isnan(n[0]) || !(length_sq > 1e-30f) || !isfinite(length_sq)) {
-            n[0] = 0.0f;
-            n[1] = 1.0f;
-            n[2] = 0.0f;
-        } else {
-            float inv = 1.0f / sqrtf(length_sq);
-            n[0] *= inv;
-            n[1] *= inv;
-            n[2] *= inv;
-        }
+        if (isnan(n[0]))
+            n[0] = n[1] = n[2] = 0.0f;
     }
 }
 
@@ -415,6 +435,8 @@ ds_status ds_parse_obj(const void *data, size_t size, const char *name, ds_mesh 
         free(dest->indices);
         dest->indices = NULL;
     }
+    dest->format = "obj";
+    dest->has_colors = dest->colors != NULL;
 
 done:
     free(ps.file_normals);

@@ -5,7 +5,7 @@
  * past `end`, and returns the position just after what it consumed, or NULL
  * when no number starts at p.
  *
- * parse_float is the ASCII hot loop of both loaders, so it avoids strtod in
+ * parse_double is the ASCII hot loop of both loaders, so it avoids strtod in
  * the common case: up to 19 significant digits are gathered into an integer
  * and, when that integer is at most 2^53 and the decimal exponent lies in
  * [-22, 22], one multiplication or division by an exactly representable power
@@ -40,7 +40,8 @@ static inline int is_blank(char c)
 }
 
 /* Narrows a double without undefined behaviour for values beyond float's
- * range: they become infinities, which the loaders reject as non-finite. */
+ * range: they become infinities. The loaders test is_beyond_float() first,
+ * so that a finite 1e300 is reported as out of range, not as infinite. */
 static inline float narrow_to_float(double value)
 {
     if (value > FLT_MAX)
@@ -50,7 +51,13 @@ static inline float narrow_to_float(double value)
     return (float)value;
 }
 
-static inline const char *parse_float_slow(const char *start, const char *end, float *dest)
+/* A finite double that no float can hold (it would narrow to infinity). */
+static inline int is_beyond_float(double value)
+{
+    return (value > FLT_MAX || value < -FLT_MAX) && isfinite(value);
+}
+
+static inline const char *parse_double_slow(const char *start, const char *end, double *dest)
 {
     char copy[PARSE_MAX_NUMBER_CHARS + 1];
     size_t available = (size_t)(end - start);
@@ -65,13 +72,14 @@ static inline const char *parse_float_slow(const char *start, const char *end, f
         return NULL;
     if ((size_t)(stop - copy) == PARSE_MAX_NUMBER_CHARS && available > PARSE_MAX_NUMBER_CHARS)
         return NULL; /* longer than any sane number: refuse rather than cut */
-    *dest = narrow_to_float(value);
+    *dest = value;
     return start + (stop - copy);
 }
 
 /* Parses a decimal floating-point number (optional sign, digits with an
- * optional '.', optional exponent; also inf/nan through strtod). */
-static inline const char *parse_float(const char *p, const char *end, float *dest)
+ * optional '.', optional exponent; also inf/nan through strtod) into the
+ * nearest double. */
+static inline const char *parse_double(const char *p, const char *end, double *dest)
 {
     static const double exact_pow10[23] = {
         1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
@@ -116,7 +124,7 @@ static inline const char *parse_float(const char *p, const char *end, float *des
         }
     }
     if (!seen)
-        return parse_float_slow(start, end, dest); /* "inf", "nan" or nothing */
+        return parse_double_slow(start, end, dest); /* "inf", "nan" or nothing */
     if (p < end && (*p == 'e' || *p == 'E')) {
         const char *q = p + 1;
         int exponent_negative = 0;
@@ -142,10 +150,21 @@ static inline const char *parse_float(const char *p, const char *end, float *des
         value = (double)mantissa;
         value = exponent < 0 ? value / exact_pow10[-exponent] : value * exact_pow10[exponent];
     } else {
-        return parse_float_slow(start, end, dest);
+        return parse_double_slow(start, end, dest);
     }
-    *dest = narrow_to_float(negative ? -value : value);
+    *dest = negative ? -value : value;
     return p;
+}
+
+/* parse_double narrowed to float; values beyond float's range become
+ * infinities (callers that must tell them apart use parse_double). */
+static inline const char *parse_float(const char *p, const char *end, float *dest)
+{
+    double value = 0.0;
+    const char *after = parse_double(p, end, &value);
+    if (after)
+        *dest = narrow_to_float(value);
+    return after;
 }
 
 /* Parses a decimal integer with optional sign. Magnitudes beyond

@@ -12,9 +12,15 @@
  * vertex_index) lists, fan-triangulated; `tristrips` vertex_indices lists,
  * converted to triangles with -1 restarting a strip and degenerate joints
  * dropped. Every other property and element is skipped. Integer colours are
- * taken as 0..255 (clamped), floating-point colours as 0..1.
+ * taken as 0..255 (clamped), floating-point colours as 0..1. Normals are
+ * stored as the file has them; ds_mesh_finish() makes them unit length and
+ * recomputes zero ones (3D Gaussian-splat files write nx = ny = nz = 0).
+ * The mesh's `format` names the encoding ("ply-ascii", "ply-binary-le",
+ * "ply-binary-be") and `has_colors` whether the vertices had a colour group.
  *
- * Safety: element counts are checked against the bytes that follow the
+ * Safety: the first line must be "ply" (checked on the first bytes) and the
+ * header must end within MAX_HEADER_BYTES, so a large file of anything else
+ * fails at once. Element counts are checked against the bytes that follow the
  * header before anything is allocated (each ascii value needs at least two
  * bytes, each binary item its fixed part), so a count of 4294967295 in a
  * tiny file fails at once. Every read is bounds-checked; errors name the
@@ -36,9 +42,12 @@
 #include "parse_util.h"
 
 /* Header limits: generous for real files, small enough that a fuzzed header
- * cannot make the parser allocate much. */
+ * cannot make the parser allocate much, and (MAX_HEADER_BYTES) that a large
+ * file which is not a PLY fails on its first bytes instead of being read to
+ * its end in search of a newline. Real headers take a few hundred bytes. */
 #define MAX_ELEMENTS 64
 #define MAX_PROPERTIES 512
+#define MAX_HEADER_BYTES (64 * 1024)
 
 /* Minimum bytes an ascii value takes: one character and a separator. */
 #define ASCII_MIN_VALUE_BYTES 2
@@ -139,6 +148,12 @@ typedef struct ply_parser {
     ply_header *header;
     ds_mesh *mesh;
     size_t triangle_capacity;
+    /* The last position or normal value that was finite but beyond float's
+     * range; it narrows to infinity, so it is only read when the vertex that
+     * holds it fails its finiteness check. */
+    bool beyond_float;
+    property_role beyond_role;
+    double beyond_value;
 } ply_parser;
 
 /* ---- header --------------------------------------------------------------- */
@@ -265,28 +280,49 @@ static ds_status parse_element_line(ply_parser *ps, const char *s, const char *l
     return DS_OK;
 }
 
+/* The end of the header line that starts at s: its '\n', or NULL when the
+ * file ends first. Never looks past MAX_HEADER_BYTES from the file's start;
+ * *too_long says that the header went on beyond them. */
+static const char *header_line_end(const ply_parser *ps, const char *s, bool *too_long)
+{
+    size_t limit = (size_t)(ps->end - ps->data);
+    if (limit > MAX_HEADER_BYTES)
+        limit = MAX_HEADER_BYTES;
+    const char *stop = ps->data + limit;
+    const char *line_end = s < stop ? memchr(s, '\n', (size_t)(stop - s)) : NULL;
+    *too_long = !line_end && stop < ps->end;
+    return line_end;
+}
+
 /* Reads the header; on success ps->p is the first body byte and ps->line
- * the first body line. */
+ * the first body line. The magic ("ply" then LF or CRLF) is checked on the
+ * first five bytes before anything else, and no header line is looked for
+ * past MAX_HEADER_BYTES, so any input fails or passes the header in time
+ * independent of the file's size. */
 static ds_status parse_header(ply_parser *ps)
 {
     const char *s = ps->data;
     const char *end = ps->end;
+    size_t size = (size_t)(end - s);
     size_t line = 1;
-    bool have_format = false;
-    const char *line_end = memchr(s, '\n', (size_t)(end - s));
-    const char *content_end = line_end ? line_end : end;
-    if (content_end > s && content_end[-1] == '\r')
-        content_end--;
-    if (content_end - s != 3 || memcmp(s, "ply", 3) != 0)
+    bool have_format = false, too_long = false;
+    if (size < 3 || memcmp(s, "ply", 3) != 0 ||
+        (size > 3 && s[3] != '\n' && (s[3] != '\r' || (size > 4 && s[4] != '\n'))))
         return ds_fail(DS_ERR_PARSE, "%s: line 1: not a PLY file (the first line is not \"ply\")",
                        ps->name);
+    const char *line_end = size > 3 && s[3] == '\n' ? s + 3 : size > 4 ? s + 4 : NULL;
+    const char *content_end;
     for (;;) {
         if (!line_end)
             return ds_fail(DS_ERR_PARSE, "%s: line %zu: the file ends inside the header (no end_header line)",
                            ps->name, line);
         s = line_end + 1;
         line++;
-        line_end = memchr(s, '\n', (size_t)(end - s));
+        line_end = header_line_end(ps, s, &too_long);
+        if (too_long)
+            return ds_fail(DS_ERR_PARSE, "%s: line %zu: no end_header within the first %d bytes "
+                                         "(the PLY header is limited to %d KiB)",
+                           ps->name, line, MAX_HEADER_BYTES, MAX_HEADER_BYTES / 1024);
         content_end = line_end ? line_end : end;
         const char *cursor = s;
         const char *word;
@@ -518,19 +554,31 @@ static uint8_t color_byte(double value, scalar_type type)
     return (uint8_t)(value + (is_float_type(type) ? 0.5 : 0.0));
 }
 
-static inline void store_vertex_value(ds_mesh *mesh, size_t v, property_role role, double value,
+/* Remembers a finite value that float cannot hold, for bad_vertex(). */
+static inline float narrow_vertex_value(ply_parser *ps, property_role role, double value)
+{
+    if (is_beyond_float(value)) {
+        ps->beyond_float = true;
+        ps->beyond_role = role;
+        ps->beyond_value = value;
+    }
+    return narrow_to_float(value);
+}
+
+static inline void store_vertex_value(ply_parser *ps, size_t v, property_role role, double value,
                                       scalar_type type)
 {
+    ds_mesh *mesh = ps->mesh;
     switch (role) {
     case ROLE_X:
     case ROLE_Y:
     case ROLE_Z:
-        mesh->positions[3 * v + (size_t)(role - ROLE_X)] = narrow_to_float(value);
+        mesh->positions[3 * v + (size_t)(role - ROLE_X)] = narrow_vertex_value(ps, role, value);
         break;
     case ROLE_NX:
     case ROLE_NY:
     case ROLE_NZ:
-        mesh->normals[3 * v + (size_t)(role - ROLE_NX)] = narrow_to_float(value);
+        mesh->normals[3 * v + (size_t)(role - ROLE_NX)] = narrow_vertex_value(ps, role, value);
         break;
     case ROLE_RED:
     case ROLE_GREEN:
@@ -543,7 +591,8 @@ static inline void store_vertex_value(ds_mesh *mesh, size_t v, property_role rol
     }
 }
 
-/* NaN/Inf positions or normals are rejected with the vertex named. */
+/* NaN/Inf positions or normals are rejected with the vertex named; so are
+ * finite doubles beyond float's range, which narrow to infinities. */
 static inline bool vertex_is_finite(const ds_mesh *mesh, size_t v)
 {
     const float *p = mesh->positions + 3 * v;
@@ -554,6 +603,20 @@ static inline bool vertex_is_finite(const ds_mesh *mesh, size_t v)
         return isfinite(n[0]) && isfinite(n[1]) && isfinite(n[2]);
     }
     return true;
+}
+
+/* The error for vertex v that failed vertex_is_finite(), at `where` `at`
+ * ("line", 12 or "byte", 4096): out of float range when a value was finite
+ * in the file, else NaN or infinite. */
+static ds_status bad_vertex(const ply_parser *ps, uint64_t v, const char *where, size_t at)
+{
+    if (ps->beyond_float)
+        return ds_fail(DS_ERR_PARSE, "%s: %s %zu: vertex %llu %s %s = %.9g is out of float range",
+                       ps->name, where, at, (unsigned long long)v,
+                       ps->beyond_role <= ROLE_Z ? "coordinate" : "normal",
+                       vertex_role_names[ps->beyond_role], ps->beyond_value);
+    return ds_fail(DS_ERR_PARSE, "%s: %s %zu: vertex %llu has a NaN or infinite coordinate", ps->name,
+                   where, at, (unsigned long long)v);
 }
 
 /* Turns a validated index list into triangles. Faces fan from the first
@@ -689,8 +752,9 @@ static ds_status ascii_bad_number(ply_parser *ps, const char *start, scalar_type
                    token_preview(start, ps->end, preview, sizeof preview), type_label[type]);
 }
 
-/* Reads one value of `type` as a double (floats go through parse_float, so
- * float32 values are exactly what a float32 binary file would hold). */
+/* Reads one value of `type` as a double. A float32 value is narrowed here
+ * (when in range), so that it is exactly what a float32 binary file would
+ * hold; a float64 value is kept whole until it is stored. */
 static ds_status ascii_read_value(ply_parser *ps, const ply_element *element, uint64_t item,
                                   scalar_type type, double *dest)
 {
@@ -700,9 +764,9 @@ static ds_status ascii_read_value(ply_parser *ps, const ply_element *element, ui
     const char *start = ps->p;
     const char *after;
     if (is_float_type(type)) {
-        float value = 0.0f;
-        after = parse_float(start, ps->end, &value);
-        *dest = value;
+        double value = 0.0;
+        after = parse_double(start, ps->end, &value);
+        *dest = type == TYPE_FLOAT32 && !is_beyond_float(value) ? (double)narrow_to_float(value) : value;
     } else {
         int64_t value = 0;
         after = parse_int(start, ps->end, &value);
@@ -755,7 +819,7 @@ static ds_status ascii_element(ply_parser *ps, const ply_element *element)
                 } else {
                     status = ascii_read_value(ps, element, item, prop->type, &value);
                     if (status == DS_OK)
-                        store_vertex_value(mesh, (size_t)item, prop->role, value, prop->type);
+                        store_vertex_value(ps, (size_t)item, prop->role, value, prop->type);
                 }
                 continue;
             }
@@ -790,8 +854,7 @@ static ds_status ascii_element(ply_parser *ps, const ply_element *element)
         if (status != DS_OK)
             return status;
         if (element->kind == ELEMENT_VERTEX && !vertex_is_finite(mesh, (size_t)item))
-            return ds_fail(DS_ERR_PARSE, "%s: line %zu: vertex %llu has a NaN or infinite coordinate",
-                           ps->name, ps->line, (unsigned long long)item);
+            return bad_vertex(ps, item, "line", ps->line);
         status = ascii_end_item(ps, element, item);
         if (status != DS_OK)
             return status;
@@ -917,8 +980,7 @@ static ds_status binary_fixed_vertices(ply_parser *ps, const ply_element *elemen
             }
             if (non_finite) {
                 ps->p = item;
-                return ds_fail(DS_ERR_PARSE, "%s: byte %zu: vertex %zu has a NaN or infinite coordinate",
-                               ps->name, byte_offset(ps), v);
+                return bad_vertex(ps, v, "byte", byte_offset(ps));
             }
         }
         ps->p = base + count * stride;
@@ -927,12 +989,11 @@ static ds_status binary_fixed_vertices(ply_parser *ps, const ply_element *elemen
     for (size_t v = 0; v < count; v++) {
         const char *item = base + v * stride;
         for (size_t u = 0; u < used_count; u++)
-            store_vertex_value(mesh, v, used[u].role,
+            store_vertex_value(ps, v, used[u].role,
                                binary_value(item + used[u].offset, used[u].type, swap), used[u].type);
         if (!vertex_is_finite(mesh, v)) {
             ps->p = item;
-            return ds_fail(DS_ERR_PARSE, "%s: byte %zu: vertex %zu has a NaN or infinite coordinate",
-                           ps->name, byte_offset(ps), v);
+            return bad_vertex(ps, v, "byte", byte_offset(ps));
         }
     }
     ps->p = base + count * stride;
@@ -952,7 +1013,7 @@ static ds_status binary_item(ply_parser *ps, const ply_element *element, uint64_
             if ((size_t)(ps->end - ps->p) < size)
                 return binary_truncated(ps, element, item);
             if (prop->role != ROLE_SKIP)
-                store_vertex_value(mesh, (size_t)item, prop->role, binary_value(ps->p, prop->type, swap),
+                store_vertex_value(ps, (size_t)item, prop->role, binary_value(ps->p, prop->type, swap),
                                    prop->type);
             ps->p += size;
             continue;
@@ -992,8 +1053,7 @@ static ds_status binary_item(ply_parser *ps, const ply_element *element, uint64_
         }
     }
     if (element->kind == ELEMENT_VERTEX && !vertex_is_finite(mesh, (size_t)item))
-        return ds_fail(DS_ERR_PARSE, "%s: byte %zu: vertex %llu has a NaN or infinite coordinate",
-                       ps->name, byte_offset(ps), (unsigned long long)item);
+        return bad_vertex(ps, item, "byte", byte_offset(ps));
     return DS_OK;
 }
 
@@ -1119,6 +1179,13 @@ ds_status ds_parse_ply(const void *data, size_t size, const char *name, ds_mesh 
         if (shrunk)
             dest->indices = shrunk;
     }
+    static const char *const format_names[] = {
+        [FORMAT_ASCII] = "ply-ascii",
+        [FORMAT_BINARY_LE] = "ply-binary-le",
+        [FORMAT_BINARY_BE] = "ply-binary-be",
+    };
+    dest->format = format_names[header->format];
+    dest->has_colors = has_colors;
     free(header);
     return DS_OK;
 

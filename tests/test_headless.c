@@ -1,0 +1,661 @@
+/* test_headless.c — the headless runner's output and its checks, run as the
+ * program itself (DS_DEPTHSORT; EGL on Mesa llvmpipe without a GPU):
+ *   - the CSV and the JSON carry every state field, each parsed here and
+ *     compared with what the command line asked for; the printed state
+ *     line and the `verify: N frames OK` line;
+ *   - --no-sort runs are labelled unsorted, and each ignored option warns
+ *     once;
+ *   - a bad --csv, --json or --screenshot path, a model too large for the
+ *     index format and a malformed --camera-file fail at once, with one
+ *     line naming the path, before any frame;
+ *   - --script without a display is an error (exit status 2);
+ *   - --up z stands a Z-long model upright in the image;
+ *   - --camera round-trips: the JSON's start-camera line given back as
+ *     --camera (or in --camera-file) renders the same PNG, byte for byte.
+ * Each run is a few frames of a small model at a small size. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <stb_image.h>
+
+#ifndef DS_DEPTHSORT
+#error "DS_DEPTHSORT must name the depthsort executable"
+#endif
+
+#define MAX_ARGS 48
+/* A failure that checks its input first must come back well within this
+ * (seconds), however large the model and however many the frames. */
+#define FAIL_FAST_SECONDS 1.0
+
+static char work_dir[256];
+
+typedef struct run_result {
+    int exit_status; /* -1: killed by a signal */
+    double seconds;
+    char out[65536];
+    char err[16384];
+} run_result;
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void read_text(const char *path, char *dest, size_t capacity)
+{
+    dest[0] = '\0';
+    FILE *file = fopen(path, "rb");
+    if (!file)
+        return;
+    size_t length = fread(dest, 1, capacity - 1, file);
+    dest[length] = '\0';
+    fclose(file);
+}
+
+/* Runs depthsort in work_dir with `args` (NULL-terminated); no_display
+ * clears DISPLAY and WAYLAND_DISPLAY for it. Result in *dest (static size:
+ * the caller passes one). */
+static void run(const char *const *args, int no_display, run_result *dest)
+{
+    char *argv[MAX_ARGS + 2];
+    int argc = 0;
+    argv[argc++] = (char *)DS_DEPTHSORT;
+    for (; *args; args++) {
+        assert_true(argc < MAX_ARGS);
+        argv[argc++] = (char *)*args;
+    }
+    argv[argc] = NULL;
+    char out_path[512], err_path[512];
+    snprintf(out_path, sizeof out_path, "%s/stdout.txt", work_dir);
+    snprintf(err_path, sizeof err_path, "%s/stderr.txt", work_dir);
+    fflush(stdout);
+    fflush(stderr);
+    double start = now_seconds();
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (chdir(work_dir) != 0 || !freopen(out_path, "w", stdout) || !freopen(err_path, "w", stderr))
+            _exit(127);
+        if (no_display) {
+            unsetenv("DISPLAY");
+            unsetenv("WAYLAND_DISPLAY");
+        }
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int wait_status = 0;
+    assert_int_equal(waitpid(pid, &wait_status, 0), pid);
+    dest->seconds = now_seconds() - start;
+    dest->exit_status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
+    read_text(out_path, dest->out, sizeof dest->out);
+    read_text(err_path, dest->err, sizeof dest->err);
+}
+
+static void work_path(const char *name, char *dest, size_t capacity)
+{
+    snprintf(dest, capacity, "%s/%s", work_dir, name);
+}
+
+static int count_lines(const char *text)
+{
+    int lines = 0;
+    for (; *text; text++)
+        lines += *text == '\n';
+    return lines;
+}
+
+/* Occurrences of `needle` in `text`. */
+static int count_of(const char *text, const char *needle)
+{
+    int count = 0;
+    for (const char *at = strstr(text, needle); at; at = strstr(at + 1, needle))
+        count++;
+    return count;
+}
+
+/* ---- CSV and JSON, parsed as far as the runner writes them ------------- */
+
+#define CSV_FIELDS_MAX 64
+#define CSV_FIELD_MAX 256
+
+typedef struct csv_row {
+    int count;
+    char fields[CSV_FIELDS_MAX][CSV_FIELD_MAX];
+} csv_row;
+
+/* One CSV line (RFC 4180 quoting) at *cursor into dest; advances past its
+ * line end. Returns 0 at the end of the text. */
+static int csv_next_row(const char **cursor, csv_row *dest)
+{
+    const char *s = *cursor;
+    if (!*s)
+        return 0;
+    dest->count = 0;
+    for (;;) {
+        assert_true(dest->count < CSV_FIELDS_MAX);
+        char *field = dest->fields[dest->count++];
+        size_t length = 0;
+        if (*s == '"') {
+            for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {
+                if (*s == '"')
+                    s++; /* a doubled quote */
+                assert_true(length + 1 < CSV_FIELD_MAX);
+                field[length++] = *s;
+            }
+            assert_int_equal(*s, '"');
+            s++;
+        } else {
+            for (; *s && *s != ',' && *s != '\n'; s++) {
+                assert_true(length + 1 < CSV_FIELD_MAX);
+                field[length++] = *s;
+            }
+        }
+        field[length] = '\0';
+        if (*s == ',') {
+            s++;
+            continue;
+        }
+        assert_true(*s == '\n' || *s == '\0');
+        if (*s)
+            s++;
+        break;
+    }
+    *cursor = s;
+    return 1;
+}
+
+static const char *csv_value(const csv_row *header, const csv_row *row, const char *name)
+{
+    for (int i = 0; i < header->count; i++)
+        if (!strcmp(header->fields[i], name))
+            return row->fields[i];
+    fail_msg("the CSV has no column '%s'", name);
+    return NULL;
+}
+
+/* The JSON value of top-level `"name": ` as text: a string without its
+ * quotes, or a number / true / false as written. */
+static void json_value(const char *json, const char *name, char *dest, size_t capacity)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\"%s\": ", name);
+    const char *at = strstr(json, key);
+    if (!at)
+        fail_msg("the JSON has no field '%s'", name);
+    at += strlen(key);
+    size_t length = 0;
+    if (*at == '"') {
+        for (at++; *at && *at != '"'; at++) {
+            if (*at == '\\')
+                at++;
+            assert_true(length + 1 < capacity);
+            dest[length++] = *at;
+        }
+    } else {
+        for (; *at && *at != ',' && *at != '\n' && *at != '}'; at++) {
+            assert_true(length + 1 < capacity);
+            dest[length++] = *at;
+        }
+    }
+    dest[length] = '\0';
+}
+
+/* A timestamp written as ISO 8601 UTC, within a day of now. */
+static void assert_timestamp(const char *text)
+{
+    struct tm t = {0};
+    char z = 0;
+    if (sscanf(text, "%4d-%2d-%2dT%2d:%2d:%2d%c", &t.tm_year, &t.tm_mon, &t.tm_mday, &t.tm_hour,
+               &t.tm_min, &t.tm_sec, &z) != 7 ||
+        z != 'Z' || strlen(text) != 20)
+        fail_msg("timestamp '%s' is not ISO 8601 UTC", text);
+    t.tm_year -= 1900;
+    t.tm_mon -= 1;
+    double age = difftime(time(NULL), timegm(&t));
+    if (fabs(age) > 86400.0)
+        fail_msg("timestamp '%s' is %.0f s from now", text, age);
+}
+
+/* ---- state fields ------------------------------------------------------ */
+
+typedef struct expected_field {
+    const char *name;
+    const char *csv; /* the CSV's text; NULL: checked otherwise */
+    const char *json;
+} expected_field;
+
+/* Every state field, in the CSV (each row) and in the JSON, holds what
+ * the command line asked for, as the renderer resolved it. */
+static void test_state_fields(void **state)
+{
+    (void)state;
+    static const char *const args[] = {
+        "--headless", "--scene", "planes:1000", "--frames", "3", "--size", "64x48", "--verify",
+        "--key", "mean", "--key-bits", "24", "--alpha", "0.5", "--shuffle", "--color", "height",
+        "--opacity", "view", "--tiles", "on", "--cull", "off", "--draw", "pull", "--up", "z",
+        "--csv", "state.csv", "--json", "state.json", NULL};
+    static run_result r;
+    run(args, 0, &r);
+    if (r.exit_status != 0)
+        fail_msg("exit %d:\n%s", r.exit_status, r.err);
+
+    static const expected_field fields[] = {
+        {"key", "mean", "mean"},         {"key_bits", "24", "24"},
+        {"alpha", "0.5", "0.5"},         {"shuffle", "1", "true"},
+        {"sorting", "1", "true"},        {"primitive", "triangles", "triangles"},
+        {"draw", "pull", "pull"},        {"cull", "0", "false"},
+        {"tiles", "1", "true"},          {"color", "height", "height"},
+        {"opacity", "view", "view"},     {"msaa", "1", "1"},
+        {"up", "+z", "+z"},              {"width", "64", "64"},
+        {"height", "48", "48"},          {"model", "scene:planes:1000", "scene:planes:1000"},
+        {"vertices", "588", "588"},      {"triangles", "864", "864"},
+        {"elements", "864", "864"},      {"point_size", "0", "0"},
+        /* checked below, against each other and their form */
+        {"gpu", NULL, NULL},             {"driver", NULL, NULL},
+        {"commit", NULL, NULL},          {"timestamp", NULL, NULL},
+        {"interop", NULL, NULL},         {"camera", NULL, NULL},
+    };
+    const size_t field_count = sizeof fields / sizeof fields[0];
+
+    char path[512];
+    static char text[65536];
+    work_path("state.csv", path, sizeof path);
+    read_text(path, text, sizeof text);
+    const char *cursor = text;
+    static csv_row header, row;
+    assert_true(csv_next_row(&cursor, &header));
+    int rows = 0;
+    static char first_row_sort[CSV_FIELD_MAX];
+    while (csv_next_row(&cursor, &row)) {
+        assert_int_equal(row.count, header.count);
+        for (size_t f = 0; f < field_count; f++) {
+            const char *value = csv_value(&header, &row, fields[f].name);
+            if (fields[f].csv && strcmp(value, fields[f].csv))
+                fail_msg("CSV %s = '%s', expected '%s'", fields[f].name, value, fields[f].csv);
+            if (!fields[f].csv && !value[0])
+                fail_msg("CSV %s is empty", fields[f].name);
+        }
+        assert_int_equal(atoi(csv_value(&header, &row, "frame")), rows);
+        assert_true(atoi(csv_value(&header, &row, "drawn")) > 0);
+        assert_timestamp(csv_value(&header, &row, "timestamp"));
+        assert_true(!strncmp(csv_value(&header, &row, "camera"), "eye=", 4));
+        snprintf(first_row_sort, sizeof first_row_sort, "%s", csv_value(&header, &row, "sort"));
+        rows++;
+    }
+    assert_int_equal(rows, 3);
+    /* The sort actually run: cpu on the CPU path, never "unsorted". */
+    const char *interop = csv_value(&header, &row, "interop");
+    if (!strcmp(interop, "none"))
+        assert_string_equal(first_row_sort, "cpu");
+    assert_string_not_equal(first_row_sort, "unsorted");
+
+    static char json[65536];
+    work_path("state.json", path, sizeof path);
+    read_text(path, json, sizeof json);
+    char value[256];
+    for (size_t f = 0; f < field_count; f++) {
+        json_value(json, fields[f].name, value, sizeof value);
+        if (fields[f].json && strcmp(value, fields[f].json))
+            fail_msg("JSON %s = '%s', expected '%s'", fields[f].name, value, fields[f].json);
+        /* The same run: the CSV's and the JSON's values agree. */
+        if (!fields[f].json && strcmp(value, csv_value(&header, &row, fields[f].name)))
+            fail_msg("JSON %s = '%s', CSV '%s'", fields[f].name, value,
+                     csv_value(&header, &row, fields[f].name));
+    }
+    json_value(json, "sort", value, sizeof value); /* the first run's */
+    assert_string_equal(value, first_row_sort);
+    json_value(json, "frames", value, sizeof value);
+    assert_string_equal(value, "3");
+
+    /* The printed state line and the verify line. */
+    char state_line[512];
+    snprintf(state_line, sizeof state_line,
+             "  state: sort %s, key mean, key bits 24, alpha 0.5, shuffle on, primitive triangles, "
+             "draw pull, cull off, tiles on, color height, opacity view, msaa 1, up +z\n",
+             first_row_sort);
+    if (!strstr(r.out, state_line))
+        fail_msg("stdout lacks '%s':\n%s", state_line, r.out);
+    if (!strstr(r.out, "\nverify: 3 frames OK\n"))
+        fail_msg("stdout lacks the verify line:\n%s", r.out);
+    json_value(json, "driver", value, sizeof value);
+    assert_non_null(strstr(r.out, value));
+    /* Nothing was ignored: no warning but the CPU path's own. */
+    assert_int_equal(count_of(r.err, "--"), 0);
+}
+
+/* --no-sort: labelled unsorted everywhere, one run for --sort all, no
+ * verify line; each ignored option warns exactly once. A point cloud: the
+ * triangle-only options warn once each. */
+static void test_unsorted_and_ignored(void **state)
+{
+    (void)state;
+    static const char *const args[] = {
+        "--headless", "--scene", "planes:1000", "--frames", "2", "--size", "48x32", "--no-sort",
+        "--shuffle", "--verify", "--sort", "all", "--key", "centroid", "--key-bits", "16",
+        "--csv", "unsorted.csv", "--json", "unsorted.json", NULL};
+    static run_result r;
+    run(args, 0, &r);
+    if (r.exit_status != 0)
+        fail_msg("exit %d:\n%s", r.exit_status, r.err);
+    char path[512];
+    static char text[65536];
+    work_path("unsorted.csv", path, sizeof path);
+    read_text(path, text, sizeof text);
+    const char *cursor = text;
+    static csv_row header, row;
+    assert_true(csv_next_row(&cursor, &header));
+    int rows = 0;
+    while (csv_next_row(&cursor, &row)) {
+        assert_string_equal(csv_value(&header, &row, "sort"), "unsorted");
+        assert_string_equal(csv_value(&header, &row, "sorting"), "0");
+        assert_string_equal(csv_value(&header, &row, "shuffle"), "0");
+        assert_string_equal(csv_value(&header, &row, "tiles"), "0");
+        assert_string_equal(csv_value(&header, &row, "cull"), "0");
+        rows++;
+    }
+    assert_int_equal(rows, 2); /* one run, not one per sort */
+    work_path("unsorted.json", path, sizeof path);
+    read_text(path, text, sizeof text);
+    char value[64];
+    json_value(text, "sorting", value, sizeof value);
+    assert_string_equal(value, "false");
+    json_value(text, "sort", value, sizeof value);
+    assert_string_equal(value, "unsorted");
+    assert_int_equal(count_of(text, "\"sort\": "), 1);
+    assert_non_null(strstr(r.out, "\nunsorted: 2 frames"));
+    assert_non_null(strstr(r.out, "drawn unsorted"));
+    assert_null(strstr(r.out, "sort cpu"));
+    assert_null(strstr(r.out, "verify:"));
+    static const char *const warned[] = {"warning: --shuffle", "warning: --verify",
+                                         "warning: --sort all", "warning: --key centroid",
+                                         "warning: --key-bits 16"};
+    for (size_t i = 0; i < sizeof warned / sizeof warned[0]; i++)
+        if (count_of(r.err, warned[i]) != 1)
+            fail_msg("'%s' warned %d times:\n%s", warned[i], count_of(r.err, warned[i]), r.err);
+
+    /* A point cloud (a PLY without faces) asked for triangles, a key and a
+     * draw form: drawn as points, one warning each. */
+    work_path("cloud.ply", path, sizeof path);
+    FILE *file = fopen(path, "w");
+    assert_non_null(file);
+    fprintf(file, "ply\nformat ascii 1.0\nelement vertex 64\nproperty float x\nproperty float y\n"
+                  "property float z\nend_header\n");
+    for (int i = 0; i < 64; i++)
+        fprintf(file, "%d %d %d\n", i % 4, (i / 4) % 4, i / 16);
+    fclose(file);
+    static const char *const cloud_args[] = {
+        "--headless", "cloud.ply", "--frames", "2", "--size", "48x32", "--primitive", "triangles",
+        "--key", "mean", "--draw", "indexed", "--json", "cloud.json", NULL};
+    run(cloud_args, 0, &r);
+    if (r.exit_status != 0)
+        fail_msg("exit %d:\n%s", r.exit_status, r.err);
+    static const char *const cloud_warned[] = {"warning: --primitive triangles",
+                                               "warning: --key mean", "warning: --draw indexed"};
+    for (size_t i = 0; i < sizeof cloud_warned / sizeof cloud_warned[0]; i++)
+        if (count_of(r.err, cloud_warned[i]) != 1)
+            fail_msg("'%s' warned %d times:\n%s", cloud_warned[i], count_of(r.err, cloud_warned[i]),
+                     r.err);
+    work_path("cloud.json", path, sizeof path);
+    read_text(path, text, sizeof text);
+    json_value(text, "primitive", value, sizeof value);
+    assert_string_equal(value, "points");
+    json_value(text, "key", value, sizeof value);
+    assert_string_equal(value, "vertex");
+    json_value(text, "point_size", value, sizeof value);
+    assert_true(atof(value) > 0.0);
+}
+
+/* A run that must fail before any frame: non-zero exit within
+ * FAIL_FAST_SECONDS, one line on stderr holding `fragment`, nothing on
+ * stdout (the table comes after the frames). */
+static void assert_fails_fast(const char *const *args, int no_display, int exit_status,
+                              const char *fragment)
+{
+    static run_result r;
+    run(args, no_display, &r);
+    if (r.exit_status != exit_status)
+        fail_msg("%s ...: exit %d, expected %d:\n%s", args[1], r.exit_status, exit_status, r.err);
+    if (r.seconds > FAIL_FAST_SECONDS)
+        fail_msg("%s ...: failed after %.2f s", args[1], r.seconds);
+    if (count_lines(r.err) != 1 || strncmp(r.err, "depthsort: ", 11) || !strstr(r.err, fragment))
+        fail_msg("%s ...: stderr is not one line naming '%s':\n%s", args[1], fragment, r.err);
+    assert_string_equal(r.out, "");
+}
+
+/* A bad output path, a model too large for the index format or the draw
+ * count, a malformed camera file: refused before anything is built or
+ * drawn. The scene and frame count would take minutes if they ran. */
+static void test_fails_before_the_first_frame(void **state)
+{
+    (void)state;
+    static const char *const csv[] = {"--headless", "--scene", "gyroid:2M", "--frames", "100000",
+                                      "--csv", "/nonexistent/x.csv", NULL};
+    assert_fails_fast(csv, 0, 1, "/nonexistent/x.csv: cannot open for writing");
+    static const char *const json[] = {"--headless", "--scene", "gyroid:2M", "--frames", "100000",
+                                       "--json", "/nonexistent/y.json", NULL};
+    assert_fails_fast(json, 0, 1, "/nonexistent/y.json");
+    static const char *const png[] = {"--headless", "--scene", "gyroid:2M", "--frames", "100000",
+                                      "--screenshot", "/nonexistent/z.png", NULL};
+    assert_fails_fast(png, 0, 1, "/nonexistent/z.png");
+    char path[512];
+    work_path("plain.txt", path, sizeof path);
+    FILE *file = fopen(path, "w");
+    assert_non_null(file);
+    fclose(file);
+    static const char *const png_in_file[] = {"--headless", "--scene", "gyroid:2M", "--frames",
+                                              "100000", "--screenshot", "plain.txt/z.png", NULL};
+    assert_fails_fast(png_in_file, 0, 1, "plain.txt/z.png");
+
+    /* 16.8M copies of 588 vertices: beyond uint32 indices. */
+    static const char *const grid[] = {"--headless", "--scene", "planes:1000", "--grid",
+                                       "4096x4096", NULL};
+    assert_fails_fast(grid, 0, 1, "--grid 4096x4096");
+    /* 1.73G triangles: within uint32 vertices, beyond what the renderer
+     * draws; the grid would need about 30 GB of host memory. */
+    static const char *const draw_count[] = {"--headless", "--scene", "planes:1000", "--grid",
+                                             "2000x1000", NULL};
+    assert_fails_fast(draw_count, 0, 1, "triangles");
+
+    work_path("bad_camera.txt", path, sizeof path);
+    file = fopen(path, "w");
+    assert_non_null(file);
+    fprintf(file, "eye=0,0,1 target=0,0,1\n");
+    fclose(file);
+    static const char *const camera[] = {"--headless", "--scene", "planes:1000", "--frames",
+                                         "100000", "--camera-file", "bad_camera.txt", NULL};
+    static run_result r;
+    run(camera, 0, &r);
+    assert_int_equal(r.exit_status, 1);
+    assert_int_equal(count_lines(r.err), 1);
+    assert_non_null(strstr(r.err, "bad_camera.txt: eye and target are the same point"));
+    assert_string_equal(r.out, "");
+}
+
+/* --script without a display: an error, not a silent headless run. */
+static void test_script_needs_display(void **state)
+{
+    (void)state;
+    static const char *const args[] = {"--scene", "planes:1000", "--script", "keys.txt", NULL};
+    assert_fails_fast(args, 1, 2, "--script keys.txt: needs a display");
+}
+
+/* ---- images ------------------------------------------------------------ */
+
+/* Bounding box of the pixels that differ from the corner (background). */
+static void covered_box(const char *png, int *width, int *height)
+{
+    char path[512];
+    work_path(png, path, sizeof path);
+    int w, h, channels;
+    uint8_t *rgba = stbi_load(path, &w, &h, &channels, 4);
+    assert_non_null(rgba);
+    int x0 = w, y0 = h, x1 = -1, y1 = -1;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const uint8_t *p = rgba + 4 * ((size_t)y * (size_t)w + (size_t)x);
+            int diff = 0;
+            for (int c = 0; c < 3; c++)
+                diff += abs((int)p[c] - (int)rgba[c]);
+            if (diff > 24) {
+                x0 = x < x0 ? x : x0;
+                x1 = x > x1 ? x : x1;
+                y0 = y < y0 ? y : y0;
+                y1 = y > y1 ? y : y1;
+            }
+        }
+    stbi_image_free(rgba);
+    assert_true(x1 >= 0);
+    *width = x1 - x0 + 1;
+    *height = y1 - y0 + 1;
+}
+
+/* A flat slab 2.5 wide (X), 0.1 thick (Y) and 4 long (Z), as a Z-up scan
+ * of a standing figure: lying down as loaded, upright with --up z. */
+static void test_up_axis(void **state)
+{
+    (void)state;
+    char path[512];
+    work_path("slab.ply", path, sizeof path);
+    FILE *file = fopen(path, "w");
+    assert_non_null(file);
+    fprintf(file, "ply\nformat ascii 1.0\nelement vertex 8\nproperty float x\nproperty float y\n"
+                  "property float z\nelement face 12\nproperty list uchar int vertex_indices\n"
+                  "end_header\n");
+    for (int v = 0; v < 8; v++) /* vertex v = corner (x, y, z) from bits 2, 1, 0 */
+        fprintf(file, "%g %g %g\n", v & 4 ? 1.25 : -1.25, v & 2 ? 0.05 : -0.05, v & 1 ? 2.0 : -2.0);
+    static const int quads[6][4] = {{0, 1, 3, 2}, {4, 6, 7, 5}, {0, 4, 5, 1},
+                                    {2, 3, 7, 6}, {0, 2, 6, 4}, {1, 5, 7, 3}};
+    for (int q = 0; q < 6; q++)
+        fprintf(file, "3 %d %d %d\n3 %d %d %d\n", quads[q][0], quads[q][1], quads[q][2],
+                quads[q][0], quads[q][2], quads[q][3]);
+    fclose(file);
+    static const char *const lying[] = {"--headless", "slab.ply", "--frames", "1", "--orbit", "0",
+                                        "--size", "96x96", "--alpha", "1", "--screenshot",
+                                        "lying.png", NULL};
+    static const char *const upright[] = {"--headless", "slab.ply", "--frames", "1", "--orbit", "0",
+                                          "--size", "96x96", "--alpha", "1", "--up", "z",
+                                          "--screenshot", "upright.png", NULL};
+    static run_result r;
+    run(lying, 0, &r);
+    assert_int_equal(r.exit_status, 0);
+    run(upright, 0, &r);
+    assert_int_equal(r.exit_status, 0);
+    int w, h;
+    covered_box("lying.png", &w, &h);
+    if (!(w * 10 > h * 12))
+        fail_msg("without --up the slab covers %dx%d pixels: not wider than tall", w, h);
+    covered_box("upright.png", &w, &h);
+    if (!(h * 10 > w * 12))
+        fail_msg("with --up z the slab covers %dx%d pixels: not taller than wide", w, h);
+}
+
+static int files_equal(const char *a, const char *b)
+{
+    static char text_a[1 << 20], text_b[1 << 20];
+    char path[512];
+    work_path(a, path, sizeof path);
+    FILE *file = fopen(path, "rb");
+    assert_non_null(file);
+    size_t length_a = fread(text_a, 1, sizeof text_a, file);
+    fclose(file);
+    work_path(b, path, sizeof path);
+    file = fopen(path, "rb");
+    assert_non_null(file);
+    size_t length_b = fread(text_b, 1, sizeof text_b, file);
+    fclose(file);
+    return length_a == length_b && length_a > 0 && !memcmp(text_a, text_b, length_a);
+}
+
+/* One frame with a start camera (none: the orbit's framing) into png, and
+ * the start camera's line from the JSON into line. */
+static void render_view(const char *camera_option, const char *camera_value, const char *png,
+                        char *line, size_t capacity)
+{
+    const char *args[] = {"--headless", "--scene", "gyroid:20k", "--frames", "1", "--orbit", "0",
+                          "--size", "96x72", "--json", "view.json", "--screenshot", png,
+                          camera_option, camera_value, NULL};
+    static run_result r;
+    run(args, 0, &r);
+    if (r.exit_status != 0)
+        fail_msg("exit %d:\n%s", r.exit_status, r.err);
+    char path[512];
+    static char json[65536];
+    work_path("view.json", path, sizeof path);
+    read_text(path, json, sizeof json);
+    json_value(json, "camera", line, capacity);
+}
+
+/* The camera line round trip: the start view's line, given back with
+ * --camera or in --camera-file, renders the same image. */
+static void test_camera_round_trip(void **state)
+{
+    (void)state;
+    char framed[256], line[256];
+    render_view(NULL, NULL, "framed.png", framed, sizeof framed);
+    render_view("--camera", framed, "framed_again.png", line, sizeof line);
+    assert_string_equal(line, framed);
+    assert_true(files_equal("framed.png", "framed_again.png"));
+
+    /* A view off every axis, with its own field of view and target. */
+    char turned[256];
+    render_view("--camera", "eye=3,2,0.5 target=0.2,0,0 fov=30", "turned.png", turned,
+                sizeof turned);
+    assert_true(!files_equal("turned.png", "framed.png"));
+    render_view("--camera", turned, "turned_again.png", line, sizeof line);
+    assert_string_equal(line, turned);
+    assert_true(files_equal("turned.png", "turned_again.png"));
+
+    char path[512];
+    work_path("view.txt", path, sizeof path);
+    FILE *file = fopen(path, "w");
+    assert_non_null(file);
+    fprintf(file, "%s\n", turned);
+    fclose(file);
+    render_view("--camera-file", "view.txt", "from_file.png", line, sizeof line);
+    assert_true(files_equal("turned.png", "from_file.png"));
+    /* A camera file that does not exist yet (the viewer writes it): the
+     * orbit's framing. */
+    render_view("--camera-file", "no_such_view.txt", "no_file.png", line, sizeof line);
+    assert_true(files_equal("framed.png", "no_file.png"));
+}
+
+static int make_work_dir(void **state)
+{
+    (void)state;
+    snprintf(work_dir, sizeof work_dir, "/tmp/test_headless_XXXXXX");
+    return mkdtemp(work_dir) ? 0 : -1;
+}
+
+static int remove_work_dir(void **state)
+{
+    (void)state;
+    char command[512];
+    snprintf(command, sizeof command, "rm -rf '%s'", work_dir);
+    return system(command) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_state_fields),
+        cmocka_unit_test(test_unsorted_and_ignored),
+        cmocka_unit_test(test_fails_before_the_first_frame),
+        cmocka_unit_test(test_script_needs_display),
+        cmocka_unit_test(test_up_axis),
+        cmocka_unit_test(test_camera_round_trip),
+    };
+    return cmocka_run_group_tests(tests, make_work_dir, remove_work_dir);
+}
