@@ -14,6 +14,11 @@
  *     triangles give every pixel the same fragments as drawn at once (the
  *     rasteriser against ds_triangle_tiles()); the host binning keeps the
  *     sorted order per tile; tiles on or off give the same image;
+ *   - colour and opacity modes: a PLY's alpha-0 half draws nothing in any
+ *     of them, each mode gives its own colour, AUTO resolves;
+ *   - MSAA resolves where read and into a caller's framebuffer, and turns
+ *     culling off; culling AUTO is off on the CPU path;
+ *   - the size check refuses counts beyond the index format in one line;
  *   - a headless smoke run of a built-in scene writes CSV, JSON and a PNG;
  *   - no GL error is reported through KHR_debug anywhere. */
 #include <setjmp.h>
@@ -34,6 +39,7 @@
 #include "egl_context.h"
 #include "headless.h"
 #include "image_write.h"
+#include "load.h"
 #include "renderer.h"
 #include "scene.h"
 #include "tiles.h"
@@ -94,6 +100,7 @@ static void make_layers(ds_mesh *mesh)
         for (int i = 0; i < 6; i++)
             mesh->indices[6 * k + i] = base + quad[i];
     }
+    mesh->has_colors = 1; /* drawn in the file colour mode */
     assert_int_equal(ds_mesh_finish(mesh), DS_OK);
 }
 
@@ -109,13 +116,50 @@ static void layer_camera(ds_camera *camera)
     camera->far_plane = 20.0f;
 }
 
-/* "Over" on an opaque black background, back to front, straight alpha. */
-static void composite(const int *layers, int count, float dest[3])
+/* shade.glsl's headlight, written again: the fragment colour of a
+ * surface of colour rgb and alpha a whose normal makes cosine c with the
+ * view (constant opacity). */
+#define SHADE_AMBIENT 0.3f
+#define SHADE_SPECULAR 0.25f
+#define SHADE_SHININESS 64.0f
+static float shade(float rgb, float a, float c)
+{
+    float lit = rgb * (SHADE_AMBIENT + (1.0f - SHADE_AMBIENT) * c) +
+                SHADE_SPECULAR * powf(c, SHADE_SHININESS) / a;
+    return lit < 1.0f ? lit : 1.0f;
+}
+
+/* "Over" on an opaque black background, back to front, straight alpha,
+ * of layers lit at cosine c[k] (layer k) with the view. */
+static void composite_lit(const int *layers, int count, const float *c, float dest[3])
 {
     dest[0] = dest[1] = dest[2] = 0.0f;
     for (int i = 0; i < count; i++)
-        for (int c = 0; c < 3; c++)
-            dest[c] = ALPHA * (float)layer_colors[layers[i]][c] / 255.0f + (1.0f - ALPHA) * dest[c];
+        for (int ch = 0; ch < 3; ch++)
+            dest[ch] = ALPHA * shade((float)layer_colors[layers[i]][ch] / 255.0f, ALPHA,
+                                     c[layers[i]]) +
+                       (1.0f - ALPHA) * dest[ch];
+}
+
+/* The cosine between the view axis (the layers' normal) and the ray
+ * through the centre of pixel (x, y) (top row 0), for layer_camera(). */
+static float pixel_cosine(int x, int y)
+{
+    ds_camera camera;
+    float p[16];
+    layer_camera(&camera);
+    ds_camera_projection(&camera, p);
+    float nx = 2.0f * ((float)x + 0.5f) / WIDTH - 1.0f;
+    float ny = 1.0f - 2.0f * ((float)y + 0.5f) / HEIGHT;
+    float tx = nx / p[0], ty = ny / p[5];
+    return 1.0f / sqrtf(1.0f + tx * tx + ty * ty);
+}
+
+/* The layers (triangles) over black at pixel (x, y). */
+static void composite_at(const int *layers, int count, int x, int y, float dest[3])
+{
+    float c = pixel_cosine(x, y);
+    composite_lit(layers, count, (const float[]){c, c, c}, dest);
 }
 
 static int pixel_matches(const uint8_t *pixels, int x, int y, const float expected[3])
@@ -187,9 +231,9 @@ static void test_layers_sorted_and_unsorted(void **state)
     assert_true(far_edge - middle_edge > 4.0f); /* the layout leaves room */
     int fx = (int)(0.5f * (middle_edge + far_edge));
     float all_sorted[3], all_unsorted[3], far_only[3], background[3] = {0, 0, 0};
-    composite((const int[]){2, 1, 0}, 3, all_sorted);
-    composite((const int[]){0, 1, 2}, 3, all_unsorted);
-    composite((const int[]){2}, 1, far_only);
+    composite_at((const int[]){2, 1, 0}, 3, cx, cy, all_sorted);
+    composite_at((const int[]){0, 1, 2}, 3, cx, cy, all_unsorted);
+    composite_at((const int[]){2}, 1, fx, cy, far_only);
     printf("sorted centre expected %.3f %.3f %.3f, unsorted %.3f %.3f %.3f\n",
            all_sorted[0], all_sorted[1], all_sorted[2], all_unsorted[0], all_unsorted[1],
            all_unsorted[2]);
@@ -258,7 +302,7 @@ static void test_draw_forms_agree(void **state)
     for (int form = 0; form < 7; form++) {
         ds_renderer_desc desc = verified_desc(&mesh);
         desc.draw_form = form == 1 || form == 5 ? DS_DRAW_PULL : DS_DRAW_AUTO;
-        desc.cull = (form == 2 || form == 6) ? DS_CULL_OFF : DS_CULL_AUTO;
+        desc.cull = (form == 2 || form == 6) ? DS_CULL_OFF : DS_CULL_ON;
         desc.tiles = form == 3 ? DS_TILES_OFF : DS_TILES_ON;
         desc.tile_pixels = form == 5 ? 8 : form == 4 || form == 6 ? 16 : 0;
         ds_renderer *renderer = NULL;
@@ -303,7 +347,7 @@ static void test_draw_forms_agree(void **state)
     ds_renderer *renderer = NULL;
     assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
     float sorted[3];
-    composite((const int[]){2, 1, 0}, 3, sorted);
+    composite_at((const int[]){2, 1, 0}, 3, WIDTH / 2, HEIGHT / 2, sorted);
     render(renderer, pixels);
     assert_true(pixel_matches(pixels, WIDTH / 2, HEIGHT / 2, sorted));
     assert_int_equal(ds_renderer_verify(renderer), DS_OK);
@@ -325,14 +369,29 @@ static void test_points_sorted(void **state)
         cloud.positions[3 * k + 2] = -2.0f * (float)k;
         memcpy(cloud.colors + 4 * k, layer_colors[k], 4);
     }
+    cloud.has_colors = 1;
     assert_int_equal(ds_mesh_finish(&cloud), DS_OK);
     ds_renderer *renderer = make_renderer(&cloud, DS_PRIMITIVE_TRIANGLES, 1);
     assert_int_equal(ds_renderer_primitive(renderer), DS_PRIMITIVE_POINTS);
     assert_int_equal(ds_renderer_sorted_count(renderer), 3);
     static uint8_t pixels[WIDTH * HEIGHT * 4];
+    /* Each point a sphere impostor (points.frag.glsl): the centre pixel's
+     * centre lies half a pixel right of and below the splat's centre, at
+     * sprite radius r = |(0.5, 0.5)| / (diameter / 2), so the sphere's
+     * normal makes cosine sqrt(1 - r^2) with the view. */
+    ds_camera camera;
+    float projection[16], c[3];
+    layer_camera(&camera);
+    ds_camera_projection(&camera, projection);
+    for (int k = 0; k < 3; k++) {
+        float w = camera.target[2] + camera.distance + 2.0f * (float)k; /* eye z - layer z */
+        float diameter = 1.0f * projection[5] * 0.5f * HEIGHT / w; /* point_size 1 */
+        float r2 = 2.0f * (0.5f / (0.5f * diameter)) * (0.5f / (0.5f * diameter));
+        c[k] = sqrtf(1.0f - r2);
+    }
     float sorted[3], unsorted[3], background[3] = {0, 0, 0};
-    composite((const int[]){2, 1, 0}, 3, sorted);
-    composite((const int[]){0, 1, 2}, 3, unsorted);
+    composite_lit((const int[]){2, 1, 0}, 3, c, sorted);
+    composite_lit((const int[]){0, 1, 2}, 3, c, unsorted);
 
     render(renderer, pixels);
     assert_true(pixel_matches(pixels, WIDTH / 2, HEIGHT / 2, sorted));
@@ -358,7 +417,7 @@ static void test_short_keys(void **state)
     make_layers(&mesh);
     static uint8_t pixels[WIDTH * HEIGHT * 4];
     float sorted[3];
-    composite((const int[]){2, 1, 0}, 3, sorted);
+    composite_at((const int[]){2, 1, 0}, 3, WIDTH / 2, HEIGHT / 2, sorted);
     const int bits[2] = {24, 16};
     for (int b = 0; b < 2; b++) {
         for (int primitive = 0; primitive < 2; primitive++) {
@@ -383,6 +442,209 @@ static void test_short_keys(void **state)
     assert_int_equal(ds_renderer_create(&desc, &renderer), DS_ERR_INVALID_ARG);
     ds_log_set_quiet(0);
     ds_mesh_free(&mesh);
+}
+
+/* A PLY with per-vertex alpha: two quads side by side facing the camera,
+ * the left one's vertices alpha 0, the right one's 255. */
+static const char half_transparent_ply[] =
+    "ply\nformat ascii 1.0\nelement vertex 8\nproperty float x\nproperty float y\n"
+    "property float z\nproperty uchar red\nproperty uchar green\nproperty uchar blue\n"
+    "property uchar alpha\nelement face 4\nproperty list uchar int vertex_indices\n"
+    "end_header\n"
+    "-2 -1 -2 200 40 40 0\n-0.2 -1 -2 200 40 40 0\n-0.2 1 -2 200 40 40 0\n-2 1 -2 200 40 40 0\n"
+    "0.2 -1 -2 40 200 40 255\n2 -1 -2 40 200 40 255\n2 1 -2 40 200 40 255\n"
+    "0.2 1 -2 40 200 40 255\n"
+    "3 0 1 2\n3 0 2 3\n3 4 5 6\n3 4 6 7\n";
+
+/* Colour modes: a file's alpha 0 draws nothing in every colour and
+ * opacity mode (the background stays, to the bit), the opaque half draws
+ * in each; AUTO resolves to the file's colours; the modes and the tint
+ * change the picture without re-creating the renderer. */
+static void test_color_modes(void **state)
+{
+    (void)state;
+    ds_mesh mesh = {0};
+    assert_int_equal(ds_load_ply_memory(half_transparent_ply, sizeof half_transparent_ply - 1,
+                                        "half.ply", &mesh),
+                     DS_OK);
+    mesh.has_colors = 1; /* as the loader reports a file's colours */
+    ds_renderer_desc desc = {0};
+    desc.mesh = &mesh;
+    desc.width = WIDTH;
+    desc.height = HEIGHT;
+    desc.alpha = ALPHA;
+    desc.background[0] = 0.2f; desc.background[1] = 0.3f; desc.background[2] = 0.4f;
+    desc.background[3] = 1.0f;
+    ds_renderer *renderer = NULL;
+    assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
+    assert_int_equal(ds_renderer_color_mode(renderer), DS_COLOR_FILE);
+    assert_int_equal(ds_renderer_opacity_mode(renderer), DS_OPACITY_CONSTANT);
+    static uint8_t pixels[WIDTH * HEIGHT * 4];
+    uint8_t background[3];
+    ds_camera camera;
+    layer_camera(&camera);
+    render(renderer, pixels);
+    memcpy(background, pixels, 3); /* a corner: the clear colour as stored */
+    /* Pixel columns well inside each quad at the middle row. */
+    int left = (int)screen_x(&camera, -1.1f, -2.0f), right = (int)screen_x(&camera, 1.1f, -2.0f);
+    int y = HEIGHT / 2;
+    uint8_t seen[DS_COLOR_MODE_COUNT][3];
+    for (int opacity = 0; opacity < DS_OPACITY_MODE_COUNT; opacity++)
+        for (int mode = DS_COLOR_NORMAL; mode < DS_COLOR_MODE_COUNT; mode++) {
+            ds_renderer_set_color_mode(renderer, (ds_color_mode)mode);
+            ds_renderer_set_opacity_mode(renderer, (ds_opacity_mode)opacity);
+            assert_int_equal(ds_renderer_color_mode(renderer), mode);
+            render(renderer, pixels);
+            size_t touched = 0;
+            for (int x = left - 8; x <= left + 8; x++)
+                for (int yy = y - 8; yy <= y + 8; yy++)
+                    touched += memcmp(pixels + 4 * ((size_t)yy * WIDTH + x), background, 3) != 0;
+            const uint8_t *drawn = pixels + 4 * ((size_t)y * WIDTH + right);
+            printf("colour %s, opacity %s: opaque half %u %u %u, %zu pixels of the "
+                   "alpha-0 half touched\n",
+                   ds_color_mode_name((ds_color_mode)mode),
+                   ds_opacity_mode_name((ds_opacity_mode)opacity), drawn[0], drawn[1], drawn[2],
+                   touched);
+            assert_int_equal(touched, 0);
+            assert_true(memcmp(drawn, background, 3) != 0);
+            if (opacity == DS_OPACITY_CONSTANT)
+                memcpy(seen[mode], drawn, 3);
+        }
+    /* Each mode its own colour; the file's green shows in FILE mode. */
+    for (int a = DS_COLOR_NORMAL; a < DS_COLOR_MODE_COUNT; a++)
+        for (int b = a + 1; b < DS_COLOR_MODE_COUNT; b++)
+            assert_true(memcmp(seen[a], seen[b], 3) != 0);
+    assert_true(seen[DS_COLOR_FILE][1] > seen[DS_COLOR_FILE][0] + 40);
+    /* A red tint shows red; all zero is the default tint again. */
+    ds_renderer_set_color_mode(renderer, DS_COLOR_TINT);
+    ds_renderer_set_opacity_mode(renderer, DS_OPACITY_CONSTANT);
+    ds_renderer_set_tint(renderer, (const float[]){1.0f, 0.0f, 0.0f});
+    render(renderer, pixels);
+    const uint8_t *red = pixels + 4 * ((size_t)y * WIDTH + right);
+    assert_true(red[0] > red[1] + 40 && red[0] > red[2] + 40);
+    ds_renderer_set_tint(renderer, (const float[]){0.0f, 0.0f, 0.0f});
+    render(renderer, pixels);
+    assert_memory_equal(pixels + 4 * ((size_t)y * WIDTH + right), seen[DS_COLOR_TINT], 3);
+    assert_int_equal(ds_renderer_gl_errors(renderer), 0);
+    ds_renderer_destroy(renderer);
+
+    /* Without file colours AUTO is the normal colour. */
+    mesh.has_colors = 0;
+    assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
+    assert_int_equal(ds_renderer_color_mode(renderer), DS_COLOR_NORMAL);
+    ds_renderer_destroy(renderer);
+    ds_mesh_free(&mesh);
+}
+
+/* MSAA: 4 samples, resolved where read and into a framebuffer passed to
+ * ds_renderer_frame(); culling off with it; counts other than 1, 2, 4, 8
+ * refused; the interior of the image as single-sampled, edges blended. */
+static void test_msaa(void **state)
+{
+    (void)state;
+    ds_mesh mesh;
+    make_layers(&mesh);
+    static uint8_t single[WIDTH * HEIGHT * 4], multi[WIDTH * HEIGHT * 4], target[WIDTH * HEIGHT * 4];
+    ds_renderer_desc desc = verified_desc(&mesh);
+    desc.cull = DS_CULL_ON;
+    ds_renderer *renderer = NULL;
+    assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
+    assert_int_equal(ds_renderer_culling(renderer), 1);
+    assert_int_equal(ds_renderer_msaa(renderer), 1);
+    ds_camera camera;
+    layer_camera(&camera);
+    camera.yaw = 0.3f; /* slanted edges */
+    assert_int_equal(ds_renderer_frame(renderer, &camera, DS_RENDERER_OWN_FRAMEBUFFER), DS_OK);
+    assert_int_equal(ds_renderer_read_pixels(renderer, single), DS_OK);
+
+    assert_int_equal(ds_renderer_set_msaa(renderer, 3), DS_ERR_INVALID_ARG);
+    assert_int_equal(ds_renderer_set_msaa(renderer, 16), DS_ERR_INVALID_ARG);
+    GLint max_samples = 0;
+    glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
+    if (max_samples < 4) {
+        printf("GL_MAX_SAMPLES %d: msaa 4 not tested\n", max_samples);
+        ds_renderer_destroy(renderer);
+        ds_mesh_free(&mesh);
+        return;
+    }
+    assert_int_equal(ds_renderer_set_msaa(renderer, 4), DS_OK);
+    assert_int_equal(ds_renderer_msaa(renderer), 4);
+    assert_int_equal(ds_renderer_culling(renderer), 0);
+    assert_int_equal(ds_renderer_frame(renderer, &camera, DS_RENDERER_OWN_FRAMEBUFFER), DS_OK);
+    assert_int_equal(ds_renderer_verify(renderer), DS_OK);
+    assert_int_equal(ds_renderer_read_pixels(renderer, multi), DS_OK);
+    size_t differ = 0, covered = 0;
+    for (size_t i = 0; i < sizeof single; i += 4) {
+        differ += memcmp(single + i, multi + i, 3) != 0;
+        covered += single[i] | single[i + 1] | single[i + 2] ? 1 : 0;
+    }
+    printf("msaa 4: %zu of %zu covered pixels differ from one sample\n", differ, covered);
+    assert_true(differ > 0);           /* edges are blended */
+    assert_true(differ < covered / 8); /* the rest is the same picture */
+
+    /* A frame for another framebuffer resolves into it. */
+    GLuint fbo = 0, rbo = 0;
+    glCreateRenderbuffers(1, &rbo);
+    glNamedRenderbufferStorage(rbo, GL_RGBA8, WIDTH, HEIGHT);
+    glCreateFramebuffers(1, &fbo);
+    glNamedFramebufferRenderbuffer(fbo, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rbo);
+    assert_int_equal(ds_renderer_frame(renderer, &camera, fbo), DS_OK);
+    glFinish();
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, WIDTH, HEIGHT, GL_RGBA, GL_UNSIGNED_BYTE, target);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+    /* read_pixels flips rows; compare row by row. */
+    for (int row = 0; row < HEIGHT; row++)
+        assert_memory_equal(target + (size_t)row * WIDTH * 4,
+                            multi + (size_t)(HEIGHT - 1 - row) * WIDTH * 4, WIDTH * 4);
+    glDeleteFramebuffers(1, &fbo);
+    glDeleteRenderbuffers(1, &rbo);
+
+    assert_int_equal(ds_renderer_set_msaa(renderer, 1), DS_OK);
+    assert_int_equal(ds_renderer_culling(renderer), 1);
+    assert_int_equal(ds_renderer_frame(renderer, &camera, DS_RENDERER_OWN_FRAMEBUFFER), DS_OK);
+    assert_int_equal(ds_renderer_read_pixels(renderer, multi), DS_OK);
+    assert_memory_equal(single, multi, sizeof single);
+    assert_int_equal(ds_renderer_gl_errors(renderer), 0);
+    ds_renderer_destroy(renderer);
+
+    /* Culling AUTO: on with CUDA, off on the CPU path. */
+    desc.cull = DS_CULL_AUTO;
+    assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
+    assert_int_equal(ds_renderer_culling(renderer),
+                     ds_renderer_interop(renderer) == DS_INTEROP_NONE ? 0 : 1);
+    ds_renderer_destroy(renderer);
+    ds_mesh_free(&mesh);
+}
+
+/* The size check: the index format's limits, in one line naming the
+ * count and the limit; on the CPU path nothing else is refused. */
+static void test_check_fits(void **state)
+{
+    (void)state;
+    ds_renderer_desc desc = {0};
+    desc.interop = DS_INTEROP_NONE;
+    assert_int_equal(ds_renderer_check_fits(&desc, 1000, 2000), DS_OK);
+    assert_int_equal(ds_renderer_check_fits(&desc, DS_RENDERER_MAX_VERTICES,
+                                            DS_RENDERER_MAX_TRIANGLES),
+                     DS_OK);
+    ds_log_set_quiet(1);
+    assert_int_equal(ds_renderer_check_fits(&desc, 1000, (size_t)DS_RENDERER_MAX_TRIANGLES + 1),
+                     DS_ERR_TOO_LARGE);
+    printf("%s\n", ds_last_error());
+    assert_non_null(strstr(ds_last_error(), "715.8M triangles"));
+    assert_non_null(strstr(ds_last_error(), "715827882"));
+    assert_null(strchr(ds_last_error(), '\n'));
+    assert_int_equal(ds_renderer_check_fits(&desc, 3100000000u, 0), DS_ERR_TOO_LARGE);
+    printf("%s\n", ds_last_error());
+    assert_non_null(strstr(ds_last_error(), "3100000000 vertices"));
+    /* A 3.1G-triangle grid (the dragon at 60 x 60) is refused from its
+     * counts alone. */
+    assert_int_equal(ds_renderer_check_fits(&desc, 1575000000u, 3121000000u), DS_ERR_TOO_LARGE);
+    printf("%s\n", ds_last_error());
+    assert_non_null(strstr(ds_last_error(), "3.12G triangles"));
+    ds_log_set_quiet(0);
 }
 
 static void test_invalid_arguments(void **state)
@@ -1029,6 +1291,9 @@ int main(void)
         cmocka_unit_test(test_points_sorted),
         cmocka_unit_test(test_points_tiles_agree),
         cmocka_unit_test(test_short_keys),
+        cmocka_unit_test(test_color_modes),
+        cmocka_unit_test(test_msaa),
+        cmocka_unit_test(test_check_fits),
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_headless_smoke),
     };

@@ -10,8 +10,33 @@
  * scissored indirect draw per tile and the overflow draw (tiles.h). */
 #include "renderer_internal.h"
 
-/* Uniform locations fixed in the shaders. */
-enum { U_VIEW_PROJECTION = 0, U_ALPHA = 1, U_POINT_SCALE = 2 };
+/* Uniform locations fixed in shade.glsl. */
+enum {
+    U_VIEW_PROJECTION = 0,
+    U_ALPHA = 1,
+    U_POINT_SCALE = 2,
+    U_EYE = 3,
+    U_COLOR_MODE = 4,
+    U_TINT = 5,
+    U_HEIGHT_RANGE = 6,
+    U_VIEW_OPACITY = 7
+};
+
+void ds_render_use_program(const ds_renderer *renderer, const frame_plan *plan, GLuint program)
+{
+    glUseProgram(program);
+    glUniformMatrix4fv(U_VIEW_PROJECTION, 1, GL_FALSE, plan->view_projection);
+    glUniform1f(U_ALPHA, renderer->alpha);
+    glUniform3fv(U_EYE, 1, plan->eye);
+    glUniform1i(U_COLOR_MODE, (GLint)renderer->color_mode);
+    glUniform3fv(U_TINT, 1, renderer->tint);
+    glUniform2f(U_HEIGHT_RANGE, renderer->height_lo, renderer->height_inv);
+    glUniform1i(U_VIEW_OPACITY, renderer->opacity == DS_OPACITY_VIEW);
+    if (plan->points) {
+        glEnable(GL_PROGRAM_POINT_SIZE);
+        glUniform1f(U_POINT_SCALE, plan->point_scale);
+    }
+}
 
 /* The binned draw: each tile's command under its scissor, then the
  * overflow command (tiles.h) without one. The indirect buffer is bound. */
@@ -64,13 +89,7 @@ void ds_render_draw(ds_renderer *renderer, const frame_plan *plan, frame_record 
     glEnable(GL_BLEND);
     glBlendEquation(GL_FUNC_ADD);
     glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-    glUseProgram(program);
-    glUniformMatrix4fv(U_VIEW_PROJECTION, 1, GL_FALSE, plan->view_projection);
-    glUniform1f(U_ALPHA, renderer->alpha);
-    if (points) {
-        glEnable(GL_PROGRAM_POINT_SIZE);
-        glUniform1f(U_POINT_SCALE, plan->point_scale);
-    }
+    ds_render_use_program(renderer, plan, program);
     GLuint element_buffer = ds_render_element_buffer(renderer, plan->slot);
     /* Culling: the keys pass left the draw's count in the command after
      * the elements. Tiles: a command per tile there, and the overflow's. */
@@ -79,15 +98,15 @@ void ds_render_draw(ds_renderer *renderer, const frame_plan *plan, frame_record 
         glBindBuffer(GL_DRAW_INDIRECT_BUFFER, element_buffer);
     if (pull) {
         /* mesh_pull.vert.glsl's blocks: sorted triangles, indices,
-         * positions, colours. */
+         * positions, colours and normals. */
         GLuint buffers[4] = {element_buffer, renderer->index_buffer,
-                             ds_render_position_buffer(renderer), renderer->color_buffer};
+                             ds_render_position_buffer(renderer), renderer->attribute_buffer};
         GLintptr offsets[4] = {0, 0, 0, 0};
         size_t sorted_words = plan->tiled ? renderer->command_word : n;
         GLsizeiptr sizes[4] = {(GLsizeiptr)(sorted_words * sizeof(uint32_t)),
                                (GLsizeiptr)(3 * n * sizeof(uint32_t)),
                                (GLsizeiptr)(3 * renderer->vertex_count * sizeof(float)),
-                               (GLsizeiptr)(renderer->vertex_count * 4)};
+                               (GLsizeiptr)(renderer->vertex_count * 8)};
         glBindBuffersRange(GL_SHADER_STORAGE_BUFFER, 0, 4, buffers, offsets, sizes);
         glBindVertexArray(renderer->pull_vertex_array);
     } else {
@@ -108,6 +127,12 @@ void ds_render_draw(ds_renderer *renderer, const frame_plan *plan, frame_record 
         glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
     glBindVertexArray(0);
     glDepthMask(GL_TRUE);
+    /* Multisampled: the frame resolves into the framebuffer asked for
+     * (the own one resolves when it is read, ds_renderer_read_pixels). */
+    if (plan->resolve)
+        glBlitNamedFramebuffer(renderer->framebuffer, plan->resolve_target, 0, 0,
+                               renderer->width, renderer->height, 0, 0, renderer->width,
+                               renderer->height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
     glEndQuery(GL_TIME_ELAPSED);
     glQueryCounter(record->end_query, GL_TIMESTAMP);
 }

@@ -5,12 +5,14 @@
 
 #include <string.h>
 
+#include "cuda_check.h"
+
 /* Culling assumes one sample per pixel at its centre: true of the own
- * framebuffer; asked of GL for any other (once per target). */
+ * framebuffer without MSAA; asked of GL for any other (once per target). */
 static int single_sampled(ds_renderer *renderer, GLuint target)
 {
     if (target == renderer->framebuffer)
-        return 1;
+        return renderer->msaa <= 1;
     if (renderer->target_samples < 0 || renderer->sampled_target != target) {
         GLint samples = 0;
         glGetNamedFramebufferParameteriv(target, GL_SAMPLES, &samples);
@@ -49,6 +51,11 @@ void ds_render_plan(ds_renderer *renderer, const ds_camera *camera, uint32_t fra
     ds_camera_projection(camera, projection);
     plan.target = framebuffer == DS_RENDERER_OWN_FRAMEBUFFER ? renderer->framebuffer
                                                              : framebuffer;
+    if (renderer->msaa > 1 && plan.target != renderer->framebuffer) {
+        plan.resolve = 1;
+        plan.resolve_target = plan.target;
+        plan.target = renderer->framebuffer;
+    }
     plan.points = renderer->primitive == DS_PRIMITIVE_POINTS;
     plan.count = ds_renderer_sorted_count(renderer);
     plan.sorting = renderer->sorting;
@@ -60,6 +67,7 @@ void ds_render_plan(ds_renderer *renderer, const ds_camera *camera, uint32_t fra
     ds_cull_view_set(&plan.view, plan.view_projection, (float)renderer->width,
                      (float)renderer->height);
     plan.cull = renderer->cull && renderer->sorting && !plan.points &&
+                renderer->technique == DS_TECHNIQUE_SORTED &&
                 single_sampled(renderer, plan.target);
     plan.point_scale = renderer->point_size * projection[5] * 0.5f * (float)renderer->height;
     plan.range = key_range(renderer, plan.eye);
@@ -78,6 +86,23 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     ds_render_plan(renderer, camera, framebuffer, &plan);
     record->culled = plan.cull;
     record->drawn = (uint32_t)plan.count;
+    /* Where the image ends up (ds_renderer_color_texture). */
+    GLuint output = plan.resolve ? plan.resolve_target : plan.target;
+    renderer->last_output = output ? output : DS_RENDERER_OWN_FRAMEBUFFER;
+
+    if (renderer->technique != DS_TECHNIQUE_SORTED) {
+        /* Order-independent: no sort stage runs. Their times read 0: the
+         * events are recorded back to back (the CPU path's are zeroed). */
+        memset(record->host_stage_ms, 0, sizeof record->host_stage_ms);
+        record->host_interop_ms = 0.0f;
+        for (int e = 0; !renderer->cpu_path && e < EV_COUNT; e++)
+            DS_CUDA_TRY("render", cudaEventRecord(record->events[e], renderer->stream));
+        if ((status = ds_render_oit_frame(renderer, &plan, record)))
+            return status;
+        record->pending = 1;
+        renderer->frame_count++;
+        return DS_OK;
+    }
 
     status = renderer->cpu_path ? ds_render_cpu_stages(renderer, &plan, record)
                                 : ds_render_cuda_stages(renderer, &plan, record);

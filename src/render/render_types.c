@@ -13,6 +13,12 @@ static const char *const opacity_names[DS_OPACITY_MODE_COUNT] = {
     [DS_OPACITY_VIEW] = "view",
 };
 
+static const char *const technique_names[DS_TECHNIQUE_COUNT] = {
+    [DS_TECHNIQUE_SORTED] = "sorted", [DS_TECHNIQUE_UNSORTED] = "unsorted",
+    [DS_TECHNIQUE_WBOIT] = "wboit",   [DS_TECHNIQUE_PEEL] = "peel",
+    [DS_TECHNIQUE_ABUFFER] = "abuffer",
+};
+
 const char *ds_color_mode_name(ds_color_mode mode)
 {
     return (unsigned)mode < DS_COLOR_MODE_COUNT ? color_names[mode] : "unknown";
@@ -37,4 +43,17 @@ ds_opacity_mode ds_opacity_mode_from_name(const char *name)
         if (!strcmp(name, opacity_names[m]))
             return (ds_opacity_mode)m;
     return DS_OPACITY_MODE_COUNT;
+}
+
+const char *ds_technique_name(ds_technique technique)
+{
+    return (unsigned)technique < DS_TECHNIQUE_COUNT ? technique_names[technique] : "unknown";
+}
+
+ds_technique ds_technique_from_name(const char *name)
+{
+    for (int t = 0; name && t < DS_TECHNIQUE_COUNT; t++)
+        if (!strcmp(name, technique_names[t]))
+            return (ds_technique)t;
+    return DS_TECHNIQUE_COUNT;
 }

@@ -1,6 +1,7 @@
 /* render_types.h — the renderer's modes (primitive, triangle key, interop,
- * screen tiles, colour, opacity, culling) as plain enums: the app parses them into ds_options and the
- * render kernels read them, so they live below both. */
+ * screen tiles, colour, opacity, culling, transparency technique) as plain
+ * enums: the app parses them into ds_options and the render kernels read
+ * them, so they live below both. */
 #ifndef DS_RENDER_TYPES_H
 #define DS_RENDER_TYPES_H
 
@@ -39,7 +40,8 @@ typedef enum ds_tiles_mode {
 /* How surfaces are coloured; the headlight shading applies in every mode,
  * and a file's per-vertex alpha multiplies the global alpha in every mode. */
 typedef enum ds_color_mode {
-    DS_COLOR_AUTO = 0, /* FILE when the mesh has colours, else NORMAL */
+    DS_COLOR_AUTO = 0, /* FILE when the mesh has colours, else NORMAL
+                          (HEIGHT for a point cloud, as ds_mesh_finish()) */
     DS_COLOR_NORMAL,   /* the unit normal as a colour */
     DS_COLOR_TINT,     /* one colour for everything (desc.tint) */
     DS_COLOR_HEIGHT,   /* a ramp along +Y, the up axis after --up */
@@ -63,6 +65,20 @@ typedef enum ds_cull_mode {
     DS_CULL_OFF
 } ds_cull_mode;
 
+/* How translucent surfaces are composited (renderer.h states each one's
+ * passes). SORTED and UNSORTED are the per-primitive sort (on or off);
+ * the others need no sort: WBOIT approximates (McGuire and Bavoil 2013),
+ * PEEL and ABUFFER are exact per-pixel references. Every technique draws
+ * triangles and points alike. */
+typedef enum ds_technique {
+    DS_TECHNIQUE_SORTED = 0, /* primitives sorted far first, "over" */
+    DS_TECHNIQUE_UNSORTED,   /* the mesh's order, "over" */
+    DS_TECHNIQUE_WBOIT,      /* weighted blended order-independent */
+    DS_TECHNIQUE_PEEL,       /* depth peeling, front to back, exact */
+    DS_TECHNIQUE_ABUFFER,    /* per-pixel linked lists, sorted, exact */
+    DS_TECHNIQUE_COUNT
+} ds_technique;
+
 /* Names as the command line spells them ("auto", "normal", ...);
  * "unknown" for others. from_name returns the COUNT value for an unknown
  * name. */
@@ -70,6 +86,9 @@ const char *ds_color_mode_name(ds_color_mode mode);
 ds_color_mode ds_color_mode_from_name(const char *name);
 const char *ds_opacity_mode_name(ds_opacity_mode mode);
 ds_opacity_mode ds_opacity_mode_from_name(const char *name);
+/* "sorted", "unsorted", "wboit", "peel", "abuffer". */
+const char *ds_technique_name(ds_technique technique);
+ds_technique ds_technique_from_name(const char *name);
 
 #ifdef __cplusplus
 }

@@ -16,13 +16,40 @@
 /* Points mode: splat diameter as a multiple of the mean spacing of points
  * spread over the bounding sphere's surface, enough to close the gaps. */
 #define POINT_SIZE_SPACING 1.5f
+/* DS_COLOR_TINT with an all-zero desc.tint: a pale blue glass. */
+static const float DEFAULT_TINT[3] = {0.62f, 0.80f, 0.95f};
+/* Conservative device bytes per sorted pair that each sorter allocates
+ * for max_count pairs (kernels/sort/sort_*.cu and sort.c's shuffle
+ * scratch of 8 bytes a pair for every GPU sort): cub and radix an
+ * alternate key and value array plus temporary storage; hybrid two
+ * padded pairs of arrays and per-chunk bucket bases; quick three auxiliary
+ * arrays and its task lists; bitonic sorts in place. Used only to refuse
+ * a mesh that cannot fit before anything is allocated. */
+static size_t sort_bytes_per_pair(ds_sort_algo algo)
+{
+    switch (algo) {
+    case DS_SORT_CUB: return 18;
+    case DS_SORT_RADIX: return 18;
+    case DS_SORT_HYBRID: return 30;
+    case DS_SORT_QUICK: return 24;
+    case DS_SORT_BITONIC0:
+    case DS_SORT_BITONIC1:
+    case DS_SORT_BITONIC2: return 9;
+    default: return 0; /* cpu: host memory */
+    }
+}
 
-/* Shader sources, embedded from shaders/ by cmake/embed.cmake. */
+/* Shader sources, embedded from shaders/ by cmake/embed.cmake. Every
+ * program is compiled as GLSL_VERSION, shade.glsl (the colour modes and
+ * the headlight every draw form shares), then its stage's file. */
+#define GLSL_VERSION "#version 450 core\n"
+extern const char ds_shader_shade[];
 extern const char ds_shader_mesh_vert[];
 extern const char ds_shader_mesh_frag[];
 extern const char ds_shader_mesh_pull_vert[];
 extern const char ds_shader_points_vert[];
 extern const char ds_shader_points_frag[];
+extern const char ds_shader_blend_frag[];
 
 static void GLAD_API_PTR on_gl_debug(GLenum source, GLenum type, GLuint id,
                                  GLenum severity, GLsizei length,
@@ -36,18 +63,21 @@ static void GLAD_API_PTR on_gl_debug(GLenum source, GLenum type, GLuint id,
     ds_warn("GL error: %s", message);
 }
 
-static ds_status compile_program(const char *vertex_source,
-                                 const char *fragment_source, const char *name,
-                                 GLuint *dest)
+ds_status ds_render_compile_program(const char *vertex, const char *surface,
+                                    const char *fragment_main, const char *name, GLuint *dest)
 {
-    const char *sources[2] = {vertex_source, fragment_source};
     const GLenum stages[2] = {GL_VERTEX_SHADER, GL_FRAGMENT_SHADER};
     char log[1024];
     GLint ok = 0;
     GLuint program = glCreateProgram();
     for (int i = 0; i < 2; i++) {
         GLuint shader = glCreateShader(stages[i]);
-        glShaderSource(shader, 1, &sources[i], NULL);
+        /* #line: compiler messages count each file's own lines (the
+         * fragment stage's surface file is source string 3, its main 5). */
+        const char *strings[6] = {GLSL_VERSION, ds_shader_shade, "\n#line 1\n",
+                                  i ? (surface ? surface : "") : vertex, "\n#line 1\n",
+                                  i ? fragment_main : ""};
+        glShaderSource(shader, 6, strings, NULL);
         glCompileShader(shader);
         glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
         if (!ok) {
@@ -71,31 +101,86 @@ static ds_status compile_program(const char *vertex_source,
     return DS_OK;
 }
 
-static ds_status make_framebuffer(ds_renderer *renderer)
+static ds_status compile_program(const char *vertex_source, const char *surface_source,
+                                 const char *name, GLuint *dest)
+{
+    return ds_render_compile_program(vertex_source, surface_source, ds_shader_blend_frag, name,
+                                     dest);
+}
+
+static void free_framebuffer(ds_renderer *renderer)
 {
     if (renderer->framebuffer) {
         glDeleteFramebuffers(1, &renderer->framebuffer);
-        glDeleteRenderbuffers(1, &renderer->color_renderbuffer);
+        if (renderer->color_texture)
+            glDeleteTextures(1, &renderer->color_texture);
+        if (renderer->color_renderbuffer)
+            glDeleteRenderbuffers(1, &renderer->color_renderbuffer);
         glDeleteRenderbuffers(1, &renderer->depth_renderbuffer);
     }
-    glCreateRenderbuffers(1, &renderer->color_renderbuffer);
-    glNamedRenderbufferStorage(renderer->color_renderbuffer, GL_RGBA8,
-                               renderer->width, renderer->height);
+    if (renderer->resolve_framebuffer) {
+        glDeleteFramebuffers(1, &renderer->resolve_framebuffer);
+        glDeleteTextures(1, &renderer->resolve_texture);
+    }
+    renderer->framebuffer = renderer->color_renderbuffer = renderer->depth_renderbuffer = 0;
+    renderer->color_texture = 0;
+    renderer->resolve_framebuffer = renderer->resolve_texture = 0;
+    renderer->last_output = 0;
+}
+
+/* The own framebuffer: renderer->msaa samples of RGBA8 and depth, and
+ * with msaa > 1 a single-sampled RGBA8 one it resolves into. The
+ * single-sampled colour is a texture, so that ds_image_metrics can read
+ * it (ds_renderer_color_texture). */
+static ds_status make_framebuffer(ds_renderer *renderer)
+{
+    int samples = renderer->msaa > 1 ? renderer->msaa : 0;
+    unsigned errors = renderer->gl_errors;
+    free_framebuffer(renderer);
     glCreateFramebuffers(1, &renderer->framebuffer);
-    glNamedFramebufferRenderbuffer(renderer->framebuffer, GL_COLOR_ATTACHMENT0,
-                                   GL_RENDERBUFFER, renderer->color_renderbuffer);
+    if (samples) {
+        glCreateRenderbuffers(1, &renderer->color_renderbuffer);
+        glNamedRenderbufferStorageMultisample(renderer->color_renderbuffer, samples, GL_RGBA8,
+                                              renderer->width, renderer->height);
+        glNamedFramebufferRenderbuffer(renderer->framebuffer, GL_COLOR_ATTACHMENT0,
+                                       GL_RENDERBUFFER, renderer->color_renderbuffer);
+    } else {
+        glCreateTextures(GL_TEXTURE_2D, 1, &renderer->color_texture);
+        glTextureStorage2D(renderer->color_texture, 1, GL_RGBA8, renderer->width,
+                           renderer->height);
+        glNamedFramebufferTexture(renderer->framebuffer, GL_COLOR_ATTACHMENT0,
+                                  renderer->color_texture, 0);
+    }
     /* Nothing here writes depth, but the depth test stays on for opaque
      * geometry a caller may draw into the same framebuffer. */
     glCreateRenderbuffers(1, &renderer->depth_renderbuffer);
-    glNamedRenderbufferStorage(renderer->depth_renderbuffer, GL_DEPTH_COMPONENT24,
-                               renderer->width, renderer->height);
+    glNamedRenderbufferStorageMultisample(renderer->depth_renderbuffer, samples,
+                                          GL_DEPTH_COMPONENT24, renderer->width,
+                                          renderer->height);
     glNamedFramebufferRenderbuffer(renderer->framebuffer, GL_DEPTH_ATTACHMENT,
                                    GL_RENDERBUFFER, renderer->depth_renderbuffer);
     GLenum complete = glCheckNamedFramebufferStatus(renderer->framebuffer, GL_FRAMEBUFFER);
-    if (complete != GL_FRAMEBUFFER_COMPLETE)
-        return ds_fail(DS_ERR_GL, "render: framebuffer %dx%d incomplete (0x%x)",
-                       renderer->width, renderer->height, complete);
+    if (complete == GL_FRAMEBUFFER_COMPLETE && samples) {
+        glCreateTextures(GL_TEXTURE_2D, 1, &renderer->resolve_texture);
+        glTextureStorage2D(renderer->resolve_texture, 1, GL_RGBA8, renderer->width,
+                           renderer->height);
+        glCreateFramebuffers(1, &renderer->resolve_framebuffer);
+        glNamedFramebufferTexture(renderer->resolve_framebuffer, GL_COLOR_ATTACHMENT0,
+                                  renderer->resolve_texture, 0);
+        complete = glCheckNamedFramebufferStatus(renderer->resolve_framebuffer, GL_FRAMEBUFFER);
+    }
+    if (complete != GL_FRAMEBUFFER_COMPLETE || renderer->gl_errors != errors)
+        return ds_fail(DS_ERR_GL, "render: framebuffer %dx%d with %d samples incomplete (0x%x)",
+                       renderer->width, renderer->height, samples ? samples : 1, complete);
     return DS_OK;
+}
+
+/* GL_MAX_SAMPLES of the current context. */
+static int max_samples(void)
+{
+    GLint samples = 0;
+    glGetIntegerv(GL_MAX_SAMPLES, &samples);
+    return samples;
 }
 
 static float default_point_size(const ds_mesh *mesh)
@@ -118,8 +203,9 @@ static ds_status make_sorter(ds_sort_algo algo, size_t count, int key_bits,
     return ds_sorter_create(&desc, dest);
 }
 
-/* Vertex arrays: positions (binding 0) and colours (binding 1), one array
- * per element buffer. */
+/* Vertex arrays: positions (binding 0), and colours and normals
+ * interleaved in the attribute buffer (binding 1), one array per element
+ * buffer. */
 static void make_vertex_arrays(ds_renderer *renderer)
 {
     GLuint positions = ds_render_position_buffer(renderer);
@@ -130,10 +216,13 @@ static void make_vertex_arrays(ds_renderer *renderer)
         glVertexArrayAttribFormat(vao, 0, 3, GL_FLOAT, GL_FALSE, 0);
         glVertexArrayAttribBinding(vao, 0, 0);
         glEnableVertexArrayAttrib(vao, 0);
-        glVertexArrayVertexBuffer(vao, 1, renderer->color_buffer, 0, 4);
+        glVertexArrayVertexBuffer(vao, 1, renderer->attribute_buffer, 0, 2 * sizeof(uint32_t));
         glVertexArrayAttribFormat(vao, 1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 0);
         glVertexArrayAttribBinding(vao, 1, 1);
         glEnableVertexArrayAttrib(vao, 1);
+        glVertexArrayAttribFormat(vao, 2, 4, GL_INT_2_10_10_10_REV, GL_TRUE, sizeof(uint32_t));
+        glVertexArrayAttribBinding(vao, 2, 1);
+        glEnableVertexArrayAttrib(vao, 2);
         glVertexArrayElementBuffer(vao, ds_render_element_buffer(renderer, s));
     }
 }
@@ -151,6 +240,42 @@ static int pull_supported(const ds_mesh *mesh)
     if (3 * (uint64_t)mesh->vertex_count * sizeof(float) > largest)
         largest = 3 * (uint64_t)mesh->vertex_count * sizeof(float);
     return blocks >= 4 && (uint64_t)block_bytes >= largest;
+}
+
+/* A unit normal as GL_INT_2_10_10_10_REV, normalised: each component
+ * c in [-1, 1] as round(511 c), two's complement in 10 bits, x lowest. */
+static uint32_t pack_normal(const float n[3])
+{
+    uint32_t word = 0;
+    for (int k = 0; k < 3; k++) {
+        float c = n[k] < -1.0f ? -1.0f : n[k] > 1.0f ? 1.0f : n[k];
+        int32_t q = (int32_t)lrintf(c * 511.0f);
+        word |= ((uint32_t)q & 0x3FFu) << (10 * k);
+    }
+    return word;
+}
+
+/* The attribute buffer: per vertex the RGBA8 colour, then the packed
+ * normal; 8 bytes, read by the vertex arrays and by mesh_pull.vert.glsl. */
+static ds_status make_attribute_buffer(ds_renderer *renderer, const ds_mesh *mesh)
+{
+    size_t n = mesh->vertex_count;
+    uint32_t *words = malloc((n ? 2 * n : 2) * sizeof *words);
+    if (!words)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY,
+                       "render: out of host memory for the attributes of %zu vertices", n);
+    static const float up[3] = {0.0f, 1.0f, 0.0f};
+    for (size_t v = 0; v < n; v++) {
+        static const uint8_t white[4] = {255, 255, 255, 255};
+        memcpy(&words[2 * v], mesh->colors ? mesh->colors + 4 * v : white, sizeof(uint32_t));
+        words[2 * v + 1] = pack_normal(mesh->normals ? mesh->normals + 3 * v : up);
+    }
+    if (!n)
+        words[0] = words[1] = 0;
+    glCreateBuffers(1, &renderer->attribute_buffer);
+    glNamedBufferStorage(renderer->attribute_buffer, (GLsizeiptr)((n ? n : 1) * 8), words, 0);
+    free(words);
+    return DS_OK;
 }
 
 static void *host_alloc(size_t count, size_t size, ds_status *status)
@@ -247,8 +372,8 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     if (!glad_glCreateBuffers || !GLAD_GL_VERSION_4_5)
         return ds_fail(DS_ERR_GL, "render: no current OpenGL 4.5 context loaded through glad");
     const ds_mesh *mesh = desc->mesh;
-    if (mesh->vertex_count > DS_MESH_MAX_ELEMENTS || mesh->triangle_count > DS_MESH_MAX_ELEMENTS / 3)
-        return ds_fail(DS_ERR_TOO_LARGE, "render: mesh too large");
+    if ((status = ds_renderer_check_fits(desc, mesh->vertex_count, mesh->triangle_count)))
+        return status;
     if ((unsigned)desc->sort_algo >= DS_SORT_ALGO_COUNT ||
         (unsigned)desc->triangle_key >= DS_TRIANGLE_KEY_COUNT)
         return ds_fail(DS_ERR_INVALID_ARG, "render: bad sort or triangle key");
@@ -272,10 +397,34 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
         return ds_fail(DS_ERR_INVALID_ARG, "render: key_bits must be 16, 24 or 32, not %d",
                        desc->key_bits);
     }
-    renderer->cull = desc->cull != DS_CULL_OFF;
     renderer->target_samples = -1;
     memcpy(renderer->mesh_center, mesh->center, sizeof renderer->mesh_center);
     renderer->mesh_radius = mesh->radius;
+    renderer->mesh_colors = mesh->has_colors;
+    renderer->point_cloud = mesh->triangle_count == 0;
+    float height_span = mesh->bounds_max[1] - mesh->bounds_min[1];
+    renderer->height_lo = mesh->bounds_min[1];
+    renderer->height_inv = height_span > 0.0f ? 1.0f / height_span : 0.0f;
+    if ((unsigned)desc->color_mode >= DS_COLOR_MODE_COUNT ||
+        (unsigned)desc->opacity >= DS_OPACITY_MODE_COUNT || (unsigned)desc->cull > DS_CULL_OFF) {
+        free(renderer);
+        return ds_fail(DS_ERR_INVALID_ARG, "render: bad colour, opacity or cull mode");
+    }
+    ds_renderer_set_color_mode(renderer, desc->color_mode);
+    ds_renderer_set_tint(renderer, desc->tint);
+    renderer->opacity = desc->opacity;
+    renderer->msaa = desc->msaa > 1 ? desc->msaa : 1;
+    if (renderer->msaa != 1 && renderer->msaa != 2 && renderer->msaa != 4 && renderer->msaa != 8) {
+        free(renderer);
+        return ds_fail(DS_ERR_INVALID_ARG, "render: msaa must be 1, 2, 4 or 8 samples, not %d",
+                       desc->msaa);
+    }
+    if (renderer->msaa > max_samples()) {
+        int most_samples = max_samples();
+        free(renderer);
+        return ds_fail(DS_ERR_UNSUPPORTED, "render: msaa %d: this GL allows at most %d samples",
+                       desc->msaa, most_samples);
+    }
     renderer->algo = desc->sort_algo;
     renderer->vertex_count = mesh->vertex_count;
     renderer->triangle_count = mesh->triangle_count;
@@ -292,6 +441,8 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
                        desc->tile_pixels);
     }
     renderer->tile_pixels = desc->tile_pixels;
+    renderer->technique = DS_TECHNIQUE_SORTED;
+    renderer->abuffer_initial_nodes = desc->abuffer_initial_nodes;
 
     /* Errors from here on are counted, so tests can fail on any. */
     glEnable(GL_DEBUG_OUTPUT);
@@ -315,6 +466,9 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
         renderer->algo = DS_SORT_CPU;
     }
     renderer->tiles_on = renderer->tiles && (desc->tiles == DS_TILES_ON || !renderer->cpu_path);
+    /* Culling AUTO, like tiles: on with CUDA; on the CPU path the host
+     * keys pass's sample test costs more than the draw it saves. */
+    renderer->cull = desc->cull == DS_CULL_ON || (desc->cull == DS_CULL_AUTO && !renderer->cpu_path);
 
     size_t t = mesh->triangle_count, most = mesh->vertex_count > t ? mesh->vertex_count : t;
     if (renderer->verify || renderer->cpu_path) {
@@ -363,16 +517,15 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
          (status = compile_program(ds_shader_mesh_pull_vert, ds_shader_mesh_frag,
                                    "mesh_pull", &renderer->pull_program))))
         goto fail;
-    glCreateBuffers(1, &renderer->color_buffer);
-    glNamedBufferStorage(renderer->color_buffer,
-                         (GLsizeiptr)((mesh->vertex_count ? mesh->vertex_count : 1) * 4),
-                         mesh->colors, 0);
-    if (renderer->pull) {
-        glCreateBuffers(1, &renderer->index_buffer);
-        glNamedBufferStorage(renderer->index_buffer, (GLsizeiptr)(3 * t * sizeof(uint32_t)),
-                             mesh->indices, 0);
+    if ((status = make_attribute_buffer(renderer, mesh)))
+        goto fail;
+    /* The mesh's indices in GL: pulled triangles read them, and the
+     * order-independent techniques draw the mesh in its own order. */
+    glCreateBuffers(1, &renderer->index_buffer);
+    glNamedBufferStorage(renderer->index_buffer, (GLsizeiptr)((t ? 3 * t : 1) * sizeof(uint32_t)),
+                         t ? mesh->indices : NULL, 0);
+    if (renderer->pull)
         glCreateVertexArrays(1, &renderer->pull_vertex_array);
-    }
     if ((status = make_framebuffer(renderer)))
         goto fail;
 
@@ -412,6 +565,7 @@ void ds_renderer_destroy(ds_renderer *renderer)
         cudaStreamSynchronize(renderer->stream);
     ds_sorter_destroy(renderer->sorter);
     ds_sorter_destroy(renderer->reference_sorter);
+    ds_render_oit_free(renderer);
     ds_interop_destroy(renderer->interop);
     cudaFree(renderer->keys);
     cudaFree(renderer->values);
@@ -445,20 +599,15 @@ void ds_renderer_destroy(ds_renderer *renderer)
     if (renderer->pull_vertex_array)
         glDeleteVertexArrays(1, &renderer->pull_vertex_array);
     glDeleteVertexArrays(DS_INTEROP_SLOTS, renderer->vertex_arrays);
-    if (renderer->color_buffer)
-        glDeleteBuffers(1, &renderer->color_buffer);
+    if (renderer->attribute_buffer)
+        glDeleteBuffers(1, &renderer->attribute_buffer);
     if (renderer->cpu_position_buffer)
         glDeleteBuffers(1, &renderer->cpu_position_buffer);
     if (renderer->cpu_element_buffer)
         glDeleteBuffers(1, &renderer->cpu_element_buffer);
     if (renderer->verify_copy_buffer)
         glDeleteBuffers(1, &renderer->verify_copy_buffer);
-    if (renderer->framebuffer) {
-        glDeleteFramebuffers(1, &renderer->framebuffer);
-        glDeleteRenderbuffers(1, &renderer->color_renderbuffer);
-        if (renderer->depth_renderbuffer)
-            glDeleteRenderbuffers(1, &renderer->depth_renderbuffer);
-    }
+    free_framebuffer(renderer);
     if (renderer->debug_installed)
         glDebugMessageCallback(NULL, NULL);
     free(renderer->host_indices);
@@ -487,7 +636,14 @@ ds_status ds_renderer_resize(ds_renderer *renderer, int width, int height)
         return DS_OK;
     renderer->width = width;
     renderer->height = height;
-    return make_framebuffer(renderer);
+    ds_status status = make_framebuffer(renderer);
+    if (status)
+        return status;
+    /* The order-independent images follow the viewport. */
+    ds_render_oit_free_images(renderer);
+    if (renderer->technique != DS_TECHNIQUE_SORTED)
+        return ds_render_oit_prepare(renderer, renderer->technique);
+    return DS_OK;
 }
 
 ds_status ds_renderer_set_sort(ds_renderer *renderer, ds_sort_algo algo)
@@ -535,6 +691,48 @@ void ds_renderer_set_alpha(ds_renderer *renderer, float alpha)
 
 void ds_renderer_set_sorting(ds_renderer *renderer, int sorting) { renderer->sorting = sorting != 0; }
 
+ds_status ds_renderer_set_technique(ds_renderer *renderer, ds_technique technique)
+{
+    if ((unsigned)technique >= DS_TECHNIQUE_COUNT)
+        return ds_fail(DS_ERR_INVALID_ARG, "render: technique %d is not one of sorted, "
+                       "unsorted, wboit, peel, abuffer", (int)technique);
+    if (technique == DS_TECHNIQUE_SORTED || technique == DS_TECHNIQUE_UNSORTED) {
+        renderer->sorting = technique == DS_TECHNIQUE_SORTED;
+        renderer->technique = DS_TECHNIQUE_SORTED;
+        return DS_OK;
+    }
+    ds_status status = ds_render_oit_prepare(renderer, technique);
+    if (status == DS_OK)
+        renderer->technique = technique;
+    return status;
+}
+
+ds_technique ds_renderer_technique(const ds_renderer *renderer)
+{
+    if (renderer->technique == DS_TECHNIQUE_SORTED && !renderer->sorting)
+        return DS_TECHNIQUE_UNSORTED;
+    return renderer->technique;
+}
+
+unsigned ds_renderer_color_texture(const ds_renderer *renderer)
+{
+    if (!renderer->last_output)
+        return 0;
+    /* The texture's own framebuffer: the own one single-sampled, else
+     * its resolve copy. A frame that went elsewhere (or into the
+     * multisampled own one) is copied (resolved) into it here. */
+    GLuint texture_framebuffer =
+        renderer->msaa > 1 ? renderer->resolve_framebuffer : renderer->framebuffer;
+    if (renderer->last_output != texture_framebuffer) {
+        GLuint source = renderer->last_output == DS_RENDERER_OWN_FRAMEBUFFER
+                            ? 0 : renderer->last_output;
+        int w = renderer->width, h = renderer->height;
+        glBlitNamedFramebuffer(source, texture_framebuffer, 0, 0, w, h, 0, 0, w, h,
+                               GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    }
+    return renderer->msaa > 1 ? renderer->resolve_texture : renderer->color_texture;
+}
+
 void ds_renderer_set_tiles(ds_renderer *renderer, int tiles)
 {
     renderer->tiles_on = renderer->tiles && tiles;
@@ -551,6 +749,151 @@ void ds_renderer_set_point_size(ds_renderer *renderer, float world_size)
 {
     if (world_size > 0.0f)
         renderer->point_size = world_size;
+}
+
+float ds_renderer_point_size(const ds_renderer *renderer) { return renderer->point_size; }
+
+/* AUTO: the file's colours where it has them; else what ds_mesh_finish()
+ * would have made, the normal for triangles and the height for points. */
+void ds_renderer_set_color_mode(ds_renderer *renderer, ds_color_mode mode)
+{
+    if ((unsigned)mode >= DS_COLOR_MODE_COUNT)
+        return;
+    if (mode == DS_COLOR_AUTO)
+        mode = renderer->mesh_colors ? DS_COLOR_FILE
+               : renderer->point_cloud ? DS_COLOR_HEIGHT : DS_COLOR_NORMAL;
+    renderer->color_mode = mode;
+}
+
+ds_color_mode ds_renderer_color_mode(const ds_renderer *renderer) { return renderer->color_mode; }
+
+void ds_renderer_set_tint(ds_renderer *renderer, const float rgb[3])
+{
+    int zero = !rgb || (rgb[0] == 0.0f && rgb[1] == 0.0f && rgb[2] == 0.0f);
+    for (int k = 0; k < 3; k++) {
+        float c = zero ? DEFAULT_TINT[k] : rgb[k];
+        renderer->tint[k] = c < 0.0f ? 0.0f : c > 1.0f ? 1.0f : c;
+    }
+}
+
+void ds_renderer_set_opacity_mode(ds_renderer *renderer, ds_opacity_mode mode)
+{
+    if ((unsigned)mode < DS_OPACITY_MODE_COUNT)
+        renderer->opacity = mode;
+}
+
+ds_opacity_mode ds_renderer_opacity_mode(const ds_renderer *renderer) { return renderer->opacity; }
+
+ds_status ds_renderer_set_msaa(ds_renderer *renderer, int samples)
+{
+    if (samples == 0)
+        samples = 1;
+    if (samples != 1 && samples != 2 && samples != 4 && samples != 8)
+        return ds_fail(DS_ERR_INVALID_ARG, "render: msaa must be 1, 2, 4 or 8 samples, not %d",
+                       samples);
+    if (samples > max_samples())
+        return ds_fail(DS_ERR_UNSUPPORTED, "render: msaa %d: this GL allows at most %d samples",
+                       samples, max_samples());
+    if (samples == renderer->msaa)
+        return DS_OK;
+    /* The previous frame may still draw into the old framebuffer. */
+    glFinish();
+    int previous = renderer->msaa;
+    renderer->msaa = samples;
+    ds_status status = make_framebuffer(renderer);
+    if (status) {
+        renderer->msaa = previous;
+        if (make_framebuffer(renderer) == DS_OK)
+            return status;
+    }
+    return status;
+}
+
+int ds_renderer_msaa(const ds_renderer *renderer) { return renderer->msaa; }
+
+int ds_renderer_culling(const ds_renderer *renderer)
+{
+    return renderer->cull && renderer->sorting && renderer->technique == DS_TECHNIQUE_SORTED &&
+           renderer->primitive == DS_PRIMITIVE_TRIANGLES &&
+           renderer->msaa <= 1 && renderer->target_samples <= 1;
+}
+
+/* "3.1G triangles", "437,645 vertices": counts as a person reads them. */
+static void format_count(size_t count, const char *unit, char *dest, size_t size)
+{
+    if (count >= 1000000000)
+        snprintf(dest, size, "%.2fG %s", (double)count / 1e9, unit);
+    else if (count >= 1000000)
+        snprintf(dest, size, "%.1fM %s", (double)count / 1e6, unit);
+    else
+        snprintf(dest, size, "%zu %s", count, unit);
+}
+
+ds_status ds_renderer_check_fits(const ds_renderer_desc *desc, size_t vertex_count,
+                                 size_t triangle_count)
+{
+    char what[64];
+    if (!desc)
+        return ds_fail(DS_ERR_INVALID_ARG, "render: desc is NULL");
+    if (triangle_count)
+        format_count(triangle_count, "triangles", what, sizeof what);
+    else
+        format_count(vertex_count, "points", what, sizeof what);
+    /* Indices are uint32, and a plain draw counts its indices (3 per
+     * triangle) or points in a GLsizei. */
+    if (vertex_count > DS_RENDERER_MAX_VERTICES)
+        return ds_fail(DS_ERR_TOO_LARGE,
+                       "render: %zu vertices exceed the 32-bit index format's %u", vertex_count,
+                       (unsigned)DS_RENDERER_MAX_VERTICES);
+    if (triangle_count > DS_RENDERER_MAX_TRIANGLES)
+        return ds_fail(DS_ERR_TOO_LARGE,
+                       "render: %s exceed the 32-bit draw count's %u triangles", what,
+                       (unsigned)DS_RENDERER_MAX_TRIANGLES);
+    if (desc->interop == DS_INTEROP_NONE || !glad_glGetString)
+        return DS_OK; /* the CPU path: host memory, checked as it is allocated */
+    int device = ds_interop_gl_cuda_device();
+    if (device < 0)
+        return DS_OK;
+
+    /* What create_cuda() and the GL buffers on the same device hold. */
+    size_t v = vertex_count, t = triangle_count, most = v > t ? v : t;
+    int tiles = desc->tiles != DS_TILES_OFF;
+    size_t list = 3 * t > v ? 3 * t : v;
+    if (tiles && ds_tiles_capacity(t, 3) > list)
+        list = ds_tiles_capacity(t, 3);
+    if (tiles && ds_tiles_capacity(v, 1) > list)
+        list = ds_tiles_capacity(v, 1);
+    size_t elements = list + (size_t)(DS_TILES_MAX + 1) * DS_TILES_COMMAND_WORDS;
+    uint64_t need = 12ull * v                            /* positions */
+                    + 8ull * v                           /* colours and normals */
+                    + 4ull * DS_INTEROP_SLOTS * elements /* element buffers */
+                    + 8ull * most + 8ull * (most + 1)    /* keys, values; shuffle */
+                    + 12ull * t                          /* indices (CUDA) */
+                    + 12ull * t;                         /* indices (GL, pulled) */
+    if (tiles)
+        need += 4ull * most + ds_tiles_scratch_bytes();
+    if (desc->verify)
+        need += 4ull * most + 4ull * elements;
+    ds_sort_algo algo = (unsigned)desc->sort_algo < DS_SORT_ALGO_COUNT ? desc->sort_algo
+                                                                       : DS_SORT_CUB;
+    need += (uint64_t)sort_bytes_per_pair(algo) * most; /* sized for either primitive */
+
+    size_t free_bytes = 0, total_bytes = 0;
+    struct cudaDeviceProp prop;
+    if (cudaSetDevice(device) != cudaSuccess || cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess ||
+        cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+        cudaGetLastError();
+        return DS_OK; /* create() reports what fails */
+    }
+    if (need > free_bytes) {
+        const double gib = 1024.0 * 1024.0 * 1024.0;
+        return ds_fail(DS_ERR_TOO_LARGE,
+                       "render: %s need %.1f GiB of GPU memory with the %s sort; the %s has "
+                       "%.1f GiB free",
+                       what, (double)need / gib, ds_sort_algo_name(algo), prop.name,
+                       (double)free_bytes / gib);
+    }
+    return DS_OK;
 }
 
 const char *ds_renderer_gpu_name(const ds_renderer *renderer) { return renderer->gpu_name; }
@@ -594,8 +937,15 @@ ds_status ds_renderer_read_pixels(ds_renderer *renderer, uint8_t *dest)
     int w = renderer->width, h = renderer->height;
     size_t row = (size_t)w * 4;
     unsigned errors = renderer->gl_errors;
+    GLuint source = renderer->framebuffer;
+    if (renderer->msaa > 1) {
+        /* Samples cannot be read; resolve them (the box filter GL blits). */
+        glBlitNamedFramebuffer(renderer->framebuffer, renderer->resolve_framebuffer, 0, 0, w, h,
+                               0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+        source = renderer->resolve_framebuffer;
+    }
     glFinish();
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, renderer->framebuffer);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, source);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, dest);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);

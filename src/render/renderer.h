@@ -28,8 +28,16 @@
  *
  * Blending: straight (non-premultiplied) alpha, "over" operator,
  *   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA) — every fragment has
- *   the same alpha (desc.alpha) times the vertex colour's alpha, and is
+ *   the global alpha (desc.alpha) times the vertex colour's alpha, and is
  *   drawn back to front with the depth test on and depth writes off.
+ * Shading (shaders/shade.glsl, one source compiled into every draw form):
+ *   the colour mode's colour under a headlight (a light at the eye), two-
+ *   sided: with c = |n.v|, rgb = base (0.3 + 0.7 c) + 0.25 c^64 / alpha
+ *   (the highlight adds light rather than covering, clamped to 1).
+ *   DS_OPACITY_VIEW: a layer crossed at an angle of cosine c is 1/c times
+ *   as thick (Beer-Lambert), alpha' = 1 - (1 - alpha)^(1 / max(c, 0.05)).
+ *   Points are sphere impostors: the sprite's disc shaded with the
+ *   sphere's normal. A file alpha of 0 draws nothing in any mode.
  * Triangle key: DS_TRIANGLE_KEY_FARTHEST by default — the farthest of the
  *   three vertex distances (the painter's classic choice: a triangle that
  *   reaches further back is drawn earlier).
@@ -88,6 +96,12 @@ typedef enum ds_draw_form {
 #define DS_RENDERER_TILE_PIXELS_MIN 1
 #define DS_RENDERER_TILE_PIXELS_MAX 16384
 
+/* The largest mesh the renderer draws: indices are uint32, and a plain
+ * draw passes its count of indices (3 per triangle) or points as a
+ * GLsizei (2^31 - 1). */
+#define DS_RENDERER_MAX_VERTICES 0x7FFFFFFFu
+#define DS_RENDERER_MAX_TRIANGLES (0x7FFFFFFFu / 3u)
+
 /* Zero-initialise, then fill what you need; zero means default. */
 typedef struct ds_renderer_desc {
     const ds_mesh *mesh;          /* required; not kept after create */
@@ -138,7 +152,9 @@ typedef struct ds_renderer_desc {
                                      DS_TILE_PIXELS (128, tiles.h); else
                                      DS_RENDERER_TILE_PIXELS_MIN to _MAX,
                                      others are DS_ERR_INVALID_ARG */
-    ds_color_mode color_mode;     /* default DS_COLOR_AUTO */
+    ds_color_mode color_mode;     /* default DS_COLOR_AUTO: FILE for a
+                                     mesh with file colours, else NORMAL
+                                     (HEIGHT for a point cloud) */
     float tint[3];                /* DS_COLOR_TINT's RGB in [0, 1]; all
                                      zero: the default tint */
     ds_opacity_mode opacity;      /* default DS_OPACITY_CONSTANT */
@@ -146,8 +162,42 @@ typedef struct ds_renderer_desc {
                                      framebuffer: 0 or 1 single-sampled,
                                      2, 4 or 8 (culling then turns off: its
                                      pixel-centre test is exact only for one
-                                     sample) */
+                                     sample). With samples, every frame is
+                                     drawn into the own framebuffer and
+                                     resolved into the framebuffer given to
+                                     ds_renderer_frame() (same size), or
+                                     when the own one is read. At most
+                                     GL_MAX_SAMPLES (DS_ERR_UNSUPPORTED) */
+    size_t abuffer_initial_nodes; /* DS_TECHNIQUE_ABUFFER: nodes of the
+                                     first pool; 0: DS_ABUFFER_NODES_PER_
+                                     PIXEL per pixel. A testing and tuning
+                                     knob: the pool grows to what a frame
+                                     needs either way (a tiny one forces
+                                     a grow) */
 } ds_renderer_desc;
+
+/* The A-buffer's first pool, per pixel of the viewport, unless desc sets
+ * it; an H100 holds 16 bytes a node at 1080p many times over. */
+#define DS_ABUFFER_NODES_PER_PIXEL 4
+/* Bytes of one A-buffer node: straight-alpha RGBA8, depth, primitive,
+ * next. */
+#define DS_ABUFFER_NODE_BYTES 16
+
+/* The A-buffer's memory and load (ds_renderer_abuffer_info). */
+typedef struct ds_abuffer_info {
+    size_t node_capacity;    /* nodes the pool holds now */
+    size_t nodes_used;       /* fragments the last A-buffer frame stored */
+    size_t bytes;            /* the pool, the head image (4 bytes a pixel)
+                                and the counter */
+    double bytes_per_pixel;  /* bytes / (width x height) */
+    uint32_t max_fragments;  /* the longest pixel list of the last frame */
+    unsigned grow_count;     /* times the pool grew since create */
+    unsigned peeled_frames;  /* frames with a pixel deeper than
+                                DS_ABUFFER_SORTED_FRAGMENTS, drawn by
+                                depth peeling instead, since create */
+} ds_abuffer_info;
+/* The longest pixel list the A-buffer's resolve sorts. */
+#define DS_ABUFFER_SORTED_FRAGMENTS 32
 
 /* GPU times of one completed frame, milliseconds. Stages that did not run
  * (shuffle off, keys in points mode, interop on the CPU path) are 0. On the
@@ -234,14 +284,73 @@ ds_opacity_mode ds_renderer_opacity_mode(const ds_renderer *renderer);
 ds_status ds_renderer_set_msaa(ds_renderer *renderer, int samples);
 int ds_renderer_msaa(const ds_renderer *renderer);
 
+/* The transparency technique (render_types.h) from the next frame on.
+ *   SORTED, UNSORTED: the per-primitive sort on or off (as
+ *     ds_renderer_set_sorting(); that call also switches between the two
+ *     while one of them is in use).
+ *   ABUFFER: exact. One pass over the mesh in its own order stores every
+ *     fragment — shaded as the sorted draw shades it, colour rounded to
+ *     RGBA8 — in per-pixel linked lists (an r32ui head image, an atomic
+ *     node counter, a pool of DS_ABUFFER_NODE_BYTES nodes); a full-screen
+ *     pass sorts each pixel's list by (depth, primitive number) and
+ *     composites it back to front onto the background with the sorted
+ *     draw's "over", in float. A frame where some pixel holds more than
+ *     DS_ABUFFER_SORTED_FRAGMENTS fragments is drawn again by PEEL (the
+ *     same image, much slower; counted in ds_abuffer_info). Fragments
+ *     at equal depth are ordered by
+ *     the mesh's primitive number (the nearer is the lower), so the image
+ *     does not depend on any draw order. After the pass the renderer reads
+ *     the counter (4 bytes: the frame waits for the GPU there); if the
+ *     pool was too small it grows to the count plus a quarter, once, and
+ *     the frame is drawn again: never a truncated list. A pool beyond
+ *     GL_MAX_SHADER_STORAGE_BLOCK_SIZE or 2^32 - 1 nodes is
+ *     DS_ERR_TOO_LARGE, one GL cannot allocate DS_ERR_OUT_OF_MEMORY, each
+ *     with one line, and the frame fails.
+ *   PEEL: exact and slow, to check the A-buffer: front-to-back peels,
+ *     three passes over the mesh each (nearest depth, then nearest
+ *     primitive at that depth, then composite "under"), until an
+ *     occlusion query finds no fragment left (a wait per peel). The same
+ *     fragments, colours and order as the A-buffer: the two agree within
+ *     float rounding.
+ *   WBOIT: McGuire and Bavoil's weighted blended OIT (JCGT 2013) with
+ *     their depth weight of equation (10): RGBA16F accumulation and R16F
+ *     revealage, then a composite onto the background. An approximation.
+ * The order-independent three sort nothing (the frame's sort stages do
+ * not run; the stage times are 0 and draw_ms is all their passes), draw
+ * triangles and points alike, and sample each pixel once at its centre
+ * whatever the MSAA: the resolved image is written to every sample. The
+ * first switch to one makes its GL objects (programs, images, pool);
+ * resize re-makes the images; no frame allocates, except the A-buffer's
+ * grow. Errors: DS_ERR_INVALID_ARG (not a technique), DS_ERR_GL,
+ * DS_ERR_OUT_OF_MEMORY; on error the technique stays as it was. */
+ds_status ds_renderer_set_technique(ds_renderer *renderer, ds_technique technique);
+ds_technique ds_renderer_technique(const ds_renderer *renderer);
+
+/* The GL name of a single-sampled GL_TEXTURE_2D, GL_RGBA8, width x
+ * height, that holds the last frame's image whatever the technique and
+ * MSAA (straight into it, or resolved or copied on this call) — for
+ * ds_image_metrics to read without a host round trip. When the frame went
+ * to another framebuffer, call this before that framebuffer changes (before
+ * a swap). The texture is the own framebuffer's: the next frame, resize
+ * or ds_renderer_set_msaa() changes or replaces it. 0 before any frame. */
+unsigned ds_renderer_color_texture(const ds_renderer *renderer);
+
+/* The A-buffer's pool and the last A-buffer frame's load (it reads a few
+ * bytes from the GPU, waiting for it). Errors: DS_ERR_INVALID_ARG (no
+ * A-buffer made yet: the technique was never ABUFFER). */
+ds_status ds_renderer_abuffer_info(const ds_renderer *renderer, ds_abuffer_info *dest);
+
 /* 1 if the next frame culls (cull mode, primitive, sorting and sample
  * count allow it), else 0. */
 int ds_renderer_culling(const ds_renderer *renderer);
 
 /* Checks, before anything is built or uploaded, that a mesh of these
- * counts fits what desc asks for: the index format (uint32), and on the
- * CUDA path the device memory the renderer and desc->sort_algo's sorter
- * will allocate against the device's free memory. desc->mesh is not read.
+ * counts fits what desc asks for: the index format (DS_RENDERER_MAX_*),
+ * and on the CUDA path (a GL context with a CUDA device behind it is
+ * current, desc->interop not NONE) the device memory the renderer and
+ * desc->sort_algo's sorter will allocate (a conservative per-pair
+ * estimate for the sorter) against cudaMemGetInfo's free memory.
+ * desc->mesh is not read. ds_renderer_create() runs it too.
  * Errors: DS_ERR_TOO_LARGE with one line saying what is needed and what
  * the GPU (or the index format) allows. */
 ds_status ds_renderer_check_fits(const ds_renderer_desc *desc, size_t vertex_count,

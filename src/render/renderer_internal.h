@@ -46,6 +46,9 @@ typedef struct frame_plan {
     int slot;                /* element buffer and vertex array in use
                                 (the interop slot; 0 on the CPU path) */
     GLuint target;           /* the framebuffer drawn into */
+    int resolve;             /* multisampled: the own framebuffer is drawn
+                                into and resolved into resolve_target */
+    GLuint resolve_target;
     int points;              /* sorting points (else triangles) */
     size_t count;            /* elements sorted: vertices or triangles */
     int sorting;             /* sort (else the mesh's order) */
@@ -86,6 +89,34 @@ typedef struct frame_record {
     uint32_t drawn;      /* CPU path, or no culling: the count drawn */
 } frame_record;
 
+/* The order-independent techniques' GL objects (oit.c), each made on the
+ * first switch to its technique; the images again on resize. */
+typedef struct oit_state {
+    int width, height;          /* the images' size */
+    GLuint vertex_array;        /* the mesh in its own order: positions,
+                                   attributes, the mesh's indices */
+    GLuint empty_vertex_array;  /* the full-screen triangle's */
+    GLuint gather_framebuffer;  /* no attachments, width x height: the
+                                   A-buffer's and the peels' passes */
+    /* A-buffer: [0] triangles, [1] points */
+    GLuint abuffer_store[2], abuffer_resolve;
+    GLuint heads;               /* r32ui, one list head per pixel */
+    GLuint counter;             /* nodes taken, then the longest list */
+    GLuint nodes;               /* the pool */
+    size_t node_capacity, nodes_used;
+    unsigned grow_count, peeled_frames;
+    /* depth peeling */
+    GLuint peel[2], peel_resolve;
+    GLuint peel_depth[2], peel_primitive[2]; /* r32ui: this peel's and
+                                   the last one's (depth bits, primitive) */
+    GLuint peel_sum;            /* rgba32f: the front-to-back sum */
+    GLuint peel_query;          /* GL_ANY_SAMPLES_PASSED of pass 0 */
+    int peels;                  /* peels of the last frame */
+    /* weighted blended */
+    GLuint wboit[2], wboit_composite;
+    GLuint wboit_framebuffer, wboit_accumulation, wboit_revealage;
+} oit_state;
+
 struct ds_renderer {
     /* settings */
     int width, height;
@@ -104,6 +135,17 @@ struct ds_renderer {
     uint32_t sampled_target; /* the framebuffer last checked for samples */
     int target_samples;   /* its GL_SAMPLES, -1 before the first check */
     float mesh_center[3], mesh_radius; /* depth range of 16-bit keys */
+    float height_lo, height_inv; /* DS_COLOR_HEIGHT: y to [0, 1] */
+    int mesh_colors;      /* the mesh's colours came from its file */
+    int point_cloud;      /* the mesh has no triangles */
+    ds_color_mode color_mode;     /* resolved: never AUTO */
+    float tint[3];
+    ds_opacity_mode opacity;
+    int msaa;             /* samples of the own framebuffer; 1: off */
+    ds_technique technique; /* SORTED stands for both sorted and
+                             unsorted (`sorting` tells which) */
+    size_t abuffer_initial_nodes;
+    oit_state oit;
     int cpu_path;
     int sm_count;         /* the CUDA device's multiprocessors */
     ds_sort_algo algo;
@@ -121,12 +163,21 @@ struct ds_renderer {
 
     /* GL */
     GLuint mesh_program, points_program, pull_program;
-    GLuint color_buffer;
+    GLuint attribute_buffer;  /* per vertex: RGBA8 colour, then the normal
+                                 packed as signed 10:10:10:2 (8 bytes) */
     GLuint index_buffer;      /* pull: the mesh's indices, for the shader */
     GLuint pull_vertex_array; /* pull: no attributes */
     GLuint cpu_position_buffer, cpu_element_buffer; /* CPU path */
     GLuint vertex_arrays[DS_INTEROP_SLOTS];
-    GLuint framebuffer, color_renderbuffer, depth_renderbuffer;
+    /* the own framebuffer: a colour texture when single-sampled, else a
+     * multisampled colour renderbuffer */
+    GLuint framebuffer, color_texture, color_renderbuffer, depth_renderbuffer;
+    /* msaa > 1: the single-sampled copy the own framebuffer resolves into
+     * for read-back and ds_renderer_color_texture() */
+    GLuint resolve_framebuffer, resolve_texture;
+    GLuint last_output;   /* the framebuffer holding the last frame's image;
+                             DS_RENDERER_OWN_FRAMEBUFFER stands for the
+                             window's (0), and 0 for none yet */
     unsigned gl_errors;
     int debug_installed;
 
@@ -181,6 +232,22 @@ ds_status ds_render_cpu_stages(ds_renderer *renderer, const frame_plan *plan,
 
 /* draw.c: the GL draw of the frame, timed into `record`. */
 void ds_render_draw(ds_renderer *renderer, const frame_plan *plan, frame_record *record);
+/* draw.c: glUseProgram and shade.glsl's uniforms for this frame. */
+void ds_render_use_program(const ds_renderer *renderer, const frame_plan *plan, GLuint program);
+
+/* renderer.c: a program of `vertex`, then `surface` (mesh.frag.glsl or
+ * points.frag.glsl, or NULL) and `main` for the fragment stage, each
+ * stage after GLSL 4.50 and shade.glsl. */
+ds_status ds_render_compile_program(const char *vertex, const char *surface,
+                                    const char *fragment_main, const char *name, GLuint *dest);
+
+/* oit.c: the technique's GL objects, made if missing (set_technique,
+ * resize); the frame of an order-independent technique, timed into
+ * `record`; the images freed (resize) or everything (destroy). */
+ds_status ds_render_oit_prepare(ds_renderer *renderer, ds_technique technique);
+ds_status ds_render_oit_frame(ds_renderer *renderer, const frame_plan *plan, frame_record *record);
+void ds_render_oit_free_images(ds_renderer *renderer);
+void ds_render_oit_free(ds_renderer *renderer);
 
 /* timing.c: the record for the frame about to start (its previous frame's
  * results collected first), and the collection of finished frames:
