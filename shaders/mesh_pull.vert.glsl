@@ -10,8 +10,7 @@ layout(std430, binding = 2) readonly buffer Positions { float positions[]; };
 layout(std430, binding = 3) readonly buffer Attributes { uvec2 attributes[]; };
 
 out vec4 vertex_color;
-out vec3 vertex_normal;
-out vec3 to_eye;
+
 
 void main()
 {
@@ -22,7 +21,7 @@ void main()
     vec4 color = unpackUnorm4x8(words.x);
     vec3 normal = ds_unpack_normal(words.y);
     gl_Position = view_projection * vec4(position, 1.0);
-    vertex_normal = normal;
-    to_eye = eye - position;
+    float cosine_ = ds_view_cosine(normal, position);
     vertex_color = vec4(ds_base_color(color.rgb, normal, position), color.a * alpha);
+    vertex_color = ds_shade(vertex_color, cosine_);
 }

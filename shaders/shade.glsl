@@ -5,7 +5,7 @@
 //
 // Colour (vertex stage, ds_base_color): the mode picks the RGB; the file's
 // alpha times the global alpha is the alpha in every mode.
-// Shading (fragment stage, ds_shade): a headlight, a light at the eye, so
+// Shading (ds_shade): a headlight, a light at the eye, so
 // the light and view directions coincide and Blinn-Phong's half vector is
 // the view vector v: with c = |n·v| (two-sided: the normal turned to the
 // viewer), rgb = base (ambient + (1 - ambient) c) + specular c^shininess.
@@ -40,18 +40,18 @@ const float DS_SPECULAR = 0.25;  // highlight strength
 const float DS_SHININESS = 64.0; // highlight width (Blinn-Phong exponent)
 const float DS_MIN_COSINE = 0.05; // caps the view opacity's path at 20x
 
-// Viridis (perceptually uniform, dark blue-violet to yellow) as a degree-6
-// polynomial fitted to matplotlib's table (the fit published by mattz on
-// Shadertoy, "Colormap polynomial approximations", CC0).
+// Viridis (perceptually uniform, dark blue-violet to yellow) as the
+// degree-6 polynomial image_metrics.c fits to 33 samples of it (the same
+// coefficients as its heatmap, COLORMAP there; within 4/255 of viridis).
 vec3 ds_viridis(float t)
 {
-    const vec3 c0 = vec3(0.2777273272234177, 0.005407344544966578, 0.3340998053353061);
-    const vec3 c1 = vec3(0.1050930431085774, 1.404613529898575, 1.384590162594685);
-    const vec3 c2 = vec3(-0.3308618287255563, 0.214847559468213, 0.09509516302823659);
-    const vec3 c3 = vec3(-4.634230498983486, -5.799100973351585, -19.33244095627987);
-    const vec3 c4 = vec3(6.228269936347081, 14.17993336680509, 56.69055260068105);
-    const vec3 c5 = vec3(4.776384997670288, -13.74514537774601, -65.35303263337234);
-    const vec3 c6 = vec3(-5.435455855934631, 4.645852612178535, 26.3124352495832);
+    const vec3 c0 = vec3(0.267622, 0.005018, 0.329760);
+    const vec3 c1 = vec3(0.219794, 1.412725, 1.399407);
+    const vec3 c2 = vec3(-0.778152, 0.116883, 0.424468);
+    const vec3 c3 = vec3(-4.395661, -5.526190, -21.822558);
+    const vec3 c4 = vec3(8.008415, 13.938556, 63.176315);
+    const vec3 c5 = vec3(1.595859, -13.716356, -72.410282);
+    const vec3 c6 = vec3(-3.925684, 4.675427, 29.045612);
     return c0 + t * (c1 + t * (c2 + t * (c3 + t * (c4 + t * (c5 + t * c6)))));
 }
 
@@ -78,6 +78,24 @@ vec3 ds_base_color(vec3 file_rgb, vec3 normal, vec3 position)
     if (color_mode == DS_COLOR_FILE)
         return file_rgb;
     return 0.5 + 0.5 * normal;
+}
+
+// |n·v| at a vertex: the cosine between its normal and the direction to
+// the eye, for either side.
+//
+// Triangles are lit per vertex (Gouraud): the vertex stage shades and the
+// fragment stage passes one interpolated colour through, because on the
+// H100 a fragment stage that reads any second interpolated value doubles
+// the draw of a large mesh of tiny triangles (docs/performance.md). On
+// triangles a few pixels across the two look the same; on large flat
+// triangles the highlight is interpolated. Points are lit per fragment
+// (points.frag.glsl knows the sphere's normal there).
+float ds_view_cosine(vec3 normal, vec3 position)
+{
+    vec3 to_eye = eye - position;
+    return min(abs(dot(normal, to_eye)) *
+                   inversesqrt(max(dot(normal, normal) * dot(to_eye, to_eye), 1e-30)),
+               1.0);
 }
 
 // The straight-alpha fragment of a surface of colour `base` (rgb, alpha)

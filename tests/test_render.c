@@ -141,25 +141,24 @@ static void composite_lit(const int *layers, int count, const float *c, float de
                        (1.0f - ALPHA) * dest[ch];
 }
 
-/* The cosine between the view axis (the layers' normal) and the ray
- * through the centre of pixel (x, y) (top row 0), for layer_camera(). */
-static float pixel_cosine(int x, int y)
+/* The cosine a layer's vertices make with the view (shade.glsl's
+ * ds_view_cosine): the layers face +Z and layer_camera()'s eye is on the
+ * axis at z = 3, so all four corners of layer k, at (+-h, +-h, -2k), see
+ * it at the same angle. The headlight is evaluated per vertex and
+ * interpolated, so the whole layer is lit at this one cosine. */
+static float layer_cosine(int k)
 {
-    ds_camera camera;
-    float p[16];
-    layer_camera(&camera);
-    ds_camera_projection(&camera, p);
-    float nx = 2.0f * ((float)x + 0.5f) / WIDTH - 1.0f;
-    float ny = 1.0f - 2.0f * ((float)y + 0.5f) / HEIGHT;
-    float tx = nx / p[0], ty = ny / p[5];
-    return 1.0f / sqrtf(1.0f + tx * tx + ty * ty);
+    float h = layer_half[k], depth = 3.0f + 2.0f * (float)k;
+    return depth / sqrtf(2.0f * h * h + depth * depth);
 }
 
-/* The layers (triangles) over black at pixel (x, y). */
+/* The layers (quads) over black at pixel (x, y), which all of them cover. */
 static void composite_at(const int *layers, int count, int x, int y, float dest[3])
 {
-    float c = pixel_cosine(x, y);
-    composite_lit(layers, count, (const float[]){c, c, c}, dest);
+    (void)x;
+    (void)y;
+    composite_lit(layers, count, (const float[]){layer_cosine(0), layer_cosine(1), layer_cosine(2)},
+                  dest);
 }
 
 static int pixel_matches(const uint8_t *pixels, int x, int y, const float expected[3])
