@@ -3,16 +3,18 @@
 // times the global alpha) lit by the headlight at this vertex
 // (shade.glsl: per-vertex lighting and why).
 layout(location = 0) in vec3 position;
-layout(location = 1) in vec4 color;
-layout(location = 2) in vec4 normal;
+// RGBA8 colour, then the normal as signed 10:10:10:2 (renderer.c)
+layout(location = 1) in uvec2 attributes;
 
 out vec4 vertex_color;
 
 
 void main()
 {
+    vec4 color = unpackUnorm4x8(attributes.x);
+    vec3 normal = ds_unpack_normal(attributes.y);
     gl_Position = view_projection * vec4(position, 1.0);
-    float cosine_ = ds_view_cosine(normal.xyz, position);
-    vertex_color = vec4(ds_base_color(color.rgb, normal.xyz, position), color.a * alpha);
+    float cosine_ = ds_view_cosine(normal, position);
+    vertex_color = vec4(ds_base_color(color.rgb, normal, position), color.a * alpha);
     vertex_color = ds_shade(vertex_color, cosine_);
 }

@@ -2,14 +2,16 @@
 // under the perspective projection (nearer points are larger), coloured
 // as mesh.vert.glsl colours vertices.
 layout(location = 0) in vec3 position;
-layout(location = 1) in vec4 color;
-layout(location = 2) in vec4 normal;
+// RGBA8 colour, then the normal as signed 10:10:10:2 (renderer.c)
+layout(location = 1) in uvec2 attributes;
 
 out vec4 vertex_color;
 
 void main()
 {
+    vec4 color = unpackUnorm4x8(attributes.x);
+    vec3 normal = ds_unpack_normal(attributes.y);
     gl_Position = view_projection * vec4(position, 1.0);
     gl_PointSize = max(point_scale / max(gl_Position.w, 1e-6), 1.0);
-    vertex_color = vec4(ds_base_color(color.rgb, normal.xyz, position), color.a * alpha);
+    vertex_color = vec4(ds_base_color(color.rgb, normal, position), color.a * alpha);
 }

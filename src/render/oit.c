@@ -90,17 +90,7 @@ static void make_common(ds_renderer *renderer)
         return;
     GLuint vao = 0;
     glCreateVertexArrays(1, &vao);
-    glVertexArrayVertexBuffer(vao, 0, ds_render_position_buffer(renderer), 0, 3 * sizeof(float));
-    glVertexArrayAttribFormat(vao, 0, 3, GL_FLOAT, GL_FALSE, 0);
-    glVertexArrayAttribBinding(vao, 0, 0);
-    glEnableVertexArrayAttrib(vao, 0);
-    glVertexArrayVertexBuffer(vao, 1, renderer->attribute_buffer, 0, 2 * sizeof(uint32_t));
-    glVertexArrayAttribFormat(vao, 1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 0);
-    glVertexArrayAttribBinding(vao, 1, 1);
-    glEnableVertexArrayAttrib(vao, 1);
-    glVertexArrayAttribFormat(vao, 2, 4, GL_INT_2_10_10_10_REV, GL_TRUE, sizeof(uint32_t));
-    glVertexArrayAttribBinding(vao, 2, 1);
-    glEnableVertexArrayAttrib(vao, 2);
+    ds_render_vertex_attributes(renderer, vao);
     glVertexArrayElementBuffer(vao, renderer->index_buffer);
     oit->vertex_array = vao;
     glCreateVertexArrays(1, &oit->empty_vertex_array);

@@ -203,26 +203,28 @@ static ds_status make_sorter(ds_sort_algo algo, size_t count, int key_bits,
     return ds_sorter_create(&desc, dest);
 }
 
-/* Vertex arrays: positions (binding 0), and colours and normals
- * interleaved in the attribute buffer (binding 1), one array per element
- * buffer. */
+void ds_render_vertex_attributes(const ds_renderer *renderer, GLuint vao)
+{
+    glVertexArrayVertexBuffer(vao, 0, ds_render_position_buffer(renderer), 0, 3 * sizeof(float));
+    glVertexArrayAttribFormat(vao, 0, 3, GL_FLOAT, GL_FALSE, 0);
+    glVertexArrayAttribBinding(vao, 0, 0);
+    glEnableVertexArrayAttrib(vao, 0);
+    /* One integer attribute for both words, unpacked in shade.glsl: one
+     * attribute fetch a vertex instead of two (the sorted draw touches
+     * vertices in no cache-friendly order). */
+    glVertexArrayVertexBuffer(vao, 1, renderer->attribute_buffer, 0, 2 * sizeof(uint32_t));
+    glVertexArrayAttribIFormat(vao, 1, 2, GL_UNSIGNED_INT, 0);
+    glVertexArrayAttribBinding(vao, 1, 1);
+    glEnableVertexArrayAttrib(vao, 1);
+}
+
+/* Vertex arrays, one per element buffer. */
 static void make_vertex_arrays(ds_renderer *renderer)
 {
-    GLuint positions = ds_render_position_buffer(renderer);
     glCreateVertexArrays(DS_INTEROP_SLOTS, renderer->vertex_arrays);
     for (int s = 0; s < DS_INTEROP_SLOTS; s++) {
         GLuint vao = renderer->vertex_arrays[s];
-        glVertexArrayVertexBuffer(vao, 0, positions, 0, 3 * sizeof(float));
-        glVertexArrayAttribFormat(vao, 0, 3, GL_FLOAT, GL_FALSE, 0);
-        glVertexArrayAttribBinding(vao, 0, 0);
-        glEnableVertexArrayAttrib(vao, 0);
-        glVertexArrayVertexBuffer(vao, 1, renderer->attribute_buffer, 0, 2 * sizeof(uint32_t));
-        glVertexArrayAttribFormat(vao, 1, 4, GL_UNSIGNED_BYTE, GL_TRUE, 0);
-        glVertexArrayAttribBinding(vao, 1, 1);
-        glEnableVertexArrayAttrib(vao, 1);
-        glVertexArrayAttribFormat(vao, 2, 4, GL_INT_2_10_10_10_REV, GL_TRUE, sizeof(uint32_t));
-        glVertexArrayAttribBinding(vao, 2, 1);
-        glEnableVertexArrayAttrib(vao, 2);
+        ds_render_vertex_attributes(renderer, vao);
         glVertexArrayElementBuffer(vao, ds_render_element_buffer(renderer, s));
     }
 }

@@ -269,4 +269,9 @@ static inline GLuint ds_render_position_buffer(const ds_renderer *renderer)
                               : ds_interop_position_buffer(renderer->interop);
 }
 
+/* Points a vertex array at the mesh: positions (attribute 0, binding 0)
+ * and the colour and normal words (attribute 1, an integer uvec2, binding
+ * 1) that shade.glsl unpacks. renderer.c. */
+void ds_render_vertex_attributes(const ds_renderer *renderer, GLuint vao);
+
 #endif
