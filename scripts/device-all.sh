@@ -10,10 +10,13 @@
 #     (a second pack, binaries only, for the compare part's baseline)
 # Run on the GPU host (carry [".dev/all", ".rt"], and the baseline pack):
 #   bash scripts/device-all.sh [--parts suite,dists,realdata,headless,screens,
-#        compare,compare-bench]
+#        compare,compare-bench,lab]
 #        [--baseline .dev/before] .dev/all
 # screens writes headless screenshots (bunny, dragon, points, the default
 # scene; sorted and unsorted; each colour mode) into $OUT/screens.tar.
+# lab runs scripts/transparency-lab.sh (every transparency technique's
+# frame time and error against the exact A-buffer, the shared models and
+# the scenes, 1920x1080, 60 frames) into $OUT/lab.tar, tables.md printed.
 # compare-bench and compare (only with --baseline) time the baseline's and
 # this pack's bench_sort (compare-bench) and headless frames (compare)
 # alternately, rounds interleaved, so that a change can show "within
@@ -151,6 +154,17 @@ if want screens; then
     tar -C /tmp -cf "$out/screens.tar" screens
 fi
 
+# 5b. The transparency lab (docs/transparency.md's H100 tables), one tar.
+if want lab; then
+    rm -rf /tmp/lab
+    timeout 540 bash "$root/scripts/transparency-lab.sh" "$bin" --models "$bin" \
+        --size 1920x1080 --frames 60 --out /tmp/lab >/tmp/lab-run.log 2>&1
+    echo "rc=$?" >>/tmp/lab-run.log
+    mkdir -p /tmp/lab && cp /tmp/lab-run.log /tmp/lab/run.log
+    # The heatmaps compress to little; the 1080p frames do not: left out.
+    tar -C /tmp --exclude='*frame-*.png' -cf "$out/lab.tar" lab
+fi
+
 # 6. Baseline against this pack, interleaved: bench_sort rounds, then
 # headless rounds (dragon every sort, gyroid 10M cub), median of medians.
 if { want compare || want compare-bench; } && [[ -n $baseline ]]; then
@@ -194,6 +208,7 @@ if want compare && [[ -n $baseline ]]; then
     echo "==== compare: headless (sort, fps wall, fps GPU) ===="
     grep -E "^=== |^sort [a-z0-9]+:" "$out/compare-headless.log"
 fi
+want lab && { echo "==== transparency lab ===="; tail -n 3 /tmp/lab/run.log; cat /tmp/lab/tables.md 2>/dev/null; }
 want dists && { echo "==== distributions ===="; grep -v "^#" "$out/dists.log" | awk '{print $1, $2, $3, $4, $6, $7}'; }
 want headless && { echo "==== headless (rc lines) ===="; grep -E "^===|^rc=|fps|frame |sum |identical|PASSED|FAIL" "$out/headless.log" | head -130; }
 exit 0

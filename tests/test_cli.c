@@ -270,16 +270,51 @@ static void test_help(void **state)
         "--script FILE", "--help", "--version", "--cull auto|on|off",
         "--color auto|normal|tint|height|file", "--tint R,G,B", "--background R,G,B",
         "--opacity constant|view", "--point-size S", "--msaa 1|2|4|8", "--up +x|-x|+y|-y|+z|-z",
-        "--camera \"eye=X,Y,Z target=X,Y,Z", "--camera-file F",
+        "--camera \"eye=X,Y,Z target=X,Y,Z", "--camera-file F", "--compare LIST",
+        "--diff-dir DIR", "key-centroid", "bits-24", "wboit", "abuffer", "-heat-0-16.png",
         /* scenes (the sorts: registry_agrees_with_help_and_hotkeys) */
         "gyroid", "shells",
         /* hotkeys */
         "Tab ", "Shift+Tab", "\n  S ", "\n  P ", "\n  K ", "\n  U ", "\n  T ", "+ / -", "keypad", "\n  B ",
-        "\n  C ", "screenshot", "\n  O ", "\n  H ", "\n  F ", "F11", "\n  V ", "Esc", "left-drag",
+        "\n  C ", "screenshot", "\n  X ", "WBOIT", "\n  D ", "heatmap", "\n  \\ ", "split view", "\n  O ", "\n  H ", "\n  F ", "F11", "\n  V ", "Esc", "left-drag",
         "middle-drag", "wheel"};
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
         if (!strstr(r.output, expected[i]))
             fail_msg("--help lacks '%s'", expected[i]);
+}
+
+/* --compare: `all` in registry order, a list in its own order; points
+ * keep `all` (the runner leaves the key-* items out) and the bits-*. */
+static void test_compare_lists(void **state)
+{
+    (void)state;
+    ds_options opts;
+    static const char *const all[] = {"--compare", "all", "--diff-dir", "heat", NULL};
+    assert_int_equal(parse_capturing(all, &opts, 2).status, DS_OK);
+    assert_string_equal(opts.compare, "all");
+    assert_int_equal(opts.compare_all, 1);
+    assert_int_equal(opts.compare_count, DS_COMPARE_ITEM_COUNT);
+    for (int i = 0; i < DS_COMPARE_ITEM_COUNT; i++)
+        assert_int_equal(opts.compare_items[i], i);
+    assert_string_equal(opts.diff_dir, "heat");
+    static const char *const list[] = {"--compare", "abuffer,bits-16,unsorted,key-centroid", NULL};
+    assert_int_equal(parse_capturing(list, &opts, 2).status, DS_OK);
+    assert_int_equal(opts.compare_all, 0);
+    assert_int_equal(opts.compare_count, 4);
+    assert_int_equal(opts.compare_items[0], DS_COMPARE_ABUFFER);
+    assert_int_equal(opts.compare_items[1], DS_COMPARE_BITS_16);
+    assert_int_equal(opts.compare_items[2], DS_COMPARE_UNSORTED);
+    assert_int_equal(opts.compare_items[3], DS_COMPARE_KEY_CENTROID);
+    static const char *const points[] = {"--compare", "bits-16,wboit", "--primitive", "points", NULL};
+    assert_int_equal(parse_capturing(points, &opts, 2).status, DS_OK);
+    static const char *const points_all[] = {"--primitive", "points", "--compare", "all", NULL};
+    assert_int_equal(parse_capturing(points_all, &opts, 2).status, DS_OK);
+    for (int i = 0; i < DS_COMPARE_ITEM_COUNT; i++) {
+        const char *name = ds_compare_item_name((ds_compare_item)i);
+        assert_int_equal(ds_compare_item_needs_triangles((ds_compare_item)i),
+                         strncmp(name, "key-", 4) == 0);
+    }
+    assert_string_equal(ds_compare_item_name(DS_COMPARE_ITEM_COUNT), "unknown");
 }
 
 static void test_version(void **state)
@@ -370,6 +405,14 @@ static void test_errors(void **state)
         {"--info=1", NULL, "--info=1"},
         {"a.ply", "b.ply", NULL, "more than one model"},
         {"a.ply", "--scene", "gyroid", NULL, "not both"},
+        {"--compare", "sorted,bogus", NULL, "--compare 'sorted,bogus': unknown technique 'bogus'"},
+        {"--compare", "", NULL, "unknown technique ''"},
+        {"--compare", "sorted,", NULL, "unknown technique ''"},
+        {"--compare", "ALL", NULL, "unknown technique 'ALL'"},
+        {"--compare", "peel,wboit,peel", NULL, "'peel' is listed twice"},
+        {"--primitive", "points", "--compare", "key-mean", NULL, "--compare key-mean"},
+        {"--diff-dir", "out", NULL, "--diff-dir out: needs --compare"},
+        {"--compare", "sorted", "--diff-dir", "", NULL, "--diff-dir ''"},
     };
     ds_log_set_quiet(0); /* the error line must reach stderr */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -497,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_appearance_choices),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_version),
+        cmocka_unit_test(test_compare_lists),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(registry_agrees_with_help_and_hotkeys),
     };

@@ -21,6 +21,10 @@
  *     shows an error and keeps the model, a dropped PLY replaces it;
  *   - L prints a --camera line (and writes it to --camera-file); a second
  *     run started from that line draws the same model region;
+ *   - X cycles sorted, unsorted, WBOIT, exact and back, each changing the
+ *     state line and the picture; D shows the error line against the
+ *     exact reference, then its heatmap, then neither; backslash splits
+ *     the picture (right half exact);
  *   - a third run, on the default scene, shows that U changes the very
  *     first frame.
  *
@@ -72,6 +76,7 @@
 #define PANEL_RIGHT 330
 #define HELP_LEFT (WIDTH * 3 / 5)
 #define VSYNC_LINE 14
+#define ERROR_LINE 15 /* the error against the exact reference (D, \\) */
 /* A line "changes" when more pixels than this differ: fewer than one glyph
  * ("0.40" to "0.45"); identical text differs in none. */
 #define TEXT_CHANGE 4
@@ -101,6 +106,15 @@ enum {
     SHOT_SORTED,
     SHOT_TILES_TOGGLED,
     SHOT_TILES_BACK,
+    SHOT_TECH_UNSORTED,  /* X four times: unsorted, WBOIT, exact, sorted */
+    SHOT_TECH_WBOIT,
+    SHOT_TECH_EXACT,
+    SHOT_TECH_SORTED,
+    SHOT_ERROR_NUMBERS,  /* D three times: numbers, heatmap, off */
+    SHOT_ERROR_HEATMAP,
+    SHOT_ERROR_OFF,
+    SHOT_SPLIT_UNSORTED, /* U and \: unsorted left, exact right */
+    SHOT_SPLIT_OFF,      /* \ and U */
     SHOT_ALPHA_PLUS,
     SHOT_ALPHA_KP_ADD,
     SHOT_ALPHA_KP_SUBTRACT,
@@ -249,6 +263,15 @@ static int write_script(const char *path)
     shot(script, SHOT_SORTED, "key U\n");
     shot(script, SHOT_TILES_TOGGLED, "key T\n");
     shot(script, SHOT_TILES_BACK, "key T\n");
+    shot(script, SHOT_TECH_UNSORTED, "key X\n");
+    shot(script, SHOT_TECH_WBOIT, "key X\n");
+    shot(script, SHOT_TECH_EXACT, "key X\n");
+    shot(script, SHOT_TECH_SORTED, "key X\n");
+    shot(script, SHOT_ERROR_NUMBERS, "key D\n");
+    shot(script, SHOT_ERROR_HEATMAP, "key D\n");
+    shot(script, SHOT_ERROR_OFF, "key D\n");
+    shot(script, SHOT_SPLIT_UNSORTED, "key U\nkey \\\n");
+    shot(script, SHOT_SPLIT_OFF, "key \\\nkey U\n");
     shot(script, SHOT_ALPHA_PLUS, "key +\n");
     shot(script, SHOT_ALPHA_KP_ADD, "key KP_ADD\n");
     shot(script, SHOT_ALPHA_KP_SUBTRACT, "key KP_SUBTRACT\n");
@@ -548,6 +571,55 @@ static void tiles_key_keeps_the_image(void **state)
     assert_int_equal(changed, 0);
 }
 
+/* X: the state line names each technique in turn and the picture
+ * changes with it; the fourth press is back to the sorted draw. */
+static void technique_key_cycles_the_techniques(void **state)
+{
+    (void)state;
+    const int order[5] = {SHOT_TILES_BACK, SHOT_TECH_UNSORTED, SHOT_TECH_WBOIT, SHOT_TECH_EXACT,
+                          SHOT_TECH_SORTED};
+    for (int i = 0; i + 1 < 5; i++) {
+        long line = line_difference(order[i], order[i + 1], STATE_LINE);
+        long model = model_difference(order[i], order[i + 1]);
+        fprintf(stderr, "X press %d: state line differs in %ld pixels, model region in %ld\n",
+                i + 1, line, model);
+        assert_true(line > TEXT_CHANGE);
+        if (i < 3)
+            assert_true(model > MODEL_CHANGE);
+    }
+    /* The unsorted draw is what U shows. */
+    assert_int_equal(model_difference(SHOT_UNSORTED, SHOT_TECH_UNSORTED), 0);
+    assert_int_equal(line_difference(SHOT_TILES_BACK, SHOT_TECH_SORTED, STATE_LINE), 0);
+    assert_int_equal(model_difference(SHOT_TILES_BACK, SHOT_TECH_SORTED), 0);
+}
+
+/* D: a line with the error against exact appears, then the heatmap takes
+ * the picture's place, then both go; backslash: the right half shows the exact
+ * image beside the unsorted left half. */
+static void error_keys_show_the_error_against_exact(void **state)
+{
+    (void)state;
+    long numbers = line_difference(SHOT_TECH_SORTED, SHOT_ERROR_NUMBERS, ERROR_LINE);
+    long heat = model_difference(SHOT_ERROR_NUMBERS, SHOT_ERROR_HEATMAP);
+    fprintf(stderr, "D: error line %ld pixels, heatmap %ld pixels of the model region\n", numbers,
+            heat);
+    assert_true(numbers > TEXT_CHANGE);
+    assert_int_equal(model_difference(SHOT_TECH_SORTED, SHOT_ERROR_NUMBERS), 0);
+    assert_true(heat > 10 * MODEL_CHANGE);
+    assert_int_equal(model_difference(SHOT_TECH_SORTED, SHOT_ERROR_OFF), 0);
+    assert_int_equal(line_difference(SHOT_TECH_SORTED, SHOT_ERROR_OFF, ERROR_LINE), 0);
+
+    long right = model_difference(SHOT_UNSORTED, SHOT_SPLIT_UNSORTED);
+    long left = differing_pixels(SHOT_UNSORTED, SHOT_SPLIT_UNSORTED, 0, HEIGHT - 120, WIDTH / 2,
+                                 HEIGHT);
+    fprintf(stderr, "split: right half differs from unsorted in %ld pixels, left in %ld\n", right,
+            left);
+    assert_true(right > MODEL_CHANGE);
+    assert_int_equal(left, 0);
+    assert_true(line_difference(SHOT_UNSORTED, SHOT_SPLIT_UNSORTED, ERROR_LINE) > TEXT_CHANGE);
+    assert_int_equal(model_difference(SHOT_TECH_SORTED, SHOT_SPLIT_OFF), 0);
+}
+
 static void alpha_keys_step_the_alpha(void **state)
 {
     (void)state;
@@ -835,6 +907,8 @@ int main(void)
         cmocka_unit_test(tab_cycles_the_sorts),
         cmocka_unit_test(setting_keys_change_the_state_line),
         cmocka_unit_test(tiles_key_keeps_the_image),
+        cmocka_unit_test(technique_key_cycles_the_techniques),
+        cmocka_unit_test(error_keys_show_the_error_against_exact),
         cmocka_unit_test(alpha_keys_step_the_alpha),
         cmocka_unit_test(background_key_turns_it_light),
         cmocka_unit_test(overlay_and_help_keys_show_the_panels),

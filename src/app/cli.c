@@ -69,6 +69,8 @@ enum {
     OPT_UP,
     OPT_CAMERA,
     OPT_CAMERA_FILE,
+    OPT_COMPARE,
+    OPT_DIFF_DIR,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -110,6 +112,8 @@ static const struct option long_options[] = {
     {"up", required_argument, NULL, OPT_UP},
     {"camera", required_argument, NULL, OPT_CAMERA},
     {"camera-file", required_argument, NULL, OPT_CAMERA_FILE},
+    {"compare", required_argument, NULL, OPT_COMPARE},
+    {"diff-dir", required_argument, NULL, OPT_DIFF_DIR},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -121,6 +125,20 @@ static const char *const tiles_names[] = {"auto", "on", "off"};
 static const char *const cull_names[] = {"auto", "on", "off"}; /* ds_cull_mode order */
 static const char *const primitive_names[] = {"triangles", "points"};
 static const char *const draw_names[] = {"auto", "pull", "indexed"};
+static const char *const compare_names[DS_COMPARE_ITEM_COUNT] = {
+    "unsorted", "sorted", "key-farthest", "key-mean", "key-centroid",
+    "bits-16", "bits-24", "wboit", "peel", "abuffer"};
+
+const char *ds_compare_item_name(ds_compare_item item)
+{
+    return (unsigned)item < DS_COMPARE_ITEM_COUNT ? compare_names[item] : "unknown";
+}
+
+int ds_compare_item_needs_triangles(ds_compare_item item)
+{
+    return item == DS_COMPARE_KEY_FARTHEST || item == DS_COMPARE_KEY_MEAN ||
+           item == DS_COMPARE_KEY_CENTROID;
+}
 
 void ds_cli_usage(void *stream)
 {
@@ -196,6 +214,17 @@ void ds_cli_usage(void *stream)
             "  --json FILE           write per-stage timings as JSON\n"
             "  --screenshot FILE.png save the last frame\n"
             "  --verify              check every frame's order against the CPU sort\n"
+            "\n"
+            "Transparency comparison (headless; docs/transparency.md):\n"
+            "  --compare LIST        each technique's image error against the exact\n"
+            "                        reference (A-buffer) and its frame time, over the\n"
+            "                        orbit: 'all' or a comma list of unsorted, sorted\n"
+            "                        (with --sort, --key, --key-bits), key-farthest,\n"
+            "                        key-mean, key-centroid, bits-16, bits-24, wboit,\n"
+            "                        peel, abuffer; --csv and --json write the table\n"
+            "  --diff-dir DIR        write each technique's worst frame, its error\n"
+            "                        heatmap (NAME-heat-0-16.png: yellow = 16 levels or\n"
+            "                        more) and the reference image into DIR\n"
             "\n"
             "Viewer:\n"
             "  --no-vsync            start with vsync off (--vsync: on, the default)\n"
@@ -313,6 +342,44 @@ static int parse_choice(const char *text, const char *const *names, int count)
         if (!strcmp(text, names[i]))
             return i;
     return -1;
+}
+
+/* --compare LIST: "all", or comma-separated item names, each at most
+ * once. */
+static ds_status parse_compare_list(const char *list, ds_options *dest)
+{
+    dest->compare_count = 0;
+    dest->compare_all = 0;
+    if (!strcmp(list, "all")) {
+        for (int i = 0; i < DS_COMPARE_ITEM_COUNT; i++)
+            dest->compare_items[i] = (ds_compare_item)i;
+        dest->compare_count = DS_COMPARE_ITEM_COUNT;
+        dest->compare_all = 1;
+        dest->compare = list;
+        return DS_OK;
+    }
+    const char *at = list;
+    for (;;) {
+        size_t length = strcspn(at, ",");
+        int found = -1;
+        for (int i = 0; i < DS_COMPARE_ITEM_COUNT; i++)
+            if (strlen(compare_names[i]) == length && !strncmp(at, compare_names[i], length))
+                found = i;
+        if (found < 0)
+            return usage_error("--compare '%s': unknown technique '%.*s'; known: all, unsorted, "
+                               "sorted, key-farthest, key-mean, key-centroid, bits-16, bits-24, "
+                               "wboit, peel, abuffer", list, (int)length, at);
+        for (int i = 0; i < dest->compare_count; i++)
+            if (dest->compare_items[i] == (ds_compare_item)found)
+                return usage_error("--compare '%s': '%s' is listed twice", list,
+                                   compare_names[found]);
+        dest->compare_items[dest->compare_count++] = (ds_compare_item)found;
+        if (!at[length])
+            break;
+        at += length + 1;
+    }
+    dest->compare = list;
+    return DS_OK;
 }
 
 static void set_defaults(ds_options *dest)
@@ -553,6 +620,15 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
         case OPT_CAMERA_FILE:
             dest->camera_file = arg;
             break;
+        case OPT_COMPARE:
+            if (parse_compare_list(arg, dest) != DS_OK)
+                return DS_ERR_INVALID_ARG; /* the one line and the usage are out */
+            break;
+        case OPT_DIFF_DIR:
+            if (!*arg)
+                return usage_error("--diff-dir '': expected a folder");
+            dest->diff_dir = arg;
+            break;
         case OPT_HELP:
             ds_cli_usage(stdout);
             *exit_now = 1;
@@ -570,5 +646,14 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
     if (dest->model_path && dest->scene)
         return usage_error("give a model or --scene, not both ('%s' and --scene %s)", dest->model_path,
                            dest->scene);
+    if (dest->diff_dir && !dest->compare)
+        return usage_error("--diff-dir %s: needs --compare (it holds the comparison's heatmaps)",
+                           dest->diff_dir);
+    if (dest->compare && !dest->compare_all && dest->primitive == DS_PRIMITIVE_POINTS)
+        for (int i = 0; i < dest->compare_count; i++)
+            if (ds_compare_item_needs_triangles(dest->compare_items[i]))
+                return usage_error("--compare %s: a triangle key does not apply to --primitive "
+                                   "points (points are sorted by their own distance)",
+                                   ds_compare_item_name(dest->compare_items[i]));
     return DS_OK;
 }

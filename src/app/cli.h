@@ -12,6 +12,30 @@
 extern "C" {
 #endif
 
+/* What --compare measures against the exact reference (the A-buffer), in
+ * the order `all` runs them. "sorted" is the per-primitive sort with the
+ * command line's --sort, --key and --key-bits; key-* change only the
+ * triangle key and bits-* only the key bits of that. */
+typedef enum ds_compare_item {
+    DS_COMPARE_UNSORTED = 0,
+    DS_COMPARE_SORTED,
+    DS_COMPARE_KEY_FARTHEST,
+    DS_COMPARE_KEY_MEAN,
+    DS_COMPARE_KEY_CENTROID,
+    DS_COMPARE_BITS_16,
+    DS_COMPARE_BITS_24,
+    DS_COMPARE_WBOIT,
+    DS_COMPARE_PEEL,
+    DS_COMPARE_ABUFFER,
+    DS_COMPARE_ITEM_COUNT
+} ds_compare_item;
+
+/* "unsorted", "sorted", "key-farthest", ...; "unknown" for others. */
+const char *ds_compare_item_name(ds_compare_item item);
+/* 1 for the items that need triangles (the key-* ones: points are sorted
+ * by their own distance, so a triangle key does not apply). */
+int ds_compare_item_needs_triangles(ds_compare_item item);
+
 typedef struct ds_options {
     const char *model_path;   /* positional MODEL, or NULL */
     const char *scene;        /* --scene NAME[:SIZE], or NULL */
@@ -56,6 +80,13 @@ typedef struct ds_options {
     const char *camera_file;  /* --camera-file F: the viewer's camera key
                                  writes the line there; headless and the
                                  viewer read it at start if it exists */
+    const char *compare;      /* --compare LIST as given (headless image
+                                 error against the exact reference), or NULL */
+    ds_compare_item compare_items[DS_COMPARE_ITEM_COUNT]; /* LIST in its
+                                 order, each once; `all`: every item */
+    int compare_count;
+    int compare_all;          /* LIST was `all` (key-* leave out points) */
+    const char *diff_dir;     /* --diff-dir DIR: heatmaps of the worst frames */
 } ds_options;
 
 /* Fills defaults, then parses argv with getopt_long. Returns DS_OK, or

@@ -31,8 +31,6 @@
 /* Frames rendered, untimed, after each switch of sort: first-use costs
  * (lazy allocations in drivers, cold caches) stay out of the statistics. */
 #define WARMUP_FRAMES 5
-/* The orbit looks down on the model from this pitch (radians). */
-#define ORBIT_PITCH 0.35f
 
 enum { STAGE_DISTANCES, STAGE_KEYS, STAGE_SHUFFLE, STAGE_SORT, STAGE_SCATTER,
        STAGE_INTEROP, STAGE_DRAW, STAGE_FRAME, STAGE_COUNT };
@@ -112,8 +110,8 @@ static int select_algos(const char *name, int cpu_path, ds_sort_algo *dest)
 
 /* The orbit turns the yaw about the camera's target; near and far follow
  * the eye, since a --camera target need not be the model's centre. */
-static void camera_at(ds_camera *camera, const ds_mesh *mesh, float start_yaw,
-                      float orbit_degrees, int frame, int frames)
+void ds_headless_orbit_camera(ds_camera *camera, const ds_mesh *mesh, float start_yaw,
+                              float orbit_degrees, int frame, int frames)
 {
     camera->yaw = start_yaw + orbit_degrees * ((float)M_PI / 180.0f) *
                                   (float)frame / (float)(frames > 0 ? frames : 1);
@@ -129,7 +127,7 @@ static ds_status run_algo(ds_renderer *renderer, const ds_options *opts, const d
     ds_frame_timings t;
     int frames = opts->frames;
     for (int i = 0; i < WARMUP_FRAMES; i++) {
-        camera_at(camera, mesh, start_yaw, opts->orbit_degrees, i, frames);
+        ds_headless_orbit_camera(camera, mesh, start_yaw, opts->orbit_degrees, i, frames);
         if ((status = ds_renderer_frame(renderer, camera, DS_RENDERER_OWN_FRAMEBUFFER)))
             return status;
     }
@@ -140,7 +138,7 @@ static ds_status run_algo(ds_renderer *renderer, const ds_options *opts, const d
     run->frame_count = 0;
     double start = ds_now_ms();
     for (int i = 0; i < frames; i++) {
-        camera_at(camera, mesh, start_yaw, opts->orbit_degrees, i, frames);
+        ds_headless_orbit_camera(camera, mesh, start_yaw, opts->orbit_degrees, i, frames);
         if ((status = ds_renderer_frame(renderer, camera, DS_RENDERER_OWN_FRAMEBUFFER)))
             return status;
         if (verify && (status = ds_renderer_verify(renderer)))
@@ -235,7 +233,7 @@ static void print_table(const algo_run *runs, int run_count, const run_setup *se
 
 /* Closes a file written with stdio: a failed write anywhere (a full disk)
  * or a failed close is an error naming the file. */
-static ds_status close_written(FILE *file, const char *path)
+ds_status ds_headless_close_written(FILE *file, const char *path)
 {
     int failed = ferror(file);
     if (fclose(file) != 0 || failed)
@@ -244,7 +242,7 @@ static ds_status close_written(FILE *file, const char *path)
 }
 
 /* A CSV field in quotes, inner quotes doubled (RFC 4180). */
-static void csv_string(FILE *file, const char *text)
+void ds_headless_csv_string(FILE *file, const char *text)
 {
     fputc('"', file);
     for (; *text; text++) {
@@ -256,7 +254,7 @@ static void csv_string(FILE *file, const char *text)
 }
 
 /* A JSON string: quotes, backslashes and control characters escaped. */
-static void json_string(FILE *file, const char *text)
+void ds_headless_json_string(FILE *file, const char *text)
 {
     fputc('"', file);
     for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
@@ -284,11 +282,11 @@ static ds_status write_csv(FILE *file, const char *path, const algo_run *runs, i
     for (int r = 0; r < run_count; r++)
         for (size_t i = 0; i < runs[r].frame_count; i++) {
             const ds_frame_timings *t = &runs[r].frames[i];
-            csv_string(file, setup->gpu);
+            ds_headless_csv_string(file, setup->gpu);
             fputc(',', file);
-            csv_string(file, setup->driver);
+            ds_headless_csv_string(file, setup->driver);
             fputc(',', file);
-            csv_string(file, setup->label);
+            ds_headless_csv_string(file, setup->label);
             fprintf(file, ",%zu,%zu,%zu,%s,%d,%d,%s,%s,%s,%s,%d,%s,%d,%.4g,%d,%s,%d,%d,%s,%s,%d,%s,%.6g,",
                     setup->mesh->vertex_count, setup->mesh->triangle_count, setup->elements,
                     setup->primitive, setup->width, setup->height, ds_build_commit,
@@ -296,13 +294,13 @@ static ds_status write_csv(FILE *file, const char *path, const algo_run *runs, i
                     setup->key, setup->key_bits, (double)setup->alpha, setup->shuffle, setup->draw,
                     setup->cull, setup->tiles, setup->color, setup->opacity, setup->msaa,
                     setup->up, (double)setup->point_size);
-            csv_string(file, setup->camera);
+            ds_headless_csv_string(file, setup->camera);
             fprintf(file, ",%llu,%u", (unsigned long long)i, (unsigned)t->drawn);
             for (int s = 0; s < STAGE_COUNT; s++)
                 fprintf(file, ",%.5f", stage_of(t, s));
             fprintf(file, "\n");
         }
-    return close_written(file, path);
+    return ds_headless_close_written(file, path);
 }
 
 static const char *json_bool(int value) { return value ? "true" : "false"; }
@@ -320,7 +318,7 @@ static ds_status write_json(FILE *file, const char *path, const algo_run *runs, 
     fprintf(file, "{\n");
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
         fprintf(file, "  \"%s\": ", strings[i].name);
-        json_string(file, strings[i].value);
+        ds_headless_json_string(file, strings[i].value);
         fprintf(file, ",\n");
     }
     fprintf(file,
@@ -345,7 +343,7 @@ static ds_status write_json(FILE *file, const char *path, const algo_run *runs, 
         fprintf(file, "}%s\n", r + 1 < run_count ? "," : "");
     }
     fprintf(file, "  ]\n}\n");
-    return close_written(file, path);
+    return ds_headless_close_written(file, path);
 }
 
 /* Opens --csv and --json for writing and checks that --screenshot's
@@ -431,7 +429,7 @@ int ds_headless_run(const ds_options *opts)
     /* The start view: the orbit's framing, or --camera / --camera-file
      * (checked before any GL work). */
     ds_camera camera = {0};
-    camera.pitch = ORBIT_PITCH;
+    camera.pitch = DS_HEADLESS_ORBIT_PITCH;
     ds_camera_frame(&camera, mesh.center, mesh.radius, (float)opts->width / (float)opts->height);
     if ((status = ds_app_start_camera(opts, &mesh, &camera, NULL)))
         goto done;

@@ -2,15 +2,35 @@
 #ifndef DS_HEADLESS_H
 #define DS_HEADLESS_H
 
+#include <stdio.h>
+
+#include "camera.h"
 #include "cli.h"
+#include "mesh.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* The orbit looks down on the model from this pitch (radians). */
+#define DS_HEADLESS_ORBIT_PITCH 0.35f
+
 /* Runs the scripted orbit for opts->frames frames per selected sort and
  * prints/writes the timing tables. Returns the process exit status. */
 int ds_headless_run(const ds_options *opts);
+
+/* Frame `frame` of `frames` of the orbit: the yaw turns from start_yaw by
+ * orbit_degrees in all, about the camera's target; near and far enclose
+ * the mesh. The --compare runner orbits the same way. */
+void ds_headless_orbit_camera(ds_camera *camera, const ds_mesh *mesh, float start_yaw,
+                              float orbit_degrees, int frame, int frames);
+
+/* Output helpers the --compare runner shares: a CSV field in quotes (RFC
+ * 4180), a JSON string with escapes, and the close of a written file that
+ * reports a failed write or close as DS_ERR_IO naming `path`. */
+void ds_headless_csv_string(FILE *file, const char *text);
+void ds_headless_json_string(FILE *file, const char *text);
+ds_status ds_headless_close_written(FILE *file, const char *path);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "clock.h"
+#include "compare.h"
 #include "headless.h"
 #include "mesh.h"
 #include "scene.h"
@@ -62,6 +63,8 @@ int main(int argc, char **argv)
                 "none is set", opts.script_path);
         return 2;
     }
+    if (opts.compare)
+        return ds_compare_run(&opts); /* headless, with or without --headless */
     if (opts.headless || !ds_viewer_display_available())
         return ds_headless_run(&opts);
     return ds_viewer_run(&opts);

@@ -9,6 +9,14 @@
  * Timings shown are the renderer's GPU timers (rolling means over the last
  * HISTORY frames); the frame rate uses the CPU clock between buffer swaps
  * and is labelled so.
+ *
+ * The error view (D, and the split view \) compares the picture with the
+ * exact reference: the same renderer draws the A-buffer into its own
+ * framebuffer after the window's frame, both are copied into textures of
+ * the viewer's, and ds_image_metrics compares them on the GPU, polled in a
+ * later frame so that the viewer never waits for it. Where that costs
+ * more than the frame itself (llvmpipe) it runs every N frames and the
+ * overlay says so; the reference frames stay out of the stage means.
  */
 #include "viewer.h"
 
@@ -28,6 +36,7 @@
 #include "camera.h"
 #include "clock.h"
 #include "hotkeys.h"
+#include "image_metrics.h"
 #include "image_write.h"
 #include "mesh.h"
 #include "overlay.h"
@@ -66,6 +75,13 @@
 #define DRAG_STEPS 8
 /* Terminal progress ticks while loading and uploading. */
 #define PROGRESS_TICK_NS 100000000L
+/* The error heatmap saturates at this many 8-bit levels (yellow). */
+#define HEAT_LEVELS 16
+/* The error is measured at least every this many frames. */
+#define ERROR_EVERY_MAX 60
+/* Reference frames remembered so that their timings stay out of the
+ * means (more than the renderer keeps in flight). */
+#define REFERENCE_RING 8
 
 static const float dark_background[4] = {0.07f, 0.07f, 0.09f, 1.0f};
 static const float light_background[4] = {0.93f, 0.93f, 0.91f, 1.0f};
@@ -81,6 +97,15 @@ static const uint8_t grid_line_color[4] = {200, 120, 60, 255};
 
 /* O cycles the stats panel through these. */
 typedef enum overlay_mode { OVERLAY_FULL = 0, OVERLAY_COMPACT, OVERLAY_OFF, OVERLAY_MODE_COUNT } overlay_mode;
+
+/* D cycles the error view: off, the numbers, the numbers and the heatmap. */
+typedef enum error_view { ERROR_OFF = 0, ERROR_NUMBERS, ERROR_HEATMAP, ERROR_VIEW_COUNT } error_view;
+
+/* X cycles the transparency technique in this order (depth peeling, the
+ * second exact method, is for checking: --compare peel). */
+static const ds_technique technique_cycle[] = {DS_TECHNIQUE_SORTED, DS_TECHNIQUE_UNSORTED,
+                                               DS_TECHNIQUE_WBOIT, DS_TECHNIQUE_ABUFFER};
+#define TECHNIQUE_CYCLE (int)(sizeof technique_cycle / sizeof technique_cycle[0])
 
 /* Y cycles the up axis in this order: the common ones first. */
 static const ds_up_axis up_cycle[DS_UP_COUNT] = {DS_UP_POS_Y, DS_UP_POS_Z, DS_UP_POS_X,
@@ -112,6 +137,7 @@ typedef struct viewer {
     ds_primitive primitive;
     ds_triangle_key triangle_key;
     int sorting;
+    ds_technique technique;
     float alpha;
     ds_color_mode color_mode;
     ds_opacity_mode opacity;
@@ -133,13 +159,33 @@ typedef struct viewer {
     char help[DS_HOTKEY_LINES_MAX][DS_HOTKEY_LINE_MAX]; /* the help panel */
     int help_lines;
 
+    /* The error against the exact reference (D, \\): the picture and the
+     * reference copied into textures of the viewer's (with framebuffers
+     * to blit them from), the comparison in flight, the last result. */
+    error_view error_mode;
+    int split;
+    ds_image_metrics *metrics;
+    unsigned test_texture, reference_texture, heat_texture;
+    unsigned reference_framebuffer, heat_framebuffer;
+    int error_width, error_height; /* the size the above were made for */
+    ds_image_error error;
+    int have_error;
+    int images_ready;       /* the textures hold a measurement of this view */
+    int error_every;        /* measure every N frames */
+    int frames_to_measure;  /* until the next measurement */
+    double measure_ms_mean; /* host time of one measurement */
+    double own_ms_mean;     /* host time of one frame without it */
+    uint64_t reference_frames[REFERENCE_RING];
+    int reference_next;
+
     /* Mouse. */
     int left_down, pan_down;
     double cursor_x, cursor_y;
 
     /* Timings: the last HISTORY completed frames, and the graph samples.
      * Frames numbered below timings_from were rendered before the latest
-     * change of settings and stay out of the means. */
+     * change of settings and stay out of the means. frames_rendered counts
+     * every frame the renderer drew, reference frames included. */
     uint64_t frames_rendered, timings_from;
     ds_frame_timings history[HISTORY];
     int history_count, history_next;
@@ -485,6 +531,176 @@ static void scale_point_size(viewer *v, float factor)
     ds_renderer_set_point_size(v->renderer, ds_renderer_point_size(v->renderer) * factor);
 }
 
+/* Makes `technique` the renderer's; on failure (the A-buffer's pool does
+ * not fit) keeps the current one and shows why. */
+static void select_technique(viewer *v, ds_technique technique)
+{
+    ds_log_set_quiet(1);
+    ds_status status = ds_renderer_set_technique(v->renderer, technique);
+    ds_log_set_quiet(0);
+    if (status != DS_OK) {
+        show_error(v, ds_technique_name(technique));
+        return;
+    }
+    v->technique = ds_renderer_technique(v->renderer);
+    v->sorting = v->technique != DS_TECHNIQUE_UNSORTED;
+    /* The error shown was the previous technique's: measure again now. */
+    v->have_error = 0;
+    v->images_ready = 0;
+    v->frames_to_measure = 0;
+    reset_timings(v);
+}
+
+/* X: sorted, unsorted, WBOIT, exact (A-buffer), and round again. */
+static void cycle_technique(viewer *v)
+{
+    int at = 0;
+    while (at < TECHNIQUE_CYCLE && technique_cycle[at] != v->technique)
+        at++; /* depth peeling is not in the cycle: from it, X goes to the first */
+    select_technique(v, technique_cycle[at < TECHNIQUE_CYCLE ? (at + 1) % TECHNIQUE_CYCLE : 0]);
+}
+
+static const char *technique_label(ds_technique technique)
+{
+    switch (technique) {
+    case DS_TECHNIQUE_SORTED: return "sorted";
+    case DS_TECHNIQUE_UNSORTED: return "UNSORTED";
+    case DS_TECHNIQUE_WBOIT: return "WBOIT";
+    case DS_TECHNIQUE_PEEL: return "peel (exact)";
+    case DS_TECHNIQUE_ABUFFER: return "A-buffer (exact)";
+    default: return "unknown";
+    }
+}
+
+/* ---- the error against the exact reference ------------------------------ */
+
+static void forget_reference_frames(viewer *v)
+{
+    for (int i = 0; i < REFERENCE_RING; i++)
+        v->reference_frames[i] = UINT64_MAX;
+}
+
+static void free_error_targets(viewer *v)
+{
+    ds_image_metrics_destroy(v->metrics);
+    v->metrics = NULL;
+    unsigned textures[3] = {v->test_texture, v->reference_texture, v->heat_texture};
+    unsigned framebuffers[2] = {v->reference_framebuffer, v->heat_framebuffer};
+    if (v->test_texture)
+        glDeleteTextures(3, textures);
+    if (v->reference_framebuffer)
+        glDeleteFramebuffers(2, framebuffers);
+    v->test_texture = v->reference_texture = v->heat_texture = 0;
+    v->reference_framebuffer = v->heat_framebuffer = 0;
+    v->error_width = v->error_height = 0;
+    v->have_error = 0;
+    v->images_ready = 0;
+}
+
+/* The comparison's textures at the window's size, made on first use and
+ * after a resize. Returns 0 (and shows why) when they cannot be made. */
+static int ensure_error_targets(viewer *v)
+{
+    if (v->metrics && v->error_width == v->fb_width && v->error_height == v->fb_height)
+        return 1;
+    free_error_targets(v);
+    ds_image_metrics_desc desc = {.width = v->fb_width, .height = v->fb_height};
+    ds_log_set_quiet(1);
+    ds_status status = ds_image_metrics_create(&desc, &v->metrics);
+    ds_log_set_quiet(0);
+    if (status != DS_OK) {
+        show_error(v, "error view");
+        v->error_mode = ERROR_OFF;
+        v->split = 0;
+        return 0;
+    }
+    unsigned textures[3];
+    glCreateTextures(GL_TEXTURE_2D, 3, textures);
+    for (int i = 0; i < 3; i++)
+        glTextureStorage2D(textures[i], 1, GL_RGBA8, v->fb_width, v->fb_height);
+    v->test_texture = textures[0];
+    v->reference_texture = textures[1];
+    v->heat_texture = textures[2];
+    unsigned framebuffers[2];
+    glCreateFramebuffers(2, framebuffers);
+    glNamedFramebufferTexture(framebuffers[0], GL_COLOR_ATTACHMENT0, v->reference_texture, 0);
+    glNamedFramebufferTexture(framebuffers[1], GL_COLOR_ATTACHMENT0, v->heat_texture, 0);
+    v->reference_framebuffer = framebuffers[0];
+    v->heat_framebuffer = framebuffers[1];
+    v->error_width = v->fb_width;
+    v->error_height = v->fb_height;
+    v->frames_to_measure = 0;
+    if (!v->error_every)
+        v->error_every = 1;
+    return 1;
+}
+
+static void copy_texture(const viewer *v, unsigned source, unsigned dest)
+{
+    glCopyImageSubData(source, GL_TEXTURE_2D, 0, 0, 0, 0, dest, GL_TEXTURE_2D, 0, 0, 0, 0,
+                       v->fb_width, v->fb_height, 1);
+}
+
+/* After the window's frame: copies it, draws the reference (unless the
+ * frame is the A-buffer's already), submits the comparison and, in the
+ * heatmap view, the heatmap. Nothing here waits for the GPU, except the
+ * A-buffer frame's own counter read. */
+static ds_status measure_error(viewer *v)
+{
+    ds_status status;
+    copy_texture(v, ds_renderer_color_texture(v->renderer), v->test_texture);
+    if (v->technique == DS_TECHNIQUE_ABUFFER) {
+        copy_texture(v, v->test_texture, v->reference_texture);
+    } else {
+        if ((status = ds_renderer_set_technique(v->renderer, DS_TECHNIQUE_ABUFFER)))
+            return status;
+        v->reference_frames[v->reference_next] = v->frames_rendered;
+        v->reference_next = (v->reference_next + 1) % REFERENCE_RING;
+        status = ds_renderer_frame(v->renderer, &v->camera, DS_RENDERER_OWN_FRAMEBUFFER);
+        ds_status back = ds_renderer_set_technique(v->renderer, v->technique);
+        if (status || (status = back))
+            return status;
+        v->frames_rendered++;
+        copy_texture(v, ds_renderer_color_texture(v->renderer), v->reference_texture);
+    }
+    if ((status = ds_image_metrics_submit(v->metrics, v->test_texture, v->reference_texture)))
+        return status;
+    if (v->error_mode == ERROR_HEATMAP)
+        status = ds_image_metrics_heatmap(v->metrics, v->test_texture, v->reference_texture,
+                                          (float)HEAT_LEVELS, v->heat_texture, NULL);
+    v->images_ready = status == DS_OK;
+    return status;
+}
+
+/* The measurement rate: every frame while it costs at most what a frame
+ * without it does (host time, swap included), else every N frames so that
+ * it takes about half the time. */
+static void update_error_rate(viewer *v, double measure_ms, double own_ms)
+{
+    if (measure_ms > 0.0)
+        v->measure_ms_mean = v->measure_ms_mean > 0.0
+                                 ? 0.8 * v->measure_ms_mean + 0.2 * measure_ms : measure_ms;
+    if (own_ms > 0.0)
+        v->own_ms_mean = v->own_ms_mean > 0.0 ? 0.8 * v->own_ms_mean + 0.2 * own_ms : own_ms;
+    int every = (int)ceil(v->measure_ms_mean / fmax(v->own_ms_mean, 0.1));
+    v->error_every = every < 1 ? 1 : every > ERROR_EVERY_MAX ? ERROR_EVERY_MAX : every;
+}
+
+/* The heatmap over the whole picture, or the reference over its right
+ * half (split), into the window before the overlay. */
+static void show_error_images(viewer *v)
+{
+    int w = v->fb_width, h = v->fb_height;
+    if (!v->images_ready)
+        return;
+    if (v->error_mode == ERROR_HEATMAP)
+        glBlitNamedFramebuffer(v->heat_framebuffer, 0, 0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT,
+                               GL_NEAREST);
+    else if (v->split)
+        glBlitNamedFramebuffer(v->reference_framebuffer, 0, w / 2, 0, w, h, w / 2, 0, w, h,
+                               GL_COLOR_BUFFER_BIT, GL_NEAREST);
+}
+
 /* One key press (or repeat), from GLFW or the script. */
 static void handle_key(viewer *v, int key, int mods)
 {
@@ -523,9 +739,23 @@ static void handle_key(viewer *v, int key, int mods)
         reset_timings(v);
         break;
     case GLFW_KEY_U:
-        v->sorting = !v->sorting;
-        ds_renderer_set_sorting(v->renderer, v->sorting);
-        reset_timings(v);
+        /* From any technique to the sorted draw, or sorted <-> unsorted. */
+        select_technique(v, v->technique == DS_TECHNIQUE_SORTED ? DS_TECHNIQUE_UNSORTED
+                                                                : DS_TECHNIQUE_SORTED);
+        break;
+    case GLFW_KEY_X:
+        cycle_technique(v);
+        break;
+    case GLFW_KEY_D:
+        v->error_mode = (error_view)((v->error_mode + 1) % ERROR_VIEW_COUNT);
+        v->frames_to_measure = 0;
+        v->have_error = 0;
+        v->images_ready = 0;
+        break;
+    case GLFW_KEY_BACKSLASH:
+        v->split = !v->split;
+        v->frames_to_measure = 0;
+        v->images_ready = 0;
         break;
     case GLFW_KEY_T:
         ds_renderer_set_tiles(v->renderer, !ds_renderer_tiles(v->renderer));
@@ -783,6 +1013,11 @@ static void collect_timings(viewer *v)
         v->graph_gpu_next = (v->graph_gpu_next + 1) % GRAPH_SAMPLES;
         if (t.frame < v->timings_from)
             continue; /* rendered before the latest change */
+        int reference = 0;
+        for (int i = 0; i < REFERENCE_RING; i++)
+            reference |= v->reference_frames[i] == t.frame;
+        if (reference)
+            continue; /* the error view's exact frame */
         v->history[v->history_next] = t;
         v->history_next = (v->history_next + 1) % HISTORY;
         if (v->history_count < HISTORY)
@@ -961,11 +1196,36 @@ static void state_lines(viewer *v, panel *p, const char *unit)
     format_count(ds_renderer_sorted_count(v->renderer), count, sizeof count);
     add_line(p, text_color, "elements: %s %s | alpha %.2f", count, unit, (double)v->alpha);
     add_line(p, text_color, "shuffle %s | %s | key %s | %s | tiles %s", v->shuffle ? "ON" : "off",
-             unit, triangle_key_names[v->triangle_key], v->sorting ? "sorted" : "UNSORTED",
+             unit, triangle_key_names[v->triangle_key], technique_label(v->technique),
              ds_renderer_tiles(v->renderer) ? "on" : "off");
     add_line(p, text_color, "color %s | opacity %s | msaa %d | up %s | point %.3g",
              ds_color_mode_name(v->color_mode), ds_opacity_mode_name(v->opacity), v->msaa,
              ds_up_axis_name(v->up), (double)ds_renderer_point_size(v->renderer));
+}
+
+/* The error view's lines: the error against the exact reference, how
+ * often it is measured, and the heatmap's scale. */
+static void error_lines(viewer *v, panel *p)
+{
+    if (v->error_mode == ERROR_OFF && !v->split)
+        return;
+    char every[48];
+    if (v->error_every <= 1)
+        snprintf(every, sizeof every, "every frame");
+    else
+        snprintf(every, sizeof every, "every %d frames", v->error_every);
+    if (!v->have_error)
+        add_line(p, warn_color, "vs exact: measuring... (%s)", every);
+    else if (isinf(v->error.psnr))
+        add_line(p, warn_color, "vs exact: RMSE 0 | PSNR inf | SSIM %.4f | %s",
+                 v->error.ssim, every);
+    else
+        add_line(p, warn_color, "vs exact: RMSE %.3f | PSNR %.1f dB | SSIM %.4f | %s",
+                 v->error.rmse, v->error.psnr, v->error.ssim, every);
+    if (v->error_mode == ERROR_HEATMAP)
+        add_line(p, dim_color, "heatmap: largest channel error, 0 to %d+ levels", HEAT_LEVELS);
+    if (v->split)
+        add_line(p, dim_color, "split: left %s, right exact", technique_label(v->technique));
 }
 
 /* The stats panel, full or compact. The first lines hold only settings
@@ -982,7 +1242,7 @@ static void draw_stats(viewer *v, int scale)
 
     if (v->panel_mode == OVERLAY_COMPACT) {
         add_line(&p, v->sort_note[0] ? warn_color : text_color, "sort: %c %s | %s | %s | color %s",
-                 hotkey ? hotkey : '-', ds_sort_algo_name(v->sort), v->sorting ? "sorted" : "UNSORTED",
+                 hotkey ? hotkey : '-', ds_sort_algo_name(v->sort), technique_label(v->technique),
                  v->primitive == DS_PRIMITIVE_POINTS ? "points" : "triangles",
                  ds_color_mode_name(v->color_mode));
         if (v->history_count > 0)
@@ -990,6 +1250,7 @@ static void draw_stats(viewer *v, int scale)
                      v->cpu_frame_ms_mean > 0.0 ? 1e3 / v->cpu_frame_ms_mean : 0.0);
         else
             add_line(&p, text_color, "GPU - | O: off  H: help");
+        error_lines(v, &p);
         draw_lines(v, &p, scale, 0.0f, 0.0f);
         return;
     }
@@ -1022,6 +1283,7 @@ static void draw_stats(viewer *v, int scale)
     else
         add_line(&p, text_color, "frame: GPU - | CPU clock %.2f ms", v->cpu_frame_ms_mean);
     add_line(&p, dim_color, "vsync %s | O: compact  H: help", v->vsync ? "on" : "off");
+    error_lines(v, &p);
     int legend_line = p.count;
     add_line(&p, dim_color, "%s", ""); /* the legend's row, drawn below */
 
@@ -1125,10 +1387,28 @@ static void save_screenshot(viewer *v)
  * the renderer's error (already logged). */
 static ds_status render_frame(viewer *v)
 {
+    double start_ms = ds_now_ms();
     ds_status status = ds_renderer_frame(v->renderer, &v->camera, 0);
     if (status != DS_OK)
         return status;
     v->frames_rendered++;
+    int measured = 0, error_view_on = v->error_mode != ERROR_OFF || v->split;
+    if (error_view_on && ensure_error_targets(v)) {
+        if (v->frames_to_measure <= 0) {
+            double measure_start = ds_now_ms();
+            if ((status = measure_error(v)) != DS_OK)
+                return status;
+            update_error_rate(v, ds_now_ms() - measure_start, 0.0);
+            v->frames_to_measure = v->error_every;
+            measured = 1;
+        }
+        /* A submit replaces the one before it: what comes back is the
+         * latest measurement, once the GPU has finished it. */
+        if (ds_image_metrics_poll(v->metrics, 0, &v->error))
+            v->have_error = 1;
+        v->frames_to_measure--;
+        show_error_images(v);
+    }
     collect_timings(v);
     int show_message_line = ds_now_ms() < v->message_until_ms;
     if (v->panel_mode != OVERLAY_OFF || v->help_on || show_message_line) {
@@ -1148,7 +1428,10 @@ static ds_status render_frame(viewer *v)
     if (v->screenshot_path[0])
         save_screenshot(v);
     glfwSwapBuffers(v->window);
-    record_cpu_frame(v, ds_now_ms());
+    double now = ds_now_ms();
+    record_cpu_frame(v, now);
+    if (error_view_on && !measured)
+        update_error_rate(v, 0.0, now - start_ms);
     return DS_OK;
 }
 
@@ -1281,8 +1564,14 @@ static ds_status install_mesh(viewer *v, const ds_options *opts, const ds_mesh *
     v->has_colors = mesh->has_colors;
     memcpy(v->model_center, mesh->center, sizeof v->model_center);
     v->model_radius = mesh->radius;
+    /* The technique carries over (the sorted or unsorted draw came with
+     * the options). */
+    if (v->technique != ds_renderer_technique(renderer))
+        select_technique(v, v->technique);
+    v->technique = ds_renderer_technique(renderer);
     /* Timings restart with the new renderer's frame numbers. */
     v->frames_rendered = 0;
+    forget_reference_frames(v);
     reset_timings(v);
     return DS_OK;
 }
@@ -1332,6 +1621,8 @@ static void initial_settings(viewer *v, const ds_options *opts)
     v->primitive = opts->primitive;
     v->triangle_key = opts->triangle_key;
     v->sorting = !opts->no_sort;
+    v->technique = opts->no_sort ? DS_TECHNIQUE_UNSORTED : DS_TECHNIQUE_SORTED;
+    forget_reference_frames(v);
     v->alpha = opts->alpha > 0.0f ? opts->alpha : 0.35f;
     v->up = opts->up;
     v->msaa_max = 8;
@@ -1351,6 +1642,7 @@ static void close_viewer(viewer *v)
     if (v->window) {
         glfwMakeContextCurrent(v->window);
         ds_overlay_destroy(v->overlay);
+        free_error_targets(v);
         ds_renderer_destroy(v->renderer);
         glfwDestroyWindow(v->window);
     }

@@ -40,6 +40,8 @@ static const named_key named_keys[] = {
     {"LEFT_BRACKET", GLFW_KEY_LEFT_BRACKET, 0},
     {"]", GLFW_KEY_RIGHT_BRACKET, 0},
     {"RIGHT_BRACKET", GLFW_KEY_RIGHT_BRACKET, 0},
+    {"\\", GLFW_KEY_BACKSLASH, 0},
+    {"BACKSLASH", GLFW_KEY_BACKSLASH, 0},
     {"KP_ADD", GLFW_KEY_KP_ADD, 0},
     {"KP_SUBTRACT", GLFW_KEY_KP_SUBTRACT, 0},
 };

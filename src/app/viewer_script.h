@@ -7,7 +7,7 @@
  *
  *   frames N              render N frames (N >= 1)
  *   key NAME              press and release a key, NAME being a letter, a
- *                         digit, + - = [ ] , TAB, ESC, SPACE, ENTER,
+ *                         digit, + - = [ ] \ , TAB, ESC, SPACE, ENTER,
  *                         F1..F12, KP_ADD, KP_SUBTRACT, with optional prefixes
  *                         shift+ / ctrl+ / alt+ ("key shift+TAB"); "+" is
  *                         shift+= as on a US keyboard
