@@ -4,7 +4,11 @@
 // (one primitive covers a pixel centre once) — and composited with the
 // sorted draw's blending, straight alpha "over" onto the background:
 //     rgb = a src.rgb + (1 - a) dst.rgb,   alpha = a + (1 - a) dst.alpha
-// in float, rounded once when written. A pixel of up to LOCAL_FRAGMENTS
+// in float, rounded once when written. Two forms of the sort: an insertion
+// sort bounded by the list's length, and, where the renderer defines
+// DS_ABUFFER_FIXED_LOOPS (Mesa's llvmpipe, whose compiler dropped
+// iterations of such loops), a rank-and-scatter sort whose every loop runs
+// LOCAL_FRAGMENTS times. A pixel of up to LOCAL_FRAGMENTS
 // fragments is sorted here; a longer list leaves the background and
 // raises max_fragments beyond LOCAL_FRAGMENTS, and the renderer then
 // draws the frame by depth peeling instead (the same fragments in the
@@ -55,6 +59,29 @@ void main()
     if (count > max_fragments)
         atomicMax(max_fragments, count);
     vec4 dst = background;
+#ifndef DS_ABUFFER_FIXED_LOOPS
+    // An insertion sort of the pixel's list, far first, in loops bounded by
+    // its length: most pixels hold a few fragments or none.
+    if (count > 0u && count <= uint(LOCAL_FRAGMENTS)) {
+        uint colors[LOCAL_FRAGMENTS];
+        uvec2 keys[LOCAL_FRAGMENTS];
+        n = head;
+        for (uint i = 0u; i < count; i++) {
+            uvec4 node = load_node(n);
+            int j = int(i);
+            while (j > 0 && farther(node.yz, keys[j - 1])) {
+                keys[j] = keys[j - 1];
+                colors[j] = colors[j - 1];
+                j--;
+            }
+            keys[j] = node.yz;
+            colors[j] = node.x;
+            n = node.w;
+        }
+        for (uint i = 0u; i < count; i++)
+            dst = over(dst, colors[i]);
+    }
+#else
     if (count <= uint(LOCAL_FRAGMENTS)) {
         // Every loop here runs LOCAL_FRAGMENTS times, and the sort is by
         // rank and scatter, not by swaps: llvmpipe (Mesa 22.3) skipped
@@ -87,5 +114,6 @@ void main()
         for (int i = 0; i < LOCAL_FRAGMENTS; i++)
             dst = over(dst, ordered[i]);
     }
+#endif
     fragment_color = dst;
 }

@@ -9,6 +9,7 @@
 #include "renderer_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 extern const char ds_shader_mesh_vert[];
@@ -78,6 +79,29 @@ static ds_status make_fullscreen(const char *fragment_main, const char *name, GL
     if (*dest)
         return DS_OK;
     return ds_render_compile_program(ds_shader_fullscreen_vert, NULL, fragment_main, name, dest);
+}
+
+/* The A-buffer resolve: on Mesa's llvmpipe, whose shader compiler dropped
+ * iterations of loops bounded by a list's length, the form whose loops
+ * all run a fixed count (abuffer_resolve.frag.glsl); elsewhere the
+ * insertion sort, which costs a pixel only the fragments it holds. */
+static ds_status make_resolve(GLuint *dest)
+{
+    if (*dest)
+        return DS_OK;
+    const char *renderer_name = (const char *)glGetString(GL_RENDERER);
+    if (!renderer_name || !strstr(renderer_name, "llvmpipe"))
+        return make_fullscreen(ds_shader_abuffer_resolve_frag, "abuffer_resolve", dest);
+    static const char fixed[] = "#define DS_ABUFFER_FIXED_LOOPS 1\n";
+    size_t length = strlen(ds_shader_abuffer_resolve_frag);
+    char *source = malloc(sizeof fixed + length);
+    if (!source)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "render: out of host memory");
+    memcpy(source, fixed, sizeof fixed - 1);
+    memcpy(source + sizeof fixed - 1, ds_shader_abuffer_resolve_frag, length + 1);
+    ds_status status = make_fullscreen(source, "abuffer_resolve", dest);
+    free(source);
+    return status;
 }
 
 /* What every technique shares: the mesh in its own order (the same
@@ -188,8 +212,7 @@ ds_status ds_render_oit_prepare(ds_renderer *renderer, ds_technique technique)
             return status;
         if ((status = make_programs(ds_shader_abuffer_store_frag, "abuffer_store",
                                     oit->abuffer_store)) ||
-            (status = make_fullscreen(ds_shader_abuffer_resolve_frag, "abuffer_resolve",
-                                      &oit->abuffer_resolve)))
+            (status = make_resolve(&oit->abuffer_resolve)))
             return status;
         if (!oit->counter) {
             glCreateBuffers(1, &oit->counter);
