@@ -21,7 +21,6 @@ void main()
     vec4 color = unpackUnorm4x8(words.x);
     vec3 normal = ds_unpack_normal(words.y);
     gl_Position = view_projection * vec4(position, 1.0);
-    float cosine_ = ds_view_cosine(normal, position);
-    vertex_color = vec4(ds_base_color(color.rgb, normal, position), color.a * alpha);
-    vertex_color = ds_shade(vertex_color, cosine_);
+    vec4 base = vec4(ds_base_color(color.rgb, normal, position), color.a * alpha);
+    vertex_color = ds_shade(base, ds_view_cosine(normal, position));
 }
