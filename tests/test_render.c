@@ -30,6 +30,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include <glad/gl.h>
@@ -697,11 +698,13 @@ static void test_headless_smoke(void **state)
     /* ds_headless_run makes its own context: release ours meanwhile. */
     ds_egl_context_destroy(context);
     context = NULL;
-    const char *csv = "test_render_smoke.csv", *json = "test_render_smoke.json",
-               *png = "test_render_smoke.png";
-    remove(csv);
-    remove(json);
-    remove(png);
+    /* The outputs go to a fresh temporary folder, not the working one. */
+    char folder[] = "/tmp/test_render_smokeXXXXXX";
+    assert_non_null(mkdtemp(folder));
+    char csv[64], json[64], png[64];
+    snprintf(csv, sizeof csv, "%s/run.csv", folder);
+    snprintf(json, sizeof json, "%s/run.json", folder);
+    snprintf(png, sizeof png, "%s/last.png", folder);
     ds_options opts;
     memset(&opts, 0, sizeof opts);
     opts.scene = "gyroid:5k";
@@ -751,6 +754,10 @@ static void test_headless_smoke(void **state)
     opts.csv_path = opts.json_path = opts.screenshot_path = NULL;
     assert_int_equal(ds_headless_run(&opts), 2);
     ds_log_set_quiet(0);
+    remove(csv);
+    remove(json);
+    remove(png);
+    rmdir(folder);
     assert_int_equal(ds_egl_context_create(1, &context), DS_OK);
 }
 
