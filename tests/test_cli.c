@@ -100,6 +100,7 @@ static void assert_options_equal(const ds_options *actual, const ds_options *exp
     assert_optional_string_equal(actual->csv_path, expected->csv_path);
     assert_optional_string_equal(actual->json_path, expected->json_path);
     assert_optional_string_equal(actual->screenshot_path, expected->screenshot_path);
+    assert_optional_string_equal(actual->timeline_path, expected->timeline_path);
     assert_int_equal(actual->verify, expected->verify);
     assert_int_equal(actual->no_sort, expected->no_sort);
     assert_int_equal(actual->cull, expected->cull);
@@ -148,7 +149,7 @@ static void test_every_option(void **state)
         "--scene", "shells:2M", "--grid", "4x3", "--info", "--headless", "--frames", "250", "--sort",
         "bitonic2", "--shuffle", "--size", "640x480", "--primitive", "points", "--key", "centroid",
         "--interop", "external", "--orbit", "-90.5", "--alpha", "1", "--csv", "t.csv", "--json", "t.json",
-        "--screenshot", "s.png", "--verify", "--no-sort", "--no-vsync", "--script", "keys.txt",
+        "--screenshot", "s.png", "--timeline", "t.timeline.csv", "--verify", "--no-sort", "--no-vsync", "--script", "keys.txt",
         "--key-bits", "24", "--no-cull", "--tiles", "off", "--tile-pixels", "64", "--draw", "pull",
         "--color", "height", "--tint", "0.25,0.5,1", "--background", "1,0.5,0", "--opacity", "view",
         "--point-size", "0.125", "--msaa", "4", "--up", "-z", "--camera",
@@ -163,7 +164,8 @@ static void test_every_option(void **state)
         .frames = 250, .sort = "bitonic2", .shuffle = 1, .width = 640, .height = 480,
         .primitive = DS_PRIMITIVE_POINTS, .primitive_given = 1, .triangle_key = DS_TRIANGLE_KEY_CENTROID,
         .interop = DS_INTEROP_EXTERNAL, .key_bits = 24, .orbit_degrees = -90.5f, .alpha = 1.0f,
-        .csv_path = "t.csv", .json_path = "t.json", .screenshot_path = "s.png", .verify = 1,
+        .csv_path = "t.csv", .json_path = "t.json", .screenshot_path = "s.png",
+        .timeline_path = "t.timeline.csv", .verify = 1,
         .no_sort = 1, .cull = DS_CULL_OFF, .tiles = DS_TILES_OFF, .tile_pixels = 64, .draw_form = DS_DRAW_PULL,
         .vsync = 0, .script_path = "keys.txt", .color_mode = DS_COLOR_HEIGHT,
         .tint = {0.25f, 0.5f, 1.0f}, .background = {1.0f, 0.5f, 0.0f}, .background_given = 1,
@@ -265,7 +267,7 @@ static void test_help(void **state)
         "usage: depthsort", "MODEL", "--scene NAME[:SIZE]", "--grid NxM", "--info", "--headless",
         "--frames N", "--sort NAME|all", "--shuffle", "--size WxH", "--primitive triangles|points",
         "--key farthest|mean|centroid", "--interop auto|map|external|none", "--orbit DEG", "--alpha A",
-        "--csv FILE", "--json FILE", "--screenshot FILE.png", "--verify", "--no-sort", "--no-cull",
+        "--csv FILE", "--json FILE", "--screenshot FILE.png", "--timeline FILE", "--verify", "--no-sort", "--no-cull",
         "--tiles auto|on|off", "--tile-pixels N", "--draw auto|pull|indexed", "--no-vsync",
         "--script FILE", "--help", "--version", "--cull auto|on|off",
         "--color auto|normal|tint|height|file", "--tint R,G,B", "--background R,G,B",
@@ -413,6 +415,8 @@ static void test_errors(void **state)
         {"--primitive", "points", "--compare", "key-mean", NULL, "--compare key-mean"},
         {"--diff-dir", "out", NULL, "--diff-dir out: needs --compare"},
         {"--compare", "sorted", "--diff-dir", "", NULL, "--diff-dir ''"},
+        {"--timeline", "", NULL, "--timeline ''"},
+        {"--compare", "sorted", "--timeline", "t.csv", NULL, "--timeline t.csv: times the headless"},
     };
     ds_log_set_quiet(0); /* the error line must reach stderr */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -9,6 +9,8 @@
  *     index format and a malformed --camera-file fail at once, with one
  *     line naming the path, before any frame;
  *   - --script without a display is an error (exit status 2);
+ *   - --timeline writes the last 8 frames' events, in order, each frame's
+ *     host readings in the frame's order, GL's draw after its submission;
  *   - --up z stands a Z-long model upright in the image;
  *   - --camera round-trips: the JSON's start-camera line given back as
  *     --camera (or in --camera-file) renders the same PNG, byte for byte.
@@ -450,6 +452,9 @@ static void test_fails_before_the_first_frame(void **state)
     static const char *const png[] = {"--headless", "--scene", "gyroid:2M", "--frames", "100000",
                                       "--screenshot", "/nonexistent/z.png", NULL};
     assert_fails_fast(png, 0, 1, "/nonexistent/z.png");
+    static const char *const timeline[] = {"--headless", "--scene", "gyroid:2M", "--frames",
+                                           "100000", "--timeline", "/nonexistent/t.csv", NULL};
+    assert_fails_fast(timeline, 0, 1, "/nonexistent/t.csv: cannot open for writing");
     char path[512];
     work_path("plain.txt", path, sizeof path);
     FILE *file = fopen(path, "w");
@@ -490,6 +495,100 @@ static void test_script_needs_display(void **state)
     (void)state;
     static const char *const args[] = {"--scene", "planes:1000", "--script", "keys.txt", NULL};
     assert_fails_fast(args, 1, 2, "--script keys.txt: needs a display");
+}
+
+/* ---- timeline ---------------------------------------------------------- */
+
+#define TIMELINE_FRAMES 8
+#define TIMELINE_ROWS_MAX 512
+
+/* The host readings of one frame on the CPU path, in the frame's order. */
+static const char *const host_sequence[] = {
+    "frame_begin", "collect_begin", "collect_end", "stages_begin",
+    "stages_end", "draw_submit_begin", "draw_submit_end", "frame_end"};
+#define HOST_SEQUENCE (sizeof host_sequence / sizeof host_sequence[0])
+
+typedef struct timeline_row {
+    long frame;
+    char source[8], event[32];
+    double t_ms;
+} timeline_row;
+
+/* --timeline on the CPU path (no CUDA rows): two comment lines, the
+ * column names, then the last 8 timed frames' events sorted by time from
+ * 0; every frame has its host readings in order and its GL draw, which
+ * begins before it ends and ends after the host submitted it (GL's clock
+ * put on the host's: the check fails if the alignment is wrong). */
+static void test_timeline(void **state)
+{
+    (void)state;
+    static const char *const args[] = {"--headless", "--scene", "planes:1000", "--frames", "12",
+                                       "--size", "64x48", "--timeline", "timeline.csv", NULL};
+    static run_result r;
+    run(args, 0, &r);
+    if (r.exit_status != 0)
+        fail_msg("exit %d:\n%s", r.exit_status, r.err);
+    char path[512];
+    static char text[65536];
+    work_path("timeline.csv", path, sizeof path);
+    read_text(path, text, sizeof text);
+    char *line = strtok(text, "\n");
+    for (int i = 0; i < 2; i++, line = strtok(NULL, "\n")) {
+        assert_non_null(line);
+        if (line[0] != '#')
+            fail_msg("timeline: header line %d is not a comment: %s", i + 1, line);
+    }
+    assert_non_null(line);
+    assert_string_equal(line, "frame,source,event,t_ms");
+    static timeline_row rows[TIMELINE_ROWS_MAX];
+    int count = 0;
+    while ((line = strtok(NULL, "\n"))) {
+        assert_true(count < TIMELINE_ROWS_MAX);
+        timeline_row *row = &rows[count++];
+        if (sscanf(line, "%ld,%7[^,],%31[^,],%lf", &row->frame, row->source, row->event,
+                   &row->t_ms) != 4)
+            fail_msg("timeline: malformed row %s", line);
+        if (strcmp(row->source, "host") && strcmp(row->source, "gl"))
+            fail_msg("timeline: source '%s' on the CPU path", row->source);
+    }
+    assert_int_equal(count, TIMELINE_FRAMES * (int)(HOST_SEQUENCE + 2));
+    assert_true(rows[0].t_ms == 0.0);
+    long first = rows[0].frame;
+    for (int i = 1; i < count; i++)
+        if (rows[i].t_ms < rows[i - 1].t_ms)
+            fail_msg("timeline: row %d (%s) at %.4f ms before row %d's %.4f ms", i + 1,
+                     rows[i].event, rows[i].t_ms, i, rows[i - 1].t_ms);
+    for (long frame = first; frame < first + TIMELINE_FRAMES; frame++) {
+        size_t next = 0;
+        double submitted = -1.0, draw_begin = -1.0, draw_end = -1.0;
+        for (int i = 0; i < count; i++) {
+            if (rows[i].frame < first || rows[i].frame >= first + TIMELINE_FRAMES)
+                fail_msg("timeline: frame %ld outside the last %d", rows[i].frame, TIMELINE_FRAMES);
+            if (rows[i].frame != frame)
+                continue;
+            if (!strcmp(rows[i].source, "gl")) {
+                double *at = !strcmp(rows[i].event, "draw_begin") ? &draw_begin
+                             : !strcmp(rows[i].event, "draw_end") ? &draw_end : NULL;
+                if (!at || *at >= 0.0)
+                    fail_msg("timeline: frame %ld: unexpected gl %s", frame, rows[i].event);
+                *at = rows[i].t_ms;
+                continue;
+            }
+            if (next >= HOST_SEQUENCE || strcmp(rows[i].event, host_sequence[next]))
+                fail_msg("timeline: frame %ld: host %s where %s was due", frame, rows[i].event,
+                         next < HOST_SEQUENCE ? host_sequence[next] : "nothing");
+            if (!strcmp(rows[i].event, "draw_submit_begin"))
+                submitted = rows[i].t_ms;
+            next++;
+        }
+        assert_int_equal(next, HOST_SEQUENCE);
+        if (!(draw_begin >= 0.0 && draw_end >= draw_begin))
+            fail_msg("timeline: frame %ld: GL draw %.4f .. %.4f ms", frame, draw_begin, draw_end);
+        /* The header's alignment error is far below this margin. */
+        if (draw_end < submitted - 0.05)
+            fail_msg("timeline: frame %ld: GL's draw ends at %.4f ms, before its submission "
+                     "at %.4f ms", frame, draw_end, submitted);
+    }
 }
 
 /* ---- images ------------------------------------------------------------ */
@@ -654,6 +753,7 @@ int main(void)
         cmocka_unit_test(test_unsorted_and_ignored),
         cmocka_unit_test(test_fails_before_the_first_frame),
         cmocka_unit_test(test_script_needs_display),
+        cmocka_unit_test(test_timeline),
         cmocka_unit_test(test_up_axis),
         cmocka_unit_test(test_camera_round_trip),
     };

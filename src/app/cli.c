@@ -71,6 +71,7 @@ enum {
     OPT_CAMERA_FILE,
     OPT_COMPARE,
     OPT_DIFF_DIR,
+    OPT_TIMELINE,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -114,6 +115,7 @@ static const struct option long_options[] = {
     {"camera-file", required_argument, NULL, OPT_CAMERA_FILE},
     {"compare", required_argument, NULL, OPT_COMPARE},
     {"diff-dir", required_argument, NULL, OPT_DIFF_DIR},
+    {"timeline", required_argument, NULL, OPT_TIMELINE},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -214,6 +216,8 @@ void ds_cli_usage(void *stream)
             "  --json FILE           write per-stage timings as JSON\n"
             "  --screenshot FILE.png save the last frame\n"
             "  --verify              check every frame's order against the CPU sort\n"
+            "  --timeline FILE       write the last 8 timed frames' host, GL and CUDA\n"
+            "                        events on one clock as CSV (docs/performance.md)\n"
             "\n"
             "Transparency comparison (headless; docs/transparency.md):\n"
             "  --compare LIST        each technique's image error against the exact\n"
@@ -629,6 +633,11 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
                 return usage_error("--diff-dir '': expected a folder");
             dest->diff_dir = arg;
             break;
+        case OPT_TIMELINE:
+            if (!*arg)
+                return usage_error("--timeline '': expected a file name");
+            dest->timeline_path = arg;
+            break;
         case OPT_HELP:
             ds_cli_usage(stdout);
             *exit_now = 1;
@@ -649,6 +658,9 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
     if (dest->diff_dir && !dest->compare)
         return usage_error("--diff-dir %s: needs --compare (it holds the comparison's heatmaps)",
                            dest->diff_dir);
+    if (dest->timeline_path && dest->compare)
+        return usage_error("--timeline %s: times the headless orbit, not --compare",
+                           dest->timeline_path);
     if (dest->compare && !dest->compare_all && dest->primitive == DS_PRIMITIVE_POINTS)
         for (int i = 0; i < dest->compare_count; i++)
             if (ds_compare_item_needs_triangles(dest->compare_items[i]))

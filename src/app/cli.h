@@ -57,6 +57,8 @@ typedef struct ds_options {
     const char *csv_path;     /* --csv FILE */
     const char *json_path;    /* --json FILE */
     const char *screenshot_path; /* --screenshot FILE.png */
+    const char *timeline_path; /* --timeline FILE: the last timed frames'
+                                 events on one clock (CSV) */
     int verify;               /* --verify */
     int no_sort;              /* --no-sort: draw unsorted */
     ds_cull_mode cull;        /* --cull auto|on|off; --no-cull is off */

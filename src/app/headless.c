@@ -2,7 +2,8 @@
  * window, a scripted camera orbit of opts->frames frames per selected sort
  * (from --camera when given), per-frame stage timings from the renderer, a
  * table per algorithm (median, p95, min) on stdout, and optional CSV, JSON,
- * a screenshot and a per-frame order check against the CPU reference. The
+ * a screenshot, a per-frame order check against the CPU reference and a
+ * timeline of the last frames (--timeline). The
  * table, the CSV and the JSON each state the whole run's state (what was
  * drawn, how, where and when), so that a number can be traced to its
  * settings. Output paths are checked before anything is loaded. Holds no
@@ -31,6 +32,8 @@
 /* Frames rendered, untimed, after each switch of sort: first-use costs
  * (lazy allocations in drivers, cold caches) stay out of the statistics. */
 #define WARMUP_FRAMES 5
+/* Frames of --timeline: the last timed ones of the last sort's run. */
+#define TIMELINE_FRAMES 8
 
 enum { STAGE_DISTANCES, STAGE_KEYS, STAGE_SHUFFLE, STAGE_SORT, STAGE_SCATTER,
        STAGE_INTEROP, STAGE_DRAW, STAGE_FRAME, STAGE_COUNT };
@@ -119,13 +122,16 @@ void ds_headless_orbit_camera(ds_camera *camera, const ds_mesh *mesh, float star
 }
 
 /* Renders WARMUP_FRAMES, then opts->frames timed frames (each checked when
- * `verify`), collecting every frame's timings. */
+ * `verify`), collecting every frame's timings; with `timeline`, the renderer
+ * records the last TIMELINE_FRAMES of them on its timeline. */
 static ds_status run_algo(ds_renderer *renderer, const ds_options *opts, const ds_mesh *mesh,
-                          int verify, ds_camera *camera, float start_yaw, algo_run *run)
+                          int verify, int timeline, ds_camera *camera, float start_yaw,
+                          algo_run *run)
 {
     ds_status status;
     ds_frame_timings t;
     int frames = opts->frames;
+    int timeline_frames = frames < TIMELINE_FRAMES ? frames : TIMELINE_FRAMES;
     for (int i = 0; i < WARMUP_FRAMES; i++) {
         ds_headless_orbit_camera(camera, mesh, start_yaw, opts->orbit_degrees, i, frames);
         if ((status = ds_renderer_frame(renderer, camera, DS_RENDERER_OWN_FRAMEBUFFER)))
@@ -138,6 +144,9 @@ static ds_status run_algo(ds_renderer *renderer, const ds_options *opts, const d
     run->frame_count = 0;
     double start = ds_now_ms();
     for (int i = 0; i < frames; i++) {
+        if (timeline && i == frames - timeline_frames &&
+            (status = ds_renderer_timeline_start(renderer, timeline_frames)))
+            return status;
         ds_headless_orbit_camera(camera, mesh, start_yaw, opts->orbit_degrees, i, frames);
         if ((status = ds_renderer_frame(renderer, camera, DS_RENDERER_OWN_FRAMEBUFFER)))
             return status;
@@ -303,6 +312,43 @@ static ds_status write_csv(FILE *file, const char *path, const algo_run *runs, i
     return ds_headless_close_written(file, path);
 }
 
+/* The renderer's timeline as CSV: one event per row, sorted by time, in
+ * milliseconds after the first; the header lines say what was run and
+ * how well the GPU clocks were aligned with the host's. */
+static ds_status write_timeline(FILE *file, const char *path, ds_renderer *renderer,
+                                const run_setup *setup)
+{
+    static const char *const sources[] = {"host", "gl", "cuda"};
+    const ds_timeline_event *events = NULL;
+    size_t count = 0;
+    ds_timeline_alignment alignment;
+    ds_status status = ds_renderer_timeline_read(renderer, &events, &count, &alignment);
+    if (status) {
+        fclose(file);
+        return status;
+    }
+    fprintf(file, "# depthsort timeline: %s, %zu %s, %dx%d, sort %s, interop %s, draw %s, "
+                  "cull %d, tiles %d, on %s (%s), commit %s\n",
+            setup->label, setup->elements, setup->primitive, setup->width, setup->height,
+            setup->sorting ? ds_sort_algo_name(ds_renderer_sort(renderer)) : "off",
+            setup->interop, setup->draw,
+            setup->cull, setup->tiles, setup->gpu, setup->driver, ds_build_commit);
+    fprintf(file, "# t_ms: host clock (ds_now_ms, monotonic) after the first event. host: "
+                  "clock readings around each wait and submit; gl: GL_TIMESTAMP queries, "
+                  "aligned by a glGetInteger64v(GL_TIMESTAMP) between two host readings "
+                  "after the frames, +-%.4f ms; cuda: events, aligned by an event on the idle "
+                  "stream between two host readings after the frames, ", alignment.gl_error_ms);
+    if (isnan(alignment.cuda_error_ms))
+        fprintf(file, "none on this path\n");
+    else
+        fprintf(file, "+-%.4f ms\n", alignment.cuda_error_ms);
+    fprintf(file, "frame,source,event,t_ms\n");
+    for (size_t i = 0; i < count; i++)
+        fprintf(file, "%llu,%s,%s,%.4f\n", (unsigned long long)events[i].frame,
+                sources[events[i].source], events[i].name, events[i].t_ms - events[0].t_ms);
+    return ds_headless_close_written(file, path);
+}
+
 static const char *json_bool(int value) { return value ? "true" : "false"; }
 
 static ds_status write_json(FILE *file, const char *path, const algo_run *runs, int run_count,
@@ -346,14 +392,14 @@ static ds_status write_json(FILE *file, const char *path, const algo_run *runs, 
     return ds_headless_close_written(file, path);
 }
 
-/* Opens --csv and --json for writing and checks that --screenshot's
+/* Opens --csv, --json and --timeline for writing and checks that --screenshot's
  * folder exists and is writable: a bad path fails with one line naming it
  * before anything is loaded or drawn, not after the last frame. */
-static ds_status open_outputs(const ds_options *opts, FILE **csv, FILE **json)
+static ds_status open_outputs(const ds_options *opts, FILE **csv, FILE **json, FILE **timeline)
 {
-    const char *const paths[2] = {opts->csv_path, opts->json_path};
-    FILE **const files[2] = {csv, json};
-    for (int i = 0; i < 2; i++) {
+    const char *const paths[3] = {opts->csv_path, opts->json_path, opts->timeline_path};
+    FILE **const files[3] = {csv, json, timeline};
+    for (int i = 0; i < 3; i++) {
         if (!paths[i])
             continue;
         *files[i] = fopen(paths[i], "w");
@@ -400,7 +446,7 @@ int ds_headless_run(const ds_options *opts)
     ds_sort_algo algos[DS_SORT_ALGO_COUNT];
     float *scratch = NULL;
     uint8_t *pixels = NULL;
-    FILE *csv = NULL, *json = NULL;
+    FILE *csv = NULL, *json = NULL, *timeline = NULL;
     int run_count = 0, exit_code = 1;
     char label[256], timestamp[32], camera_line[DS_CAMERA_LINE_MAX], driver[160];
     memset(runs, 0, sizeof runs);
@@ -409,7 +455,7 @@ int ds_headless_run(const ds_options *opts)
         ds_fail(DS_ERR_INVALID_ARG, "headless: need --frames > 0 and a positive --size");
         return 2;
     }
-    if ((status = open_outputs(opts, &csv, &json)))
+    if ((status = open_outputs(opts, &csv, &json, &timeline)))
         goto done;
     if (opts->script_path)
         ds_warn("--script %s: a script drives the viewer; --headless ignores it", opts->script_path);
@@ -495,7 +541,8 @@ int ds_headless_run(const ds_options *opts)
         }
         if (sorting && (status = ds_renderer_set_sort(renderer, algos[r])))
             goto done;
-        if ((status = run_algo(renderer, opts, &mesh, verify, &camera, start_yaw, &runs[r])))
+        if ((status = run_algo(renderer, opts, &mesh, verify, timeline && r == run_count - 1,
+                               &camera, start_yaw, &runs[r])))
             goto done;
         summarise(&runs[r], scratch);
         verified += verify ? (size_t)opts->frames : 0;
@@ -530,6 +577,12 @@ int ds_headless_run(const ds_options *opts)
         if (status)
             goto done;
     }
+    if (timeline) {
+        status = write_timeline(timeline, opts->timeline_path, renderer, &setup);
+        timeline = NULL; /* closed */
+        if (status)
+            goto done;
+    }
     if (opts->screenshot_path) {
         pixels = malloc((size_t)opts->width * (size_t)opts->height * 4);
         if (!pixels) {
@@ -553,6 +606,8 @@ done:
         fclose(csv);
     if (json)
         fclose(json);
+    if (timeline)
+        fclose(timeline);
     for (int r = 0; r < DS_SORT_ALGO_COUNT; r++)
         free(runs[r].frames);
     free(scratch);

@@ -73,6 +73,8 @@ void ds_render_draw(ds_renderer *renderer, const frame_plan *plan, frame_record 
                             : pull ? renderer->pull_program : renderer->mesh_program;
     /* The draw: straight alpha "over", back to front; the depth test stays
      * on (for opaque geometry a caller may add) but nothing writes depth. */
+    if (renderer->timeline)
+        ds_timeline_gl_now(renderer->timeline, "draw_begin");
     glBeginQuery(GL_TIME_ELAPSED, record->draw_query);
     glBindFramebuffer(GL_FRAMEBUFFER, plan->target);
     glViewport(0, 0, renderer->width, renderer->height);
@@ -135,4 +137,6 @@ void ds_render_draw(ds_renderer *renderer, const frame_plan *plan, frame_record 
                                renderer->height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
     glEndQuery(GL_TIME_ELAPSED);
     glQueryCounter(record->end_query, GL_TIMESTAMP);
+    if (renderer->timeline)
+        ds_timeline_gl_now(renderer->timeline, "draw_end");
 }

@@ -81,7 +81,13 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     ds_status status;
     if (!renderer || !camera)
         return ds_fail(DS_ERR_INVALID_ARG, "render: NULL renderer or camera");
+    ds_timeline *timeline = renderer->timeline;
+    if (timeline)
+        ds_timeline_frame_begin(timeline, renderer->frame_count);
+    /* May wait for the oldest frame's timer results (timing.c). */
+    DS_TIMELINE_HOST(timeline, "collect_begin");
     frame_record *record = ds_render_next_record(renderer);
+    DS_TIMELINE_HOST(timeline, "collect_end");
     frame_plan plan;
     ds_render_plan(renderer, camera, framebuffer, &plan);
     record->culled = plan.cull;
@@ -101,16 +107,21 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
             return status;
         record->pending = 1;
         renderer->frame_count++;
+        DS_TIMELINE_HOST(timeline, "frame_end");
         return DS_OK;
     }
 
+    DS_TIMELINE_HOST(timeline, "stages_begin");
     status = renderer->cpu_path ? ds_render_cpu_stages(renderer, &plan, record)
                                 : ds_render_cuda_stages(renderer, &plan, record);
     if (status)
         return status;
+    DS_TIMELINE_HOST(timeline, "stages_end");
     renderer->last_plan = plan;
 
+    DS_TIMELINE_HOST(timeline, "draw_submit_begin");
     ds_render_draw(renderer, &plan, record);
+    DS_TIMELINE_HOST(timeline, "draw_submit_end");
     if (!renderer->cpu_path) {
         /* GL -> CUDA: the commands reading element buffer `slot` are
          * issued; the interop notes when GL is done with it, and CUDA
@@ -122,5 +133,6 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     }
     record->pending = 1;
     renderer->frame_count++;
+    DS_TIMELINE_HOST(timeline, "frame_end");
     return DS_OK;
 }

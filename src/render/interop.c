@@ -23,6 +23,7 @@
 
 #include "clock.h"
 #include "cuda_check.h"
+#include "timeline.h"
 
 /* One CUDA VMM allocation seen by GL as buffer storage. */
 typedef struct shared_block {
@@ -73,6 +74,8 @@ struct ds_interop {
     shared_block elements[DS_INTEROP_SLOTS];
     GLsync draw_done[DS_INTEROP_SLOTS];   /* GL finished reading slot */
     cudaEvent_t cuda_done[DS_INTEROP_SLOTS]; /* CUDA finished writing slot */
+
+    ds_timeline *timeline; /* the renderer's while it records one */
 };
 
 #define CU_TRY(status, label, call)                                           \
@@ -408,8 +411,10 @@ ds_status ds_interop_begin(ds_interop *interop, int slot, ds_stream stream,
             GLsync fence = interop->draw_done[slot];
             interop->draw_done[slot] = NULL;
             double wait_start = ds_now_ms();
+            DS_TIMELINE_HOST(interop->timeline, "fence_wait_begin");
             GLenum result = glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT,
                                              (GLuint64)10 * 1000 * 1000 * 1000);
+            DS_TIMELINE_HOST(interop->timeline, "fence_wait_end");
             start += ds_now_ms() - wait_start;
             glDeleteSync(fence);
             if (result == GL_WAIT_FAILED || result == GL_TIMEOUT_EXPIRED)
@@ -424,11 +429,13 @@ ds_status ds_interop_begin(ds_interop *interop, int slot, ds_stream stream,
     cudaGraphicsResource_t resources[2] = {interop->position_resource,
                                            interop->element_resources[slot]};
     size_t size = 0;
+    DS_TIMELINE_HOST(interop->timeline, "map_begin");
     DS_CUDA_TRY("interop", cudaGraphicsMapResources(2, resources, (cudaStream_t)stream));
     DS_CUDA_TRY("interop", cudaGraphicsResourceGetMappedPointer(
                                (void **)positions, &size, interop->position_resource));
     DS_CUDA_TRY("interop", cudaGraphicsResourceGetMappedPointer(
                                (void **)elements, &size, interop->element_resources[slot]));
+    DS_TIMELINE_HOST(interop->timeline, "map_end");
     *host_ms += ds_now_ms() - start;
     return DS_OK;
 }
@@ -444,7 +451,9 @@ ds_status ds_interop_end(ds_interop *interop, int slot, ds_stream stream,
         DS_CUDA_TRY("interop", cudaEventRecord(interop->cuda_done[slot],
                                                (cudaStream_t)stream));
         double wait_start = ds_now_ms();
+        DS_TIMELINE_HOST(interop->timeline, "cuda_wait_begin");
         DS_CUDA_TRY("interop", cudaEventSynchronize(interop->cuda_done[slot]));
+        DS_TIMELINE_HOST(interop->timeline, "cuda_wait_end");
         start += ds_now_ms() - wait_start;
         *host_ms += ds_now_ms() - start;
         return DS_OK;
@@ -452,7 +461,9 @@ ds_status ds_interop_end(ds_interop *interop, int slot, ds_stream stream,
     /* Unmapping orders GL's later use after the CUDA work on `stream`. */
     cudaGraphicsResource_t resources[2] = {interop->position_resource,
                                            interop->element_resources[slot]};
+    DS_TIMELINE_HOST(interop->timeline, "unmap_begin");
     DS_CUDA_TRY("interop", cudaGraphicsUnmapResources(2, resources, (cudaStream_t)stream));
+    DS_TIMELINE_HOST(interop->timeline, "unmap_end");
     *host_ms += ds_now_ms() - start;
     return DS_OK;
 }
@@ -462,14 +473,21 @@ ds_status ds_interop_gl_used(ds_interop *interop, int slot, double *host_ms)
     if (interop->mode != DS_INTEROP_EXTERNAL)
         return DS_OK;
     double start = ds_now_ms();
+    DS_TIMELINE_HOST(interop->timeline, "fence_flush_begin");
     if (interop->draw_done[slot])
         glDeleteSync(interop->draw_done[slot]);
     /* Signalled when GL has finished every command so far, the draw from
      * element buffer `slot` included; flushed so that it gets signalled. */
     interop->draw_done[slot] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     glFlush();
+    DS_TIMELINE_HOST(interop->timeline, "fence_flush_end");
     *host_ms += ds_now_ms() - start;
     if (!interop->draw_done[slot])
         return ds_fail(DS_ERR_GL, "interop: glFenceSync failed");
     return DS_OK;
+}
+
+void ds_interop_set_timeline(ds_interop *interop, struct ds_timeline *timeline)
+{
+    interop->timeline = timeline;
 }

@@ -89,6 +89,11 @@ ds_status ds_interop_end(ds_interop *interop, int slot, ds_stream stream,
 /* Call after the GL commands reading element buffer `slot` are issued. */
 ds_status ds_interop_gl_used(ds_interop *interop, int slot, double *host_ms);
 
+/* Host readings around each wait, map and flush go to `timeline` (the
+ * renderer's, timeline.h) while it is set; NULL stops them. */
+struct ds_timeline;
+void ds_interop_set_timeline(ds_interop *interop, struct ds_timeline *timeline);
+
 #ifdef __cplusplus
 }
 #endif

@@ -565,6 +565,7 @@ void ds_renderer_destroy(ds_renderer *renderer)
     /* The stream's last frame may still use the buffers freed below. */
     if (!renderer->cpu_path && renderer->stream)
         cudaStreamSynchronize(renderer->stream);
+    ds_timeline_free(renderer->timeline);
     ds_sorter_destroy(renderer->sorter);
     ds_sorter_destroy(renderer->reference_sorter);
     ds_render_oit_free(renderer);

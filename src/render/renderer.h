@@ -370,6 +370,53 @@ int ds_renderer_next_timings(ds_renderer *renderer, ds_frame_timings *dest);
  * timings are collected (end of a run, before read-back). */
 ds_status ds_renderer_finish(ds_renderer *renderer);
 
+/* A timeline of a few frames on one clock, to see where a frame's time
+ * goes between the host, GL and CUDA. Each event is one of
+ *   host: ds_now_ms() at the start and end of ds_renderer_frame() and
+ *         around each wait and submit in it (timing collection, interop
+ *         waits and map/unmap, the CUDA launches, the GL draw's submission,
+ *         the fence and flush after it);
+ *   gl:   a GL_TIMESTAMP query (glQueryCounter) before and after the draw;
+ *   cuda: an event before the interop hand-over, at each stage boundary
+ *         (the timing ring's events) and after the hand-back;
+ * with every time in host milliseconds (ds_now_ms). */
+typedef enum ds_timeline_source {
+    DS_TIMELINE_HOST = 0,
+    DS_TIMELINE_GL,
+    DS_TIMELINE_CUDA
+} ds_timeline_source;
+
+typedef struct ds_timeline_event {
+    uint64_t frame;            /* the renderer's 0-based frame number */
+    ds_timeline_source source;
+    const char *name;          /* static: "frame_begin", "draw_end", ... */
+    double t_ms;               /* on the host clock (ds_now_ms) */
+} ds_timeline_event;
+
+/* How the GPU clocks were put on the host clock: each was read once, after
+ * the recorded frames had completed, between two host clock readings;
+ * the error is half that interval (NAN for a clock not used: CUDA on the
+ * CPU path). */
+typedef struct ds_timeline_alignment {
+    double gl_error_ms;
+    double cuda_error_ms;
+} ds_timeline_alignment;
+
+/* Starts recording the next `frames` frames (1..DS_TIMELINE_MAX_FRAMES),
+ * dropping any earlier timeline. Allocates the queries and events here;
+ * the frames recorded allocate nothing and add no waits. Without a
+ * timeline the frame path makes no extra query or event. Errors:
+ * DS_ERR_INVALID_ARG, DS_ERR_OUT_OF_MEMORY, DS_ERR_GL, DS_ERR_CUDA. */
+#define DS_TIMELINE_MAX_FRAMES 64
+ds_status ds_renderer_timeline_start(ds_renderer *renderer, int frames);
+
+/* Waits for the GPU (ds_renderer_finish), reads the clocks and returns the
+ * recorded events sorted by time (ties in recording order): *events stays
+ * valid until the next start or destroy. Errors: DS_ERR_INVALID_ARG (no
+ * timeline started), DS_ERR_GL, DS_ERR_CUDA. */
+ds_status ds_renderer_timeline_read(ds_renderer *renderer, const ds_timeline_event **events,
+                                    size_t *count, ds_timeline_alignment *alignment);
+
 /* Checks the last frame's sorted order against the CPU reference sort of
  * the same keys (desc.verify must have been set; a host round trip, so not
  * for timed runs). Returns DS_OK, or DS_ERR_MISMATCH after logging the

@@ -6,6 +6,7 @@
  *   stages_cpu.c    or the same stages on the host (no CUDA behind GL)
  *   draw.c          the GL draw of the sorted elements in one of its forms
  *   timing.c        the ring of per-frame timer results
+ *   timeline.c      a few frames' events on one clock (on request)
  *   verify.c        the off-line check of the last frame
  *
  * and renderer.c creates, destroys and sets. */
@@ -24,6 +25,7 @@
 #include "interop.h"
 #include "renderer.h"
 #include "tiles.h"
+#include "timeline.h"
 
 /* Frames whose timer results may be outstanding at once; the oldest is read
  * (waiting if it must) before its slot is reused. Four covers the driver's
@@ -215,6 +217,7 @@ struct ds_renderer {
     int have_latest;
     ds_frame_timings backlog[TIMINGS_BACKLOG];
     size_t backlog_head, backlog_count;
+    ds_timeline *timeline;  /* NULL unless ds_renderer_timeline_start() */
 };
 
 /* frame.c: the plan of the frame about to be drawn into `framebuffer`. */
@@ -254,6 +257,15 @@ void ds_render_oit_free(ds_renderer *renderer);
  * returns 1 if one was collected; with `wait`, waits for the oldest. */
 frame_record *ds_render_next_record(ds_renderer *renderer);
 int ds_render_collect_timings(ds_renderer *renderer, int wait);
+
+/* timeline.c: the hooks of a recording timeline (timeline.h has the host
+ * one); each does nothing outside the window of frames asked for. */
+void ds_timeline_frame_begin(ds_timeline *timeline, uint64_t frame);
+void ds_timeline_gl_now(ds_timeline *timeline, const char *name);
+ds_status ds_timeline_cuda_now(ds_timeline *timeline, const char *name, cudaStream_t stream);
+/* The record's stage events, when timing.c collects a frame of the window. */
+void ds_timeline_collect(ds_timeline *timeline, const frame_record *record);
+void ds_timeline_free(ds_timeline *timeline);
 
 /* The element buffer of `slot` as GL names it. */
 static inline GLuint ds_render_element_buffer(const ds_renderer *renderer, int slot)

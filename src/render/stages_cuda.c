@@ -24,13 +24,17 @@ ds_status ds_render_cuda_stages(ds_renderer *renderer, const frame_plan *plan,
     ds_stream stream = (ds_stream)renderer->stream;
     const ds_cull_view *cull = plan_cull(plan);
     size_t n = plan->count;
+    ds_timeline *timeline = renderer->timeline;
 
+    if (timeline && (status = ds_timeline_cuda_now(timeline, "interop_begin", renderer->stream)))
+        return status;
     /* GL -> CUDA: the positions and element buffer `slot` become CUDA's
      * on `stream` (the interop waits until GL's draw two frames ago no
      * longer reads this element buffer). */
     if ((status = ds_interop_begin(renderer->interop, plan->slot, stream, &positions,
                                    &elements, &interop_ms)))
         return status;
+    DS_TIMELINE_HOST(timeline, "launch_begin");
     uint32_t *values = plan->in_place ? elements : renderer->values;
     /* The keys pass adds to the visible count: zero it first, in stream
      * order. */
@@ -89,9 +93,16 @@ ds_status ds_render_cuda_stages(ds_renderer *renderer, const frame_plan *plan,
                                               cudaMemcpyDeviceToHost, renderer->stream));
     }
     RECORD(EV_SCATTER);
+    DS_TIMELINE_HOST(timeline, "launch_end");
     /* CUDA -> GL: GL may read the element buffer once the work enqueued
      * above completes (interop.h says how each mode orders it). */
     if ((status = ds_interop_end(renderer->interop, plan->slot, stream, &interop_ms)))
+        return status;
+    /* Mapped: when the unmap's GPU work lets GL go on. (The external path
+     * has waited on the host already: an event now would mark only when it
+     * was issued.) */
+    if (timeline && ds_interop_mode_in_use(renderer->interop) == DS_INTEROP_MAP &&
+        (status = ds_timeline_cuda_now(timeline, "unmapped", renderer->stream)))
         return status;
     record->host_interop_ms = (float)interop_ms;
     return DS_OK;

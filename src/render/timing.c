@@ -65,6 +65,8 @@ int ds_render_collect_timings(ds_renderer *renderer, int wait)
         t.frame_ms = (float)((end_ns - renderer->last_end_timestamp) * 1e-6);
     renderer->last_end_timestamp = end_ns;
     renderer->have_last_end = 1;
+    if (renderer->timeline && !renderer->cpu_path)
+        ds_timeline_collect(renderer->timeline, record);
 
     record->pending = 0;
     renderer->next_collect++;
