@@ -10,8 +10,9 @@ out vec4 vertex_color;
 
 void main()
 {
-    vec4 color = unpackUnorm4x8(attributes.x);
-    vec3 normal = ds_unpack_normal(attributes.y);
+    vec4 color;
+    vec3 normal;
+    ds_vertex_words(attributes, color, normal);
     gl_Position = view_projection * vec4(position, 1.0);
     vec4 base = vec4(ds_base_color(color.rgb, normal, position), color.a * alpha);
     vertex_color = ds_shade(base, ds_view_cosine(normal, position));

@@ -9,8 +9,9 @@ out vec4 vertex_color;
 
 void main()
 {
-    vec4 color = unpackUnorm4x8(attributes.x);
-    vec3 normal = ds_unpack_normal(attributes.y);
+    vec4 color;
+    vec3 normal;
+    ds_vertex_words(attributes, color, normal);
     gl_Position = view_projection * vec4(position, 1.0);
     gl_PointSize = max(point_scale / max(gl_Position.w, 1e-6), 1.0);
     vertex_color = vec4(ds_base_color(color.rgb, normal, position), color.a * alpha);

@@ -28,6 +28,7 @@ layout(location = 4) uniform int color_mode;     // ds_color_mode
 layout(location = 5) uniform vec3 tint;          // DS_COLOR_TINT's RGB
 layout(location = 6) uniform vec2 height_range;  // y of the mesh's bottom, 1 / height
 layout(location = 7) uniform int view_opacity;   // DS_OPACITY_VIEW
+layout(location = 12) uniform int normals_only;  // no file colours: see below
 
 // ds_color_mode's values (render_types.h); AUTO never reaches a shader.
 const int DS_COLOR_NORMAL = 1;
@@ -63,6 +64,21 @@ vec3 ds_unpack_normal(uint word)
     ivec3 q = ivec3(bitfieldExtract(bits, 0, 10), bitfieldExtract(bits, 10, 10),
                     bitfieldExtract(bits, 20, 10));
     return max(vec3(q) / 511.0, -1.0);
+}
+
+// A vertex's file colour and unit normal from its attribute words: the
+// RGBA8 colour and the packed normal, or (normals_only: a triangle mesh
+// without file colours, renderer.c) the normal alone, whose colour is
+// then the normal's, opaque, as ds_mesh_finish() would have made it.
+void ds_vertex_words(uvec2 words, out vec4 color, out vec3 normal)
+{
+    if (normals_only != 0) {
+        normal = ds_unpack_normal(words.x);
+        color = vec4(0.5 + 0.5 * normal, 1.0);
+    } else {
+        normal = ds_unpack_normal(words.y);
+        color = unpackUnorm4x8(words.x);
+    }
 }
 
 // The surface colour of a vertex before lighting. NORMAL maps the normal

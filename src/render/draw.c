@@ -19,7 +19,8 @@ enum {
     U_COLOR_MODE = 4,
     U_TINT = 5,
     U_HEIGHT_RANGE = 6,
-    U_VIEW_OPACITY = 7
+    U_VIEW_OPACITY = 7,
+    U_NORMALS_ONLY = 12
 };
 
 void ds_render_use_program(const ds_renderer *renderer, const frame_plan *plan, GLuint program)
@@ -32,6 +33,7 @@ void ds_render_use_program(const ds_renderer *renderer, const frame_plan *plan, 
     glUniform3fv(U_TINT, 1, renderer->tint);
     glUniform2f(U_HEIGHT_RANGE, renderer->height_lo, renderer->height_inv);
     glUniform1i(U_VIEW_OPACITY, renderer->opacity == DS_OPACITY_VIEW);
+    glUniform1i(U_NORMALS_ONLY, renderer->normals_only);
     if (plan->points) {
         glEnable(GL_PROGRAM_POINT_SIZE);
         glUniform1f(U_POINT_SCALE, plan->point_scale);
@@ -108,7 +110,8 @@ void ds_render_draw(ds_renderer *renderer, const frame_plan *plan, frame_record 
         GLsizeiptr sizes[4] = {(GLsizeiptr)(sorted_words * sizeof(uint32_t)),
                                (GLsizeiptr)(3 * n * sizeof(uint32_t)),
                                (GLsizeiptr)(3 * renderer->vertex_count * sizeof(float)),
-                               (GLsizeiptr)(renderer->vertex_count * 8)};
+                               (GLsizeiptr)(renderer->vertex_count *
+                                            (renderer->normals_only ? 4 : 8))};
         glBindBuffersRange(GL_SHADER_STORAGE_BUFFER, 0, 4, buffers, offsets, sizes);
         glBindVertexArray(renderer->pull_vertex_array);
     } else {

@@ -209,11 +209,13 @@ void ds_render_vertex_attributes(const ds_renderer *renderer, GLuint vao)
     glVertexArrayAttribFormat(vao, 0, 3, GL_FLOAT, GL_FALSE, 0);
     glVertexArrayAttribBinding(vao, 0, 0);
     glEnableVertexArrayAttrib(vao, 0);
-    /* One integer attribute for both words, unpacked in shade.glsl: one
-     * attribute fetch a vertex instead of two (the sorted draw touches
-     * vertices in no cache-friendly order). */
-    glVertexArrayVertexBuffer(vao, 1, renderer->attribute_buffer, 0, 2 * sizeof(uint32_t));
-    glVertexArrayAttribIFormat(vao, 1, 2, GL_UNSIGNED_INT, 0);
+    /* One integer attribute for both words (or the normal's alone),
+     * unpacked in shade.glsl: one attribute fetch a vertex instead of two
+     * (the sorted draw touches vertices in no cache-friendly order). */
+    int words = renderer->normals_only ? 1 : 2;
+    glVertexArrayVertexBuffer(vao, 1, renderer->attribute_buffer, 0,
+                              (GLsizei)(words * sizeof(uint32_t)));
+    glVertexArrayAttribIFormat(vao, 1, words, GL_UNSIGNED_INT, 0);
     glVertexArrayAttribBinding(vao, 1, 1);
     glEnableVertexArrayAttrib(vao, 1);
 }
@@ -262,20 +264,32 @@ static uint32_t pack_normal(const float n[3])
 static ds_status make_attribute_buffer(ds_renderer *renderer, const ds_mesh *mesh)
 {
     size_t n = mesh->vertex_count;
-    uint32_t *words = malloc((n ? 2 * n : 2) * sizeof *words);
+    /* Without file colours a triangle mesh's colour is the normal's, made
+     * in the shader: only the normal travels, half the bytes a vertex
+     * fetches in the sorted draw's scattered order. Point clouds keep
+     * ds_mesh_finish()'s height colours. */
+    renderer->normals_only = !mesh->has_colors && mesh->triangle_count > 0;
+    size_t per_vertex = renderer->normals_only ? 1 : 2;
+    uint32_t *words = malloc((n ? per_vertex * n : 2) * sizeof *words);
     if (!words)
         return ds_fail(DS_ERR_OUT_OF_MEMORY,
                        "render: out of host memory for the attributes of %zu vertices", n);
     static const float up[3] = {0.0f, 1.0f, 0.0f};
     for (size_t v = 0; v < n; v++) {
         static const uint8_t white[4] = {255, 255, 255, 255};
+        uint32_t normal = pack_normal(mesh->normals ? mesh->normals + 3 * v : up);
+        if (renderer->normals_only) {
+            words[v] = normal;
+            continue;
+        }
         memcpy(&words[2 * v], mesh->colors ? mesh->colors + 4 * v : white, sizeof(uint32_t));
-        words[2 * v + 1] = pack_normal(mesh->normals ? mesh->normals + 3 * v : up);
+        words[2 * v + 1] = normal;
     }
     if (!n)
         words[0] = words[1] = 0;
     glCreateBuffers(1, &renderer->attribute_buffer);
-    glNamedBufferStorage(renderer->attribute_buffer, (GLsizeiptr)((n ? n : 1) * 8), words, 0);
+    glNamedBufferStorage(renderer->attribute_buffer,
+                         (GLsizeiptr)((n ? n : 1) * per_vertex * sizeof(uint32_t)), words, 0);
     free(words);
     return DS_OK;
 }

@@ -166,7 +166,11 @@ struct ds_renderer {
     /* GL */
     GLuint mesh_program, points_program, pull_program;
     GLuint attribute_buffer;  /* per vertex: RGBA8 colour, then the normal
-                                 packed as signed 10:10:10:2 (8 bytes) */
+                                 packed as signed 10:10:10:2 (8 bytes);
+                                 with normals_only the normal alone */
+    int normals_only;         /* a triangle mesh without file colours: its
+                                 colour is the normal's (shade.glsl), so
+                                 the draw fetches 4 bytes a vertex, not 8 */
     GLuint index_buffer;      /* pull: the mesh's indices, for the shader */
     GLuint pull_vertex_array; /* pull: no attributes */
     GLuint cpu_position_buffer, cpu_element_buffer; /* CPU path */
