@@ -100,9 +100,10 @@ vec3 ds_base_color(vec3 file_rgb, vec3 normal, vec3 position)
 // the eye, for either side.
 //
 // Triangles are lit per vertex (Gouraud): the vertex stage shades and the
-// fragment stage passes one interpolated colour through, because on the
-// H100 a fragment stage that reads any second interpolated value doubles
-// the draw of a large mesh of tiny triangles (docs/performance.md). On
+// fragment stage passes one interpolated colour through, because a
+// fragment stage that reads any second interpolated value doubled the draw
+// of a large mesh of tiny triangles on the GPU we measure on
+// (docs/performance.md). On
 // triangles a few pixels across the two look the same; on large flat
 // triangles the highlight is interpolated. Points are lit per fragment
 // (points.frag.glsl knows the sphere's normal there).

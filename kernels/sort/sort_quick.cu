@@ -118,8 +118,8 @@ typedef struct quick_tuning {
     double maxseq_k, maxseq_m;
     uint32_t maxseq_min, maxseq_max;
     /* sbsize = optp(n, sbsize_k, sbsize_m) in [sbsize_min, QUICK_MAX_SBSIZE]:
-     * phase two's bitonic sort takes sequences this short (fitted on an
-     * H100). */
+     * phase two's bitonic sort takes sequences this short (the fit is in
+     * docs/algorithms/quick.md). */
     double sbsize_k, sbsize_m;
     uint32_t sbsize_min;
     /* Phase-one iterations that split at the average of the key values
