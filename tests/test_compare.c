@@ -30,11 +30,8 @@
 
 #include <stb_image.h>
 
-#ifndef DS_DEPTHSORT
-#error "DS_DEPTHSORT must name the depthsort executable"
-#endif
+#include "run_program.h"
 
-#define MAX_ARGS 40
 #define TECHNIQUES 10
 
 static const char *const names[TECHNIQUES] = {"unsorted", "sorted", "key-farthest", "key-mean",
@@ -45,52 +42,10 @@ static const char *const metrics[6] = {"rmse", "psnr", "ssim", "max_err", "bad_2
 static char work_dir[256];
 static char all_json[65536], all_csv[16384], all_err[16384];
 
-typedef struct run_result {
-    int exit_status; /* -1: killed by a signal */
-    char out[32768];
-    char err[16384];
-} run_result;
-
-static void read_text(const char *path, char *dest, size_t capacity)
-{
-    dest[0] = '\0';
-    FILE *file = fopen(path, "rb");
-    if (!file)
-        return;
-    size_t length = fread(dest, 1, capacity - 1, file);
-    dest[length] = '\0';
-    fclose(file);
-}
-
-/* Runs depthsort in work_dir with `args` (NULL-terminated). */
+/* Runs depthsort in work_dir (run_program.h). */
 static void run(const char *const *args, run_result *dest)
 {
-    char *argv[MAX_ARGS + 2];
-    int argc = 0;
-    argv[argc++] = (char *)DS_DEPTHSORT;
-    for (; *args; args++) {
-        assert_true(argc < MAX_ARGS);
-        argv[argc++] = (char *)*args;
-    }
-    argv[argc] = NULL;
-    char out_path[512], err_path[512];
-    snprintf(out_path, sizeof out_path, "%s/stdout.txt", work_dir);
-    snprintf(err_path, sizeof err_path, "%s/stderr.txt", work_dir);
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        if (chdir(work_dir) != 0 || !freopen(out_path, "w", stdout) || !freopen(err_path, "w", stderr))
-            _exit(127);
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    int wait_status = 0;
-    assert_int_equal(waitpid(pid, &wait_status, 0), pid);
-    dest->exit_status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
-    read_text(out_path, dest->out, sizeof dest->out);
-    read_text(err_path, dest->err, sizeof dest->err);
+    run_program(work_dir, args, 0, dest);
 }
 
 /* The technique object {"name": "NAME", ...} of the JSON, as text. */
