@@ -1159,7 +1159,7 @@ static void draw_legend(viewer *v, float x, float y, int scale)
 
 /* The frame-time graph: CPU frame intervals as grey bars, GPU frame times
  * as green bars in front of them, newest on the right; the orange line is
- * 16.7 ms, the label the top of the scale. */
+ * one 60 Hz frame, the label the top of the scale. */
 static void draw_graph(viewer *v, float x, float y, float width, float height, int scale)
 {
     float range = GRAPH_MIN_RANGE_MS;
