@@ -1,6 +1,7 @@
 /* frame.c — one frame, as renderer.h describes it: the plan (every mode
- * decision of the frame, made here once), then the stages on the GPU
- * (stages_cuda.c) or on the host (stages_cpu.c), then the draw (draw.c). */
+ * decision of the frame, made here once), then the stages as GL compute
+ * (gl_stages.c), in CUDA (stages_cuda.c) or on the host (stages_cpu.c),
+ * then the draw (draw.c). */
 #include "renderer_internal.h"
 
 #include <string.h>
@@ -71,6 +72,8 @@ void ds_render_plan(ds_renderer *renderer, const ds_camera *camera, uint32_t fra
                 single_sampled(renderer, plan.target);
     plan.point_scale = renderer->point_size * projection[5] * 0.5f * (float)renderer->height;
     plan.range = key_range(renderer, plan.eye);
+    /* The GL stages do not shuffle: a frame that does runs the sorter's. */
+    plan.gl = renderer->stages_gl && !plan.shuffle;
     plan.grid = ds_tile_grid_for(renderer->width, renderer->height, renderer->tile_pixels);
     *dest = plan;
 }
@@ -92,6 +95,7 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     ds_render_plan(renderer, camera, framebuffer, &plan);
     record->culled = plan.cull;
     record->drawn = (uint32_t)plan.count;
+    record->gl = 0;
     /* Where the image ends up (ds_renderer_color_texture). */
     GLuint output = plan.resolve ? plan.resolve_target : plan.target;
     renderer->last_output = output ? output : DS_RENDERER_OWN_FRAMEBUFFER;
@@ -103,6 +107,7 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
         record->host_interop_ms = 0.0f;
         for (int e = 0; !renderer->cpu_path && e < EV_COUNT; e++)
             DS_CUDA_TRY("render", cudaEventRecord(record->events[e], renderer->stream));
+        glQueryCounter(record->begin_query, GL_TIMESTAMP);
         if ((status = ds_render_oit_frame(renderer, &plan, record)))
             return status;
         record->pending = 1;
@@ -112,14 +117,18 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     }
 
     DS_TIMELINE_HOST(timeline, "stages_begin");
-    status = renderer->cpu_path ? ds_render_cpu_stages(renderer, &plan, record)
-                                : ds_render_cuda_stages(renderer, &plan, record);
+    status = plan.gl ? ds_render_gl_stages(renderer, &plan, record)
+             : renderer->cpu_path ? ds_render_cpu_stages(renderer, &plan, record)
+                                  : ds_render_cuda_stages(renderer, &plan, record);
     if (status)
         return status;
     DS_TIMELINE_HOST(timeline, "stages_end");
     renderer->last_plan = plan;
 
     DS_TIMELINE_HOST(timeline, "draw_submit_begin");
+    /* When the GPU gets to the draw: with the previous frame's end, the
+     * hand-over (timing.c). */
+    glQueryCounter(record->begin_query, GL_TIMESTAMP);
     ds_render_draw(renderer, &plan, record);
     DS_TIMELINE_HOST(timeline, "draw_submit_end");
     if (!renderer->cpu_path) {

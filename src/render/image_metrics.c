@@ -18,6 +18,8 @@
 
 #include <glad/gl.h>
 
+#include "gl_compute.h"
+
 /* ---- tuning and definitions ---------------------------------------------- */
 
 /* Tile side of the SSIM pass: 256 invocations, and with the apron the
@@ -86,36 +88,6 @@ struct ds_image_metrics {
 };
 
 /* ---- helpers ---------------------------------------------------------------- */
-
-static ds_status compile_compute(const char *source, const char *name,
-                                 const char *defines, GLuint *dest)
-{
-    char log[1024];
-    GLint ok = 0;
-    GLuint shader = glCreateShader(GL_COMPUTE_SHADER);
-    /* #line: compiler messages count the shader file's own lines. */
-    const char *strings[4] = {"#version 450 core\n", defines, "#line 1\n", source};
-    glShaderSource(shader, 4, strings, NULL);
-    glCompileShader(shader);
-    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-    if (!ok) {
-        glGetShaderInfoLog(shader, sizeof log, NULL, log);
-        glDeleteShader(shader);
-        return ds_fail(DS_ERR_GL, "image metrics: shader %s.comp.glsl: %s", name, log);
-    }
-    GLuint program = glCreateProgram();
-    glAttachShader(program, shader);
-    glLinkProgram(program);
-    glDeleteShader(shader); /* freed with the program */
-    glGetProgramiv(program, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        glGetProgramInfoLog(program, sizeof log, NULL, log);
-        glDeleteProgram(program);
-        return ds_fail(DS_ERR_GL, "image metrics: linking %s: %s", name, log);
-    }
-    *dest = program;
-    return DS_OK;
-}
 
 /* A 2D GL_RGBA8 texture of the metrics' size, or DS_ERR_INVALID_ARG
  * naming `role`. */
@@ -188,17 +160,17 @@ ds_status ds_image_metrics_create(const ds_image_metrics_desc *desc,
 
     char defines[128];
     snprintf(defines, sizeof defines, "#define TILE %d\n#define RADIUS %d\n", TILE, RADIUS);
-    if ((status = compile_compute(ds_shader_metrics_tile_comp, "metrics_tile", defines,
-                                  &metrics->tile_program)) != DS_OK)
+    if ((status = ds_gl_compile_compute("image metrics", "metrics_tile", defines,
+                                       ds_shader_metrics_tile_comp, &metrics->tile_program)) != DS_OK)
         goto fail;
     snprintf(defines, sizeof defines, "#define REDUCE_THREADS %d\n", REDUCE_THREADS);
-    if ((status = compile_compute(ds_shader_metrics_reduce_comp, "metrics_reduce", defines,
-                                  &metrics->reduce_program)) != DS_OK)
+    if ((status = ds_gl_compile_compute("image metrics", "metrics_reduce", defines,
+                                       ds_shader_metrics_reduce_comp, &metrics->reduce_program)) != DS_OK)
         goto fail;
     snprintf(defines, sizeof defines, "#define TILE %d\n#define COLORMAP_TERMS %d\n", TILE,
              COLORMAP_TERMS);
-    if ((status = compile_compute(ds_shader_metrics_heatmap_comp, "metrics_heatmap", defines,
-                                  &metrics->heatmap_program)) != DS_OK)
+    if ((status = ds_gl_compile_compute("image metrics", "metrics_heatmap", defines,
+                                       ds_shader_metrics_heatmap_comp, &metrics->heatmap_program)) != DS_OK)
         goto fail;
 
     /* The window: the 2D Gaussian exp(-(i² + j²) / 2σ²) normalised to sum

@@ -19,6 +19,15 @@ static const char *const technique_names[DS_TECHNIQUE_COUNT] = {
     [DS_TECHNIQUE_ABUFFER] = "abuffer",
 };
 
+static const char *const stages_names[DS_STAGES_MODE_COUNT] = {
+    [DS_STAGES_AUTO] = "auto", [DS_STAGES_SORTER] = "sorter", [DS_STAGES_GL] = "gl",
+};
+
+const char *ds_stages_mode_name(ds_stages_mode mode)
+{
+    return (unsigned)mode < DS_STAGES_MODE_COUNT ? stages_names[mode] : "unknown";
+}
+
 const char *ds_color_mode_name(ds_color_mode mode)
 {
     return (unsigned)mode < DS_COLOR_MODE_COUNT ? color_names[mode] : "unknown";

@@ -28,6 +28,21 @@ typedef enum ds_interop_mode {
     DS_INTEROP_NONE       /* CPU path: host sort and buffer uploads */
 } ds_interop_mode;
 
+/* Where a sorted frame's per-frame stages (keys, sort, binning) run
+ * (renderer.h, desc.stages). */
+typedef enum ds_stages_mode {
+    DS_STAGES_AUTO = 0, /* GL where a CUDA device drives the GL context and
+                           the context has what the GL stages need; else
+                           SORTER */
+    DS_STAGES_SORTER,   /* around desc.sort_algo's sorter: CUDA kernels
+                           on buffers shared with GL (interop), or the
+                           host on the CPU path */
+    DS_STAGES_GL,       /* GL compute shaders in the draw's own context,
+                           with the GL radix sort (gl_sort.h): no GL/CUDA
+                           hand-over */
+    DS_STAGES_MODE_COUNT
+} ds_stages_mode;
+
 /* Screen tiles (renderer.h). AUTO: on with CUDA, off on the CPU path,
  * where binning on the host costs more than a software rasteriser's draw
  * gains. */
@@ -86,6 +101,8 @@ const char *ds_color_mode_name(ds_color_mode mode);
 ds_color_mode ds_color_mode_from_name(const char *name);
 const char *ds_opacity_mode_name(ds_opacity_mode mode);
 ds_opacity_mode ds_opacity_mode_from_name(const char *name);
+/* "auto", "sorter", "gl". */
+const char *ds_stages_mode_name(ds_stages_mode mode);
 /* "sorted", "unsorted", "wboit", "peel", "abuffer". */
 const char *ds_technique_name(ds_technique technique);
 ds_technique ds_technique_from_name(const char *name);

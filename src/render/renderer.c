@@ -477,7 +477,8 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
             goto fail;
         }
         renderer->cpu_path = 1;
-        if (renderer->algo != DS_SORT_CPU && desc->interop != DS_INTEROP_NONE)
+        if (renderer->algo != DS_SORT_CPU && desc->interop != DS_INTEROP_NONE &&
+            desc->stages != DS_STAGES_GL)
             ds_warn("render: no CUDA device drives this GL context; using the cpu sort");
         renderer->algo = DS_SORT_CPU;
     }
@@ -552,8 +553,19 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     make_vertex_arrays(renderer);
     for (int r = 0; r < TIMING_RING; r++) {
         glCreateQueries(GL_TIME_ELAPSED, 1, &renderer->records[r].draw_query);
+        glCreateQueries(GL_TIMESTAMP, 1, &renderer->records[r].begin_query);
         glCreateQueries(GL_TIMESTAMP, 1, &renderer->records[r].end_query);
+        glCreateQueries(GL_TIMESTAMP, EV_COUNT, renderer->records[r].stage_queries);
     }
+    /* The stages: in GL when asked, or by default where a CUDA device
+     * drives GL and the context can (the GPU then never switches to the
+     * CUDA context in a frame); around the sorter otherwise. */
+    if ((unsigned)desc->stages >= DS_STAGES_MODE_COUNT) {
+        status = ds_fail(DS_ERR_INVALID_ARG, "render: bad stages mode %d", (int)desc->stages);
+        goto fail;
+    }
+    if ((status = ds_renderer_set_stages(renderer, desc->stages)))
+        goto fail;
     if (renderer->verify) {
         glCreateBuffers(1, &renderer->verify_copy_buffer);
         glNamedBufferStorage(renderer->verify_copy_buffer,
@@ -583,6 +595,7 @@ void ds_renderer_destroy(ds_renderer *renderer)
     ds_sorter_destroy(renderer->sorter);
     ds_sorter_destroy(renderer->reference_sorter);
     ds_render_oit_free(renderer);
+    ds_render_gl_stages_free(renderer);
     ds_interop_destroy(renderer->interop);
     cudaFree(renderer->keys);
     cudaFree(renderer->values);
@@ -602,6 +615,10 @@ void ds_renderer_destroy(ds_renderer *renderer)
             glDeleteQueries(1, &renderer->records[r].draw_query);
         if (renderer->records[r].end_query)
             glDeleteQueries(1, &renderer->records[r].end_query);
+        if (renderer->records[r].begin_query)
+            glDeleteQueries(1, &renderer->records[r].begin_query);
+        if (renderer->records[r].stage_queries[0])
+            glDeleteQueries(EV_COUNT, renderer->records[r].stage_queries);
     }
     if (renderer->stream)
         cudaStreamDestroy(renderer->stream);
@@ -685,6 +702,30 @@ ds_status ds_renderer_set_sort(ds_renderer *renderer, ds_sort_algo algo)
 }
 
 void ds_renderer_set_shuffle(ds_renderer *renderer, int shuffle) { renderer->shuffle = shuffle; }
+
+ds_status ds_renderer_set_stages(ds_renderer *renderer, ds_stages_mode mode)
+{
+    ds_status status;
+    if ((unsigned)mode >= DS_STAGES_MODE_COUNT)
+        return ds_fail(DS_ERR_INVALID_ARG, "render: bad stages mode %d", (int)mode);
+    int supported = ds_render_gl_stages_supported();
+    int gl = mode == DS_STAGES_GL || (mode == DS_STAGES_AUTO && !renderer->cpu_path && supported);
+    if (gl && !renderer->gl_stages) {
+        if (!supported)
+            return ds_fail(DS_ERR_UNSUPPORTED, "render: the GL stages need GL 4.3 compute "
+                           "shaders and GL_ARB_shader_ballot, which this GL context lacks");
+        if ((status = ds_render_gl_stages_create(renderer)))
+            return status;
+    }
+    renderer->stages = mode;
+    renderer->stages_gl = gl;
+    return DS_OK;
+}
+
+ds_stages_mode ds_renderer_stages(const ds_renderer *renderer)
+{
+    return renderer->stages_gl ? DS_STAGES_GL : DS_STAGES_SORTER;
+}
 
 ds_status ds_renderer_set_primitive(ds_renderer *renderer, ds_primitive primitive)
 {

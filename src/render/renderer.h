@@ -168,6 +168,22 @@ typedef struct ds_renderer_desc {
                                      ds_renderer_frame() (same size), or
                                      when the own one is read. At most
                                      GL_MAX_SAMPLES (DS_ERR_UNSUPPORTED) */
+    ds_stages_mode stages;        /* where a sorted frame's keys, sort and
+                                     binning run (render_types.h). GL:
+                                     compute shaders in this context, with
+                                     the GL radix sort (stable, far first,
+                                     the same order as every stable sort
+                                     of the sorter path), so the GPU never
+                                     switches to a CUDA context in a frame;
+                                     desc.sort_algo's sorter then serves
+                                     only the shuffle, which the GL stages
+                                     do not do (a frame with the shuffle on
+                                     runs the sorter path). GL needs GL 4.3
+                                     compute shaders and
+                                     GL_ARB_shader_ballot
+                                     (DS_ERR_UNSUPPORTED without). Default
+                                     AUTO: GL when a CUDA device drives GL
+                                     and the context can, else SORTER */
     size_t abuffer_initial_nodes; /* DS_TECHNIQUE_ABUFFER: nodes of the
                                      first pool; 0: DS_ABUFFER_NODES_PER_
                                      PIXEL per pixel. A testing and tuning
@@ -221,6 +237,16 @@ typedef struct ds_frame_timings {
     float frame_ms;       /* GPU time from the end of the previous frame's
                              draw to the end of this one (GL timestamps):
                              the frame time in a busy pipeline */
+    float handover_ms;    /* GPU time between the previous frame's draw
+                             and this one's (GL timestamps) that no stage
+                             of this frame accounts for: on the CUDA path
+                             the GPU's two switches between the GL and the
+                             CUDA context, on the GL path the gaps between
+                             its compute passes; 0 on the CPU path and for
+                             the first frame. In a busy pipeline frame_ms
+                             is about the stages + handover_ms + draw_ms */
+    ds_stages_mode stages; /* where this frame's stages ran: GL or SORTER
+                             (never AUTO) */
 } ds_frame_timings;
 
 typedef struct ds_renderer ds_renderer;
@@ -254,6 +280,14 @@ ds_status ds_renderer_resize(ds_renderer *renderer, int width, int height);
  * path only DS_SORT_CPU is accepted (DS_ERR_NO_DEVICE otherwise). */
 ds_status ds_renderer_set_sort(ds_renderer *renderer, ds_sort_algo algo);
 void ds_renderer_set_shuffle(ds_renderer *renderer, int shuffle);
+/* Where the stages run from the next frame (desc.stages); the first switch
+ * to GL makes its programs and buffers (allocation: not a per-frame call).
+ * Errors: DS_ERR_UNSUPPORTED (GL asked for, the context cannot),
+ * DS_ERR_GL, DS_ERR_OUT_OF_MEMORY; on error the mode stays.
+ * ds_renderer_stages() tells the mode in use, GL or SORTER (a frame with
+ * the shuffle on runs the sorter path whatever this says). */
+ds_status ds_renderer_set_stages(ds_renderer *renderer, ds_stages_mode mode);
+ds_stages_mode ds_renderer_stages(const ds_renderer *renderer);
 /* DS_ERR_INVALID_ARG for triangles on a point cloud. */
 ds_status ds_renderer_set_primitive(ds_renderer *renderer, ds_primitive primitive);
 void ds_renderer_set_triangle_key(ds_renderer *renderer, ds_triangle_key key);

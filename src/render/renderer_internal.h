@@ -2,7 +2,10 @@
  * files; only the .c files of src/render include it. One frame runs as
  *
  *   frame.c         plan: every mode decision of the frame, made once
- *   stages_cuda.c   the stages on the GPU (interop, keys, sort, binning)
+ *   gl_stages.c     the stages (keys, sort, binning) as GL compute in the
+ *                   draw's context, with gl_sort.c's sort
+ *   stages_cuda.c   or in CUDA around the sorter (interop, keys, sort,
+ *                   binning)
  *   stages_cpu.c    or the same stages on the host (no CUDA behind GL)
  *   draw.c          the GL draw of the sorted elements in one of its forms
  *   timing.c        the ring of per-frame timer results
@@ -64,6 +67,8 @@ typedef struct frame_plan {
                                 entry per element, and no scatter runs */
     int cull;                /* triangles covering no pixel centre sort
                                 last and are left out of the draw */
+    int gl;                  /* the stages run as GL compute (gl_stages.c),
+                                not around the sorter */
     float eye[3];
     float view_projection[16];
     float point_scale;       /* points.vert.glsl's splat scale */
@@ -84,7 +89,12 @@ typedef struct frame_record {
     uint64_t frame;
     cudaEvent_t events[EV_COUNT];
     GLuint draw_query;   /* GL_TIME_ELAPSED of clear + draw */
+    GLuint begin_query;  /* GL_TIMESTAMP before the clear */
     GLuint end_query;    /* GL_TIMESTAMP after the draw */
+    int gl;              /* the stages ran as GL compute: stage_queries
+                            hold their times, not events */
+    GLuint stage_queries[EV_COUNT]; /* GL path: GL_TIMESTAMP at each
+                            stage boundary, as the events' indices */
     float host_interop_ms;
     float host_stage_ms[EV_COUNT]; /* CPU path: the stages on the host */
     int culled;          /* drawn by the indirect command of the visible */
@@ -149,6 +159,10 @@ struct ds_renderer {
     size_t abuffer_initial_nodes;
     oit_state oit;
     int cpu_path;
+    ds_stages_mode stages;       /* asked for: AUTO, SORTER or GL */
+    int stages_gl;               /* resolved: the stages run in GL */
+    struct gl_stages *gl_stages; /* gl_stages.c's objects, made on the
+                                    first use of the GL stages */
     int sm_count;         /* the CUDA device's multiprocessors */
     ds_sort_algo algo;
     ds_sorter *sorter;
@@ -236,6 +250,28 @@ ds_status ds_render_cuda_stages(ds_renderer *renderer, const frame_plan *plan,
 /* stages_cpu.c: the same on the host, then the upload. */
 ds_status ds_render_cpu_stages(ds_renderer *renderer, const frame_plan *plan,
                                frame_record *record);
+
+/* gl_stages.c: the stages as GL compute shaders in the draw's context
+ * (keys, cull count, gl_sort.h's sort, binning or scatter, the culled
+ * draw command), the same words in the element buffer as the other
+ * paths, each stage boundary a GL_TIMESTAMP into record->stage_queries.
+ * supported: the current context has what they need (GL 4.3 compute,
+ * GL_ARB_shader_ballot, enough storage blocks). create: programs and
+ * buffers for the renderer's mesh and element capacity (once); free:
+ * all of it. read_back (verify; waits for GL): the last GL frame's keys
+ * before the sort as floats, the sorted values (the primitive numbers,
+ * plan->count of them), the binned frame's tile rectangles of the drawn
+ * sorted positions and the count drawn (all of them without culling). */
+int ds_render_gl_stages_supported(void);
+ds_status ds_render_gl_stages_create(ds_renderer *renderer);
+void ds_render_gl_stages_free(ds_renderer *renderer);
+ds_status ds_render_gl_stages(ds_renderer *renderer, const frame_plan *plan,
+                              frame_record *record);
+/* The culled count of a GL frame whose timer results are available. */
+uint32_t ds_render_gl_stages_drawn(const ds_renderer *renderer, const frame_record *record);
+ds_status ds_render_gl_stages_read_back(ds_renderer *renderer, const frame_plan *plan,
+                                        float *keys, uint32_t *values, uint32_t *rects,
+                                        uint32_t *drawn);
 
 /* draw.c: the GL draw of the frame, timed into `record`. */
 void ds_render_draw(ds_renderer *renderer, const frame_plan *plan, frame_record *record);

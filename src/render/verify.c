@@ -5,7 +5,8 @@
  * order); an indexed frame's buffer must hold each sorted triangle's
  * indices, a pulled frame's index buffer the mesh's, a binned frame's
  * buffer what ds_tiles_bin_host() makes of the order, and on the CUDA path
- * GL's view of the buffer must match CUDA's. */
+ * GL's view of the buffer must match CUDA's. The GL stages' sort is
+ * stable, so their order must be the cpu sort's exactly, ties included. */
 #include "renderer_internal.h"
 
 #include <math.h>
@@ -72,13 +73,16 @@ static ds_status check_index_buffer(const ds_renderer *renderer)
  * hold what ds_tiles_bin_host() makes of the sorted order `values` and the
  * tiles the frame found for each sorted position. */
 static ds_status check_tiles(ds_renderer *renderer, const frame_plan *plan,
-                             const uint32_t *values)
+                             const uint32_t *values, uint32_t gl_drawn)
 {
     uint64_t frame = plan->frame;
     const frame_record *record = &renderer->records[frame % TIMING_RING];
     size_t count = plan->count;
     uint32_t *rects = renderer->host_tile_rects;
-    if (!renderer->cpu_path) {
+    if (plan->gl) {
+        /* read back with the keys (ds_renderer_verify) */
+        count = gl_drawn < count ? gl_drawn : count;
+    } else if (!renderer->cpu_path) {
         uint32_t visible = (uint32_t)count;
         if (record->culled)
             DS_CUDA_TRY("verify", cudaMemcpy(&visible, renderer->visible, sizeof visible,
@@ -135,9 +139,19 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
      * have finished before either view of its buffers is read. */
     if ((status = ds_renderer_finish(renderer)))
         return status;
-    if (!renderer->cpu_path)
+    uint32_t gl_drawn = (uint32_t)n;
+    uint32_t *values = renderer->host_verify_values;
+    if (plan->gl) {
+        /* The GL stages' keys before the sort, the sorted order, and the
+         * binned frame's tiles, as GL holds them. */
+        if ((status = ds_render_gl_stages_read_back(renderer, plan, renderer->host_verify_keys,
+                                                    values, renderer->host_tile_rects,
+                                                    &gl_drawn)))
+            return status;
+    } else if (!renderer->cpu_path) {
         DS_CUDA_TRY("render", cudaMemcpy(renderer->host_verify_keys, renderer->verify_keys,
                                          n * sizeof(float), cudaMemcpyDeviceToHost));
+    }
     GLuint element_buffer = ds_render_element_buffer(renderer, plan->slot);
     /* What the draw read: a GPU copy inside GL, then a read-back of the
      * copy. (Reading an element buffer that lives in imported CUDA memory
@@ -149,10 +163,21 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
     glCopyNamedBufferSubData(element_buffer, renderer->verify_copy_buffer, 0, 0, element_bytes);
     glGetNamedBufferSubData(renderer->verify_copy_buffer, 0, element_bytes,
                             renderer->host_verify_elements);
-    const uint32_t *cuda_view = renderer->cpu_path ? NULL
+    const uint32_t *cuda_view = renderer->cpu_path || plan->gl ? NULL
         : ds_interop_element_pointer(renderer->interop, plan->slot);
-    uint32_t *values = renderer->host_verify_values;
-    if (in_place) {
+    if (plan->gl) {
+        /* The sorted order came with the keys; in place, it must also be
+         * what the draw read. */
+        for (size_t i = 0; in_place && i < n; i++)
+            if (values[i] != renderer->host_verify_elements[i])
+                return ds_fail(DS_ERR_MISMATCH,
+                               "verify: frame %llu: element buffer entry %zu is %u in the "
+                               "draw's copy but %u in the GL stages' order",
+                               (unsigned long long)frame, i, renderer->host_verify_elements[i],
+                               values[i]);
+        if (in_place && plan->pull && (status = check_index_buffer(renderer)))
+            return status;
+    } else if (in_place) {
         /* The element buffer is the sorted order itself: check the order
          * the draw reads, and that CUDA's view of it agrees. */
         memcpy(values, renderer->host_verify_elements, n * sizeof(uint32_t));
@@ -171,12 +196,13 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
      * the same key sequence (ties may come in any order), be a permutation,
      * and its indices must be what the element buffer holds. */
     const float *keys = renderer->host_verify_keys;
+    const char *sort_name = plan->gl ? "gl" : ds_sort_algo_name(renderer->algo);
     memset(renderer->host_seen, 0, n);
     for (size_t i = 0; i < n; i++) {
         if (values[i] >= n || renderer->host_seen[values[i]])
             return ds_fail(DS_ERR_MISMATCH,
                            "verify: frame %llu, sort %s: position %zu holds %s value %u",
-                           (unsigned long long)frame, ds_sort_algo_name(renderer->algo), i,
+                           (unsigned long long)frame, sort_name, i,
                            values[i] >= n ? "out-of-range" : "repeated", values[i]);
         renderer->host_seen[values[i]] = 1;
     }
@@ -196,13 +222,23 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
     status = ds_sorter_sort(renderer->reference_sorter, reference_keys, reference_values, n,
                             DS_SORT_DESCENDING, 0);
     for (size_t i = 0; status == DS_OK && i < n; i++) {
+        /* The GL sort is stable, as the cpu sort is: the very same order,
+         * ties included (what keeps its image the stable sorts' image). */
+        if (plan->gl && values[i] != reference_values[i]) {
+            status = ds_fail(DS_ERR_MISMATCH,
+                             "verify: frame %llu, sort gl: position %zu holds element %u "
+                             "(key %.9g) but the stable cpu reference has %u (key %.9g)",
+                             (unsigned long long)frame, i, values[i], keys[values[i]],
+                             reference_values[i], reference_keys[i]);
+            break;
+        }
         if (sort_key(keys[values[i]], renderer->key_bits) !=
             sort_key(reference_keys[i], renderer->key_bits)) {
             status = ds_fail(DS_ERR_MISMATCH,
                              "verify: frame %llu, sort %s: position %zu has key %.9g "
                              "(element %u) but the cpu reference has %.9g",
-                             (unsigned long long)frame, ds_sort_algo_name(renderer->algo),
-                             i, keys[values[i]], values[i], reference_keys[i]);
+                             (unsigned long long)frame, sort_name, i, keys[values[i]], values[i],
+                             reference_keys[i]);
             break;
         }
         for (int k = 0; !in_place && !plan->tiled && k < per; k++) {
@@ -226,6 +262,6 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
     free(reference_keys);
     free(reference_values);
     if (status == DS_OK && plan->tiled)
-        status = check_tiles(renderer, plan, values);
+        status = check_tiles(renderer, plan, values, gl_drawn);
     return status;
 }

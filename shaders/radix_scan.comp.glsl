@@ -1,0 +1,77 @@
+// radix_scan.comp.glsl — pass 2 of 3 of one digit of gl_sort.c's radix
+// sort: turns the block histograms into output positions.
+//
+// Prepended by gl_sort.c: #version, RADIX, SCAN_THREADS.
+// One workgroup per digit d. The digit's first output position is the sum
+// of totals[d'] for d' < d; then counts[d * blocks + b] becomes that
+// position plus the counts of digit d in blocks before b (an exclusive
+// scan along the digit's row). Invocation t owns totals [t * m, t * m + m),
+// m = RADIX / SCAN_THREADS, and the row's entries [t * k, t * k + k), k =
+// ceil(blocks / SCAN_THREADS): serial sums, then one workgroup scan each.
+
+layout(local_size_x = SCAN_THREADS) in;
+
+#define TOTALS_PER_INVOCATION (RADIX / SCAN_THREADS)
+
+layout(location = 2) uniform uint block_count;
+
+layout(std430, binding = 4) buffer Counts { uint counts[]; };
+layout(std430, binding = 5) readonly buffer Totals { uint totals[]; };
+
+shared uint scan_buffer[2 * SCAN_THREADS];
+
+// Exclusive prefix sum of `value` over the workgroup's invocations, and
+// in `sum` the sum over all of them (Hillis and Steele's scan,
+// ping-ponging between the halves of scan_buffer, a barrier per step).
+uint workgroup_exclusive_scan(uint value, out uint sum)
+{
+    const uint local = gl_LocalInvocationIndex;
+    uint source = 0u;
+    scan_buffer[local] = value;
+    memoryBarrierShared();
+    barrier();
+    for (uint offset = 1u; offset < SCAN_THREADS; offset <<= 1) {
+        uint partial = scan_buffer[source + local];
+        if (local >= offset)
+            partial += scan_buffer[source + local - offset];
+        source ^= uint(SCAN_THREADS);
+        scan_buffer[source + local] = partial;
+        memoryBarrierShared();
+        barrier();
+    }
+    const uint inclusive = scan_buffer[source + local];
+    sum = scan_buffer[source + SCAN_THREADS - 1u];
+    // scan_buffer is rewritten by the next call.
+    barrier();
+    return inclusive - value;
+}
+
+void main()
+{
+    const uint local = gl_LocalInvocationIndex;
+    const uint digit = gl_WorkGroupID.x;
+
+    uint below = 0u;
+    for (uint k = 0u; k < TOTALS_PER_INVOCATION; k++) {
+        const uint other = local * TOTALS_PER_INVOCATION + k;
+        if (other < digit)
+            below += totals[other];
+    }
+    uint digit_start;
+    workgroup_exclusive_scan(below, digit_start);
+
+    const uint row = digit * block_count;
+    const uint per_invocation = (block_count + SCAN_THREADS - 1u) / SCAN_THREADS;
+    const uint first = min(local * per_invocation, block_count);
+    const uint end = min(first + per_invocation, block_count);
+    uint own = 0u;
+    for (uint block = first; block < end; block++)
+        own += counts[row + block];
+    uint row_sum;
+    uint position = workgroup_exclusive_scan(own, row_sum) + digit_start;
+    for (uint block = first; block < end; block++) {
+        const uint count = counts[row + block];
+        counts[row + block] = position;
+        position += count;
+    }
+}

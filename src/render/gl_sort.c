@@ -1,0 +1,371 @@
+/* gl_sort.c — gl_sort.h: a stable LSD radix sort of (uint32 key, uint32
+ * value) pairs in GL buffers, 8 bits per pass, after the reduce-then-scan
+ * radix sorts of Merrill and Grimshaw ("High Performance and Scalable
+ * Radix Sorting", 2011) with the block-local ranking done by subgroup
+ * ballots ("warp-level multisplit", Ashkiani et al., "GPU Multisplit",
+ * 2016). O(n) work per pass, (end - begin) / 8 passes.
+ *
+ * Per pass, three dispatches over blocks of BLOCK = THREADS x ITEMS keys:
+ *   radix_count    a workgroup per block: its digit histogram, written
+ *                  digit-major (counts[d * blocks + b]), and each digit's
+ *                  total added to totals[d];
+ *   radix_scan     a workgroup per digit: the digit's start (scan of the
+ *                  totals) plus the scan of its row over the blocks;
+ *   radix_scatter  a workgroup per block: stable ranks from ballots, the
+ *                  block staged in shared memory in sorted order, written
+ *                  out in runs; also zeroes totals for the next pass.
+ * The passes ping-pong between the caller's buffers and two scratch
+ * buffers; an odd pass count ends with a copy back.
+ *
+ * The subgroup layout (size, and that subgroups are aligned ranges of
+ * gl_LocalInvocationIndex with every lane active) is probed once at
+ * creation by radix_probe; the workgroup size follows from it so that at
+ * most MAX_ROWS subgroups share a workgroup (one shared-memory row of
+ * RADIX counters each).
+ *
+ * Not handled: keys or values other than 32 bits, digits other than 8
+ * bits, more than UINT32_MAX - BLOCK pairs. */
+#include "gl_sort.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glad/gl.h>
+
+#include "gl_compute.h"
+
+/* ---- tuning and definitions ---------------------------------------------- */
+
+#define RADIX_BITS 8
+#define RADIX (1 << RADIX_BITS)
+/* Invocations per workgroup of radix_count and radix_scatter where the
+ * subgroups allow: one digit per invocation in the block's digit scan. */
+#define MAX_THREADS 256
+/* Keys per invocation: blocks of 2048 keep 8 loads in flight per
+ * invocation and the staging area at 8 KiB. */
+#define ITEMS 8
+/* Subgroups per workgroup at most: their RADIX-word rows of counters
+ * (16 KiB) alias the staging area and stay within GL's 32 KiB. */
+#define MAX_ROWS 16
+/* radix_scan's workgroup (one per digit) grows with the row it scans, from
+ * one warp up to 256 invocations, so that each invocation sums about
+ * SCAN_ITEMS consecutive entries: small rows cost one warp per digit,
+ * rows of thousands of blocks stay parallel. */
+#define SCAN_ITEMS 16
+#define MIN_SCAN_THREADS 32
+#define MAX_SCAN_THREADS 256
+#define MIN_SUBGROUP 4
+#define MAX_SUBGROUP 64
+
+/* Shader sources, embedded from shaders/ by cmake/embed.cmake. */
+extern const char ds_shader_radix_probe_comp[];
+extern const char ds_shader_radix_count_comp[];
+extern const char ds_shader_radix_scan_comp[];
+extern const char ds_shader_radix_scatter_comp[];
+
+/* Shader storage bindings, as in the shaders. */
+enum {
+    BIND_KEYS_IN,
+    BIND_VALUES_IN,
+    BIND_KEYS_OUT,
+    BIND_VALUES_OUT,
+    BIND_COUNTS,
+    BIND_TOTALS,
+    BIND_COUNT
+};
+
+/* Uniform locations, as in the shaders. */
+enum { UNIFORM_KEY_COUNT, UNIFORM_SHIFT, UNIFORM_BLOCK_COUNT };
+
+struct ds_gl_sort {
+    size_t capacity;
+    GLuint threads;       /* invocations per count/scatter workgroup */
+    GLuint block;         /* keys per block: threads * ITEMS */
+    GLuint subgroup_size;
+    GLuint scan_threads;  /* invocations per radix_scan workgroup */
+    GLuint count_program, scan_program, scatter_program;
+    GLuint keys_alt, values_alt; /* the other side of the ping-pong */
+    GLuint counts;               /* RADIX x blocks, digit-major */
+    GLuint totals;               /* RADIX, zero between passes */
+};
+
+/* ---- support and the subgroup probe ---------------------------------------- */
+
+int ds_gl_sort_supported(void)
+{
+    GLint major = 0, minor = 0, extensions = 0;
+    glGetIntegerv(GL_MAJOR_VERSION, &major);
+    glGetIntegerv(GL_MINOR_VERSION, &minor);
+    if (major < 4 || (major == 4 && minor < 3))
+        return 0;
+    glGetIntegerv(GL_NUM_EXTENSIONS, &extensions);
+    for (GLint i = 0; i < extensions; i++) {
+        const char *name = (const char *)glGetStringi(GL_EXTENSIONS, (GLuint)i);
+        if (name && strcmp(name, "GL_ARB_shader_ballot") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* The ballot extension, and the 64-bit integers its masks are made of
+ * (GL_ARB_shader_ballot requires GL_ARB_gpu_shader_int64). */
+static const char EXTENSIONS[] = "#extension GL_ARB_shader_ballot : require\n"
+                                 "#extension GL_ARB_gpu_shader_int64 : require\n";
+
+/* Runs radix_probe with `threads` invocations: *subgroup_size gets
+ * gl_SubGroupSizeARB, *layout_ok whether subgroups are aligned ranges of
+ * gl_LocalInvocationIndex with every lane active. A read-back, at
+ * creation only. */
+static ds_status probe_subgroups(GLuint threads, GLuint *subgroup_size, int *layout_ok)
+{
+    char defines[192];
+    snprintf(defines, sizeof defines, "%s#define THREADS %u\n", EXTENSIONS, threads);
+    GLuint program = 0, buffer = 0;
+    ds_status status = ds_gl_compile_compute("gl sort", "radix_probe", defines,
+                                             ds_shader_radix_probe_comp, &program);
+    if (status != DS_OK)
+        return status;
+    const GLuint zero[2] = {0, 0};
+    glCreateBuffers(1, &buffer);
+    glNamedBufferStorage(buffer, sizeof zero, zero, 0);
+    glUseProgram(program);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffer);
+    glDispatchCompute(1, 1, 1);
+    /* The probe's writes, for the read-back below. */
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    GLuint result[2] = {0, 1};
+    glGetNamedBufferSubData(buffer, 0, sizeof result, result);
+    glUseProgram(0);
+    glDeleteBuffers(1, &buffer);
+    glDeleteProgram(program);
+    *subgroup_size = result[0];
+    *layout_ok = result[1] == 0;
+    return DS_OK;
+}
+
+static int is_power_of_two(GLuint x)
+{
+    return x != 0 && (x & (x - 1)) == 0;
+}
+
+/* ---- create / destroy ----------------------------------------------------- */
+
+ds_status ds_gl_sort_create(size_t capacity, ds_gl_sort **dest)
+{
+    if (!dest)
+        return ds_fail(DS_ERR_INVALID_ARG, "gl sort: create needs a dest");
+    *dest = NULL;
+    if (!ds_gl_sort_supported())
+        return ds_fail(DS_ERR_UNSUPPORTED, "gl sort: the context lacks GL 4.3 compute shaders "
+                       "or GL_ARB_shader_ballot");
+
+    /* Errors raised before this call are not ours: clear them for the
+     * check at the end. */
+    while (glGetError() != GL_NO_ERROR) {
+    }
+    ds_status status = DS_OK;
+    ds_gl_sort *sort = calloc(1, sizeof *sort);
+    if (!sort)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "gl sort: out of host memory");
+    sort->capacity = capacity;
+
+    /* The subgroup size, then the workgroup size it allows, then the
+     * layout at that size. */
+    GLuint size = 0, probed = 0;
+    int layout_ok = 0;
+    if ((status = probe_subgroups(MAX_THREADS, &size, &layout_ok)) != DS_OK)
+        goto fail;
+    if (size < MIN_SUBGROUP || size > MAX_SUBGROUP || !is_power_of_two(size)) {
+        status = ds_fail(DS_ERR_UNSUPPORTED, "gl sort: subgroups of %u invocations (supported: "
+                         "powers of two from %d to %d)", size, MIN_SUBGROUP, MAX_SUBGROUP);
+        goto fail;
+    }
+    sort->subgroup_size = size;
+    sort->threads = size * MAX_ROWS < MAX_THREADS ? size * MAX_ROWS : MAX_THREADS;
+    sort->block = sort->threads * ITEMS;
+    if (sort->threads != MAX_THREADS &&
+        (status = probe_subgroups(sort->threads, &probed, &layout_ok)) != DS_OK)
+        goto fail;
+    if (!layout_ok || (sort->threads != MAX_THREADS && probed != size)) {
+        status = ds_fail(DS_ERR_UNSUPPORTED, "gl sort: the subgroups of a %u-invocation "
+                         "workgroup are not aligned runs of %u invocations with every lane active",
+                         sort->threads, size);
+        goto fail;
+    }
+
+    /* Limits: a storage block holds capacity words; indices stay in uint;
+     * one workgroup per block. */
+    GLint max_block_size = 0, max_groups = 0, max_shared = 0;
+    glGetIntegerv(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_block_size);
+    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_groups);
+    glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &max_shared);
+    size_t blocks = (capacity + sort->block - 1) / sort->block;
+    if (blocks == 0)
+        blocks = 1;
+    if (capacity > (size_t)max_block_size / sizeof(uint32_t) ||
+        capacity > (size_t)UINT32_MAX - sort->block || blocks > (size_t)max_groups ||
+        blocks * RADIX > (size_t)max_block_size / sizeof(uint32_t)) {
+        status = ds_fail(DS_ERR_TOO_LARGE, "gl sort: %zu pairs exceed what the GL storage "
+                         "blocks (%d bytes) or work group counts (%d) can hold",
+                         capacity, max_block_size, max_groups);
+        goto fail;
+    }
+    /* radix_scatter's shared memory: rows or staging, two digit tables,
+     * the scan's two halves. */
+    size_t rows = sort->threads / size;
+    size_t stage = rows * RADIX > sort->block ? rows * RADIX : sort->block;
+    size_t shared = (stage + 2 * RADIX + 2 * sort->threads) * sizeof(uint32_t);
+    if (shared > (size_t)max_shared) {
+        status = ds_fail(DS_ERR_UNSUPPORTED, "gl sort: the scatter needs %zu bytes of shared "
+                         "memory, the context offers %d", shared, max_shared);
+        goto fail;
+    }
+
+    char defines[384];
+    snprintf(defines, sizeof defines,
+             "%s#define RADIX_BITS %d\n#define RADIX %d\n#define THREADS %u\n#define ITEMS %d\n"
+             "#define SUBGROUP_SIZE %u\n#define ROWS %zu\n",
+             EXTENSIONS, RADIX_BITS, RADIX, sort->threads, ITEMS, size, rows);
+    if ((status = ds_gl_compile_compute("gl sort", "radix_count", defines,
+                                        ds_shader_radix_count_comp, &sort->count_program)) != DS_OK ||
+        (status = ds_gl_compile_compute("gl sort", "radix_scatter", defines,
+                                        ds_shader_radix_scatter_comp, &sort->scatter_program)) != DS_OK)
+        goto fail;
+    sort->scan_threads = MIN_SCAN_THREADS;
+    while (sort->scan_threads < MAX_SCAN_THREADS && sort->scan_threads * SCAN_ITEMS < blocks)
+        sort->scan_threads *= 2;
+    snprintf(defines, sizeof defines, "#define RADIX %d\n#define SCAN_THREADS %u\n", RADIX,
+             sort->scan_threads);
+    if ((status = ds_gl_compile_compute("gl sort", "radix_scan", defines,
+                                        ds_shader_radix_scan_comp, &sort->scan_program)) != DS_OK)
+        goto fail;
+
+    /* Storage of at least one word: a zero-capacity sort still creates. */
+    GLsizeiptr pair_bytes = (GLsizeiptr)(capacity ? capacity : 1) * (GLsizeiptr)sizeof(uint32_t);
+    static const uint32_t zero_totals[RADIX];
+    GLuint buffers[4];
+    glCreateBuffers(4, buffers);
+    sort->keys_alt = buffers[0];
+    sort->values_alt = buffers[1];
+    sort->counts = buffers[2];
+    sort->totals = buffers[3];
+    glNamedBufferStorage(sort->keys_alt, pair_bytes, NULL, 0);
+    glNamedBufferStorage(sort->values_alt, pair_bytes, NULL, 0);
+    glNamedBufferStorage(sort->counts, (GLsizeiptr)(blocks * RADIX * sizeof(uint32_t)), NULL, 0);
+    /* radix_count adds into totals: zero at creation and after every
+     * pass's scan (radix_scatter). */
+    glNamedBufferStorage(sort->totals, sizeof zero_totals, zero_totals, 0);
+
+    GLenum error = glGetError();
+    if (error != GL_NO_ERROR) {
+        status = ds_fail(error == GL_OUT_OF_MEMORY ? DS_ERR_OUT_OF_MEMORY : DS_ERR_GL,
+                         "gl sort: creating the buffers for %zu pairs failed (GL error 0x%x)",
+                         capacity, error);
+        goto fail;
+    }
+    *dest = sort;
+    return DS_OK;
+
+fail:
+    ds_gl_sort_destroy(sort);
+    return status;
+}
+
+void ds_gl_sort_destroy(ds_gl_sort *sort)
+{
+    if (!sort)
+        return;
+    /* Deleting name 0 is a no-op: a partial create cleans up here too. */
+    GLuint buffers[4] = {sort->keys_alt, sort->values_alt, sort->counts, sort->totals};
+    glDeleteBuffers(4, buffers);
+    glDeleteProgram(sort->count_program);
+    glDeleteProgram(sort->scan_program);
+    glDeleteProgram(sort->scatter_program);
+    free(sort);
+}
+
+/* ---- sorting ----------------------------------------------------------------- */
+
+ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t n,
+                           int begin_bit, int end_bit)
+{
+    if (!sort)
+        return ds_fail(DS_ERR_INVALID_ARG, "gl sort: no sort object");
+    if (n > sort->capacity)
+        return ds_fail(DS_ERR_INVALID_ARG, "gl sort: %zu pairs but the sort was created for %zu",
+                       n, sort->capacity);
+    if (begin_bit < 0 || end_bit > 32 || begin_bit >= end_bit || begin_bit % RADIX_BITS != 0 ||
+        end_bit % RADIX_BITS != 0)
+        return ds_fail(DS_ERR_INVALID_ARG, "gl sort: key bits [%d, %d) are not multiples of %d "
+                       "with 0 <= begin < end <= 32", begin_bit, end_bit, RADIX_BITS);
+    if (keys == 0 || values == 0 || keys == values)
+        return ds_fail(DS_ERR_INVALID_ARG, "gl sort: keys (buffer %u) and values (buffer %u) "
+                       "must be two distinct buffers", keys, values);
+    if (n < 2)
+        return DS_OK;
+
+    const GLuint key_count = (GLuint)n;
+    const GLuint blocks = (key_count + sort->block - 1) / sort->block;
+    const int passes = (end_bit - begin_bit) / RADIX_BITS;
+    glProgramUniform1ui(sort->count_program, UNIFORM_KEY_COUNT, key_count);
+    glProgramUniform1ui(sort->count_program, UNIFORM_BLOCK_COUNT, blocks);
+    glProgramUniform1ui(sort->scan_program, UNIFORM_BLOCK_COUNT, blocks);
+    glProgramUniform1ui(sort->scatter_program, UNIFORM_KEY_COUNT, key_count);
+    glProgramUniform1ui(sort->scatter_program, UNIFORM_BLOCK_COUNT, blocks);
+
+    /* Protects the caller's shader writes of keys and values (read by the
+     * first pass) and a previous sort's reads of the scratch buffers
+     * (overwritten by this one). */
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    GLuint buffers[BIND_COUNT] = {keys, values, sort->keys_alt, sort->values_alt, sort->counts,
+                                  sort->totals};
+    for (int pass = 0; pass < passes; pass++) {
+        const GLuint shift = (GLuint)(begin_bit + pass * RADIX_BITS);
+        glBindBuffersBase(GL_SHADER_STORAGE_BUFFER, 0, BIND_COUNT, buffers);
+
+        glProgramUniform1ui(sort->count_program, UNIFORM_SHIFT, shift);
+        glUseProgram(sort->count_program);
+        glDispatchCompute(blocks, 1, 1);
+        /* The block counts and the totals, for the scan. */
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+
+        glUseProgram(sort->scan_program);
+        glDispatchCompute(RADIX, 1, 1);
+        /* The positions, for the scatter; the scan's reads of the totals
+         * end before the scatter zeroes them. */
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+
+        glProgramUniform1ui(sort->scatter_program, UNIFORM_SHIFT, shift);
+        glUseProgram(sort->scatter_program);
+        glDispatchCompute(blocks, 1, 1);
+        if (pass + 1 < passes)
+            /* The scattered pairs and the zeroed totals, for the next
+             * pass; its scatter overwrites what this one read, and its
+             * count the positions this one read. */
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+
+        GLuint swap = buffers[BIND_KEYS_IN];
+        buffers[BIND_KEYS_IN] = buffers[BIND_KEYS_OUT];
+        buffers[BIND_KEYS_OUT] = swap;
+        swap = buffers[BIND_VALUES_IN];
+        buffers[BIND_VALUES_IN] = buffers[BIND_VALUES_OUT];
+        buffers[BIND_VALUES_OUT] = swap;
+    }
+    if (passes % 2 != 0) {
+        /* The last pass wrote the scratch buffers: its writes, for the
+         * copies back into the caller's. */
+        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        GLsizeiptr bytes = (GLsizeiptr)n * (GLsizeiptr)sizeof(uint32_t);
+        glCopyNamedBufferSubData(sort->keys_alt, keys, 0, 0, bytes);
+        glCopyNamedBufferSubData(sort->values_alt, values, 0, 0, bytes);
+    }
+    /* The sorted pairs, for what the caller issues next: shader reads,
+     * an element buffer, indirect commands. After the copies GL orders
+     * these itself; the barrier then still covers the totals' zeroing and
+     * the scratch buffers for the next sort. */
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_ELEMENT_ARRAY_BARRIER_BIT |
+                    GL_COMMAND_BARRIER_BIT);
+    return DS_OK;
+}

@@ -1,0 +1,59 @@
+/* gl_sort.h — a stable LSD radix sort of (uint32 key, uint32 value) pairs
+ * held in GL buffers, by compute shaders in the current GL context: the
+ * renderer's GL stages (gl_stages.c) sort with it so that a frame never
+ * leaves the draw's context. Ascending by the key bits [begin_bit,
+ * end_bit), equal keys in their input order (stable); the renderer writes
+ * the bitwise complement of the float distance's bits as the key, so
+ * ascending is far first and its order is the CUDA sorts' and the cpu
+ * sort's for the same keys.
+ *
+ * Each 8-bit digit is one pass of three dispatches: per block of the
+ * input a digit histogram, the per-digit scan over the blocks, then a
+ * stable scatter whose ranks within a block come from subgroup ballots
+ * (GL_ARB_shader_ballot). No pass waits on the host, allocates or reads
+ * anything back. Design and costs: gl_sort.c. */
+#ifndef DS_GL_SORT_H
+#define DS_GL_SORT_H
+
+#include <stddef.h>
+
+#include <glad/gl.h>
+
+#include "status.h"
+
+typedef struct ds_gl_sort ds_gl_sort;
+
+/* 1 if the current context can run the sort: GL 4.3 compute shaders and
+ * GL_ARB_shader_ballot. */
+int ds_gl_sort_supported(void);
+
+/* Programs and scratch buffers for up to `capacity` pairs (the only
+ * allocation: 8 bytes per pair, plus 1 KiB per block of 2048 pairs, or
+ * fewer on subgroups under 16 invocations), in the current context,
+ * which every later call must have current. Runs a probe dispatch and
+ * reads its result back (the subgroup layout). Errors:
+ * DS_ERR_UNSUPPORTED (ds_gl_sort_supported() is 0, or subgroups outside
+ * 4..64 invocations or not laid out as aligned runs of
+ * gl_LocalInvocationIndex), DS_ERR_TOO_LARGE (capacity beyond what a
+ * storage block or the work group count can hold), DS_ERR_GL (a shader
+ * did not build, e.g. without GL_ARB_gpu_shader_int64, which the ballot
+ * extension requires), DS_ERR_OUT_OF_MEMORY. *dest is NULL on failure. */
+ds_status ds_gl_sort_create(size_t capacity, ds_gl_sort **dest);
+void ds_gl_sort_destroy(ds_gl_sort *sort);
+
+/* Sorts keys[0, n) and values[0, n) (GL buffer names, from offset 0; they
+ * may be any buffers, an element buffer included, each of at least n
+ * words; two distinct buffers) in place, ascending by the key bits
+ * [begin_bit, end_bit) (multiples of 8, 0 <= begin < end <= 32); the
+ * other bits of the keys are carried along. Only issues compute
+ * dispatches and memory barriers (and, for an odd number of digits, two
+ * buffer copies back): the caller's earlier shader writes to the buffers
+ * are waited for, and the GL commands issued after this call see the
+ * sorted buffers (as storage buffers, element buffers and indirect
+ * commands). Leaves the current program and the shader storage bindings
+ * 0 to 5 changed. n <= capacity, else DS_ERR_INVALID_ARG; so is a bad bit
+ * range or buffer pair. n < 2 issues nothing. */
+ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t n,
+                           int begin_bit, int end_bit);
+
+#endif
