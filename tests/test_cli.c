@@ -1,6 +1,7 @@
 /* test_cli.c — the command line: defaults, every option, --help/--version
  * output, one error line plus usage for each bad input, and the agreement of
- * --help and the viewer's hotkeys with the sort registry. */
+ * --help and the viewer's hotkeys with the sort registry and the GL
+ * stages' entry. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -88,6 +89,7 @@ static void assert_options_equal(const ds_options *actual, const ds_options *exp
     assert_int_equal(actual->frames, expected->frames);
     assert_int_equal(actual->key_bits, expected->key_bits);
     assert_optional_string_equal(actual->sort, expected->sort);
+    assert_int_equal(actual->stages, expected->stages);
     assert_int_equal(actual->shuffle, expected->shuffle);
     assert_int_equal(actual->width, expected->width);
     assert_int_equal(actual->height, expected->height);
@@ -134,7 +136,8 @@ static void test_defaults(void **state)
     assert_string_equal(r.output, "");
     /* Fields not named are 0 / NULL: off, or not given. */
     static const ds_options expected = {
-        .grid_x = 1, .grid_y = 1, .frames = 100, .sort = "cub", .width = 1920, .height = 1080,
+        .grid_x = 1, .grid_y = 1, .frames = 100, .sort = "cub", .stages = DS_STAGES_AUTO,
+        .width = 1920, .height = 1080,
         .primitive = DS_PRIMITIVE_TRIANGLES, .triangle_key = DS_TRIANGLE_KEY_FARTHEST,
         .interop = DS_INTEROP_AUTO, .orbit_degrees = 360.0f, .alpha = 0.35f, .vsync = 1,
         .tile_pixels = 0, .draw_form = DS_DRAW_AUTO, .cull = DS_CULL_AUTO,
@@ -161,7 +164,8 @@ static void test_every_option(void **state)
     /* Every field away from its default (model_path: --scene excludes one). */
     static const ds_options expected = {
         .model_path = NULL, .scene = "shells:2M", .grid_x = 4, .grid_y = 3, .info = 1, .headless = 1,
-        .frames = 250, .sort = "bitonic2", .shuffle = 1, .width = 640, .height = 480,
+        .frames = 250, .sort = "bitonic2", .stages = DS_STAGES_SORTER, .shuffle = 1,
+        .width = 640, .height = 480,
         .primitive = DS_PRIMITIVE_POINTS, .primitive_given = 1, .triangle_key = DS_TRIANGLE_KEY_CENTROID,
         .interop = DS_INTEROP_EXTERNAL, .key_bits = 24, .orbit_degrees = -90.5f, .alpha = 1.0f,
         .csv_path = "t.csv", .json_path = "t.json", .screenshot_path = "s.png",
@@ -230,6 +234,7 @@ static void test_choices_and_forms(void **state)
     assert_int_equal(r.status, DS_OK);
     assert_string_equal(opts.model_path, "dragon.ply");
     assert_string_equal(opts.sort, "all");
+    assert_int_equal(opts.stages, DS_STAGES_AUTO); /* each run of all sets its own */
     assert_int_equal(opts.triangle_key, DS_TRIANGLE_KEY_MEAN);
     assert_int_equal(opts.interop, DS_INTEROP_MAP);
     assert_int_equal(opts.primitive, DS_PRIMITIVE_TRIANGLES);
@@ -242,6 +247,19 @@ static void test_choices_and_forms(void **state)
     assert_int_equal(r.status, DS_OK);
     assert_int_equal(opts.interop, DS_INTEROP_NONE);
     assert_string_equal(opts.model_path, "--odd-name.obj");
+    assert_string_equal(opts.sort, "cpu");
+    assert_int_equal(opts.stages, DS_STAGES_SORTER);
+
+    /* gl: the GL stages, named like a sort; the last --sort wins. */
+    static const char *const gl[] = {"--sort", "radix", "--sort=" DS_SORT_GL_NAME, NULL};
+    r = parse_capturing(gl, &opts, 2);
+    assert_int_equal(r.status, DS_OK);
+    assert_string_equal(opts.sort, "gl");
+    assert_int_equal(opts.stages, DS_STAGES_GL);
+    static const char *const gl_then_cub[] = {"--sort", "gl", "--sort", "cub", NULL};
+    assert_int_equal(parse_capturing(gl_then_cub, &opts, 2).status, DS_OK);
+    assert_string_equal(opts.sort, "cub");
+    assert_int_equal(opts.stages, DS_STAGES_SORTER);
 
     static const char *const a3[] = {"--interop", "auto", "--key", "farthest", "--scene", "gyroid",
                                      "--tiles=off", "--draw=indexed", "--tile-pixels=16384", NULL};
@@ -265,7 +283,7 @@ static void test_help(void **state)
     assert_int_equal(r.exit_now, 1);
     static const char *const expected[] = {
         "usage: depthsort", "MODEL", "--scene NAME[:SIZE]", "--grid NxM", "--info", "--headless",
-        "--frames N", "--sort NAME|all", "--shuffle", "--size WxH", "--primitive triangles|points",
+        "--frames N", "--sort NAME|gl|all", "'all' runs gl, then each", "handover: GPU time", "--shuffle", "--size WxH", "--primitive triangles|points",
         "--key farthest|mean|centroid", "--interop auto|map|external|none", "--orbit DEG", "--alpha A",
         "--csv FILE", "--json FILE", "--screenshot FILE.png", "--timeline FILE", "--verify", "--no-sort", "--no-cull",
         "--tiles auto|on|off", "--tile-pixels N", "--draw auto|pull|indexed", "--no-vsync",
@@ -351,6 +369,10 @@ static void test_errors(void **state)
         {"--frames", "12abc", NULL, "--frames"},
         {"--frames", "99999999999999999999", NULL, "--frames"},
         {"--sort", "nosuch", NULL, "--sort 'nosuch'"},
+        {"--sort", "nosuch", NULL, "known: gl, cub, "},
+        {"--sort", "GL", NULL, "--sort 'GL': unknown sort"},
+        {"--sort", "gl,cub", NULL, "--sort 'gl,cub'"},
+        {"--sort", "", NULL, "--sort '': unknown sort"},
         {"--primitive", "lines", NULL, "--primitive"},
         {"--key", "nearest", NULL, "--key"},
         {"--interop", "magic", NULL, "--interop"},
@@ -464,9 +486,63 @@ static int has_entry(const char *line, char hotkey, const char *name)
     return 0;
 }
 
+/* The GL stages' entry: in --help's sort list with its summary and
+ * hotkey, first; its hotkey a digit that no registry sort has, that
+ * selects the GL stages and no sort, and that --help's and the viewer's
+ * hotkey lists name once; no other key selects them. */
+static void gl_entry_agrees_with_help_and_hotkeys(char **lines, int line_count)
+{
+    char expected[256];
+    snprintf(expected, sizeof expected, "  %-10s %c  %s", DS_SORT_GL_NAME, DS_SORT_GL_HOTKEY,
+             DS_SORT_GL_SUMMARY);
+    int found = 0, at = -1;
+    for (int i = 0; i < line_count; i++)
+        if (strcmp(lines[i], expected) == 0) {
+            found++;
+            at = i;
+        }
+    if (found != 1)
+        fail_msg("--help has %d lines '%s'", found, expected);
+    /* The first entry of the sort list, as --sort all runs it. */
+    assert_true(at > 0);
+    assert_non_null(strstr(lines[at - 1], "Sorts (--sort NAME"));
+
+    char hotkey = DS_SORT_GL_HOTKEY;
+    assert_true(hotkey >= '0' && hotkey <= '9');
+    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
+        if (ds_sort_algo_hotkey((ds_sort_algo)a) == hotkey)
+            fail_msg("hotkey '%c' is the GL stages' and %s's", hotkey,
+                     ds_sort_algo_name((ds_sort_algo)a));
+    int key = ds_hotkey_glfw_key(hotkey);
+    assert_int_equal(key, hotkey == '0' ? GLFW_KEY_0 : GLFW_KEY_1 + (hotkey - '1'));
+    assert_true(ds_viewer_key_selects_gl(key));
+    assert_int_equal(ds_viewer_sort_for_key(key), DS_SORT_ALGO_COUNT);
+    for (int other = GLFW_KEY_SPACE; other <= GLFW_KEY_LAST; other++)
+        if (other != key && ds_viewer_key_selects_gl(other))
+            fail_msg("key %d selects the GL stages, not only '%c'", other, hotkey);
+    assert_false(ds_viewer_key_selects_gl(GLFW_KEY_UNKNOWN));
+
+    found = 0;
+    for (int i = 0; i < line_count; i++)
+        found += has_entry(lines[i], hotkey, DS_SORT_GL_NAME);
+    if (found != 1)
+        fail_msg("--help names hotkey '%c %s' %d times", hotkey, DS_SORT_GL_NAME, found);
+    for (int width = 30; width <= 80; width += 25) {
+        char help[DS_HOTKEY_LINES_MAX][DS_HOTKEY_LINE_MAX];
+        int count = ds_hotkey_help(10, width, help, DS_HOTKEY_LINES_MAX);
+        found = 0;
+        for (int i = 0; i < count; i++)
+            found += has_entry(help[i], hotkey, DS_SORT_GL_NAME);
+        if (found != 1)
+            fail_msg("viewer help at width %d names '%c %s' %d times", width, hotkey,
+                     DS_SORT_GL_NAME, found);
+    }
+}
+
 /* Every sort in the registry is in --help with its summary and hotkey;
  * every hotkey selects its sort in the viewer, no two sorts share one, and
- * no other key selects a sort; the viewer's help lists every hotkey. */
+ * no other key selects a sort; the viewer's help lists every hotkey. The
+ * GL stages' entry likewise. */
 static void registry_agrees_with_help_and_hotkeys(void **state)
 {
     (void)state;
@@ -533,6 +609,7 @@ static void registry_agrees_with_help_and_hotkeys(void **state)
     assert_int_equal(ds_viewer_sort_for_key(GLFW_KEY_UNKNOWN), DS_SORT_ALGO_COUNT);
     assert_int_equal(ds_hotkey_glfw_key('a'), GLFW_KEY_UNKNOWN);
     assert_int_equal(ds_hotkey_glfw_key(0), GLFW_KEY_UNKNOWN);
+    gl_entry_agrees_with_help_and_hotkeys(lines, line_count);
 }
 
 int main(void)

@@ -3,6 +3,12 @@
  *   - the CSV and the JSON carry every state field, each parsed here and
  *     compared with what the command line asked for; the printed state
  *     line and the `verify: N frames OK` line;
+ *   - the hand-over is its own stage, next to interop, in the table, the
+ *     CSV and the JSON (0 on the CPU path);
+ *   - --sort gl runs the GL stages: every frame labelled gl, its order
+ *     verified and its image the cpu sort's, byte for byte; with --shuffle
+ *     it warns once and the frames run the sorter; --sort all runs gl
+ *     first;
  *   - --no-sort runs are labelled unsorted, and each ignored option warns
  *     once;
  *   - a bad --csv, --json or --screenshot path, a model too large for the
@@ -116,6 +122,16 @@ static int csv_next_row(const char **cursor, csv_row *dest)
     }
     *cursor = s;
     return 1;
+}
+
+/* The index of column `name`, or a failure. */
+static int column_of(const csv_row *header, const char *name)
+{
+    for (int i = 0; i < header->count; i++)
+        if (!strcmp(header->fields[i], name))
+            return i;
+    fail_msg("the CSV has no column '%s'", name);
+    return -1;
 }
 
 static const char *csv_value(const csv_row *header, const csv_row *row, const char *name)
@@ -234,9 +250,16 @@ static void test_state_fields(void **state)
         assert_timestamp(csv_value(&header, &row, "timestamp"));
         assert_true(!strncmp(csv_value(&header, &row, "camera"), "eye=", 4));
         snprintf(first_row_sort, sizeof first_row_sort, "%s", csv_value(&header, &row, "sort"));
+        /* The hand-over: GPU time, none where the host ran the stages. */
+        double handover = atof(csv_value(&header, &row, "handover_ms"));
+        assert_true(handover >= 0.0);
+        if (!strcmp(csv_value(&header, &row, "interop"), "none"))
+            assert_true(handover == 0.0);
         rows++;
     }
     assert_int_equal(rows, 3);
+    assert_true(column_of(&header, "interop_ms") + 1 == column_of(&header, "handover_ms"));
+    assert_true(column_of(&header, "handover_ms") + 1 == column_of(&header, "draw_ms"));
     /* The sort actually run: cpu on the CPU path, never "unsorted". */
     const char *interop = csv_value(&header, &row, "interop");
     if (!strcmp(interop, "none"))
@@ -260,7 +283,15 @@ static void test_state_fields(void **state)
     assert_string_equal(value, first_row_sort);
     json_value(json, "frames", value, sizeof value);
     assert_string_equal(value, "3");
-
+    const char *interop_ms = strstr(json, "\"interop_ms\": {\"median\": ");
+    const char *handover_ms = strstr(json, "\"handover_ms\": {\"median\": ");
+    const char *draw_ms = strstr(json, "\"draw_ms\": {\"median\": ");
+    assert_true(interop_ms && handover_ms && draw_ms);
+    assert_true(interop_ms < handover_ms && handover_ms < draw_ms);
+    json_value(json, "timing", value, sizeof value);
+    assert_non_null(strstr(value, "handover: GPU time (GL timestamps)"));
+    assert_non_null(strstr(r.out, "\n  handover: GPU time (GL timestamps)"));
+    assert_non_null(strstr(r.out, "\n  handover   "));
     /* The printed state line and the verify line. */
     char state_line[512];
     snprintf(state_line, sizeof state_line,
@@ -617,6 +648,86 @@ static int files_equal(const char *a, const char *b)
     return length_a == length_b && length_a > 0 && !memcmp(text_a, text_b, length_a);
 }
 
+/* The "sort" of every row of CSV file `name`, which must all be `sort`;
+ * returns the row count. */
+static int csv_rows_sorted_by(const char *name, const char *sort)
+{
+    char path[512];
+    static char text[65536];
+    static csv_row header, row;
+    work_path(name, path, sizeof path);
+    read_text(path, text, sizeof text);
+    const char *cursor = text;
+    assert_true(csv_next_row(&cursor, &header));
+    int rows = 0;
+    while (csv_next_row(&cursor, &row)) {
+        if (strcmp(csv_value(&header, &row, "sort"), sort))
+            fail_msg("%s row %d: sort '%s', expected '%s'", name, rows,
+                     csv_value(&header, &row, "sort"), sort);
+        assert_true(atof(csv_value(&header, &row, "handover_ms")) >= 0.0);
+        rows++;
+    }
+    return rows;
+}
+
+/* --sort gl: the GL stages, named gl in the table, every CSV row and the
+ * JSON, their order verified against the cpu sort's each frame and the
+ * image the cpu sort's, byte for byte (both orders are stable, far
+ * first). With --shuffle they warn once and the frames run the sorter;
+ * --sort all runs gl first, then the sorts of this path. */
+static void test_gl_stages(void **state)
+{
+    (void)state;
+    static const char *const gl[] = {
+        "--headless", "--scene", "planes:1000", "--frames", "3", "--size", "64x48", "--sort", "gl",
+        "--verify", "--csv", "gl.csv", "--json", "gl.json", "--screenshot", "gl.png", NULL};
+    static run_result r;
+    run(gl, 0, &r);
+    if (r.exit_status != 0)
+        fail_msg("--sort gl: exit %d:\n%s", r.exit_status, r.err);
+    assert_int_equal(csv_rows_sorted_by("gl.csv", "gl"), 3);
+    char path[512], value[256];
+    static char json[65536];
+    work_path("gl.json", path, sizeof path);
+    read_text(path, json, sizeof json);
+    json_value(json, "sort", value, sizeof value);
+    assert_string_equal(value, "gl");
+    if (!strstr(r.out, "\nsort gl: 3 frames") || !strstr(r.out, "  state: sort gl, ") ||
+        !strstr(r.out, "\nverify: 3 frames OK\n"))
+        fail_msg("--sort gl: stdout lacks the gl run or its verify line:\n%s", r.out);
+
+    static const char *const cpu[] = {
+        "--headless", "--scene", "planes:1000", "--frames", "3", "--size", "64x48", "--sort", "cpu",
+        "--interop", "none", "--screenshot", "cpu.png", NULL};
+    run(cpu, 0, &r);
+    if (r.exit_status != 0)
+        fail_msg("--sort cpu: exit %d:\n%s", r.exit_status, r.err);
+    assert_true(files_equal("gl.png", "cpu.png"));
+
+    static const char *const shuffled[] = {
+        "--headless", "--scene", "planes:1000", "--frames", "2", "--size", "64x48", "--sort", "gl",
+        "--shuffle", "--interop", "none", "--csv", "shuffled.csv", NULL};
+    run(shuffled, 0, &r);
+    if (r.exit_status != 0)
+        fail_msg("--sort gl --shuffle: exit %d:\n%s", r.exit_status, r.err);
+    if (count_of(r.err, "warning: --shuffle: the GL stages do not shuffle") != 1)
+        fail_msg("--sort gl --shuffle: not one warning:\n%s", r.err);
+    assert_int_equal(csv_rows_sorted_by("shuffled.csv", "cpu"), 2);
+
+    static const char *const all[] = {
+        "--headless", "--scene", "planes:1000", "--frames", "2", "--size", "64x48", "--sort", "all",
+        "--interop", "none", "--json", "all.json", NULL};
+    run(all, 0, &r);
+    if (r.exit_status != 0)
+        fail_msg("--sort all: exit %d:\n%s", r.exit_status, r.err);
+    work_path("all.json", path, sizeof path);
+    read_text(path, json, sizeof json);
+    const char *first = strstr(json, "{\"sort\": \"gl\"");
+    const char *second = strstr(json, "{\"sort\": \"cpu\"");
+    if (!first || !second || first > second || count_of(json, "{\"sort\": ") != 2)
+        fail_msg("--sort all on the CPU path: not gl, then cpu:\n%s", json);
+}
+
 /* One frame with a start camera (none: the orbit's framing) into png, and
  * the start camera's line from the JSON into line. */
 static void render_view(const char *camera_option, const char *camera_value, const char *png,
@@ -689,6 +800,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_state_fields),
+        cmocka_unit_test(test_gl_stages),
         cmocka_unit_test(test_unsorted_and_ignored),
         cmocka_unit_test(test_fails_before_the_first_frame),
         cmocka_unit_test(test_script_needs_display),

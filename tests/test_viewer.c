@@ -28,10 +28,11 @@
  *   - a third run, on the default scene, shows that U changes the very
  *     first frame.
  *
- * The sort keys come from the sort registry: each digit with a hotkey must
- * change the sort line (to its sort, or "... unavailable" without a GPU),
- * the cpu sort's key must bring the starting line back, and a digit without
- * a hotkey must change nothing.
+ * The sort keys come from the sort registry, and the GL stages' from cli.h:
+ * each digit with a hotkey must change the sort line (to its sort, or
+ * "... unavailable" where it cannot run), the cpu sort's key must bring
+ * the starting line back, and a digit without a hotkey must change
+ * nothing.
  *
  * Needs xvfb-run (Debian's xvfb, installed by scripts/setup.sh); exits 77
  * (skipped) only when it is missing. DS_DEPTHSORT is the program's path.
@@ -53,6 +54,7 @@
 
 #include <stb_image.h>
 
+#include "cli.h"
 #include "overlay.h"
 #include "sort.h"
 
@@ -75,8 +77,8 @@
  * right of it. */
 #define PANEL_RIGHT 330
 #define HELP_LEFT (WIDTH * 3 / 5)
-#define VSYNC_LINE 14
-#define ERROR_LINE 15 /* the error against the exact reference (D, \\) */
+#define VSYNC_LINE 15
+#define ERROR_LINE 16 /* the error against the exact reference (D, \\) */
 /* A line "changes" when more pixels than this differ: fewer than one glyph
  * ("0.40" to "0.45"); identical text differs in none. */
 #define TEXT_CHANGE 4
@@ -500,11 +502,15 @@ static void digit_keys_select_the_registry_sorts(void **state)
     int previous = SHOT_BASE;
     for (int i = 0; i < DIGITS; i++) {
         int algo = algo_of_digit(digit_keys[i]);
+        int gl = digit_keys[i] == DS_SORT_GL_HOTKEY;
         long from_base = line_difference(SHOT_BASE, SHOT_DIGIT + i, SORT_LINE);
         long from_previous = line_difference(previous, SHOT_DIGIT + i, SORT_LINE);
         fprintf(stderr, "key %c (%s): sort line differs from the start in %ld pixels\n", digit_keys[i],
-                algo < 0 ? "no sort" : ds_sort_algo_name((ds_sort_algo)algo), from_base);
-        if (algo < 0)
+                gl ? DS_SORT_GL_NAME : algo < 0 ? "no sort" : ds_sort_algo_name((ds_sort_algo)algo),
+                from_base);
+        if (gl)
+            assert_true(from_base > TEXT_CHANGE); /* gl, or "gl unavailable" */
+        else if (algo < 0)
             assert_int_equal(from_previous, 0); /* selects nothing */
         else if (digit_keys[i] == cpu_hotkey)
             assert_int_equal(from_base, 0); /* the sort it started with */

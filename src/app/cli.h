@@ -36,6 +36,16 @@ const char *ds_compare_item_name(ds_compare_item item);
  * by their own distance, so a triangle key does not apply). */
 int ds_compare_item_needs_triangles(ds_compare_item item);
 
+/* The GL stages (renderer.h, desc.stages DS_STAGES_GL) are chosen and
+ * named like a sort: --sort gl, the viewer's key, and the name every
+ * table, file and line gives a frame whose stages ran as GL compute. The
+ * sort registry does not hold them (it is the CUDA sort library, below
+ * the render layer), so their name, key and summary live here, once
+ * (setup.h's ds_app_sort_name() names a frame's). */
+#define DS_SORT_GL_NAME "gl"
+#define DS_SORT_GL_HOTKEY '0'
+#define DS_SORT_GL_SUMMARY "GL compute stages, GL radix sort: no CUDA hand-over"
+
 typedef struct ds_options {
     const char *model_path;   /* positional MODEL, or NULL */
     const char *scene;        /* --scene NAME[:SIZE], or NULL */
@@ -43,7 +53,12 @@ typedef struct ds_options {
     int info;                 /* --info: print one line and exit */
     int headless;             /* --headless */
     int frames;               /* --frames N (headless), default 100 */
-    const char *sort;         /* --sort NAME|all, default "cub" (cpu w/o GPU) */
+    const char *sort;         /* --sort NAME|gl|all, default "cub" (cpu w/o
+                                 GPU): the sorter, which with gl serves
+                                 only the shuffle */
+    ds_stages_mode stages;    /* --sort gl: GL; --sort NAME: SORTER; no
+                                 --sort, or all: AUTO (the renderer's
+                                 choice; all's runs set their own) */
     int shuffle;              /* --shuffle */
     int width, height;        /* --size WxH, default 1920x1080 */
     ds_primitive primitive;   /* --primitive; points for point clouds */

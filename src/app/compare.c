@@ -528,7 +528,7 @@ static void warn_unused(const ds_options *opts)
         ds_warn("--screenshot %s: --compare writes its images with --diff-dir",
                 opts->screenshot_path);
     if (opts->sort && !strcmp(opts->sort, "all"))
-        ds_warn("--sort all: --compare sorts with one algorithm, the first of 'all'");
+        ds_warn("--sort all: --compare sorts with one algorithm, the default one");
     if (opts->script_path)
         ds_warn("--script %s: a script drives the viewer; --compare ignores it", opts->script_path);
 }
@@ -696,7 +696,7 @@ int ds_compare_run(const ds_options *opts)
     compare_setup setup = {
         .gpu = ds_renderer_gpu_name(first), .driver = driver, .label = label,
         .timestamp = timestamp, .camera = camera_line,
-        .sort = ds_sort_algo_name(ds_renderer_sort(first)),
+        .sort = ds_app_sort_name(ds_renderer_stages(first), ds_renderer_sort(first)),
         .key = points ? "vertex" : key_names[opts->triangle_key],
         .primitive = points ? "points" : "triangles",
         .color = ds_color_mode_name(ds_renderer_color_mode(first)),

@@ -1,6 +1,7 @@
 /* headless.c — the headless frame-timing runner: an EGL context without a
  * window, a scripted camera orbit of opts->frames frames per selected sort
- * (from --camera when given), per-frame stage timings from the renderer, a
+ * (the GL stages or a sort of the registry; from --camera when given),
+ * per-frame stage timings from the renderer, a
  * table per algorithm (median, p95, min) on stdout, and optional CSV, JSON,
  * a screenshot, a per-frame order check against the CPU reference and a
  * timeline of the last frames (--timeline). The
@@ -36,15 +37,23 @@
 #define TIMELINE_FRAMES 8
 
 enum { STAGE_DISTANCES, STAGE_KEYS, STAGE_SHUFFLE, STAGE_SORT, STAGE_SCATTER,
-       STAGE_INTEROP, STAGE_DRAW, STAGE_FRAME, STAGE_COUNT };
+       STAGE_INTEROP, STAGE_HANDOVER, STAGE_DRAW, STAGE_FRAME, STAGE_COUNT };
 static const char *const stage_names[STAGE_COUNT] = {
-    "distances", "keys", "shuffle", "sort", "scatter", "interop", "draw", "frame"};
+    "distances", "keys", "shuffle", "sort", "scatter", "interop", "handover", "draw", "frame"};
+/* What the handover stage is, for the table and the JSON. */
+#define HANDOVER_NOTE                                                                        \
+    "handover: GPU time (GL timestamps) from the previous frame's draw to this one's that " \
+    "no stage accounts for"
+/* Runs at most: the GL stages, then every sort of the registry. */
+#define MAX_RUNS (1 + DS_SORT_ALGO_COUNT)
 
 /* The built-in git commit (cmake/embed.cmake), "unknown" outside git. */
 extern const char ds_build_commit[];
 
 typedef struct algo_run {
-    ds_sort_algo algo;
+    ds_stages_mode stages;    /* asked for: GL, SORTER, or AUTO (no --sort);
+                                 then where the timed frames' stages ran */
+    ds_sort_algo algo;        /* the sorter (with GL, the shuffle's) */
     ds_frame_timings *frames; /* opts->frames entries */
     size_t frame_count;
     double wall_ms;           /* host time for the timed frames, finished */
@@ -56,7 +65,7 @@ static float stage_of(const ds_frame_timings *t, int stage)
 {
     const float values[STAGE_COUNT] = {t->distances_ms, t->keys_ms, t->shuffle_ms,
                                        t->sort_ms, t->scatter_ms, t->interop_ms,
-                                       t->draw_ms, t->frame_ms};
+                                       t->handover_ms, t->draw_ms, t->frame_ms};
     return values[stage];
 }
 
@@ -67,9 +76,14 @@ static int compare_floats(const void *a, const void *b)
 }
 
 /* Median, 95th percentile (nearest rank) and minimum of every stage. The
- * first frame has no previous frame, so its frame time is left out. */
+ * first frame has no previous frame, so its frame and hand-over times are
+ * left out. Then where the frames' stages ran: GL if all of them did. */
 static void summarise(algo_run *run, float *scratch)
 {
+    int all_gl = run->frame_count > 0;
+    for (size_t i = 0; i < run->frame_count; i++)
+        all_gl &= run->frames[i].stages == DS_STAGES_GL;
+    run->stages = all_gl ? DS_STAGES_GL : DS_STAGES_SORTER;
     for (size_t i = 0; i < run->frame_count; i++)
         scratch[i] = (float)run->frames[i].drawn;
     qsort(scratch, run->frame_count, sizeof *scratch, compare_floats);
@@ -77,7 +91,7 @@ static void summarise(algo_run *run, float *scratch)
     for (int s = 0; s < STAGE_COUNT; s++) {
         size_t n = 0;
         for (size_t i = 0; i < run->frame_count; i++)
-            if (s != STAGE_FRAME || run->frames[i].frame_ms > 0.0f)
+            if ((s != STAGE_FRAME && s != STAGE_HANDOVER) || run->frames[i].frame_ms > 0.0f)
                 scratch[n++] = stage_of(&run->frames[i], s);
         if (n == 0) {
             run->median[s] = run->p95[s] = run->min[s] = 0.0f;
@@ -91,23 +105,45 @@ static void summarise(algo_run *run, float *scratch)
     }
 }
 
-/* The sorts to time: one by name, or with "all" every algorithm that
- * runs where the renderer runs (GPU sorts on the CUDA path, cpu otherwise). */
-static int select_algos(const char *name, int cpu_path, ds_sort_algo *dest)
+/* The runs to time, into dest (MAX_RUNS): --sort gl or a NAME, one run;
+ * all, the GL stages first (unless they cannot run here, or --shuffle
+ * is on, which they do not do), then every registry sort that runs where
+ * the renderer runs (GPU sorts on the CUDA path, cpu otherwise); no
+ * --sort, what the renderer chose. Returns the count, or -1 (logged). */
+static int select_runs(const ds_options *opts, ds_renderer *renderer, algo_run *dest)
 {
     int count = 0;
-    if (name && strcmp(name, "all") == 0) {
+    int cpu_path = ds_renderer_interop(renderer) == DS_INTEROP_NONE;
+    if (opts->sort && strcmp(opts->sort, "all") == 0) {
+        if (opts->shuffle) {
+            ds_warn("--sort all: the GL stages do not shuffle; with --shuffle, %s is left out",
+                    DS_SORT_GL_NAME);
+        } else {
+            /* A probe: the GL stages make their objects now or say why
+             * they cannot run on this GL. */
+            ds_log_set_quiet(1);
+            ds_status probe = ds_renderer_set_stages(renderer, DS_STAGES_GL);
+            ds_log_set_quiet(0);
+            if (probe == DS_OK)
+                dest[count++] = (algo_run){.stages = DS_STAGES_GL, .algo = ds_renderer_sort(renderer)};
+            else
+                ds_warn("--sort all: %s is left out: %s", DS_SORT_GL_NAME, ds_last_error());
+        }
         for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
             if (ds_sort_algo_on_host((ds_sort_algo)a) == cpu_path)
-                dest[count++] = (ds_sort_algo)a;
+                dest[count++] = (algo_run){.stages = DS_STAGES_SORTER, .algo = (ds_sort_algo)a};
         return count;
     }
-    ds_sort_algo algo = ds_sort_algo_from_name(name ? name : "cub");
+    if (opts->stages != DS_STAGES_SORTER) { /* gl, or no --sort */
+        dest[0] = (algo_run){.stages = opts->stages, .algo = ds_renderer_sort(renderer)};
+        return 1;
+    }
+    ds_sort_algo algo = ds_sort_algo_from_name(opts->sort);
     if (algo == DS_SORT_ALGO_COUNT) {
-        ds_fail(DS_ERR_INVALID_ARG, "headless: unknown sort '%s'", name);
+        ds_fail(DS_ERR_INVALID_ARG, "headless: unknown sort '%s'", opts->sort);
         return -1;
     }
-    dest[0] = cpu_path ? DS_SORT_CPU : algo;
+    dest[0] = (algo_run){.stages = DS_STAGES_SORTER, .algo = cpu_path ? DS_SORT_CPU : algo};
     return 1;
 }
 
@@ -195,9 +231,17 @@ typedef struct run_setup {
     int width, height;
 } run_setup;
 
+/* The run's name: what sorted its frames (after summarise()). */
 static const char *run_name(const algo_run *run, const run_setup *setup)
 {
-    return setup->sorting ? ds_sort_algo_name(run->algo) : "unsorted";
+    return setup->sorting ? ds_app_sort_name(run->stages, run->algo) : "unsorted";
+}
+
+/* One frame's: "gl" where its stages ran as GL compute. */
+static const char *frame_sort_name(const algo_run *run, const ds_frame_timings *t,
+                                   const run_setup *setup)
+{
+    return setup->sorting ? ds_app_sort_name(t->stages, run->algo) : "unsorted";
 }
 
 static const char *on_off(int on) { return on ? "on" : "off"; }
@@ -218,7 +262,7 @@ static void print_table(const algo_run *runs, int run_count, const run_setup *se
            setup->up);
     if (strcmp(setup->primitive, "points") == 0)
         printf(", point size %.4g", (double)setup->point_size);
-    printf("\n  camera: %s\n", setup->camera);
+    printf("\n  camera: %s\n  %s\n", setup->camera, HANDOVER_NOTE);
     for (int r = 0; r < run_count; r++) {
         const algo_run *run = &runs[r];
         printf("\n%s%s%s: %zu frames, %.1f fps wall, %.1f fps GPU (median frame), "
@@ -237,6 +281,8 @@ static void print_table(const algo_run *runs, int run_count, const run_setup *se
                          run->median[STAGE_SCATTER];
         printf("  %-10s %10.4f   (distances + keys + shuffle + sort + scatter)\n",
                "sum", pipeline);
+        printf("  %-10s %10.4f   (sum + handover + draw: about the frame when the GPU is busy)\n",
+               "total", pipeline + run->median[STAGE_HANDOVER] + run->median[STAGE_DRAW]);
     }
 }
 
@@ -299,7 +345,7 @@ static ds_status write_csv(FILE *file, const char *path, const algo_run *runs, i
             fprintf(file, ",%zu,%zu,%zu,%s,%d,%d,%s,%s,%s,%s,%d,%s,%d,%.4g,%d,%s,%d,%d,%s,%s,%d,%s,%.6g,",
                     setup->mesh->vertex_count, setup->mesh->triangle_count, setup->elements,
                     setup->primitive, setup->width, setup->height, ds_build_commit,
-                    setup->timestamp, setup->interop, run_name(&runs[r], setup), setup->sorting,
+                    setup->timestamp, setup->interop, frame_sort_name(&runs[r], t, setup), setup->sorting,
                     setup->key, setup->key_bits, (double)setup->alpha, setup->shuffle, setup->draw,
                     setup->cull, setup->tiles, setup->color, setup->opacity, setup->msaa,
                     setup->up, (double)setup->point_size);
@@ -316,7 +362,7 @@ static ds_status write_csv(FILE *file, const char *path, const algo_run *runs, i
  * milliseconds after the first; the header lines say what was run and
  * how well the GPU clocks were aligned with the host's. */
 static ds_status write_timeline(FILE *file, const char *path, ds_renderer *renderer,
-                                const run_setup *setup)
+                                const run_setup *setup, const char *sort)
 {
     static const char *const sources[] = {"host", "gl", "cuda"};
     const ds_timeline_event *events = NULL;
@@ -330,7 +376,7 @@ static ds_status write_timeline(FILE *file, const char *path, ds_renderer *rende
     fprintf(file, "# depthsort timeline: %s, %zu %s, %dx%d, sort %s, interop %s, draw %s, "
                   "cull %d, tiles %d, on %s (%s), commit %s\n",
             setup->label, setup->elements, setup->primitive, setup->width, setup->height,
-            setup->sorting ? ds_sort_algo_name(ds_renderer_sort(renderer)) : "off",
+            setup->sorting ? sort : "off",
             setup->interop, setup->draw,
             setup->cull, setup->tiles, setup->gpu, setup->driver, ds_build_commit);
     fprintf(file, "# t_ms: host clock (ds_now_ms, monotonic) after the first event. host: "
@@ -360,6 +406,8 @@ static ds_status write_json(FILE *file, const char *path, const algo_run *runs, 
         {"primitive", setup->primitive}, {"interop", setup->interop}, {"key", setup->key},
         {"draw", setup->draw},         {"color", setup->color},     {"opacity", setup->opacity},
         {"up", setup->up},             {"camera", setup->camera},
+        {"timing", "GPU times in ms (GL timestamps and CUDA events; the cpu sort: host clock); "
+                   HANDOVER_NOTE},
     };
     fprintf(file, "{\n");
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
@@ -442,8 +490,7 @@ int ds_headless_run(const ds_options *opts)
     ds_mesh mesh = {0};
     ds_egl_context *context = NULL;
     ds_renderer *renderer = NULL;
-    algo_run runs[DS_SORT_ALGO_COUNT];
-    ds_sort_algo algos[DS_SORT_ALGO_COUNT];
+    algo_run runs[MAX_RUNS];
     float *scratch = NULL;
     uint8_t *pixels = NULL;
     FILE *csv = NULL, *json = NULL, *timeline = NULL;
@@ -496,15 +543,14 @@ int ds_headless_run(const ds_options *opts)
     }
     if ((status = ds_renderer_create(&desc, &renderer)))
         goto done;
-    int cpu_path = ds_renderer_interop(renderer) == DS_INTEROP_NONE;
     int sorting = !opts->no_sort;
     if (sorting) {
-        run_count = select_algos(opts->sort, cpu_path, algos);
+        run_count = select_runs(opts, renderer, runs);
     } else {
         /* Nothing is sorted: one run, whatever --sort says. */
         if (opts->sort && strcmp(opts->sort, "all") == 0)
             ds_warn("--sort all: nothing is sorted with --no-sort; one unsorted run");
-        algos[0] = ds_renderer_sort(renderer);
+        runs[0] = (algo_run){.stages = ds_renderer_stages(renderer), .algo = ds_renderer_sort(renderer)};
         run_count = 1;
     }
     if (run_count <= 0) {
@@ -533,13 +579,16 @@ int ds_headless_run(const ds_options *opts)
     }
     size_t verified = 0;
     for (int r = 0; r < run_count; r++) {
-        runs[r].algo = algos[r];
         runs[r].frames = calloc((size_t)opts->frames, sizeof *runs[r].frames);
         if (!runs[r].frames) {
             status = ds_fail(DS_ERR_OUT_OF_MEMORY, "headless: out of host memory");
             goto done;
         }
-        if (sorting && (status = ds_renderer_set_sort(renderer, algos[r])))
+        /* Where the stages run, then (around the sorter) which sort. */
+        if (sorting && (status = ds_renderer_set_stages(renderer, runs[r].stages)))
+            goto done;
+        if (sorting && runs[r].stages == DS_STAGES_SORTER &&
+            (status = ds_renderer_set_sort(renderer, runs[r].algo)))
             goto done;
         if ((status = run_algo(renderer, opts, &mesh, verify, timeline && r == run_count - 1,
                                &camera, start_yaw, &runs[r])))
@@ -578,7 +627,8 @@ int ds_headless_run(const ds_options *opts)
             goto done;
     }
     if (timeline) {
-        status = write_timeline(timeline, opts->timeline_path, renderer, &setup);
+        status = write_timeline(timeline, opts->timeline_path, renderer, &setup,
+                                run_name(&runs[run_count - 1], &setup));
         timeline = NULL; /* closed */
         if (status)
             goto done;
@@ -608,7 +658,7 @@ done:
         fclose(json);
     if (timeline)
         fclose(timeline);
-    for (int r = 0; r < DS_SORT_ALGO_COUNT; r++)
+    for (int r = 0; r < MAX_RUNS; r++)
         free(runs[r].frames);
     free(scratch);
     free(pixels);

@@ -1,7 +1,10 @@
 /* hotkeys.c — the viewer's hotkey table and help text (see hotkeys.h). The
- * sort hotkeys come from the sort registry; the others are listed here, in
- * the order of handle_key() in viewer.c, which acts on them. */
+ * sort hotkeys come from the sort registry, with the GL stages' key
+ * (cli.h) before them; the others are listed here, in the order of
+ * handle_key() in viewer.c, which acts on them. */
 #include "hotkeys.h"
+
+#include "cli.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -54,9 +57,16 @@ int ds_hotkey_glfw_key(char hotkey)
     return GLFW_KEY_UNKNOWN;
 }
 
+int ds_viewer_key_selects_gl(int glfw_key)
+{
+    return glfw_key != GLFW_KEY_UNKNOWN && glfw_key == ds_hotkey_glfw_key(DS_SORT_GL_HOTKEY);
+}
+
 ds_sort_algo ds_viewer_sort_for_key(int glfw_key)
 {
-    if (glfw_key == GLFW_KEY_UNKNOWN)
+    /* The GL stages' key wins should the registry ever give it to a sort
+     * too (test_cli refuses that). */
+    if (glfw_key == GLFW_KEY_UNKNOWN || ds_viewer_key_selects_gl(glfw_key))
         return DS_SORT_ALGO_COUNT;
     for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
         if (ds_hotkey_glfw_key(ds_sort_algo_hotkey((ds_sort_algo)a)) == glfw_key)
@@ -76,14 +86,28 @@ static int add_line(char (*dest)[DS_HOTKEY_LINE_MAX], int count, int capacity, i
     return count + 1;
 }
 
-/* The name of the sort keys' line: "1-8" when the hotkeys run in one
+/* The sort keys in the help's order: entry 0 the GL stages', then the
+ * registry's (0 for a sort without one); `name` gets the entry's name. */
+static char sort_key(int entry, const char **name)
+{
+    if (entry == 0) {
+        *name = DS_SORT_GL_NAME;
+        return DS_SORT_GL_HOTKEY;
+    }
+    *name = ds_sort_algo_name((ds_sort_algo)(entry - 1));
+    return ds_sort_algo_hotkey((ds_sort_algo)(entry - 1));
+}
+#define SORT_KEY_ENTRIES (1 + DS_SORT_ALGO_COUNT)
+
+/* The name of the sort keys' line: "0-8" when the hotkeys run in one
  * ascending row of digits, else "digits". */
 static void sort_keys_name(char *dest, size_t capacity)
 {
     char first = 0, last = 0;
     int row = 1;
-    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
-        char hotkey = ds_sort_algo_hotkey((ds_sort_algo)a);
+    for (int e = 0; e < SORT_KEY_ENTRIES; e++) {
+        const char *name;
+        char hotkey = sort_key(e, &name);
         if (!hotkey)
             continue;
         if (!first)
@@ -108,13 +132,14 @@ int ds_hotkey_help(int key_column, int width, char (*dest)[DS_HOTKEY_LINE_MAX], 
     if (room >= sizeof text)
         room = sizeof text - 1;
     sort_keys_name(name, sizeof name);
-    /* "sort: 1 cub  2 radix ...", wrapped under the first entry. */
+    /* "sort: 0 gl  1 cub  2 radix ...", wrapped under the first entry. */
     const char *key = name;
-    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
-        char hotkey = ds_sort_algo_hotkey((ds_sort_algo)a), entry[64];
+    for (int e = 0; e < SORT_KEY_ENTRIES; e++) {
+        const char *sort_name;
+        char hotkey = sort_key(e, &sort_name), entry[64];
         if (!hotkey)
             continue;
-        snprintf(entry, sizeof entry, "%c %s", hotkey, ds_sort_algo_name((ds_sort_algo)a));
+        snprintf(entry, sizeof entry, "%c %s", hotkey, sort_name);
         size_t used = strlen(text);
         if (used > 5 && used + 2 + strlen(entry) > room) {
             count = add_line(dest, count, capacity, key_column, key, text);

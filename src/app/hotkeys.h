@@ -1,5 +1,6 @@
 /* hotkeys.h — the viewer's hotkeys in one place: which key selects which
- * sort (from the sort registry, sort_registry.h) and the help text that
+ * sort (from the sort registry, sort_registry.h, and the GL stages' key
+ * of cli.h) and the help text that
  * lists every hotkey, shown in the viewer's help panel and in --help.
  *
  * Pure functions on GLFW key codes (the header only, not the library), so
@@ -24,6 +25,10 @@ int ds_hotkey_glfw_key(char hotkey);
 /* The sort that GLFW key `glfw_key` selects, or DS_SORT_ALGO_COUNT when the
  * key selects none. */
 ds_sort_algo ds_viewer_sort_for_key(int glfw_key);
+
+/* 1 if GLFW key `glfw_key` selects the GL stages (cli.h,
+ * DS_SORT_GL_HOTKEY), else 0. */
+int ds_viewer_key_selects_gl(int glfw_key);
 
 /* Writes the hotkey help into dest, one line per row: the key's name padded
  * to key_column characters, then what it does; the sorts' line is wrapped

@@ -79,9 +79,14 @@ ds_status ds_app_build_mesh(const ds_options *opts, ds_mesh *dest)
     return status;
 }
 
+const char *ds_app_sort_name(ds_stages_mode stages, ds_sort_algo algo)
+{
+    return stages == DS_STAGES_GL ? DS_SORT_GL_NAME : ds_sort_algo_name(algo);
+}
+
 ds_sort_algo ds_app_first_sort(const char *sort)
 {
-    if (sort && strcmp(sort, "all") != 0)
+    if (sort && strcmp(sort, "all") != 0 && strcmp(sort, DS_SORT_GL_NAME) != 0)
         return ds_sort_algo_from_name(sort);
     for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
         if (!ds_sort_algo_on_host((ds_sort_algo)a))
@@ -95,6 +100,7 @@ ds_status ds_app_renderer_desc(const ds_options *opts, const ds_mesh *mesh, ds_r
     dest->sort_algo = ds_app_first_sort(opts->sort);
     if (dest->sort_algo == DS_SORT_ALGO_COUNT)
         return ds_fail(DS_ERR_INVALID_ARG, "unknown sort '%s'", opts->sort);
+    dest->stages = opts->stages;
     dest->mesh = mesh;
     dest->width = opts->width;
     dest->height = opts->height;
@@ -194,6 +200,9 @@ void ds_app_warn_ignored(const ds_options *opts, const ds_mesh *mesh, const ds_r
                 opts->draw_form == DS_DRAW_PULL ? "pull" : "indexed");
     if (!points && opts->point_size > 0.0f)
         ds_warn("--point-size: applies to points; this run draws triangles");
+    if (opts->shuffle && !opts->no_sort && opts->stages == DS_STAGES_GL)
+        ds_warn("--shuffle: the GL stages do not shuffle; with the shuffle on the frames run the "
+                "sorter path (%s)", ds_sort_algo_name(ds_renderer_sort(renderer)));
     if (opts->no_sort) {
         if (opts->shuffle)
             ds_warn("--shuffle: nothing is sorted with --no-sort");

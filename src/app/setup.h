@@ -30,13 +30,20 @@ const char *ds_app_scene_spec(const ds_options *opts);
  * DS_ERR_OUT_OF_MEMORY. */
 ds_status ds_app_build_mesh(const ds_options *opts, ds_mesh *dest);
 
-/* The sort a run starts with: --sort NAME, or for --sort all (and no
- * --sort) the first algorithm in registry order that runs on the GPU.
- * DS_SORT_ALGO_COUNT for an unknown name. */
+/* What sorted a frame, as the app names it everywhere: DS_SORT_GL_NAME
+ * ("gl") when `stages` is DS_STAGES_GL (ds_frame_timings.stages,
+ * ds_renderer_stages()), else the registry name of `algo`. */
+const char *ds_app_sort_name(ds_stages_mode stages, ds_sort_algo algo);
+
+/* The sorter a run starts with: --sort NAME, or for --sort gl, --sort all
+ * (and no --sort) the first algorithm in registry order that runs on the
+ * GPU (with gl it serves only the shuffle). DS_SORT_ALGO_COUNT for an
+ * unknown name. */
 ds_sort_algo ds_app_first_sort(const char *sort);
 
 /* Fills *dest, zeroed first, with everything the options say about the
- * renderer for `mesh`: size, first sort, shuffle, primitive (points when
+ * renderer for `mesh`: size, first sort, where the stages run (opts->
+ * stages), shuffle, primitive (points when
  * the mesh has no triangles), triangle key, interop, alpha, key bits,
  * sorting, culling, tiles and tile size, draw form, --verify, colour mode
  * and tint, opacity mode, MSAA, point size, and the background when
@@ -58,7 +65,8 @@ ds_status ds_app_start_camera(const ds_options *opts, const ds_mesh *mesh, ds_ca
 
 /* Logs one warning line for each option that this run ignores, as the
  * created renderer shows it: --primitive triangles on a point cloud; --key
- * or --draw in points mode; --point-size with triangles; --shuffle, --key,
+ * or --draw in points mode; --point-size with triangles; --shuffle with
+ * --sort gl (the GL stages do not shuffle); --shuffle, --key,
  * --key-bits with --no-sort; --cull on, --tiles on, --tile-pixels,
  * --draw pull, --color, --tint where the renderer does otherwise. Call once
  * per run, after ds_renderer_create(). */

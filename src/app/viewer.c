@@ -132,7 +132,8 @@ typedef struct viewer {
     char model_path[DS_SCRIPT_MAX_LINE + 1];
 
     /* Settings the keys change (the renderer holds the same). */
-    ds_sort_algo sort;
+    ds_stages_mode stages; /* GL or SORTER, as ds_renderer_stages() */
+    ds_sort_algo sort;     /* the sorter: with GL, the shuffle's */
     int shuffle;
     ds_primitive primitive;
     ds_triangle_key triangle_key;
@@ -153,6 +154,7 @@ typedef struct viewer {
     int fullscreen;
     int windowed_x, windowed_y, windowed_width, windowed_height;
     int unavailable[DS_SORT_ALGO_COUNT]; /* a selection failed: skip on Tab */
+    int gl_unavailable;   /* the same for the GL stages */
     char sort_note[160];  /* why the last selection failed, on the sort line */
     char message[256];    /* transient, bottom of the panel */
     double message_until_ms;
@@ -350,18 +352,22 @@ static void reset_timings(viewer *v)
     v->timings_from = v->frames_rendered;
 }
 
-/* Selects a sort; on failure keeps the current one and says why on the
- * sort line. quiet: no error line on the terminal (Tab probing). */
+/* Selects a sort of the registry, around which the stages run; on failure
+ * keeps the current selection and says why on the sort line. quiet: no
+ * error line on the terminal (Tab probing). */
 static int select_sort(viewer *v, ds_sort_algo algo, int quiet)
 {
     ds_status status;
-    if (algo == v->sort) {
+    if (algo == v->sort && v->stages == DS_STAGES_SORTER) {
         v->sort_note[0] = '\0';
         return 1;
     }
     if (quiet)
         ds_log_set_quiet(1);
+    /* The sort first: should it fail, the stages stay where they were. */
     status = ds_renderer_set_sort(v->renderer, algo);
+    if (status == DS_OK)
+        status = ds_renderer_set_stages(v->renderer, DS_STAGES_SORTER);
     if (quiet)
         ds_log_set_quiet(0);
     if (status != DS_OK) {
@@ -371,23 +377,72 @@ static int select_sort(viewer *v, ds_sort_algo algo, int quiet)
         return 0;
     }
     v->sort = algo;
+    v->stages = DS_STAGES_SORTER;
     v->sort_note[0] = '\0';
     reset_timings(v);
     return 1;
 }
 
-/* Tab / Shift+Tab: the next (step +1) or previous (-1) sort that works. */
+/* Selects the GL stages (the sorter stays, for the shuffle), the same
+ * way. */
+static int select_gl(viewer *v, int quiet)
+{
+    if (v->stages == DS_STAGES_GL) {
+        v->sort_note[0] = '\0';
+        return 1;
+    }
+    if (quiet)
+        ds_log_set_quiet(1);
+    ds_status status = ds_renderer_set_stages(v->renderer, DS_STAGES_GL);
+    if (quiet)
+        ds_log_set_quiet(0);
+    if (status != DS_OK) {
+        v->gl_unavailable = 1;
+        snprintf(v->sort_note, sizeof v->sort_note, "(%s unavailable: %s)", DS_SORT_GL_NAME,
+                 ds_status_str(status));
+        return 0;
+    }
+    v->stages = DS_STAGES_GL;
+    v->sort_note[0] = '\0';
+    reset_timings(v);
+    return 1;
+}
+
+/* Tab / Shift+Tab: the next (step +1) or previous (-1) sort that works,
+ * in the order of --sort all: the GL stages (entry 0), then the
+ * registry's sorts (entry 1 + algo). */
 static void cycle_sort(viewer *v, int step)
 {
-    int n = DS_SORT_ALGO_COUNT;
+    int n = 1 + DS_SORT_ALGO_COUNT;
+    int current = v->stages == DS_STAGES_GL ? 0 : 1 + (int)v->sort;
     for (int i = 1; i < n; i++) {
-        ds_sort_algo algo = (ds_sort_algo)((((int)v->sort + step * i) % n + n) % n);
+        int entry = ((current + step * i) % n + n) % n;
+        if (entry == 0) {
+            if (!v->gl_unavailable && select_gl(v, 1))
+                return;
+            continue;
+        }
+        ds_sort_algo algo = (ds_sort_algo)(entry - 1);
         if (v->unavailable[algo])
             continue;
         if (select_sort(v, algo, 1))
             return;
     }
     snprintf(v->sort_note, sizeof v->sort_note, "(no other sort available here)");
+}
+
+/* The sort line's selection: "0 gl" or "1 cub", and with the GL stages
+ * and the shuffle on, the sorter that the shuffled frames run on
+ * (renderer.h: the GL stages do not shuffle). */
+static void sort_label(const viewer *v, char *dest, size_t capacity)
+{
+    char hotkey = v->stages == DS_STAGES_GL ? DS_SORT_GL_HOTKEY : ds_sort_algo_hotkey(v->sort);
+    const char *name = ds_app_sort_name(v->stages, v->sort);
+    if (v->stages == DS_STAGES_GL && v->shuffle && v->sorting)
+        snprintf(dest, capacity, "%c %s (shuffled: %s)", hotkey ? hotkey : '-', name,
+                 ds_sort_algo_name(v->sort));
+    else
+        snprintf(dest, capacity, "%c %s", hotkey ? hotkey : '-', name);
 }
 
 static void apply_vsync(viewer *v)
@@ -708,6 +763,10 @@ static void handle_key(viewer *v, int key, int mods)
     ds_sort_algo algo = ds_viewer_sort_for_key(key);
     if (algo != DS_SORT_ALGO_COUNT) {
         select_sort(v, algo, 0);
+        return;
+    }
+    if (ds_viewer_key_selects_gl(key)) {
+        select_gl(v, 0);
         return;
     }
     switch (key) {
@@ -1036,14 +1095,18 @@ static void record_cpu_frame(viewer *v, double now_ms)
 }
 
 typedef struct stage_means {
-    float distances, keys, shuffle, sort, scatter, interop, draw, frame;
+    float distances, keys, shuffle, sort, scatter, interop, handover, draw, frame;
+    int gl; /* every frame of the means ran the GL stages */
 } stage_means;
 
 static void mean_timings(const viewer *v, stage_means *dest)
 {
     memset(dest, 0, sizeof *dest);
+    dest->gl = v->history_count > 0;
     for (int i = 0; i < v->history_count; i++) {
         const ds_frame_timings *t = &v->history[i];
+        dest->gl &= t->stages == DS_STAGES_GL;
+        dest->handover += t->handover_ms;
         dest->distances += t->distances_ms;
         dest->keys += t->keys_ms;
         dest->shuffle += t->shuffle_ms;
@@ -1061,6 +1124,7 @@ static void mean_timings(const viewer *v, stage_means *dest)
         dest->sort /= n;
         dest->scatter /= n;
         dest->interop /= n;
+        dest->handover /= n;
         dest->draw /= n;
         dest->frame /= n;
     }
@@ -1068,7 +1132,7 @@ static void mean_timings(const viewer *v, stage_means *dest)
 
 /* The stats panel is laid out as lines first, then drawn on a
  * translucent rectangle sized to its widest line, so no line is cut. */
-#define PANEL_LINES_MAX 20
+#define PANEL_LINES_MAX 24
 /* Stage lines: the name's indent and the value column, at scale 1. */
 #define STAGE_INDENT 8
 #define STAGE_VALUE_COLUMN 70
@@ -1237,16 +1301,19 @@ static void draw_stats(viewer *v, int scale)
     panel p = {.count = 0};
     stage_means m;
     const char *unit = v->primitive == DS_PRIMITIVE_POINTS ? "points" : "triangles";
-    char hotkey = ds_sort_algo_hotkey(v->sort);
+    char sort[64];
+    sort_label(v, sort, sizeof sort);
     mean_timings(v, &m);
 
     if (v->panel_mode == OVERLAY_COMPACT) {
-        add_line(&p, v->sort_note[0] ? warn_color : text_color, "sort: %c %s | %s | %s | color %s",
-                 hotkey ? hotkey : '-', ds_sort_algo_name(v->sort), technique_label(v->technique),
+        add_line(&p, v->sort_note[0] ? warn_color : text_color, "sort: %s | %s | %s | color %s",
+                 sort, technique_label(v->technique),
                  v->primitive == DS_PRIMITIVE_POINTS ? "points" : "triangles",
                  ds_color_mode_name(v->color_mode));
+        /* The frame and the part of it that no stage accounts for. */
         if (v->history_count > 0)
-            add_line(&p, text_color, "GPU %.2f ms | %.1f FPS | O: off  H: help", (double)m.frame,
+            add_line(&p, text_color, "GPU %.2f ms (handover %.3f) | %.1f FPS | O: off  H: help",
+                     (double)m.frame, (double)m.handover,
                      v->cpu_frame_ms_mean > 0.0 ? 1e3 / v->cpu_frame_ms_mean : 0.0);
         else
             add_line(&p, text_color, "GPU - | O: off  H: help");
@@ -1257,17 +1324,22 @@ static void draw_stats(viewer *v, int scale)
 
     add_line(&p, text_color, "depthsort  %s  (interop: %s)", ds_renderer_gpu_name(v->renderer),
              ds_interop_mode_name(ds_renderer_interop(v->renderer)));
-    add_line(&p, v->sort_note[0] ? warn_color : text_color, "sort: %c %s  %s", hotkey ? hotkey : '-',
-             ds_sort_algo_name(v->sort), v->sort_note);
+    add_line(&p, v->sort_note[0] ? warn_color : text_color, "sort: %s  %s", sort, v->sort_note);
     state_lines(v, &p, unit);
-    /* On the CPU path the renderer times the host sort with the host clock. */
+    /* On the CPU path the renderer times the host stages with the host
+     * clock, unless they ran as GL compute. The hand-over is the GPU time
+     * between two frames' draws that no stage accounts for. */
     add_line(&p, dim_color, "stage times, ms, mean of %d frames (%s)", v->history_count,
-             ds_renderer_interop(v->renderer) == DS_INTEROP_NONE ? "GPU timers; sort: host clock"
-                                                                 : "GPU timers");
+             ds_renderer_interop(v->renderer) == DS_INTEROP_NONE && !m.gl
+                 ? "GPU timers; sort: host clock"
+                 : "GPU timers; handover: GL timestamps");
     {
-        const char *names[7] = {"distances", "keys", "shuffle", "sort", "scatter", "interop", "draw"};
-        const float values[7] = {m.distances, m.keys, m.shuffle, m.sort, m.scatter, m.interop, m.draw};
-        for (int i = 0; i < 7; i++) {
+        enum { STAGES = 8 };
+        const char *names[STAGES] = {"distances", "keys",    "shuffle",  "sort",
+                                     "scatter",   "interop", "handover", "draw"};
+        const float values[STAGES] = {m.distances, m.keys,    m.shuffle,  m.sort,
+                                      m.scatter,   m.interop, m.handover, m.draw};
+        for (int i = 0; i < STAGES; i++) {
             add_line(&p, text_color, "%s", names[i]);
             text_line *line = &p.lines[p.count - 1];
             line->indent = STAGE_INDENT;
@@ -1487,6 +1559,7 @@ static void current_options(const viewer *v, int flags, ds_options *dest)
 {
     *dest = v->opts;
     dest->sort = ds_sort_algo_name(v->sort);
+    dest->stages = v->stages;
     dest->shuffle = v->shuffle;
     dest->primitive = v->primitive;
     dest->triangle_key = v->triangle_key;
@@ -1557,6 +1630,7 @@ static ds_status install_mesh(viewer *v, const ds_options *opts, const ds_mesh *
     v->renderer = renderer;
     ds_renderer_set_background(renderer, v->background);
     v->sort = ds_renderer_sort(renderer);
+    v->stages = ds_renderer_stages(renderer);
     v->primitive = ds_renderer_primitive(renderer);
     v->color_mode = ds_renderer_color_mode(renderer);
     v->opacity = ds_renderer_opacity_mode(renderer);
@@ -1617,6 +1691,7 @@ static void initial_settings(viewer *v, const ds_options *opts)
         v->opts.model_path = v->model_path;
     }
     v->sort = ds_app_first_sort(opts->sort);
+    v->stages = opts->stages == DS_STAGES_GL ? DS_STAGES_GL : DS_STAGES_SORTER; /* until created */
     v->shuffle = opts->shuffle;
     v->primitive = opts->primitive;
     v->triangle_key = opts->triangle_key;

@@ -1,9 +1,18 @@
 /* timing.c — the renderer's stage times without stalling the frame path:
- * each frame's CUDA events and GL timer queries live in one of TIMING_RING
- * records, read once their results are available (usually a frame or two
- * later), and a record is reused only after it has been read. Completed
- * frames go to ds_renderer_timings() (the latest) and a backlog for
- * ds_renderer_next_timings() (each frame once). */
+ * each frame's CUDA events (or, when its stages ran as GL compute, GL
+ * timestamps) and GL timer queries live in one of TIMING_RING records,
+ * read once their results are available (usually a frame or two later),
+ * and a record is reused only after it has been read. Completed frames go
+ * to ds_renderer_timings() (the latest) and a backlog for
+ * ds_renderer_next_timings() (each frame once).
+ *
+ * The hand-over: the GPU time from the previous frame's end (its draw's
+ * GL timestamp) to this frame's begin (a GL timestamp just before the
+ * clear), less the GPU time of this frame's stages. What is left is time
+ * in which the GPU ran none of this frame's work: on the CUDA path its
+ * two switches between the GL and the CUDA context, on the GL path the
+ * gaps between the compute passes (and, outside a busy pipeline, any
+ * wait for the host). */
 #include "renderer_internal.h"
 
 #include "cuda_check.h"
@@ -18,19 +27,59 @@ static float event_ms(const frame_record *record, int from, int to)
     return ms;
 }
 
+static GLuint64 query_ns(GLuint query)
+{
+    GLuint64 ns = 0;
+    glGetQueryObjectui64v(query, GL_QUERY_RESULT, &ns);
+    return ns;
+}
+
+static int query_available(GLuint query)
+{
+    GLint available = 0;
+    glGetQueryObjectiv(query, GL_QUERY_RESULT_AVAILABLE, &available);
+    return available != 0;
+}
+
+/* Milliseconds from GL timestamp `from` to `to`. A later boundary never
+ * reads earlier on one GPU clock; the guard keeps a misbehaving driver
+ * from showing wrapped-around times. */
+static float span_ms(GLuint64 from, GLuint64 to)
+{
+    return to > from ? (float)((to - from) * 1e-6) : 0.0f;
+}
+
+/* The GL path's stage times: the GL timestamps at the stage boundaries,
+ * in the events' layout. Returns the stages' GPU time, first to last. */
+static float gl_stage_times(const frame_record *record, ds_frame_timings *t)
+{
+    GLuint64 at[EV_COUNT];
+    for (int e = EV_START; e <= EV_SCATTER; e++)
+        at[e] = query_ns(record->stage_queries[e]);
+    t->distances_ms = span_ms(at[EV_START], at[EV_DISTANCES]);
+    t->keys_ms = span_ms(at[EV_DISTANCES], at[EV_KEYS]);
+    t->shuffle_ms = span_ms(at[EV_KEYS], at[EV_SHUFFLE]);
+    t->sort_ms = span_ms(at[EV_SHUFFLE], at[EV_SORT]);
+    t->scatter_ms = span_ms(at[EV_SORT], at[EV_SCATTER]);
+    return span_ms(at[EV_START], at[EV_SCATTER]);
+}
+
 /* Reads the results of the oldest outstanding frame if they are available
- * (or, with wait set, once they are). Returns 1 if a frame was collected. */
+ * (or, with wait set, once they are). Returns 1 if a frame was collected.
+ * A GL-stage frame recorded no CUDA events, so nothing here waits on CUDA
+ * for it. */
 int ds_render_collect_timings(ds_renderer *renderer, int wait)
 {
     frame_record *record = &renderer->records[renderer->next_collect % TIMING_RING];
     if (!record->pending || record->frame != renderer->next_collect)
         return 0;
+    int cuda = !record->gl && !renderer->cpu_path; /* the stages ran in CUDA */
     if (!wait) {
-        GLint available = 0;
-        glGetQueryObjectiv(record->end_query, GL_QUERY_RESULT_AVAILABLE, &available);
-        if (!available)
+        if (!query_available(record->end_query))
             return 0;
-        if (!renderer->cpu_path) {
+        if (record->gl && !query_available(record->stage_queries[EV_SCATTER]))
+            return 0;
+        if (cuda) {
             cudaError_t done = cudaEventQuery(record->events[EV_SCATTER]);
             if (done == cudaErrorNotReady)
                 return 0;
@@ -38,7 +87,11 @@ int ds_render_collect_timings(ds_renderer *renderer, int wait)
     }
     ds_frame_timings t = {0};
     t.frame = record->frame;
-    if (renderer->cpu_path) {
+    t.stages = record->gl ? DS_STAGES_GL : DS_STAGES_SORTER;
+    float stages_ms = 0.0f; /* GPU time of the stages, for the hand-over */
+    if (record->gl) {
+        stages_ms = gl_stage_times(record, &t);
+    } else if (renderer->cpu_path) {
         t.distances_ms = record->host_stage_ms[EV_DISTANCES];
         t.keys_ms = record->host_stage_ms[EV_KEYS];
         t.sort_ms = record->host_stage_ms[EV_SORT];
@@ -52,20 +105,28 @@ int ds_render_collect_timings(ds_renderer *renderer, int wait)
         t.shuffle_ms = event_ms(record, EV_KEYS, EV_SHUFFLE);
         t.sort_ms = event_ms(record, EV_SHUFFLE, EV_SORT);
         t.scatter_ms = event_ms(record, EV_SORT, EV_SCATTER);
+        stages_ms = event_ms(record, EV_START, EV_SCATTER);
     }
     t.interop_ms = record->host_interop_ms;
-    t.drawn = record->culled && !renderer->cpu_path
-                  ? renderer->host_visible[record - renderer->records]
-                  : record->drawn;
-    GLuint64 draw_ns = 0, end_ns = 0;
-    glGetQueryObjectui64v(record->draw_query, GL_QUERY_RESULT, &draw_ns);
-    glGetQueryObjectui64v(record->end_query, GL_QUERY_RESULT, &end_ns);
+    if (record->gl)
+        t.drawn = ds_render_gl_stages_drawn(renderer, record);
+    else
+        t.drawn = record->culled && cuda ? renderer->host_visible[record - renderer->records]
+                                         : record->drawn;
+    GLuint64 draw_ns = query_ns(record->draw_query);
+    GLuint64 end_ns = query_ns(record->end_query);
     t.draw_ms = (float)(draw_ns * 1e-6);
-    if (renderer->have_last_end && end_ns > renderer->last_end_timestamp)
-        t.frame_ms = (float)((end_ns - renderer->last_end_timestamp) * 1e-6);
+    if (renderer->have_last_end)
+        t.frame_ms = span_ms(renderer->last_end_timestamp, end_ns);
+    /* The hand-over (see the top of the file): only where the GPU ran
+     * the stages; the CPU path's ran on the host. */
+    if (renderer->have_last_end && (cuda || record->gl)) {
+        float between_ms = span_ms(renderer->last_end_timestamp, query_ns(record->begin_query));
+        t.handover_ms = between_ms > stages_ms ? between_ms - stages_ms : 0.0f;
+    }
     renderer->last_end_timestamp = end_ns;
     renderer->have_last_end = 1;
-    if (renderer->timeline && !renderer->cpu_path)
+    if (renderer->timeline && cuda)
         ds_timeline_collect(renderer->timeline, record);
 
     record->pending = 0;
