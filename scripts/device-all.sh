@@ -9,11 +9,14 @@
 #   scripts/device-all.sh --prepare BUILD_DIR .dev/before --no-models
 #     (a second pack, binaries only, for the compare part's baseline)
 # Run on the GPU host (carry [".dev/all", ".rt"], and the baseline pack):
-#   bash scripts/device-all.sh [--parts suite,dists,realdata,headless,screens,
-#        compare,compare-bench,lab]
+#   bash scripts/device-all.sh [--parts suite,dists,realdata,headless,stages,
+#        screens,compare,compare-bench,lab]
 #        [--baseline .dev/before] .dev/all
 # screens writes headless screenshots (bunny, dragon, points, the default
 # scene; sorted and unsorted; each colour mode) into $OUT/screens.tar.
+# stages checks the GL stages (tests, --verify over the draw forms, the
+# same image as cub's) and times them against cub in CUDA (and the
+# baseline's cub) into stages.log and stages-time.log.
 # lab runs scripts/transparency-lab.sh (every transparency technique's
 # frame time and error against the exact A-buffer, the shared models and
 # the scenes, 1920x1080, 60 frames) into $OUT/lab.tar, tables.md printed.
@@ -32,7 +35,9 @@ if [[ ${1:-} == --prepare ]]; then
     "$root/scripts/gpu-suite.sh" --prepare "$build" "$dest" >/dev/null
     for f in test_sort_gpu bench_sort; do xz -T2 -f "$dest/$f"; done
     xz -T2 -c "$build/depthsort" >"$dest/depthsort.xz"
-    xz -T2 -c "$build/tests/test_render" >"$dest/test_render.xz"
+    for t in test_render test_gl_sort test_gl_stages; do
+        [[ -x $build/tests/$t ]] && xz -T2 -c "$build/tests/$t" >"$dest/$t.xz"
+    done
     [[ ${4:-} == --no-models ]] && { du -sh "$dest"; exit 0; }
     # The shared models travel gzipped (34 MB of ASCII dragon -> 10 MB).
     models=$root/../shared/models
@@ -72,7 +77,9 @@ export PATH=/usr/local/cuda/bin:$PATH
 
 cp "$pack"/lib/* "$bin/lib/"
 cp "$pack/COMMIT" "$bin/"
-for f in test_sort_gpu bench_sort depthsort test_render; do xz -dc "$pack/$f.xz" >"$bin/$f"; done
+for f in test_sort_gpu bench_sort depthsort test_render test_gl_sort test_gl_stages; do
+    [[ -f $pack/$f.xz ]] && xz -dc "$pack/$f.xz" >"$bin/$f"
+done
 for m in dragon_vrip bun_zipper; do gunzip -c "$pack/$m.ply.gz" >"$bin/$m.ply"; done
 cp "$pack/dragon_100k_binary_le.ply" "$bin/"
 chmod +x "$bin"/*
@@ -131,6 +138,57 @@ want headless && {
     echo "=== gyroid 10M timing, cub, no culling"; $H --scene gyroid:10M --frames 60 --sort cub --no-cull; echo "rc=$?"
     echo "=== gyroid 10M timing, cub, no culling, no tiles"; $H --scene gyroid:10M --frames 60 --sort cub --no-cull --tiles off; echo "rc=$?"
 } >"$out/headless.log" 2>&1
+
+# 4b. The GL stages (issue 19): their tests on this GPU, --verify over the
+# forms, the same image as the CUDA path's byte for byte, and the frame
+# rates against the CUDA path (and the baseline pack, if given), rounds
+# interleaved.
+if want stages; then
+    {
+        for t in test_gl_sort test_gl_stages test_render; do
+            echo "=== $t"; timeout 120 "$bin/$t"; echo "rc=$?"
+        done
+        for v in "" "--tiles off" "--draw pull" "--draw pull --tiles off" "--key-bits 16" \
+                 "--key-bits 24" "--key mean" "--key centroid" "--no-cull" \
+                 "--primitive points" "--primitive points --tiles off"; do
+            echo "=== verify gl, dragon $v"
+            $H "$bin/dragon_vrip.ply" --frames 4 --sort gl --verify $v; echo "rc=$?"
+            # The last of 12 orbit frames, GL stages against cub.
+            $H "$bin/dragon_vrip.ply" --frames 12 --sort gl $v --screenshot /tmp/gl.png >/dev/null 2>&1
+            $H "$bin/dragon_vrip.ply" --frames 12 --sort cub $v --screenshot /tmp/cub.png >/dev/null 2>&1
+            cmp -s /tmp/gl.png /tmp/cub.png && echo "SAME IMAGE gl cub dragon $v" ||
+                echo "DIFFERENT IMAGE gl cub dragon $v"
+        done
+        for sc in gyroid:1M shells:1M planes:1M; do
+            $H --scene $sc --frames 3 --sort gl --verify; echo "rc=$?"
+            $H --scene $sc --frames 3 --sort gl --screenshot /tmp/gl.png >/dev/null 2>&1
+            $H --scene $sc --frames 3 --sort cub --screenshot /tmp/cub.png >/dev/null 2>&1
+            cmp -s /tmp/gl.png /tmp/cub.png && echo "SAME IMAGE gl cub $sc" ||
+                echo "DIFFERENT IMAGE gl cub $sc"
+        done
+        echo "=== gyroid 10M verify gl"; $H --scene gyroid:10M --frames 2 --sort gl --verify; echo "rc=$?"
+        echo "=== dragon gl timeline"
+        $H "$bin/dragon_vrip.ply" --frames 200 --sort gl --timeline "$out/timeline-gl.csv"; echo "rc=$?"
+    } >"$out/stages.log" 2>&1
+    base=""
+    if [[ -n $baseline ]]; then
+        base=/tmp/ds-base && mkdir -p $base && xz -dc "$baseline/depthsort.xz" >$base/depthsort &&
+            chmod +x $base/depthsort
+    fi
+    for round in 1 2 3; do
+        for run in base-cub gl cub radix; do
+            dir=$bin sort=$run
+            [[ $run == base-cub ]] && { [[ -n $base ]] || continue; dir=$base sort=cub; }
+            echo "=== $run round $round dragon"
+            timeout 120 "$dir/depthsort" --headless --size 1920x1080 \
+                "$bin/dragon_vrip.ply" --frames 300 --sort $sort
+            [[ $run == radix ]] && continue
+            echo "=== $run round $round gyroid"
+            timeout 120 "$dir/depthsort" --headless --size 1920x1080 \
+                --scene gyroid:10M --frames 60 --sort $sort
+        done
+    done >"$out/stages-time.log" 2>&1
+fi
 
 # 5. Screenshots, one tar (the device tool returns at most 8 files).
 if want screens; then
@@ -210,5 +268,11 @@ if want compare && [[ -n $baseline ]]; then
 fi
 want lab && { echo "==== transparency lab ===="; tail -n 3 /tmp/lab/run.log; cat /tmp/lab/tables.md 2>/dev/null; }
 want dists && { echo "==== distributions ===="; grep -v "^#" "$out/dists.log" | awk '{print $1, $2, $3, $4, $6, $7}'; }
+want stages && {
+    echo "==== stages (rc, images) ===="
+    grep -E "^===|^rc=|IMAGE|PASSED|FAILED|verify:|error" "$out/stages.log" | head -120
+    echo "==== stages timing ===="
+    grep -E "^=== |^sort |fps|handover" "$out/stages-time.log" | head -150
+}
 want headless && { echo "==== headless (rc lines) ===="; grep -E "^===|^rc=|fps|frame |sum |identical|PASSED|FAIL" "$out/headless.log" | head -130; }
 exit 0
