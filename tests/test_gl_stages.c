@@ -378,6 +378,82 @@ static void test_points(void **state)
         }
 }
 
+/* On a GPU host (a CUDA device drives GL): the GL stages' keys against the
+ * CUDA kernels' (distance.cu) for the same frame, bit for bit, for each
+ * triangle key and for points: what makes the two paths' images the same
+ * byte for byte. A mismatch prints both and the host's formula. Skipped on
+ * the CPU path. */
+static void test_keys_match_cuda(void **state)
+{
+    (void)state;
+    ds_mesh mesh;
+    assert_int_equal(ds_scene_build("shells", 150000, &mesh), DS_OK);
+    static const struct {
+        ds_primitive primitive;
+        ds_triangle_key key;
+    } cases[] = {{DS_PRIMITIVE_TRIANGLES, DS_TRIANGLE_KEY_FARTHEST},
+                 {DS_PRIMITIVE_TRIANGLES, DS_TRIANGLE_KEY_MEAN},
+                 {DS_PRIMITIVE_TRIANGLES, DS_TRIANGLE_KEY_CENTROID},
+                 {DS_PRIMITIVE_POINTS, DS_TRIANGLE_KEY_FARTHEST}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ds_renderer_desc desc;
+        memset(&desc, 0, sizeof desc);
+        desc.mesh = &mesh;
+        desc.width = 640;
+        desc.height = 360;
+        desc.sort_algo = DS_SORT_CUB;
+        desc.stages = DS_STAGES_SORTER;
+        desc.primitive = cases[c].primitive;
+        desc.triangle_key = cases[c].key;
+        desc.verify = 1;
+        ds_renderer *renderer = NULL;
+        assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
+        if (renderer->cpu_path) {
+            printf("  no CUDA device behind GL: the CUDA comparison is skipped\n");
+            ds_renderer_destroy(renderer);
+            break;
+        }
+        ds_camera camera;
+        memset(&camera, 0, sizeof camera);
+        camera.fov_y = 0.8f;
+        ds_camera_orbit(&camera, 0.7f, 0.35f);
+        ds_camera_frame(&camera, mesh.center, mesh.radius, 640.0f / 360.0f);
+        ds_camera_enclose(&camera, mesh.center, mesh.radius);
+        size_t n = ds_renderer_sorted_count(renderer);
+        float *cuda_keys = malloc((n + 1) * sizeof(float));
+        assert_non_null(cuda_keys);
+        assert_int_equal(ds_renderer_frame(renderer, &camera, DS_RENDERER_OWN_FRAMEBUFFER), DS_OK);
+        assert_int_equal(ds_renderer_verify(renderer), DS_OK);
+        memcpy(cuda_keys, renderer->host_verify_keys, n * sizeof(float));
+        assert_int_equal(ds_renderer_set_stages(renderer, DS_STAGES_GL), DS_OK);
+        assert_int_equal(ds_renderer_frame(renderer, &camera, DS_RENDERER_OWN_FRAMEBUFFER), DS_OK);
+        assert_int_equal(ds_renderer_verify(renderer), DS_OK);
+        const float *gl_keys = renderer->host_verify_keys;
+        const float *eye = renderer->last_plan.eye;
+        size_t differ = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (bits_of(gl_keys[i]) == bits_of(cuda_keys[i]))
+                continue;
+            if (differ++ < 3) {
+                const float *p = mesh.positions;
+                const uint32_t *v = mesh.indices + 3 * i;
+                float host = cases[c].primitive == DS_PRIMITIVE_POINTS
+                                 ? fma_distance(p + 3 * i, eye)
+                                 : triangle_key(cases[c].key, p + 3 * (size_t)v[0],
+                                                p + 3 * (size_t)v[1], p + 3 * (size_t)v[2], eye);
+                printf("  case %zu key %zu: GL %.9g (0x%08x), CUDA %.9g (0x%08x), host %.9g "
+                       "(0x%08x)\n", c, i, (double)gl_keys[i], bits_of(gl_keys[i]),
+                       (double)cuda_keys[i], bits_of(cuda_keys[i]), (double)host, bits_of(host));
+            }
+        }
+        printf("  case %zu: %zu of %zu keys differ from CUDA's\n", c, differ, n);
+        free(cuda_keys);
+        ds_renderer_destroy(renderer);
+        assert_int_equal(differ, 0);
+    }
+    ds_mesh_free(&mesh);
+}
+
 int main(void)
 {
     if (ds_egl_context_create(1, &context) != DS_OK) {
@@ -398,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_points),
         cmocka_unit_test(test_binning),
+        cmocka_unit_test(test_keys_match_cuda),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     ds_mesh_free(&scene);

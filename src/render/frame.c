@@ -96,6 +96,9 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     record->culled = plan.cull;
     record->drawn = (uint32_t)plan.count;
     record->gl = 0;
+    /* The stages set it; the GL stages have no interop, and the hand-back
+     * fence after the draw adds to it. */
+    record->host_interop_ms = 0.0f;
     /* Where the image ends up (ds_renderer_color_texture). */
     GLuint output = plan.resolve ? plan.resolve_target : plan.target;
     renderer->last_output = output ? output : DS_RENDERER_OWN_FRAMEBUFFER;
@@ -104,7 +107,6 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
         /* Order-independent: no sort stage runs. Their times read 0: the
          * events are recorded back to back (the CPU path's are zeroed). */
         memset(record->host_stage_ms, 0, sizeof record->host_stage_ms);
-        record->host_interop_ms = 0.0f;
         for (int e = 0; !renderer->cpu_path && e < EV_COUNT; e++)
             DS_CUDA_TRY("render", cudaEventRecord(record->events[e], renderer->stream));
         glQueryCounter(record->begin_query, GL_TIMESTAMP);
