@@ -24,23 +24,13 @@
  * into the last; passes alternate between the caller's arrays and one
  * scratch pair.
  *
- * Small inputs (counts that one resident wave of 8192-key tiles holds,
- * about a million pairs on a large GPU) take k_radix_small instead: the
- * same steps with 8-bit digits in ONE cooperative launch, one tile per
- * block, grid barriers between the steps, and an odd pass count absorbed
- * by running the first pass in place behind a barrier (no copy). Below a
- * million pairs a sort costs its launches and per-pass latencies, not its
- * traffic, so one launch instead of a memset and eight kernels is the win.
- *
  * Complexity: O(n * passes), passes = ceil(key_bits / digit bits) less the
  * skipped ones; traffic per pair is 4 bytes for the upsweep plus 16 bytes
  * per pass (plus 16 for the copy after an odd pass count).
  *
  * Memory (made at create for max_count): a scratch key/value pair (8 bytes
  * per pair), the look-back status words (one 64-bit word per tile and
- * digit, at most 0.33 bytes per pair) and an 8 KiB control block; for the
- * small path 2 KiB of status words per tile of one wave and an 8 KiB
- * control block.
+ * digit, at most 0.33 bytes per pair) and an 8 KiB control block.
  *
  * Does not handle: count >= 2^32 (positions are 32-bit; create refuses
  * such a max_count). key_bits < 32 sorts by the top key_bits bits only, as
@@ -84,25 +74,6 @@ constexpr int kUpsweepParts = 8;
 /* Top-level scan: one thread per digit of the widest digit built. */
 constexpr int kScanThreads = 256;
 constexpr int kScanWarps = kScanThreads / 32;
-
-/* Small-input path (k_radix_small): the whole sort in one cooperative
- * launch of one tile per block, for counts one resident wave of tiles
- * holds. */
-/* 1024 threads x 8 keys: one block an SM (64 registers a thread), 32 warps
- * to hide a pass's L2 latencies, and 8192-key tiles, so that a million
- * pairs need about one tile per SM and the look-back chains stay short. */
-constexpr int kSmallThreads = 1024;
-constexpr int kSmallItems = 8;
-constexpr int kSmallTile = kSmallThreads * kSmallItems;
-constexpr int kSmallWarps = kSmallThreads / 32;
-/* 8-bit digits: 4 passes for 32-bit keys (7-bit digits would need 5);
- * below a million pairs a pass costs its latencies, not its ranking. */
-constexpr int kSmallBits = 8;
-constexpr int kSmallRadix = 1 << kSmallBits;
-constexpr int kSmallMaxPasses = 32 / kSmallBits;
-/* Look-back reads 16 predecessors (one 128-byte line of a digit's words)
- * per round trip: every tile is in flight at once, so chains are long. */
-constexpr int kSmallLookbackWindow = 16;
 
 /* Run-time choices; the sorter's state keeps a copy. */
 typedef struct radix_tuning {
@@ -158,18 +129,6 @@ typedef struct radix_control {
     int final_copy;              /* odd pass count: result is in the scratch */
 } radix_control;
 
-/* Device state of the small-input path (k_radix_small). */
-typedef struct radix_small_control {
-    /* Grid barrier word (grid_barrier), alone on its 128-byte line so that
-     * polling it does not contend with the histogram atomics. */
-    unsigned int barrier;
-    unsigned int barrier_line[31];
-    /* Digit counts of every pass, two sets used by alternate sorts: a sort
-     * adds into set (sorts so far) % 2 and clears the other one, which the
-     * sort before used, for the sort after. Zeroed at create. */
-    uint32_t histogram[2][kSmallMaxPasses][kSmallRadix];
-} radix_small_control;
-
 typedef struct radix_state radix_state;
 typedef ds_status (*radix_launch_fn)(radix_state *s, uint32_t *keys,
                                      uint32_t *values, uint32_t count,
@@ -194,21 +153,9 @@ struct radix_state {
     radix_launch_fn launch;          /* the digit width's kernels */
     int time_phases;
     cudaEvent_t events[4];
-    /* Small-input path: counts up to small_max_count (0: none, when the GPU
-     * cannot launch it cooperatively) take one k_radix_small launch. */
-    size_t small_max_count;
-    uint32_t small_tiles;                /* one resident wave, or fewer */
-    unsigned long long *small_status;    /* [digit][small_tiles] words */
-    size_t small_status_bytes;
-    radix_small_control *small_control;
-    uint32_t small_epoch;                /* last epoch a small sort used */
-    uint32_t small_sorts;                /* small sorts so far (its parity
-                                            picks the histogram set) */
-    int last_small;                      /* the last sort took the path */
 };
 
 static const char *const phase_names[3] = {"upsweep", "downsweep", "copy"};
-static const char *const small_phase_name = "one-launch";
 
 /* ---- device helpers ---------------------------------------------------- */
 
@@ -280,32 +227,30 @@ __device__ __forceinline__ unsigned long long status_word(uint32_t epoch,
     return ((unsigned long long)epoch << 34) | (flag << 32) | count;
 }
 
-/* Decoupled look-back for one digit: adds to *before the counts of tiles
+/* Decoupled look-back for digit d: adds to *before the counts of tiles
  * `last`, last - 1, ... down to and including the nearest one that has
- * published an inclusive count (tile 0 always does). Tile t's word for the
- * digit is digit_words[t * tile_stride]. WINDOW words are read at once, so
- * tiles that have published only their own counts cost one memory round
- * trip per window of them; a word not yet published (older epoch) ends the
- * window, and reading resumes from it. */
-template <int WINDOW>
-__device__ __forceinline__ void lookback(
-    const unsigned long long *digit_words, size_t tile_stride, int last,
-    uint32_t epoch, uint32_t *before)
+ * published an inclusive count (tile 0 always does). kLookbackWindow words
+ * are read at once, so tiles that have published only their own counts
+ * cost one memory round trip per window of them; a word not yet published
+ * (older epoch) ends the window, and reading resumes from it. */
+__device__ __forceinline__ void lookback(unsigned long long *tile_status,
+                                         int radix, uint32_t d, int last,
+                                         uint32_t epoch, uint32_t *before)
 {
     uint32_t sum = 0;
     int t = last;
     while (t >= 0) {
-        unsigned long long word[WINDOW];
+        unsigned long long word[kLookbackWindow];
 #pragma unroll
-        for (int j = 0; j < WINDOW; j++) {
+        for (int j = 0; j < kLookbackWindow; j++) {
             const volatile unsigned long long *slot =
-                digit_words + (size_t)(t - j) * tile_stride;
+                tile_status + (size_t)(t - j) * radix + d;
             word[j] = t - j >= 0 ? *slot : 0ull;
         }
         bool done = false;
         int consumed = 0;
 #pragma unroll
-        for (int j = 0; j < WINDOW; j++) {
+        for (int j = 0; j < kLookbackWindow; j++) {
             if (done || consumed != j)
                 continue; /* stopped at an unpublished word or an end */
             if ((uint32_t)(word[j] >> 34) != epoch)
@@ -320,32 +265,6 @@ __device__ __forceinline__ void lookback(
         t -= consumed;
     }
     *before = sum;
-}
-
-/* Grid-wide barrier for a cooperative launch (every block resident), in
- * the form CUDA's cooperative groups use: the low 31 bits of *word count
- * arrivals; block 0 adds 2^31 - (blocks - 1) and every other block 1, so
- * the top bit flips exactly when the last block arrives and the low bits
- * return to where they were (the word resets itself; no one clears it).
- * What it protects: every global write of every block before it happens
- * before every read of any block after it. Thread 0's fences carry the
- * block's writes (ordered by __syncthreads) out before its arrival and
- * order its block's later reads after the flip it saw. Every thread of
- * every block must call it. */
-__device__ __forceinline__ void grid_barrier(unsigned int *word)
-{
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        const unsigned int add =
-            blockIdx.x == 0 ? 0x80000000u - (gridDim.x - 1u) : 1u;
-        __threadfence(); /* release: the block's writes before the arrival */
-        const unsigned int old = atomicAdd(word, add);
-        const volatile unsigned int *poll = word;
-        while (((old ^ *poll) & 0x80000000u) == 0)
-            ;
-        __threadfence(); /* acquire: later reads after the last arrival */
-    }
-    __syncthreads();
 }
 
 /* One upsweep tile's keys for this thread, in the order-preserving form:
@@ -425,16 +344,6 @@ struct downsweep_smem {
     static const size_t bytes =
         (2 * (size_t)tile + (size_t)warps * (1 << BITS)) * sizeof(uint32_t);
 };
-
-/* Dynamic shared memory of one k_radix_small block: the key and value
- * exchanges and the per-warp digit counters (96 KiB), whose counter part
- * first holds the histogram step's sub-histograms. */
-constexpr size_t kSmallDynamicSmem =
-    (2 * (size_t)kSmallTile + (size_t)kSmallWarps * kSmallRadix) *
-    sizeof(uint32_t);
-static_assert(kSmallMaxPasses * kSmallRadix * kUpsweepParts <=
-                  kSmallWarps * kSmallRadix,
-              "the sub-histograms fit in the per-warp counters");
 
 /* ---- kernels ----------------------------------------------------------- */
 
@@ -702,8 +611,7 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
             /* Decoupled look-back: sum predecessors' counts of digit d until
              * one that already includes all tiles before it. */
             uint32_t before = 0;
-            lookback<kLookbackWindow>(tile_status + d, radix, (int)tile - 1,
-                                      epoch, &before);
+            lookback(tile_status, radix, d, (int)tile - 1, epoch, &before);
             if (tile != 0) {
                 volatile unsigned long long *slot =
                     tile_status + (size_t)tile * radix + d;
@@ -753,259 +661,6 @@ __global__ void k_radix_copy(uint32_t *keys, uint32_t *values,
     for (size_t i = vectors * 4 + first; i < count; i += stride) {
         keys[i] = scratch_keys[i];
         values[i] = scratch_values[i];
-    }
-}
-
-/* The whole sort of at most one resident wave of tiles in one cooperative
- * launch: grid = tiles, every block resident at once (the launch fails
- * otherwise), so a block may wait for any other (look-back, barriers).
- * Block b owns keys [b * kSmallTile, (b + 1) * kSmallTile) of every pass's
- * input; warp w of it the 256 keys from w * 256, lane l the keys l, l + 32,
- * ... of those (loads coalesce, ranks follow input order). Steps:
- *   1. Histogram: the block loads its tile (order-preserving form, kept in
- *      registers for the first pass), counts the digits of every pass in
- *      sub-histograms as k_radix_upsweep does, and adds them to the global
- *      histograms. Grid barrier.
- *   2. Plan, by every block alike from the same histograms: digit bases,
- *      and which passes run (a pass whose digit is the same for every key
- *      is skipped, as in k_radix_scan).
- *   3. Each pass that runs, as one k_radix_downsweep tile: (after a grid
- *      barrier, so the previous pass's scatter is complete) load the tile,
- *      rank it stably by warp ballots, publish its digit counts, exchange
- *      it through shared memory into digit order, learn each digit's count
- *      before it by decoupled look-back, scatter.
- * Passes alternate between the caller's arrays and the scratch pair. When
- * an odd number run, the first one runs in place instead, with a grid
- * barrier between every block's last read and any block's first write, so
- * the result always ends in the caller's arrays with no copy. Data loads
- * are __ldcg (L2 only): a block reads again addresses other blocks have
- * rewritten since, which the L1 could still hold. */
-__global__ void __launch_bounds__(kSmallThreads, 1)
-k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
-              uint32_t *scratch_values, uint32_t count, int descending,
-              int low_bit, int pass_count, uint32_t epoch, int parity,
-              unsigned long long *tile_status, uint32_t status_stride,
-              radix_small_control *control)
-{
-    constexpr int ITEMS = kSmallItems;
-    constexpr int radix = kSmallRadix;
-    constexpr int bins = kSmallRadix * kUpsweepParts; /* per pass, step 1 */
-    extern __shared__ uint32_t s_dynamic[];
-    uint32_t *s_key_exchange = s_dynamic;
-    uint32_t *s_value_exchange = s_dynamic + kSmallTile;
-    uint32_t *s_warp_counts = s_dynamic + 2 * kSmallTile; /* [warps][radix] */
-    uint32_t *s_hist = s_warp_counts; /* step 1: [pass][digit][part] */
-    __shared__ uint32_t s_digit_base[kSmallMaxPasses][kSmallRadix];
-    __shared__ uint32_t s_tile_start[kSmallRadix];
-    __shared__ uint32_t s_dst_base[kSmallRadix];
-    __shared__ uint32_t s_warp_sums[kSmallWarps];
-    __shared__ int s_constant[kSmallMaxPasses];
-
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const uint32_t lanes_below = (1u << lane) - 1u;
-    const uint32_t tile = blockIdx.x;
-    const uint32_t tile_base = tile * kSmallTile;
-    const uint32_t valid = min((uint32_t)kSmallTile, count - tile_base);
-    const uint32_t padding = kSmallTile - valid;
-    const uint32_t warp_base = warp * (ITEMS * 32);
-    uint32_t(*histogram)[kSmallRadix] = control->histogram[parity];
-    uint32_t *my_counts = s_warp_counts + warp * radix;
-
-    /* The other histogram set: the sort before used it, nothing in this
-     * launch reads it, and the sort after adds into it. */
-    if (tile == 0)
-        for (int i = threadIdx.x; i < kSmallMaxPasses * radix;
-             i += kSmallThreads)
-            control->histogram[parity ^ 1][i / radix][i % radix] = 0;
-
-    /* ---- 1. histogram ---- */
-    /* Slots past the last key (last tile only) hold the maximal key: its
-     * digit is the largest at every pass (8-bit digits at shifts <= 24),
-     * and it ranks after every real key. */
-    uint32_t key[ITEMS];
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        const uint32_t local = warp_base + i * 32 + lane;
-        key[i] = local < valid
-                     ? to_ordered(__ldcg(keys + tile_base + local), descending)
-                     : 0xFFFFFFFFu;
-    }
-    for (int i = threadIdx.x; i < pass_count * bins; i += kSmallThreads)
-        s_hist[i] = 0;
-    __syncthreads(); /* sub-histograms cleared */
-    for (int p = 0; p < pass_count; p++)
-        count_runs<kSmallBits, kUpsweepParts>(
-            s_hist + p * bins + lane % kUpsweepParts, key,
-            low_bit + p * kSmallBits);
-    __syncthreads(); /* sub-histograms complete */
-    for (int i = threadIdx.x; i < pass_count * radix; i += kSmallThreads) {
-        uint32_t sum = 0;
-#pragma unroll
-        for (int part = 0; part < kUpsweepParts; part++)
-            sum += s_hist[i * kUpsweepParts + part];
-        if (i % radix == radix - 1)
-            sum -= padding;
-        if (sum)
-            atomicAdd(&histogram[i / radix][i % radix], sum);
-    }
-    grid_barrier(&control->barrier); /* every tile is in the histograms */
-
-    /* ---- 2. plan ---- */
-    /* Thread d: digit d's count in every pass (loads issued together). */
-    uint32_t digit_count[kSmallMaxPasses];
-#pragma unroll
-    for (int p = 0; p < kSmallMaxPasses; p++)
-        digit_count[p] = p < pass_count && threadIdx.x < radix
-                             ? __ldcg(&histogram[p][threadIdx.x])
-                             : 0u;
-#pragma unroll
-    for (int p = 0; p < kSmallMaxPasses; p++) {
-        if (p >= pass_count)
-            break;
-        if (threadIdx.x == 0)
-            s_constant[p] = 0;
-        uint32_t total;
-        const uint32_t base = block_exclusive_sum<kSmallWarps>(
-            digit_count[p], s_warp_sums, &total);
-        if (threadIdx.x < radix) {
-            s_digit_base[p][threadIdx.x] = base;
-            if (digit_count[p] == count)
-                s_constant[p] = 1;
-        }
-        __syncthreads(); /* s_warp_sums is reused; s_constant[p] final */
-    }
-    int runs = 0;
-    for (int p = 0; p < pass_count; p++)
-        runs += !s_constant[p];
-
-    /* ---- 3. passes ---- */
-    int seen = 0, in_scratch = 0;
-    for (int p = 0; p < pass_count; p++) {
-        if (s_constant[p])
-            continue; /* early exit: every key has the same digit here */
-        const int shift = low_bit + p * kSmallBits;
-        const bool first = seen == 0, last = seen == runs - 1;
-        const bool in_place = first && (runs & 1);
-        const uint32_t *src_keys = in_scratch ? scratch_keys : keys;
-        const uint32_t *src_values = in_scratch ? scratch_values : values;
-        uint32_t *dst_keys = in_place || in_scratch ? keys : scratch_keys;
-        uint32_t *dst_values = in_place || in_scratch ? values : scratch_values;
-
-        if (!first) {
-            /* The previous pass's scatter is complete in every block. */
-            grid_barrier(&control->barrier);
-#pragma unroll
-            for (int i = 0; i < ITEMS; i++) {
-                const uint32_t local = warp_base + i * 32 + lane;
-                key[i] = local < valid ? __ldcg(src_keys + tile_base + local)
-                                       : 0xFFFFFFFFu;
-            }
-        }
-        /* Each warp clears its own counter row; the previous pass's last
-         * reads of it are behind a barrier (the grid barrier above, or for
-         * the first pass the one ending the plan). */
-        for (int d = lane; d < radix; d += 32)
-            my_counts[d] = 0;
-        __syncthreads(); /* counters cleared */
-
-        /* Warp-local stable ranks: lanes with equal digits are counted
-         * together, lower lanes first. */
-        uint32_t rank[ITEMS];
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            const uint32_t d = digit_of<kSmallBits>(key[i], shift);
-            const uint32_t peers = match_digit<kSmallBits>(d);
-            const int leader = __ffs(peers) - 1;
-            uint32_t before = 0;
-            if (lane == leader)
-                before = atomicAdd(&my_counts[d], (uint32_t)__popc(peers));
-            before = __shfl_sync(0xFFFFFFFFu, before, leader);
-            rank[i] = before + __popc(peers & lanes_below);
-        }
-        /* Values only now, out of the registers ranking needs. */
-        uint32_t value[ITEMS];
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            const uint32_t local = warp_base + i * 32 + lane;
-            value[i] = local < valid ? __ldcg(src_values + tile_base + local)
-                                     : 0u;
-        }
-        __syncthreads(); /* all warps' counters complete */
-
-        /* Thread d: digit d's counts per warp become warp offsets; `own` is
-         * the tile's count of digit d without the padding slots, published
-         * at once (inclusive for tile 0) so later tiles find it sooner. */
-        uint32_t tile_count = 0, own = 0;
-        if (threadIdx.x < radix) {
-            volatile unsigned long long *my_status =
-                tile_status + (size_t)threadIdx.x * status_stride + tile;
-#pragma unroll
-            for (int w = 0; w < kSmallWarps; w++) {
-                const uint32_t c = s_warp_counts[w * radix + threadIdx.x];
-                s_warp_counts[w * radix + threadIdx.x] = tile_count;
-                tile_count += c;
-            }
-            own = tile_count - (threadIdx.x == radix - 1 ? padding : 0u);
-            *my_status = status_word(
-                epoch + p, tile == 0 ? kStatusInclusive : kStatusAggregate,
-                own);
-        }
-        uint32_t tile_total;
-        const uint32_t tile_start = block_exclusive_sum<kSmallWarps>(
-            tile_count, s_warp_sums, &tile_total);
-        if (threadIdx.x < radix)
-            s_tile_start[threadIdx.x] = tile_start;
-        __syncthreads(); /* tile starts and warp offsets ready */
-
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            const uint32_t d = digit_of<kSmallBits>(key[i], shift);
-            rank[i] += s_tile_start[d] + my_counts[d];
-            s_key_exchange[rank[i]] = key[i];
-        }
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++)
-            s_value_exchange[rank[i]] = value[i];
-
-        if (threadIdx.x < radix) {
-            /* Decoupled look-back over this digit's words, which lie
-             * side by side ([digit][tile]): one line per window. */
-            unsigned long long *digit_words =
-                tile_status + (size_t)threadIdx.x * status_stride;
-            uint32_t before = 0;
-            lookback<kSmallLookbackWindow>(digit_words, 1, (int)tile - 1,
-                                           epoch + p, &before);
-            if (tile != 0) {
-                volatile unsigned long long *my_status = digit_words + tile;
-                *my_status = status_word(epoch + p, kStatusInclusive,
-                                         before + own);
-            }
-            /* Global position of tile slot j with digit d is
-             * s_dst_base[d] + j (mod 2^32 arithmetic). */
-            s_dst_base[threadIdx.x] =
-                s_digit_base[p][threadIdx.x] + before - tile_start;
-        }
-        __syncthreads(); /* exchanges and global bases ready */
-        if (in_place) {
-            /* Every block holds its whole tile in shared memory: the
-             * arrays it read may now be overwritten. */
-            grid_barrier(&control->barrier);
-        }
-
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            const uint32_t slot = i * kSmallThreads + threadIdx.x;
-            if (slot < valid) {
-                const uint32_t k = s_key_exchange[slot];
-                const uint32_t position =
-                    s_dst_base[digit_of<kSmallBits>(k, shift)] + slot;
-                dst_keys[position] = last ? from_ordered(k, descending) : k;
-                dst_values[position] = s_value_exchange[slot];
-            }
-        }
-        if (!in_place)
-            in_scratch ^= 1;
-        seen++;
     }
 }
 
@@ -1104,95 +759,6 @@ static ds_status prepare_kernels(radix_state *s, int sm_count)
     return DS_OK;
 }
 
-/* One small sort: a single cooperative launch of k_radix_small, one block
- * per tile. Each pass p of it uses look-back epoch `epoch + p`. */
-static ds_status launch_small(radix_state *s, uint32_t *keys,
-                              uint32_t *values, uint32_t count,
-                              int descending, cudaStream_t stream)
-{
-    int low_bit = 32 - s->key_bits;
-    int pass_count = s->key_bits / kSmallBits;
-    int parity = (int)(s->small_sorts & 1u);
-    unsigned int tiles = (count + kSmallTile - 1) / kSmallTile;
-    if (s->small_epoch + kSmallMaxPasses >= kEpochLimit) {
-        /* Epochs wrapped (after ~10^8 sorts): old words could look current. */
-        DS_CUDA_TRY("sort radix",
-                    cudaMemsetAsync(s->small_status, 0, s->small_status_bytes,
-                                    stream));
-        s->small_epoch = 0;
-    }
-    uint32_t epoch = s->small_epoch + 1;
-    void *args[] = {&keys,           &values,           &s->scratch_keys,
-                    &s->scratch_values, &count,         &descending,
-                    &low_bit,        &pass_count,       &epoch,
-                    &parity,         &s->small_status,  &s->small_tiles,
-                    &s->small_control};
-    if (s->time_phases)
-        DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[0], stream));
-    cudaError_t err = cudaLaunchCooperativeKernel(
-        (const void *)k_radix_small, dim3(tiles), dim3(kSmallThreads), args,
-        kSmallDynamicSmem, stream);
-    if (err == cudaErrorCooperativeLaunchTooLarge) {
-        /* Fewer blocks fit at once than the occupancy query said at create
-         * (a shared or partitioned GPU): both paths give the same result,
-         * so sort this and every later count with the multi-launch one. */
-        cudaGetLastError();
-        ds_warn("sort radix: %u blocks do not fit on the GPU at once; "
-                "using the multi-launch path for every count",
-                tiles);
-        s->small_max_count = 0;
-        s->last_small = 0;
-        return s->launch(s, keys, values, count, descending, stream);
-    }
-    if (err != cudaSuccess) {
-        cudaGetLastError(); /* reported here; leave no stale error behind */
-        return ds_fail(DS_ERR_CUDA,
-                       "sort radix: launch of k_radix_small (%u blocks) "
-                       "failed: %s",
-                       tiles, cudaGetErrorString(err));
-    }
-    s->small_epoch += kSmallMaxPasses;
-    s->small_sorts++;
-    s->last_small = 1;
-    if (s->time_phases)
-        DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[1], stream));
-    return DS_OK;
-}
-
-/* Sizes the small path to the machine: as many tiles as one wave of
- * k_radix_small keeps resident (the cooperative launch's limit), fewer
- * when max_count needs fewer. Leaves it off (small_tiles 0) on a GPU that
- * cannot launch cooperatively or fit the block. */
-static ds_status prepare_small(radix_state *s, int device, int sm_count)
-{
-    int cooperative = 0, per_sm = 0;
-    DS_CUDA_TRY("sort radix",
-                cudaDeviceGetAttribute(&cooperative,
-                                       cudaDevAttrCooperativeLaunch, device));
-    if (!cooperative || s->max_count == 0)
-        return DS_OK;
-    DS_CUDA_TRY("sort radix",
-                cudaFuncSetAttribute(
-                    k_radix_small, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                    (int)kSmallDynamicSmem));
-    DS_CUDA_TRY("sort radix",
-                cudaFuncSetAttribute(
-                    k_radix_small,
-                    cudaFuncAttributePreferredSharedMemoryCarveout,
-                    cudaSharedmemCarveoutMaxShared));
-    DS_CUDA_TRY("sort radix",
-                cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    &per_sm, k_radix_small, kSmallThreads,
-                    kSmallDynamicSmem));
-    if (per_sm < 1)
-        return DS_OK;
-    const size_t wave = (size_t)per_sm * (size_t)sm_count;
-    const size_t needed = (s->max_count + kSmallTile - 1) / kSmallTile;
-    s->small_tiles = (uint32_t)(needed < wave ? needed : wave);
-    s->small_max_count = (size_t)s->small_tiles * kSmallTile;
-    return DS_OK;
-}
-
 /* ---- backend entry ----------------------------------------------------- */
 
 static void radix_destroy(void *state);
@@ -1239,8 +805,6 @@ static ds_status radix_create(const ds_sorter_desc *desc, void **state)
                              : prepare_kernels<8>(s, sm_count);
     if (status)
         goto fail;
-    if ((status = prepare_small(s, device, sm_count)))
-        goto fail;
 
     {
         size_t n = desc->max_count > 0 ? desc->max_count : 1;
@@ -1259,24 +823,6 @@ static ds_status radix_create(const ds_sorter_desc *desc, void **state)
                      cudaMemset(s->tile_status, 0, s->status_bytes));
         DS_CUDA_GOTO(status, fail, "sort radix",
                      cudaMalloc((void **)&s->control, sizeof(radix_control)));
-    }
-    if (s->small_tiles > 0) {
-        s->small_status_bytes = (size_t)s->small_tiles * kSmallRadix *
-                                sizeof(unsigned long long);
-        DS_CUDA_GOTO(status, fail, "sort radix",
-                     cudaMalloc((void **)&s->small_status,
-                                s->small_status_bytes));
-        /* Epoch 0 is never used, so zeroed words read as unpublished. */
-        DS_CUDA_GOTO(status, fail, "sort radix",
-                     cudaMemset(s->small_status, 0, s->small_status_bytes));
-        DS_CUDA_GOTO(status, fail, "sort radix",
-                     cudaMalloc((void **)&s->small_control,
-                                sizeof(radix_small_control)));
-        /* The barrier word and both histogram sets start at zero; the
-         * kernel keeps them so (grid_barrier, the histogram sets). */
-        DS_CUDA_GOTO(status, fail, "sort radix",
-                     cudaMemset(s->small_control, 0,
-                                sizeof(radix_small_control)));
     }
     if (s->time_phases)
         for (int i = 0; i < 4; i++)
@@ -1298,8 +844,6 @@ static void radix_destroy(void *state)
     cudaFree(s->scratch_values);
     cudaFree(s->tile_status);
     cudaFree(s->control);
-    cudaFree(s->small_status);
-    cudaFree(s->small_control);
     for (int i = 0; i < 4; i++)
         if (s->events[i])
             cudaEventDestroy(s->events[i]);
@@ -1313,10 +857,6 @@ static ds_status radix_sort(void *state, float *keys, uint32_t *values,
     radix_state *s = (radix_state *)state;
     uint32_t *k = (uint32_t *)keys; /* float bits; ordered between passes */
     const int descending = order == DS_SORT_DESCENDING;
-    if (count <= s->small_max_count)
-        return launch_small(s, k, values, (uint32_t)count, descending,
-                            (cudaStream_t)stream);
-    s->last_small = 0;
     return s->launch(s, k, values, (uint32_t)count, descending,
                      (cudaStream_t)stream);
 }
@@ -1328,16 +868,6 @@ static int radix_phases(void *state, const char **names, float *ms,
     int written = 0;
     if (!s->time_phases)
         return 0;
-    if (s->last_small) {
-        float elapsed = 0.0f;
-        if (capacity < 1 || cudaEventSynchronize(s->events[1]) != cudaSuccess ||
-            cudaEventElapsedTime(&elapsed, s->events[0], s->events[1]) !=
-                cudaSuccess)
-            return 0;
-        names[0] = small_phase_name;
-        ms[0] = elapsed;
-        return 1;
-    }
     if (cudaEventSynchronize(s->events[3]) != cudaSuccess)
         return 0;
     for (int i = 0; i < 3 && written < capacity; i++) {
