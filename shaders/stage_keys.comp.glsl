@@ -93,7 +93,8 @@ float fma_rn(float a, float b, float c)
 #endif
 
 // CUDA's sqrtf and '/' (and __frcp_rn) round correctly; GLSL's need not
-// (NVIDIA's are a couple of ulps off). Each starts from GLSL's result and
+// (NVIDIA's float forms can be several ulps off). Each starts from the
+// double result rounded to float (within an ulp of the right answer) and
 // moves it by an ulp while an exact test in double says the true value
 // lies beyond the midpoint to that neighbour; two rounds mend an error of
 // up to two ulps. Products of two floats, and of a float and a midpoint
@@ -119,7 +120,7 @@ float next_down(float v)  // finite, nonzero
 // neighbour d exactly when a <= d s.
 float sqrt_rn(float a)
 {
-    precise float s = sqrt(a);
+    precise float s = float(sqrt(double(a)));
     if (!(a > 0.0 && a <= FLT_MAX_FINITE && s > 0.0))
         return s;
     for (int mend = 0; mend < 2; mend++) {
@@ -140,7 +141,7 @@ float sqrt_rn(float a)
 // w is a power of two, and then the quotient is exact.)
 float div_rn(float x, float w)
 {
-    precise float q = x / w;
+    precise float q = float(double(x) / double(w));
     if (!(abs(q) > 0.0 && abs(q) <= FLT_MAX_FINITE))
         return q;
     for (int mend = 0; mend < 2; mend++) {

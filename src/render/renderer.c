@@ -709,7 +709,9 @@ ds_status ds_renderer_set_stages(ds_renderer *renderer, ds_stages_mode mode)
     if ((unsigned)mode >= DS_STAGES_MODE_COUNT)
         return ds_fail(DS_ERR_INVALID_ARG, "render: bad stages mode %d", (int)mode);
     int supported = ds_render_gl_stages_supported();
-    int gl = mode == DS_STAGES_GL || (mode == DS_STAGES_AUTO && !renderer->cpu_path && supported);
+    int gl = mode == DS_STAGES_GL ||
+             (mode == DS_STAGES_AUTO && !renderer->cpu_path && supported &&
+              ds_renderer_sorted_count(renderer) <= DS_RENDERER_GL_STAGES_AUTO_MAX);
     if (gl && !renderer->gl_stages) {
         if (!supported)
             return ds_fail(DS_ERR_UNSUPPORTED, "render: the GL stages need GL 4.3 compute "

@@ -90,6 +90,12 @@ typedef enum ds_draw_form {
 #define DS_RENDERER_PULL_MIN_TRIANGLES 3000000 /* between the two measured
                                   sizes (geometric middle, rounded) */
 
+/* DS_STAGES_AUTO takes the GL stages up to this many sorted primitives
+ * and the CUDA path above: the GL stages save the GPU's two context
+ * switches a frame, the CUDA sorts cost less per primitive, and on the
+ * H100 the two broke even at 7M triangles (docs/performance.md). */
+#define DS_RENDERER_GL_STAGES_AUTO_MAX 7000000
+
 /* ds_renderer_desc.tile_pixels: 0, or a tile side in this range. Tiles too
  * small for tiles.h's DS_TILES_MAX are coarsened to fit; the largest makes
  * one tile of any usual viewport, and keeps the grid arithmetic in int. */
@@ -182,8 +188,10 @@ typedef struct ds_renderer_desc {
                                      compute shaders and
                                      GL_ARB_shader_ballot
                                      (DS_ERR_UNSUPPORTED without). Default
-                                     AUTO: GL when a CUDA device drives GL
-                                     and the context can, else SORTER */
+                                     AUTO: GL when a CUDA device drives GL,
+                                     the context can and the frame sorts at
+                                     most DS_RENDERER_GL_STAGES_AUTO_MAX
+                                     primitives, else SORTER */
     size_t abuffer_initial_nodes; /* DS_TECHNIQUE_ABUFFER: nodes of the
                                      first pool; 0: DS_ABUFFER_NODES_PER_
                                      PIXEL per pixel. A testing and tuning
