@@ -1,12 +1,11 @@
 /* gl_sort.c — gl_sort.h: a stable LSD radix sort of (uint32 key, uint32
- * value) pairs in GL buffers, 8 bits per pass, with the block-local
- * ranking done by subgroup ballots ("warp-level multisplit", Ashkiani et
- * al., "GPU Multisplit", 2016). O(n) work per pass, (end - begin) / 8
- * passes. Two forms (ds_gl_sort_form), the same result:
+ * value) pairs in GL buffers, 8 bits per pass, after the reduce-then-scan
+ * radix sorts of Merrill and Grimshaw ("High Performance and Scalable
+ * Radix Sorting", 2011) with the block-local ranking done by subgroup
+ * ballots ("warp-level multisplit", Ashkiani et al., "GPU Multisplit",
+ * 2016). O(n) work per pass, (end - begin) / 8 passes.
  *
- * DS_GL_SORT_REDUCE_SCAN, after Merrill and Grimshaw ("High Performance
- * and Scalable Radix Sorting", 2011): per pass, three dispatches over
- * blocks of BLOCK = THREADS x ITEMS keys:
+ * Per pass, three dispatches over blocks of BLOCK = THREADS x ITEMS keys:
  *   radix_count    a workgroup per block: its digit histogram, written
  *                  digit-major (counts[d * blocks + b]), and each digit's
  *                  total added to totals[d];
@@ -15,17 +14,6 @@
  *   radix_scatter  a workgroup per block: stable ranks from ballots, the
  *                  block staged in shared memory in sorted order, written
  *                  out in runs; also zeroes totals for the next pass.
- *
- * DS_GL_SORT_ONESWEEP, after Adinets and Merrill ("Onesweep: A Faster
- * Least Significant Digit Radix Sort for GPUs", 2022): one dispatch,
- * radix_histogram, counts the digits of every pass at once; then per pass
- * one dispatch, radix_onesweep, whose workgroups take their blocks in
- * ticket order, rank them as radix_scatter does, find where each digit
- * goes by a decoupled look-back over the lower blocks, and scatter: 1 +
- * passes dispatches, and each pass reads the pairs once instead of twice.
- * Its counters and flags are reset by the dispatches themselves (see
- * radix_onesweep), so a sort issues no buffer clears.
- *
  * The passes ping-pong between the caller's buffers and two scratch
  * buffers; an odd pass count ends with a copy back.
  *
@@ -58,22 +46,6 @@
 /* Keys per invocation: blocks of 2048 keep 8 loads in flight per
  * invocation and the staging area at 8 KiB. */
 #define ITEMS 8
-/* The onesweep form's: blocks of 4096 halve the look-back's steps and
- * flags, for a 16 KiB staging area. */
-#define ONESWEEP_ITEMS 16
-/* Passes of one sort at most (32 key bits), and so histogram rows. */
-#define MAX_PASSES 4
-/* Radix_onesweep's look-back words hold a count in 30 bits. */
-#define MAX_ONESWEEP_PAIRS ((size_t)1 << 30)
-/* The onesweep state buffer: two histogram halves (MAX_PASSES x RADIX
- * each, used by alternate sorts), then a block ticket per pass. */
-#define HISTOGRAM_WORDS (MAX_PASSES * RADIX)
-#define TICKETS (2 * HISTOGRAM_WORDS)
-#define STATE_WORDS (TICKETS + MAX_PASSES)
-/* The form a new sort object uses. */
-#ifndef DS_GL_SORT_FORM
-#define DS_GL_SORT_FORM DS_GL_SORT_REDUCE_SCAN
-#endif
 /* Subgroups per workgroup at most: their RADIX-word rows of counters
  * (16 KiB) alias the staging area and stay within GL's 32 KiB. */
 #define MAX_ROWS 16
@@ -92,11 +64,8 @@ extern const char ds_shader_radix_probe_comp[];
 extern const char ds_shader_radix_count_comp[];
 extern const char ds_shader_radix_scan_comp[];
 extern const char ds_shader_radix_scatter_comp[];
-extern const char ds_shader_radix_histogram_comp[];
-extern const char ds_shader_radix_onesweep_comp[];
 
-/* Shader storage bindings, as in the shaders (the onesweep form binds
- * its state at BIND_COUNTS and its look-back flags at BIND_TOTALS). */
+/* Shader storage bindings, as in the shaders. */
 enum {
     BIND_KEYS_IN,
     BIND_VALUES_IN,
@@ -107,19 +76,11 @@ enum {
     BIND_COUNT
 };
 
-/* Uniform locations, as in the shaders (the last two: onesweep only;
- * UNIFORM_PASS is radix_histogram's pass count, radix_onesweep's pass). */
-enum {
-    UNIFORM_KEY_COUNT,
-    UNIFORM_SHIFT,
-    UNIFORM_BLOCK_COUNT,
-    UNIFORM_PASS,
-    UNIFORM_HISTOGRAM_BASE
-};
+/* Uniform locations, as in the shaders. */
+enum { UNIFORM_KEY_COUNT, UNIFORM_SHIFT, UNIFORM_BLOCK_COUNT };
 
 struct ds_gl_sort {
     size_t capacity;
-    ds_gl_sort_form form;
     GLuint threads;       /* invocations per count/scatter workgroup */
     GLuint block;         /* keys per block: threads * ITEMS */
     GLuint subgroup_size;
@@ -128,12 +89,6 @@ struct ds_gl_sort {
     GLuint keys_alt, values_alt; /* the other side of the ping-pong */
     GLuint counts;               /* RADIX x blocks, digit-major */
     GLuint totals;               /* RADIX, zero between passes */
-    /* The onesweep form. */
-    GLuint onesweep_block;       /* keys per block: threads * ONESWEEP_ITEMS */
-    GLuint histogram_program, onesweep_program;
-    GLuint state;                /* STATE_WORDS, see radix_onesweep */
-    GLuint look_back;            /* 2 regions of RADIX x blocks flags */
-    GLuint histogram_half;       /* this sort's half of state: 0 or 1 */
 };
 
 /* ---- support and the subgroup probe ---------------------------------------- */
@@ -215,13 +170,6 @@ ds_status ds_gl_sort_create(size_t capacity, ds_gl_sort **dest)
     if (!sort)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "gl sort: out of host memory");
     sort->capacity = capacity;
-    sort->form = DS_GL_SORT_FORM;
-    /* llvmpipe ends a shader's loops after 65535 iterations in all, which
-     * a look-back spin can exceed when a thread is descheduled: there the
-     * onesweep form only runs when asked for (ds_gl_sort_set_form). */
-    const char *renderer = (const char *)glGetString(GL_RENDERER);
-    if (renderer && strstr(renderer, "llvmpipe"))
-        sort->form = DS_GL_SORT_REDUCE_SCAN;
 
     /* The subgroup size, then the workgroup size it allows, then the
      * layout at that size. */
@@ -237,7 +185,6 @@ ds_status ds_gl_sort_create(size_t capacity, ds_gl_sort **dest)
     sort->subgroup_size = size;
     sort->threads = size * MAX_ROWS < MAX_THREADS ? size * MAX_ROWS : MAX_THREADS;
     sort->block = sort->threads * ITEMS;
-    sort->onesweep_block = sort->threads * ONESWEEP_ITEMS;
     if (sort->threads != MAX_THREADS &&
         (status = probe_subgroups(sort->threads, &probed, &layout_ok)) != DS_OK)
         goto fail;
@@ -259,11 +206,10 @@ ds_status ds_gl_sort_create(size_t capacity, ds_gl_sort **dest)
         blocks = 1;
     if (capacity > (size_t)max_block_size / sizeof(uint32_t) ||
         capacity > (size_t)UINT32_MAX - sort->block || blocks > (size_t)max_groups ||
-        blocks * RADIX > (size_t)max_block_size / sizeof(uint32_t) ||
-        capacity >= MAX_ONESWEEP_PAIRS) {
+        blocks * RADIX > (size_t)max_block_size / sizeof(uint32_t)) {
         status = ds_fail(DS_ERR_TOO_LARGE, "gl sort: %zu pairs exceed what the GL storage "
-                         "blocks (%d bytes), work group counts (%d) or look-back flags (2^30 "
-                         "pairs) can hold", capacity, max_block_size, max_groups);
+                         "blocks (%d bytes) or work group counts (%d) can hold",
+                         capacity, max_block_size, max_groups);
         goto fail;
     }
     /* radix_scatter's shared memory: rows or staging, two digit tables,
@@ -271,20 +217,13 @@ ds_status ds_gl_sort_create(size_t capacity, ds_gl_sort **dest)
     size_t rows = sort->threads / size;
     size_t stage = rows * RADIX > sort->block ? rows * RADIX : sort->block;
     size_t shared = (stage + 2 * RADIX + 2 * sort->threads) * sizeof(uint32_t);
-    /* radix_onesweep's: the same with its larger block, and its ticket. */
-    size_t onesweep_stage = rows * RADIX > sort->onesweep_block ? rows * RADIX
-                                                                : sort->onesweep_block;
-    size_t onesweep_shared = (onesweep_stage + 2 * RADIX + 2 * sort->threads + 1) *
-                             sizeof(uint32_t);
-    if (onesweep_shared > shared)
-        shared = onesweep_shared;
     if (shared > (size_t)max_shared) {
         status = ds_fail(DS_ERR_UNSUPPORTED, "gl sort: the scatter needs %zu bytes of shared "
                          "memory, the context offers %d", shared, max_shared);
         goto fail;
     }
 
-    char defines[512];
+    char defines[384];
     snprintf(defines, sizeof defines,
              "%s#define RADIX_BITS %d\n#define RADIX %d\n#define THREADS %u\n#define ITEMS %d\n"
              "#define SUBGROUP_SIZE %u\n#define ROWS %zu\n",
@@ -302,47 +241,22 @@ ds_status ds_gl_sort_create(size_t capacity, ds_gl_sort **dest)
     if ((status = ds_gl_compile_compute("gl sort", "radix_scan", defines,
                                         ds_shader_radix_scan_comp, &sort->scan_program)) != DS_OK)
         goto fail;
-    snprintf(defines, sizeof defines,
-             "%s#define RADIX_BITS %d\n#define RADIX %d\n#define THREADS %u\n#define ITEMS %d\n"
-             "#define SUBGROUP_SIZE %u\n#define ROWS %zu\n#define MAX_PASSES %d\n"
-             "#define HISTOGRAM_WORDS %du\n#define TICKETS %du\n",
-             EXTENSIONS, RADIX_BITS, RADIX, sort->threads, ONESWEEP_ITEMS, size, rows, MAX_PASSES,
-             HISTOGRAM_WORDS, TICKETS);
-    if ((status = ds_gl_compile_compute("gl sort", "radix_histogram", defines,
-                                        ds_shader_radix_histogram_comp,
-                                        &sort->histogram_program)) != DS_OK ||
-        (status = ds_gl_compile_compute("gl sort", "radix_onesweep", defines,
-                                        ds_shader_radix_onesweep_comp,
-                                        &sort->onesweep_program)) != DS_OK)
-        goto fail;
 
     /* Storage of at least one word: a zero-capacity sort still creates. */
     GLsizeiptr pair_bytes = (GLsizeiptr)(capacity ? capacity : 1) * (GLsizeiptr)sizeof(uint32_t);
     static const uint32_t zero_totals[RADIX];
-    static const uint32_t zero_state[STATE_WORDS];
-    size_t onesweep_blocks = (capacity + sort->onesweep_block - 1) / sort->onesweep_block;
-    if (onesweep_blocks == 0)
-        onesweep_blocks = 1;
-    GLuint buffers[6];
-    glCreateBuffers(6, buffers);
+    GLuint buffers[4];
+    glCreateBuffers(4, buffers);
     sort->keys_alt = buffers[0];
     sort->values_alt = buffers[1];
     sort->counts = buffers[2];
     sort->totals = buffers[3];
-    sort->state = buffers[4];
-    sort->look_back = buffers[5];
     glNamedBufferStorage(sort->keys_alt, pair_bytes, NULL, 0);
     glNamedBufferStorage(sort->values_alt, pair_bytes, NULL, 0);
     glNamedBufferStorage(sort->counts, (GLsizeiptr)(blocks * RADIX * sizeof(uint32_t)), NULL, 0);
     /* radix_count adds into totals: zero at creation and after every
      * pass's scan (radix_scatter). */
     glNamedBufferStorage(sort->totals, sizeof zero_totals, zero_totals, 0);
-    /* Both histogram halves start zero: radix_histogram adds into one,
-     * radix_onesweep zeroes the other. The flags and tickets are zeroed
-     * by the dispatches before use. */
-    glNamedBufferStorage(sort->state, sizeof zero_state, zero_state, 0);
-    glNamedBufferStorage(sort->look_back,
-                         (GLsizeiptr)(2 * onesweep_blocks * RADIX * sizeof(uint32_t)), NULL, 0);
 
     GLenum error = glGetError();
     if (error != GL_NO_ERROR) {
@@ -364,112 +278,15 @@ void ds_gl_sort_destroy(ds_gl_sort *sort)
     if (!sort)
         return;
     /* Deleting name 0 is a no-op: a partial create cleans up here too. */
-    GLuint buffers[6] = {sort->keys_alt, sort->values_alt, sort->counts, sort->totals,
-                         sort->state, sort->look_back};
-    glDeleteBuffers(6, buffers);
+    GLuint buffers[4] = {sort->keys_alt, sort->values_alt, sort->counts, sort->totals};
+    glDeleteBuffers(4, buffers);
     glDeleteProgram(sort->count_program);
     glDeleteProgram(sort->scan_program);
     glDeleteProgram(sort->scatter_program);
-    glDeleteProgram(sort->histogram_program);
-    glDeleteProgram(sort->onesweep_program);
     free(sort);
 }
 
-ds_status ds_gl_sort_set_form(ds_gl_sort *sort, int form)
-{
-    if (!sort)
-        return ds_fail(DS_ERR_INVALID_ARG, "gl sort: no sort object");
-    if (form < 0 || form >= DS_GL_SORT_FORM_COUNT)
-        return ds_fail(DS_ERR_INVALID_ARG, "gl sort: form %d is not one of 0..%d", form,
-                       DS_GL_SORT_FORM_COUNT - 1);
-    sort->form = (ds_gl_sort_form)form;
-    return DS_OK;
-}
-
-int ds_gl_sort_form_of(const ds_gl_sort *sort)
-{
-    return sort ? (int)sort->form : -1;
-}
-
-const char *ds_gl_sort_form_name(int form)
-{
-    switch (form) {
-    case DS_GL_SORT_REDUCE_SCAN: return "reduce-then-scan";
-    case DS_GL_SORT_ONESWEEP: return "onesweep";
-    default: return "unknown";
-    }
-}
-
 /* ---- sorting ----------------------------------------------------------------- */
-
-/* The onesweep form of ds_gl_sort_pairs (arguments checked; n >= 2). */
-static void sort_onesweep(ds_gl_sort *sort, GLuint keys, GLuint values, GLuint key_count,
-                          int begin_bit, int passes)
-{
-    const GLuint blocks = (key_count + sort->onesweep_block - 1) / sort->onesweep_block;
-    const GLuint histogram_base = sort->histogram_half * HISTOGRAM_WORDS;
-    sort->histogram_half ^= 1u;
-    GLuint programs[2] = {sort->histogram_program, sort->onesweep_program};
-    for (int p = 0; p < 2; p++) {
-        glProgramUniform1ui(programs[p], UNIFORM_KEY_COUNT, key_count);
-        glProgramUniform1ui(programs[p], UNIFORM_BLOCK_COUNT, blocks);
-        glProgramUniform1ui(programs[p], UNIFORM_HISTOGRAM_BASE, histogram_base);
-    }
-    glProgramUniform1ui(sort->histogram_program, UNIFORM_SHIFT, (GLuint)begin_bit);
-    glProgramUniform1ui(sort->histogram_program, UNIFORM_PASS, (GLuint)passes);
-
-    /* Protects the caller's shader writes of keys and values and a
-     * previous sort's use of the scratch, state and flag buffers. */
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-    GLuint buffers[BIND_COUNT] = {keys, values, sort->keys_alt, sort->values_alt, sort->state,
-                                  sort->look_back};
-    glBindBuffersBase(GL_SHADER_STORAGE_BUFFER, 0, BIND_COUNT, buffers);
-    glUseProgram(sort->histogram_program);
-    glDispatchCompute(blocks, 1, 1);
-    /* The histograms, zeroed tickets and flags, for the passes. */
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-
-    glUseProgram(sort->onesweep_program);
-    for (int pass = 0; pass < passes; pass++) {
-        glProgramUniform1ui(sort->onesweep_program, UNIFORM_SHIFT,
-                            (GLuint)(begin_bit + pass * RADIX_BITS));
-        glProgramUniform1ui(sort->onesweep_program, UNIFORM_PASS, (GLuint)pass);
-        if (pass > 0)
-            glBindBuffersBase(GL_SHADER_STORAGE_BUFFER, 0, BIND_COUNT, buffers);
-        glDispatchCompute(blocks, 1, 1);
-        if (pass + 1 < passes)
-            /* The scattered pairs and the zeroed flags, for the next pass;
-             * it overwrites what this one read. */
-            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        GLuint swap = buffers[BIND_KEYS_IN];
-        buffers[BIND_KEYS_IN] = buffers[BIND_KEYS_OUT];
-        buffers[BIND_KEYS_OUT] = swap;
-        swap = buffers[BIND_VALUES_IN];
-        buffers[BIND_VALUES_IN] = buffers[BIND_VALUES_OUT];
-        buffers[BIND_VALUES_OUT] = swap;
-    }
-}
-
-/* After the last pass of either form: the copy back of an odd pass
- * count, and the barrier for the caller. */
-static void finish_sort(ds_gl_sort *sort, GLuint keys, GLuint values, size_t n, int passes)
-{
-    if (passes % 2 != 0) {
-        /* The last pass wrote the scratch buffers: its writes, for the
-         * copies back into the caller's. */
-        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-        GLsizeiptr bytes = (GLsizeiptr)n * (GLsizeiptr)sizeof(uint32_t);
-        glCopyNamedBufferSubData(sort->keys_alt, keys, 0, 0, bytes);
-        glCopyNamedBufferSubData(sort->values_alt, values, 0, 0, bytes);
-    }
-    /* The sorted pairs, for what the caller issues next: shader reads,
-     * an element buffer, indirect commands. After the copies GL orders
-     * these itself; the barrier then still covers the totals' (or the
-     * onesweep state's) zeroing and the scratch buffers for the next
-     * sort. */
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_ELEMENT_ARRAY_BARRIER_BIT |
-                    GL_COMMAND_BARRIER_BIT);
-}
 
 ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t n,
                            int begin_bit, int end_bit)
@@ -492,11 +309,6 @@ ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t 
     const GLuint key_count = (GLuint)n;
     const GLuint blocks = (key_count + sort->block - 1) / sort->block;
     const int passes = (end_bit - begin_bit) / RADIX_BITS;
-    if (sort->form == DS_GL_SORT_ONESWEEP) {
-        sort_onesweep(sort, keys, values, key_count, begin_bit, passes);
-        finish_sort(sort, keys, values, n, passes);
-        return DS_OK;
-    }
     glProgramUniform1ui(sort->count_program, UNIFORM_KEY_COUNT, key_count);
     glProgramUniform1ui(sort->count_program, UNIFORM_BLOCK_COUNT, blocks);
     glProgramUniform1ui(sort->scan_program, UNIFORM_BLOCK_COUNT, blocks);
@@ -541,6 +353,19 @@ ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t 
         buffers[BIND_VALUES_IN] = buffers[BIND_VALUES_OUT];
         buffers[BIND_VALUES_OUT] = swap;
     }
-    finish_sort(sort, keys, values, n, passes);
+    if (passes % 2 != 0) {
+        /* The last pass wrote the scratch buffers: its writes, for the
+         * copies back into the caller's. */
+        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        GLsizeiptr bytes = (GLsizeiptr)n * (GLsizeiptr)sizeof(uint32_t);
+        glCopyNamedBufferSubData(sort->keys_alt, keys, 0, 0, bytes);
+        glCopyNamedBufferSubData(sort->values_alt, values, 0, 0, bytes);
+    }
+    /* The sorted pairs, for what the caller issues next: shader reads,
+     * an element buffer, indirect commands. After the copies GL orders
+     * these itself; the barrier then still covers the totals' zeroing and
+     * the scratch buffers for the next sort. */
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_ELEMENT_ARRAY_BARRIER_BIT |
+                    GL_COMMAND_BARRIER_BIT);
     return DS_OK;
 }
