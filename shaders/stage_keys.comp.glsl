@@ -93,13 +93,17 @@ float fma_rn(float a, float b, float c)
 #endif
 
 // CUDA's sqrtf and '/' (and __frcp_rn) round correctly; GLSL's need not
-// (NVIDIA's float forms can be several ulps off). Each starts from the
-// double result rounded to float (within an ulp of the right answer) and
+// (NVIDIA's float forms can be a few ulps off, and its double sqrt and
+// division are slow sequences). Each starts from GLSL's float result and
 // moves it by an ulp while an exact test in double says the true value
-// lies beyond the midpoint to that neighbour; two rounds mend an error of
-// up to two ulps. Products of two floats, and of a float and a midpoint
-// (25 bits), are exact in double, so the tests are exact comparisons; no
+// lies beyond the midpoint to that neighbour, stopping when neither does:
+// up to MEND_STEPS ulps of error are mended, usually in none or one step.
+// Products of two floats, and of a float and a midpoint (25 bits), are
+// exact in double, so the tests are exact comparisons; no
 // input lies on a midpoint (below), so there are no ties to break.
+
+// Well above the few ulps GLSL's float sqrt and division are off by.
+#define MEND_STEPS 8
 
 float next_up(float v)    // finite, nonzero
 {
@@ -120,10 +124,10 @@ float next_down(float v)  // finite, nonzero
 // neighbour d exactly when a <= d s.
 float sqrt_rn(float a)
 {
-    precise float s = float(sqrt(double(a)));
+    precise float s = sqrt(a);
     if (!(a > 0.0 && a <= FLT_MAX_FINITE && s > 0.0))
         return s;
-    for (int mend = 0; mend < 2; mend++) {
+    for (int mend = 0; mend < MEND_STEPS; mend++) {
         float up = next_up(s), down = next_down(s);
         precise double above = double(s) * double(up);
         precise double below = double(down) * double(s);
@@ -131,6 +135,8 @@ float sqrt_rn(float a)
             s = up;
         else if (double(a) <= below)
             s = down;
+        else
+            break;
     }
     return s;
 }
@@ -141,10 +147,10 @@ float sqrt_rn(float a)
 // w is a power of two, and then the quotient is exact.)
 float div_rn(float x, float w)
 {
-    precise float q = float(double(x) / double(w));
+    precise float q = x / w;
     if (!(abs(q) > 0.0 && abs(q) <= FLT_MAX_FINITE))
         return q;
-    for (int mend = 0; mend < 2; mend++) {
+    for (int mend = 0; mend < MEND_STEPS; mend++) {
         float up = next_up(q), down = next_down(q);
         precise double to_up = (double(q) + double(up)) * 0.5 * double(w);
         precise double to_down = (double(q) + double(down)) * 0.5 * double(w);
@@ -152,6 +158,8 @@ float div_rn(float x, float w)
             q = up;
         else if (double(x) < to_down)
             q = down;
+        else
+            break;
     }
     return q;
 }
