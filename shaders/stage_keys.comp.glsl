@@ -49,16 +49,7 @@ layout(std430, binding = 1) readonly buffer Indices { uint indices[]; };
 layout(std430, binding = 2) writeonly buffer Keys { uint keys[]; };
 layout(std430, binding = 3) writeonly buffer Values { uint values[]; };
 layout(std430, binding = 4) buffer Elements { uint elements[]; };
-layout(std430, binding = 5) coherent buffer State {
-    uint visible[2];    // the cull's count, by frame parity
-    uint keys_done;     // workgroups of this pass finished
-    uint scan_done;     // tiles_scan.comp.glsl's
-    uint overflow;
-    uint spare[3];
-    uint tile_total[DS_TILES_MAX];
-    uint tile_first[DS_TILES_MAX];
-    uint table[];
-} state;
+// binding 5: State (stage_state.glsl)
 layout(std430, binding = 6) writeonly buffer PrimitiveRects { uint primitive_rects[]; };
 layout(std430, binding = 8) writeonly buffer VerifyKeys { uint verify_keys[]; };
 layout(std430, binding = 9) writeonly buffer Drawn { uint drawn; };

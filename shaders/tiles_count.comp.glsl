@@ -17,16 +17,7 @@ layout(location = 3) uniform bool use_visible;
 layout(location = 4) uniform uint parity;
 
 layout(std430, binding = 3) readonly buffer Values { uint order[]; };
-layout(std430, binding = 5) coherent buffer State {
-    uint visible[2];
-    uint keys_done;
-    uint scan_done;
-    uint overflow;
-    uint spare[3];
-    uint tile_total[DS_TILES_MAX];
-    uint tile_first[DS_TILES_MAX];
-    uint table[];
-} state;
+// binding 5: State (stage_state.glsl)
 layout(std430, binding = 6) readonly buffer PrimitiveRects { uint primitive_rects[]; };
 layout(std430, binding = 7) writeonly buffer Rects { uint rects[]; };
 

@@ -26,16 +26,7 @@ layout(location = 5) uniform bool use_visible;
 layout(location = 6) uniform uint parity;
 
 layout(std430, binding = 4) writeonly buffer Elements { uint elements[]; };
-layout(std430, binding = 5) coherent buffer State {
-    uint visible[2];
-    uint keys_done;
-    uint scan_done;
-    uint overflow;
-    uint spare[3];
-    uint tile_total[DS_TILES_MAX];
-    uint tile_first[DS_TILES_MAX];
-    uint table[];
-} state;
+// binding 5: State (stage_state.glsl)
 
 // Tiles per invocation in the tiles' scan.
 const int TILES_PER_INVOCATION = (DS_TILES_MAX + BIN_GROUPS - 1) / BIN_GROUPS;

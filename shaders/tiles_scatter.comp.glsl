@@ -31,16 +31,7 @@ layout(location = 6) uniform int words_per_tile;
 layout(std430, binding = 1) readonly buffer Indices { uint indices[]; };
 layout(std430, binding = 3) readonly buffer Values { uint order[]; };
 layout(std430, binding = 4) writeonly buffer Elements { uint elements[]; };
-layout(std430, binding = 5) coherent buffer State {
-    uint visible[2];
-    uint keys_done;
-    uint scan_done;
-    uint overflow;
-    uint spare[3];
-    uint tile_total[DS_TILES_MAX];
-    uint tile_first[DS_TILES_MAX];
-    uint table[];
-} state;
+// binding 5: State (stage_state.glsl)
 layout(std430, binding = 7) readonly buffer Rects { uint rects[]; };
 
 shared uint masks[MASK_WORDS];

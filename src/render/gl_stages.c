@@ -80,6 +80,7 @@ extern const char ds_shader_stage_scatter_comp[];
 extern const char ds_shader_tiles_count_comp[];
 extern const char ds_shader_tiles_scan_comp[];
 extern const char ds_shader_tiles_scatter_comp[];
+extern const char ds_shader_stage_state[];
 
 struct gl_stages {
     GLuint keys_points, keys_triangles, scatter, tiles_count, tiles_scan, tiles_scatter;
@@ -111,8 +112,9 @@ static ds_status compile(const char *name, const char *defines, const char *sour
                          GLuint *dest)
 {
     /* distance_math.h's and tiles.h's constants, and the tuning above:
-     * the shaders take them from here, one definition each. */
-    char all[2048];
+     * the shaders take them from here, one definition each; then the
+     * State block they share (stage_state.glsl). */
+    char all[4096];
     int n = snprintf(all, sizeof all,
                      "%s"
                      "#define KEYS_THREADS %d\n#define SCATTER_THREADS %d\n"
@@ -122,13 +124,14 @@ static ds_status compile(const char *name, const char *defines, const char *sour
                      "#define DS_CULL_MARGIN %.9g\n#define DS_CULL_FAR_PIXELS %.9g\n"
                      "#define DS_CULL_MAX_SAMPLES %d\n"
                      "#define DS_QUANTISED_FIRST 0x%Xu\n#define DS_QUANTISED_LEVELS 0x%Xu\n"
-                     "#define DS_TRIANGLE_KEY_MEAN %du\n#define DS_TRIANGLE_KEY_CENTROID %du\n",
+                     "#define DS_TRIANGLE_KEY_MEAN %du\n#define DS_TRIANGLE_KEY_CENTROID %du\n"
+                     "%s",
                      defines, KEYS_THREADS, SCATTER_THREADS, BIN_THREADS, BIN_GROUPS,
                      MASK_WORDS, DS_TILES_MAX, DS_TILES_COMMAND_WORDS, DS_TILES_EMPTY,
                      (double)DS_TILES_MARGIN, (double)DS_CULL_MARGIN,
                      (double)DS_CULL_FAR_PIXELS, DS_CULL_MAX_SAMPLES, DS_QUANTISED_FIRST,
                      DS_QUANTISED_LEVELS, (int)DS_TRIANGLE_KEY_MEAN,
-                     (int)DS_TRIANGLE_KEY_CENTROID);
+                     (int)DS_TRIANGLE_KEY_CENTROID, ds_shader_stage_state);
     if (n < 0 || (size_t)n >= sizeof all)
         return ds_fail(DS_ERR_INVALID_ARG, "gl stages: shader defines too long");
     return ds_gl_compile_compute("gl stages", name, all, source, dest);

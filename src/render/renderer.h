@@ -92,8 +92,8 @@ typedef enum ds_draw_form {
 
 /* DS_STAGES_AUTO takes the GL stages up to this many sorted primitives
  * and the CUDA path above: the GL stages save the GPU's two context
- * switches a frame, the CUDA sorts cost less per primitive, and on the
- * H100 the two broke even at 7M triangles (docs/performance.md). */
+ * switches a frame, the CUDA sorts cost less per primitive, and the two
+ * break even about here (docs/performance.md). */
 #define DS_RENDERER_GL_STAGES_AUTO_MAX 7000000
 
 /* ds_renderer_desc.tile_pixels: 0, or a tile side in this range. Tiles too
