@@ -6,8 +6,12 @@
  * draw; and the indirect draw command of the culled draw. The triangle
  * keys follow the per-vertex distance sort of the paper with the vertex
  * distances computed where they are needed, in the keys pass, so no
- * per-vertex pass or buffer runs first. Memory bound, one element per
- * thread (the culling keys pass: a grid-stride loop); none allocates. */
+ * per-vertex pass or buffer runs first. For a binned frame the keys pass
+ * also writes each primitive's screen tiles (tiles.h) from the vertices it
+ * has loaded, in mesh order, so that the binning after the sort gathers a
+ * word per primitive rather than its vertices in sorted order. Memory
+ * bound, one element per thread (the culling keys pass: a grid-stride
+ * loop); none allocates. */
 #include "distance.h"
 
 #include <float.h>
@@ -34,18 +38,23 @@ static unsigned grid_for(size_t count)
 /* ---- kernels -------------------------------------------------------------- */
 
 /* One thread owns vertex v: reads its position, writes its key and its own
- * index as the sort value. */
+ * index as the sort value; with TILED, its splat's tiles as well. */
+template <bool TILED>
 __global__ void k_distance_point_keys(const float *__restrict__ positions,
                                       size_t vertex_count, float ex, float ey,
                                       float ez, ds_key_range range,
+                                      ds_keys_tiles tiles,
                                       float *__restrict__ keys,
                                       uint32_t *__restrict__ values)
 {
     size_t v = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (v >= vertex_count)
         return;
-    keys[v] = ds_point_sort_key(ds_point_distance(positions + 3 * v, ex, ey, ez), range);
+    const float *p = positions + 3 * v;
+    keys[v] = ds_point_sort_key(ds_point_distance(p, ex, ey, ez), range);
     values[v] = (uint32_t)v;
+    if (TILED)
+        tiles.rects[v] = ds_point_tiles(&tiles.view, &tiles.grid, p, tiles.point_scale);
 }
 
 /* Triangle t: gathers its three vertex positions, computes their distances
@@ -54,8 +63,9 @@ __global__ void k_distance_point_keys(const float *__restrict__ positions,
  * over a grid sized to the machine, so that one atomic per block (about a
  * thousand, not one per warp, which would serialise hundreds of thousands
  * on one address) adds the count. Without it, one triangle per thread and
- * no loop, which is faster. */
-template <bool CULL>
+ * no loop, which is faster. With TILED, also the triangle's tiles (none
+ * when culled: it sorts after the visible ones, which alone are binned). */
+template <bool CULL, bool TILED>
 __global__ void k_distance_triangle_keys(const uint32_t *__restrict__ indices,
                                          size_t triangle_count,
                                          const float *__restrict__ positions,
@@ -63,6 +73,7 @@ __global__ void k_distance_triangle_keys(const uint32_t *__restrict__ indices,
                                          ds_triangle_key key,
                                          ds_key_range range,
                                          ds_cull_view cull,
+                                         ds_keys_tiles tiles,
                                          uint32_t *__restrict__ visible,
                                          float *__restrict__ keys,
                                          uint32_t *__restrict__ values)
@@ -84,6 +95,9 @@ __global__ void k_distance_triangle_keys(const uint32_t *__restrict__ indices,
         keys[t] = ds_triangle_sort_key(key, da, db, dc, pa, pb, pc, ex, ey, ez, range,
                                        CULL ? &cull : NULL, &drawn);
         values[t] = (uint32_t)t;
+        if (TILED)
+            tiles.rects[t] = drawn ? ds_triangle_tiles(&tiles.view, &tiles.grid, pa, pb, pc)
+                                   : DS_TILES_EMPTY;
         if (CULL)
             drawn_here += (uint32_t)drawn;
     }
@@ -127,13 +141,22 @@ __global__ void k_distance_scatter(const uint32_t *__restrict__ order,
 /* ---- launchers ------------------------------------------------------------ */
 
 extern "C" ds_status ds_point_keys(const float *positions, size_t vertex_count,
-                                   const float eye[3], ds_key_range range, float *keys,
+                                   const float eye[3], ds_key_range range,
+                                   const ds_keys_tiles *tiles, float *keys,
                                    uint32_t *values, ds_stream stream)
 {
     if (vertex_count == 0)
         return DS_OK;
-    k_distance_point_keys<<<grid_for(vertex_count), BLOCK_THREADS, 0, (cudaStream_t)stream>>>(
-        positions, vertex_count, eye[0], eye[1], eye[2], range, keys, values);
+    ds_keys_tiles tiling = {};
+    if (tiles)
+        tiling = *tiles;
+    cudaStream_t s = (cudaStream_t)stream;
+    if (tiles)
+        k_distance_point_keys<true><<<grid_for(vertex_count), BLOCK_THREADS, 0, s>>>(
+            positions, vertex_count, eye[0], eye[1], eye[2], range, tiling, keys, values);
+    else
+        k_distance_point_keys<false><<<grid_for(vertex_count), BLOCK_THREADS, 0, s>>>(
+            positions, vertex_count, eye[0], eye[1], eye[2], range, tiling, keys, values);
     DS_CUDA_TRY_LAUNCH("render", "k_distance_point_keys");
     return DS_OK;
 }
@@ -141,26 +164,35 @@ extern "C" ds_status ds_point_keys(const float *positions, size_t vertex_count,
 extern "C" ds_status ds_triangle_keys(const uint32_t *indices, size_t triangle_count,
                                       const float *positions, const float eye[3],
                                       ds_triangle_key key, ds_key_range range,
-                                      const ds_cull_view *cull, int sm_count,
-                                      uint32_t *visible, float *keys, uint32_t *values,
-                                      ds_stream stream)
+                                      const ds_cull_view *cull, const ds_keys_tiles *tiles,
+                                      int sm_count, uint32_t *visible, float *keys,
+                                      uint32_t *values, ds_stream stream)
 {
     if (triangle_count == 0)
         return DS_OK;
     ds_cull_view view = {};
     if (cull)
         view = *cull;
+    ds_keys_tiles tiling = {};
+    if (tiles)
+        tiling = *tiles;
     unsigned grid = grid_for(triangle_count);
     if (cull && sm_count > 0 && grid > (unsigned)(sm_count * KEYS_BLOCKS_PER_SM))
         grid = (unsigned)(sm_count * KEYS_BLOCKS_PER_SM);
-    if (cull)
-        k_distance_triangle_keys<true><<<grid, BLOCK_THREADS, 0, (cudaStream_t)stream>>>(
-            indices, triangle_count, positions, eye[0], eye[1], eye[2], key, range, view,
-            visible, keys, values);
+    cudaStream_t s = (cudaStream_t)stream;
+#define LAUNCH(CULL, TILED)                                                              \
+    k_distance_triangle_keys<CULL, TILED><<<grid, BLOCK_THREADS, 0, s>>>(                \
+        indices, triangle_count, positions, eye[0], eye[1], eye[2], key, range, view,    \
+        tiling, visible, keys, values)
+    if (cull && tiles)
+        LAUNCH(true, true);
+    else if (cull)
+        LAUNCH(true, false);
+    else if (tiles)
+        LAUNCH(false, true);
     else
-        k_distance_triangle_keys<false><<<grid, BLOCK_THREADS, 0, (cudaStream_t)stream>>>(
-            indices, triangle_count, positions, eye[0], eye[1], eye[2], key, range, view,
-            visible, keys, values);
+        LAUNCH(false, false);
+#undef LAUNCH
     DS_CUDA_TRY_LAUNCH("render", "k_distance_triangle_keys");
     return DS_OK;
 }

@@ -1,7 +1,8 @@
 /* distance.h — the renderer's per-frame CUDA kernels (distance.cu): the
- * sort keys (per point, or per triangle with the small-triangle cull), the
- * culled draw's indirect command, and the scatter of the sorted order into
- * the GL element buffer. Device pointers throughout; every launcher
+ * sort keys (per point, or per triangle with the small-triangle cull, and
+ * for a binned frame each primitive's screen tiles), the culled draw's
+ * indirect command, and the scatter of the sorted order into the GL
+ * element buffer. Device pointers throughout; every launcher
  * enqueues on `stream`, checks its launch and returns a status. The same
  * arithmetic for the CPU path is in distance_math.h. */
 #ifndef DS_DISTANCE_H
@@ -14,15 +15,31 @@
 #include "render_types.h"
 #include "sort.h"
 #include "status.h"
+#include "tiles.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* A binned frame's tile rectangles (tiles.h), written by the keys pass
+ * where each primitive's vertices are loaded anyway, so that
+ * ds_tiles_bin() gathers one word per sorted position instead of the
+ * vertices in sorted (scattered) order: rects[p] (device, a word per
+ * primitive) = ds_triangle_tiles() of triangle p, or ds_point_tiles() of
+ * point p with splats point_scale / w pixels across. */
+typedef struct ds_keys_tiles {
+    ds_cull_view view;
+    ds_tile_grid grid;
+    float point_scale;
+    uint32_t *rects;
+} ds_keys_tiles;
+
 /* Points mode, vertex v: keys[v] = ds_point_sort_key() of its camera
- * distance, values[v] = v, for the sort to permute. */
+ * distance, values[v] = v, for the sort to permute; with `tiles`
+ * non-NULL (a binned frame), also tiles->rects[v]. */
 ds_status ds_point_keys(const float *positions, size_t vertex_count, const float eye[3],
-                        ds_key_range range, float *keys, uint32_t *values, ds_stream stream);
+                        ds_key_range range, const ds_keys_tiles *tiles, float *keys,
+                        uint32_t *values, ds_stream stream);
 
 /* Triangles mode, triangle t: keys[t] = ds_triangle_sort_key() of its
  * three vertex distances, computed from `positions` (farthest / mean
@@ -30,12 +47,15 @@ ds_status ds_point_keys(const float *positions, size_t vertex_count, const float
  * scale is nonzero), values[t] = t, for the sort to permute.
  * `cull` non-NULL: culled triangles get key 0 (they sort last) and the
  * number of the others is added to *visible (set it to 0 first); the grid
- * is then capped by `sm_count`, the device's multiprocessors (0: uncapped). */
+ * is then capped by `sm_count`, the device's multiprocessors (0: uncapped).
+ * `tiles` non-NULL (a binned frame): also tiles->rects[t], DS_TILES_EMPTY
+ * for a culled triangle (culled ones sort after the *visible others, which
+ * alone are binned). */
 ds_status ds_triangle_keys(const uint32_t *indices, size_t triangle_count,
                            const float *positions, const float eye[3], ds_triangle_key key,
-                           ds_key_range range, const ds_cull_view *cull, int sm_count,
-                           uint32_t *visible, float *keys, uint32_t *values,
-                           ds_stream stream);
+                           ds_key_range range, const ds_cull_view *cull,
+                           const ds_keys_tiles *tiles, int sm_count, uint32_t *visible,
+                           float *keys, uint32_t *values, ds_stream stream);
 
 /* ds_cull_draw_command() of *visible at `command` (device memory GL reads
  * as GL_DRAW_INDIRECT_BUFFER). */

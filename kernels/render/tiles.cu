@@ -3,7 +3,9 @@
  * commands, in three kernels and no host round trip:
  *   count:   a fixed grid of BIN_BLOCKS blocks, block b owning a contiguous
  *            chunk of the sorted positions; each position's tile rectangle
- *            (ds_triangle_tiles) is stored, and the block counts its
+ *            is gathered from the keys pass's per-primitive ones (one word
+ *            a position, not the primitive's vertices in sorted, i.e.
+ *            scattered, order) and stored, and the block counts its
  *            entries per tile in shared memory;
  *   scan:    a block per tile sums its blocks' counts (each block's first
  *            entry within the tile), then one block sums the tiles' (each
@@ -59,11 +61,12 @@ __device__ __forceinline__ void chunk_of(const uint32_t *visible, size_t count,
         *begin = *end;
 }
 
-/* Block b: the rectangles of its chunk's positions, and its count per tile
- * into table[tile * BIN_BLOCKS + b]. */
+/* Block b: the rectangles of its chunk's positions (rects[i] =
+ * primitive_rects[order[i]]), and its count per tile into
+ * table[tile * BIN_BLOCKS + b]. */
 __global__ void __launch_bounds__(BIN_THREADS)
 k_tiles_count(const uint32_t *__restrict__ order, const uint32_t *__restrict__ visible,
-              size_t count, ds_tiles_source source, ds_cull_view view, ds_tile_grid grid,
+              size_t count, const uint32_t *__restrict__ primitive_rects, ds_tile_grid grid,
               uint32_t *__restrict__ rects, tiles_scratch *__restrict__ scratch)
 {
     __shared__ uint32_t per_tile[DS_TILES_MAX];
@@ -74,13 +77,7 @@ k_tiles_count(const uint32_t *__restrict__ order, const uint32_t *__restrict__ v
     size_t begin, end;
     chunk_of(visible, count, &begin, &end);
     for (size_t i = begin + threadIdx.x; i < end; i += BIN_THREADS) {
-        size_t primitive = order[i];
-        const float *p = source.positions;
-        const uint32_t *v = source.indices + 3 * primitive;
-        uint32_t r = source.indices
-                         ? ds_triangle_tiles(&view, &grid, p + 3 * (size_t)v[0],
-                                             p + 3 * (size_t)v[1], p + 3 * (size_t)v[2])
-                         : ds_point_tiles(&view, &grid, p + 3 * primitive, source.point_scale);
+        uint32_t r = primitive_rects[order[i]];
         rects[i] = r;
         int c0 = r & 0xFF, c1 = r >> 8 & 0xFF, r0 = r >> 16 & 0xFF, r1 = r >> 24;
         for (int row = r0; row <= r1; row++)
@@ -275,10 +272,9 @@ k_tiles_scatter(const uint32_t *__restrict__ order, const uint32_t *__restrict__
 }
 
 extern "C" ds_status ds_tiles_bin(const uint32_t *order, const uint32_t *visible, size_t count,
-                                  const ds_tiles_source *source, const ds_cull_view *view,
-                                  const ds_tile_grid *grid, uint32_t *rects, void *scratch,
-                                  uint32_t *elements, size_t capacity, uint32_t *commands,
-                                  ds_stream stream)
+                                  const ds_tiles_source *source, const ds_tile_grid *grid,
+                                  uint32_t *rects, void *scratch, uint32_t *elements,
+                                  size_t capacity, uint32_t *commands, ds_stream stream)
 {
     cudaStream_t s = (cudaStream_t)stream;
     int tiles = grid->columns * grid->rows;
@@ -288,8 +284,9 @@ extern "C" ds_status ds_tiles_bin(const uint32_t *order, const uint32_t *visible
     /* Entries: a triangle's indices, or a number (pulled triangle, point). */
     const uint32_t *entry_indices = source->entry_is_number ? NULL : source->indices;
     int vertices = source->indices ? 3 : 1;
-    k_tiles_count<<<BIN_BLOCKS, BIN_THREADS, 0, s>>>(order, visible, count, *source, *view, *grid,
-                                                     rects, table);
+    k_tiles_count<<<BIN_BLOCKS, BIN_THREADS, 0, s>>>(order, visible, count,
+                                                     source->primitive_rects, *grid, rects,
+                                                     table);
     DS_CUDA_TRY_LAUNCH("tiles", "k_tiles_count");
     k_tiles_scan_blocks<<<tiles, BIN_BLOCKS, 0, s>>>(table);
     DS_CUDA_TRY_LAUNCH("tiles", "k_tiles_scan_blocks");

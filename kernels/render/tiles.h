@@ -23,7 +23,9 @@
  * image, untiled.
  *
  * The tile rectangles (ds_triangle_tiles, ds_point_tiles) are shared by
- * the kernels and the CPU path; the binning itself exists twice, tiles.cu
+ * the kernels and the CPU path: on the GPU the keys pass computes them per
+ * primitive, in mesh order (distance.h), and the binning gathers them in
+ * sorted order; the binning itself exists twice, tiles.cu
  * on the GPU and ds_tiles_rects_host() + ds_tiles_bin_host() here (the CPU
  * path's, and ds_renderer_verify()'s reference), and both give the same
  * words. */
@@ -282,13 +284,14 @@ static inline int ds_tiles_bin_host(const uint32_t *order, const uint32_t *rects
 /* What ds_tiles_bin() bins (device memory): sorted triangles of the mesh
  * (indices non-NULL), whose entries are their three indices or, with
  * entry_is_number, their numbers (vertex pulling); or sorted points
- * (indices NULL), whose entries are their vertex numbers and whose splats
- * are point_scale / w pixels across (ds_point_tiles()). */
+ * (indices NULL), whose entries are their vertex numbers.
+ * primitive_rects[p]: primitive p's tiles, ds_triangle_tiles() or
+ * ds_point_tiles(), as the keys pass writes them (distance.h); it need
+ * only hold the primitives that are binned. */
 typedef struct ds_tiles_source {
     const uint32_t *indices;
-    const float *positions;
+    const uint32_t *primitive_rects;
     int entry_is_number;
-    float point_scale;
 } ds_tiles_source;
 
 /* Device scratch of ds_tiles_bin(), whatever the count. */
@@ -298,13 +301,13 @@ size_t ds_tiles_scratch_bytes(void);
  * primitives order[] into `elements` (capacity words) and the commands
  * (after the entries, at `commands`; tiles + 1 of them), as
  * ds_tiles_bin_host() does; `rects` (count words, device) receives each
- * sorted position's tiles, for ds_renderer_verify(). No allocation:
- * `scratch` is ds_tiles_scratch_bytes() bytes. */
+ * sorted position's tiles, rects[i] = source->primitive_rects[order[i]],
+ * for ds_renderer_verify(). No allocation: `scratch` is
+ * ds_tiles_scratch_bytes() bytes. */
 ds_status ds_tiles_bin(const uint32_t *order, const uint32_t *visible, size_t count,
-                       const ds_tiles_source *source, const ds_cull_view *view,
-                       const ds_tile_grid *grid, uint32_t *rects, void *scratch,
-                       uint32_t *elements, size_t capacity, uint32_t *commands,
-                       ds_stream stream);
+                       const ds_tiles_source *source, const ds_tile_grid *grid,
+                       uint32_t *rects, void *scratch, uint32_t *elements, size_t capacity,
+                       uint32_t *commands, ds_stream stream);
 
 #ifdef __cplusplus
 }

@@ -340,6 +340,8 @@ static ds_status create_cuda(ds_renderer *renderer, const ds_mesh *mesh,
     if (renderer->tiles) {
         DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->tile_rects,
                                          (most ? most : 1) * sizeof(uint32_t)));
+        DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->primitive_rects,
+                                         (most ? most : 1) * sizeof(uint32_t)));
         DS_CUDA_TRY("render", cudaMalloc(&renderer->tile_scratch, ds_tiles_scratch_bytes()));
     }
     DS_CUDA_TRY("render", cudaMallocHost((void **)&renderer->host_visible,
@@ -605,6 +607,7 @@ void ds_renderer_destroy(ds_renderer *renderer)
     cudaFree(renderer->verify_keys);
     cudaFree(renderer->visible);
     cudaFree(renderer->tile_rects);
+    cudaFree(renderer->primitive_rects);
     cudaFree(renderer->tile_scratch);
     cudaFreeHost(renderer->host_visible);
     for (int r = 0; r < TIMING_RING; r++) {
@@ -931,7 +934,11 @@ ds_status ds_renderer_check_fits(const ds_renderer_desc *desc, size_t vertex_cou
                     + 12ull * t                          /* indices (CUDA) */
                     + 12ull * t;                         /* indices (GL, pulled) */
     if (tiles)
-        need += 4ull * most + ds_tiles_scratch_bytes();
+        need += 8ull * most + ds_tiles_scratch_bytes(); /* sorted positions' and
+                                                           primitives' tiles */
+    if (desc->stages != DS_STAGES_SORTER)
+        need += 24ull * most; /* GL stages: keys, values, two tile lists, the
+                                 GL sort's two scratch buffers */
     if (desc->verify)
         need += 4ull * most + 4ull * elements;
     ds_sort_algo algo = (unsigned)desc->sort_algo < DS_SORT_ALGO_COUNT ? desc->sort_algo

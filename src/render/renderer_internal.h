@@ -211,6 +211,7 @@ struct ds_renderer {
     float *verify_keys;
     uint32_t *visible;       /* device: triangles the keys pass kept */
     uint32_t *tile_rects;    /* device: tiles of each sorted position */
+    uint32_t *primitive_rects; /* device: tiles of each primitive (keys pass) */
     void *tile_scratch;      /* device: ds_tiles_bin()'s */
     uint32_t *host_visible;  /* pinned: one per timing record */
 

@@ -41,17 +41,21 @@ ds_status ds_render_cuda_stages(ds_renderer *renderer, const frame_plan *plan,
     if (cull)
         DS_CUDA_TRY("render", cudaMemsetAsync(renderer->visible, 0, sizeof(uint32_t),
                                               renderer->stream));
+    /* A binned frame: the keys pass also writes each primitive's tiles,
+     * which the binning gathers after the sort. */
+    ds_keys_tiles tiles = {plan->view, plan->grid, plan->point_scale, renderer->primitive_rects};
+    const ds_keys_tiles *keys_tiles = plan->tiled ? &tiles : NULL;
     RECORD(EV_START);
     if (plan->points &&
         (status = ds_point_keys(positions, renderer->vertex_count, plan->eye, plan->range,
-                                renderer->keys, values, stream)))
+                                keys_tiles, renderer->keys, values, stream)))
         return status;
     RECORD(EV_DISTANCES);
     if (!plan->points &&
         (status = ds_triangle_keys(renderer->indices, renderer->triangle_count, positions,
                                    plan->eye, renderer->triangle_key, plan->range, cull,
-                                   renderer->sm_count, renderer->visible, renderer->keys,
-                                   values, stream)))
+                                   keys_tiles, renderer->sm_count, renderer->visible,
+                                   renderer->keys, values, stream)))
         return status;
     RECORD(EV_KEYS);
     if (plan->keep_keys)
@@ -70,11 +74,11 @@ ds_status ds_render_cuda_stages(ds_renderer *renderer, const frame_plan *plan,
         return status;
     RECORD(EV_SORT);
     if (plan->tiled) {
-        ds_tiles_source source = {plan->points ? NULL : renderer->indices, positions, plan->pull,
-                                  plan->point_scale};
+        ds_tiles_source source = {plan->points ? NULL : renderer->indices,
+                                  renderer->primitive_rects, plan->pull};
         if ((status = ds_tiles_bin(values, cull ? renderer->visible : NULL, n, &source,
-                                   &plan->view, &plan->grid, renderer->tile_rects,
-                                   renderer->tile_scratch, elements, renderer->command_word,
+                                   &plan->grid, renderer->tile_rects, renderer->tile_scratch,
+                                   elements, renderer->command_word,
                                    elements + renderer->command_word, stream)))
             return status;
     } else {
