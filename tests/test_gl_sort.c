@@ -36,6 +36,7 @@
 #include <glad/gl.h>
 
 #include "egl_context.h"
+#include "gl_compute.h"
 #include "gl_sort.h"
 #include "status.h"
 
@@ -454,8 +455,57 @@ static void test_drop(void **state)
     ds_gl_sort_destroy(sort);
 }
 
+/* What 12 dependent dispatches cost with nothing to do (a sort's count of
+ * them for 32-bit keys), as many workgroups as a sort of n pairs has
+ * blocks, with and without a storage barrier between them: the floor under
+ * the sort's time that its work does not set. */
+static void bench_dispatch_floor(size_t n, int count, const GLuint queries[2])
+{
+    static const char source[] =
+        "layout(local_size_x = 256) in;\n"
+        "layout(std430, binding = 0) buffer Word { uint word[]; };\n"
+        "void main() { if (gl_GlobalInvocationID.x == 0u) word[0] += 1u; }\n";
+    GLuint program = 0, buffer = 0;
+    if (ds_gl_compile_compute("bench", "empty", "", source, &program) != DS_OK)
+        return;
+    glCreateBuffers(1, &buffer);
+    glNamedBufferStorage(buffer, sizeof(uint32_t), NULL, 0);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffer);
+    glUseProgram(program);
+    GLuint groups = (GLuint)((n + 2047) / 2048);
+    double *ms = malloc((size_t)count * sizeof *ms);
+    for (int barriers = 1; ms && barriers >= 0; barriers--) {
+        for (int i = 0; i < count; i++) {
+            glQueryCounter(queries[0], GL_TIMESTAMP);
+            for (int d = 0; d < 12; d++) {
+                glDispatchCompute(groups, 1, 1);
+                if (barriers)
+                    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+            }
+            glQueryCounter(queries[1], GL_TIMESTAMP);
+            GLuint64 t0 = 0, t1 = 0;
+            glGetQueryObjectui64v(queries[0], GL_QUERY_RESULT, &t0);
+            glGetQueryObjectui64v(queries[1], GL_QUERY_RESULT, &t1);
+            ms[i] = (double)(t1 - t0) * 1e-6;
+        }
+        for (int i = 1; i < count; i++)
+            for (int j = i; j > 0 && ms[j - 1] > ms[j]; j--) {
+                double t = ms[j];
+                ms[j] = ms[j - 1];
+                ms[j - 1] = t;
+            }
+        printf("12 empty dispatches of %u workgroups, %s barriers: median %.4f ms\n", groups,
+               barriers ? "with" : "without", ms[count / 2]);
+    }
+    free(ms);
+    glUseProgram(0);
+    glDeleteBuffers(1, &buffer);
+    glDeleteProgram(program);
+}
+
 /* `--bench N`: median GPU time of sorting N uniform 32-bit pairs (all 32
- * bits), from GL timestamp queries around each sort. */
+ * bits), from GL timestamp queries around each sort, then the dispatch
+ * floor above. */
 static int bench(size_t n, int count)
 {
     ds_gl_sort *sort = NULL;
@@ -488,6 +538,7 @@ static int bench(size_t n, int count)
         }
     printf("gl sort: %zu pairs, 32 bits: median %.4f ms, min %.4f ms over %d sorts (%s)\n", n,
            ms[count / 2], ms[0], count, (const char *)glGetString(GL_RENDERER));
+    bench_dispatch_floor(n, count, queries);
     glDeleteQueries(2, queries);
     GLuint buffers[2] = {key_buffer, value_buffer};
     glDeleteBuffers(2, buffers);
