@@ -2,7 +2,7 @@
 // LSD radix sort: the digit histogram of each block of BLOCK keys.
 //
 // Prepended by gl_sort.c: #version, the ballot extensions, RADIX_BITS,
-// RADIX, THREADS, ITEMS, SUBGROUP_SIZE, BLOCK, the mode block (MODE_BLOCK).
+// RADIX, THREADS, ITEMS, SUBGROUP_SIZE.
 // One workgroup per block; invocation t owns keys block * BLOCK + t +
 // i * THREADS (i < ITEMS): consecutive invocations read consecutive words.
 // Keys with equal digits in a subgroup are counted once, by the highest
@@ -10,16 +10,14 @@
 // their top digits: per-key atomics would serialise on one bin).
 // Writes counts[digit * blocks + block] and adds each digit's block count
 // to totals[digit], which radix_scatter zeroes again after the scan.
-// The dropping sort's first pass (mode MODE_DROP) leaves out the keys that
-// are all ones; its later passes (MODE_COUNTED) take the pair and block
-// counts from the Kept buffer radix_scan wrote (gl_sort.c's MODE_BLOCK,
-// prepended).
 
 layout(local_size_x = THREADS) in;
 
-layout(location = 0) uniform uint given_key_count;
+#define BLOCK (THREADS * ITEMS)
+
+layout(location = 0) uniform uint key_count;
 layout(location = 1) uniform uint shift;
-layout(location = 2) uniform uint given_block_count;
+layout(location = 2) uniform uint block_count;
 
 layout(std430, binding = 0) readonly buffer KeysIn { uint keys_in[]; };
 layout(std430, binding = 4) writeonly buffer Counts { uint counts[]; };
@@ -57,8 +55,6 @@ void main()
 {
     const uint local = gl_LocalInvocationIndex;
     const uint block = gl_WorkGroupID.x;
-    const uint key_count = pass_key_count(given_key_count);
-    const uint block_count = pass_block_count(given_block_count);
     for (uint digit = local; digit < RADIX; digit += THREADS)
         histogram[digit] = 0u;
     memoryBarrierShared();
@@ -66,9 +62,8 @@ void main()
 
     for (uint item = 0u; item < ITEMS; item++) {
         const uint index = block * BLOCK + item * THREADS + local;
-        const uint key = index < key_count ? keys_in[index] : 0u;
-        const bool valid = index < key_count && !dropped(key);
-        const uint digit = valid ? bitfieldExtract(key, int(shift), RADIX_BITS) : 0u;
+        const bool valid = index < key_count;
+        const uint digit = valid ? bitfieldExtract(keys_in[index], int(shift), RADIX_BITS) : 0u;
         const mask_t peers = match_digit(digit, valid);
         if (valid && (peers & GT_MASK) == mask_t(0))
             atomicAdd(histogram[digit], POPCOUNT(peers));

@@ -1,24 +1,19 @@
 // radix_scan.comp.glsl — pass 2 of 3 of one digit of gl_sort.c's radix
 // sort: turns the block histograms into output positions.
 //
-// Prepended by gl_sort.c: #version, RADIX, SCAN_THREADS, BLOCK, the mode
-// block (gl_sort.c's MODE_BLOCK).
+// Prepended by gl_sort.c: #version, RADIX, SCAN_THREADS.
 // One workgroup per digit d. The digit's first output position is the sum
 // of totals[d'] for d' < d; then counts[d * blocks + b] becomes that
 // position plus the counts of digit d in blocks before b (an exclusive
 // scan along the digit's row). Invocation t owns totals [t * m, t * m + m),
 // m = RADIX / SCAN_THREADS, and the row's entries [t * k, t * k + k), k =
 // ceil(blocks / SCAN_THREADS): serial sums, then one workgroup scan each.
-// In the dropping sort's first pass (MODE_DROP) the last digit's workgroup
-// also writes the kept count (the sum of the totals: the dropped keys were
-// not counted) and the later passes' indirect dispatch, its blocks, into
-// Kept; the later passes (MODE_COUNTED) scan rows of that many blocks.
 
 layout(local_size_x = SCAN_THREADS) in;
 
 #define TOTALS_PER_INVOCATION (RADIX / SCAN_THREADS)
 
-layout(location = 2) uniform uint given_block_count;
+layout(location = 2) uniform uint block_count;
 
 layout(std430, binding = 4) buffer Counts { uint counts[]; };
 layout(std430, binding = 5) readonly buffer Totals { uint totals[]; };
@@ -55,7 +50,6 @@ void main()
 {
     const uint local = gl_LocalInvocationIndex;
     const uint digit = gl_WorkGroupID.x;
-    const uint block_count = pass_block_count(given_block_count);
 
     uint below = 0u;
     for (uint k = 0u; k < TOTALS_PER_INVOCATION; k++) {
@@ -65,15 +59,6 @@ void main()
     }
     uint digit_start;
     workgroup_exclusive_scan(below, digit_start);
-    if (mode == MODE_DROP && digit == RADIX - 1u && local == 0u) {
-        const uint kept = digit_start + totals[digit];
-        // At least one workgroup: radix_scatter's workgroup 0 zeroes the
-        // totals for the next pass.
-        kept_groups = max((kept + uint(BLOCK) - 1u) / uint(BLOCK), 1u);
-        kept_y = 1u;
-        kept_z = 1u;
-        kept_count = kept;
-    }
 
     const uint row = digit * block_count;
     const uint per_invocation = (block_count + SCAN_THREADS - 1u) / SCAN_THREADS;

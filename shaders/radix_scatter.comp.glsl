@@ -3,12 +3,7 @@
 // stably.
 //
 // Prepended by gl_sort.c: #version, the ballot extensions, RADIX_BITS,
-// RADIX, THREADS, ITEMS, SUBGROUP_SIZE, ROWS (= THREADS / SUBGROUP_SIZE),
-// BLOCK, the mode block (gl_sort.c's MODE_BLOCK): the dropping sort's
-// first pass (MODE_DROP) ranks and writes only the pairs whose key is not
-// all ones, which radix_count did not count either, so the kept pairs end
-// up at [0, kept) in their stable order; its later passes (MODE_COUNTED)
-// take the pair and block counts from Kept.
+// RADIX, THREADS, ITEMS, SUBGROUP_SIZE, ROWS (= THREADS / SUBGROUP_SIZE).
 // One workgroup per block of BLOCK pairs. Subgroup s owns the block's
 // segment [s * SEGMENT, (s + 1) * SEGMENT), SEGMENT = SUBGROUP_SIZE *
 // ITEMS; lane l's item i is the segment's pair i * SUBGROUP_SIZE + l, so
@@ -39,13 +34,14 @@
 
 layout(local_size_x = THREADS) in;
 
+#define BLOCK (THREADS * ITEMS)
 #define SEGMENT (SUBGROUP_SIZE * ITEMS)
 #define DIGITS_PER_INVOCATION (RADIX / THREADS)
 #define STAGE_WORDS (ROWS * RADIX > BLOCK ? ROWS * RADIX : BLOCK)
 
-layout(location = 0) uniform uint given_key_count;
+layout(location = 0) uniform uint key_count;
 layout(location = 1) uniform uint shift;
-layout(location = 2) uniform uint given_block_count;
+layout(location = 2) uniform uint block_count;
 
 layout(std430, binding = 0) readonly buffer KeysIn { uint keys_in[]; };
 layout(std430, binding = 1) readonly buffer ValuesIn { uint values_in[]; };
@@ -76,8 +72,6 @@ shared uint digit_local[RADIX];
 // Output position of the block's j-th sorted pair of digit d, minus j.
 shared uint digit_global[RADIX];
 shared uint scan_buffer[2 * THREADS];
-// The block's pairs that are written (all in range but the dropped ones).
-shared uint block_pairs;
 
 // The lanes of this subgroup whose item is valid and has this digit.
 // Every lane of the subgroup must call it: a ballot sees active lanes only.
@@ -119,8 +113,6 @@ void main()
 {
     const uint local = gl_LocalInvocationIndex;
     const uint block = gl_WorkGroupID.x;
-    const uint key_count = pass_key_count(given_key_count);
-    const uint block_count = pass_block_count(given_block_count);
     // radix_probe checked at creation that subgroups are aligned ranges of
     // gl_LocalInvocationIndex.
     const uint subgroup = local / SUBGROUP_SIZE;
@@ -137,19 +129,17 @@ void main()
     uint keys[ITEMS];
     uint values[ITEMS];
     uint ranks[ITEMS];
-    bool kept[ITEMS];
     for (uint item = 0u; item < ITEMS; item++) {
         const uint index = first + item * SUBGROUP_SIZE;
         keys[item] = index < key_count ? keys_in[index] : 0u;
         values[item] = index < key_count ? values_in[index] : 0u;
-        kept[item] = index < key_count && !dropped(keys[item]);
     }
     memoryBarrierShared();
     barrier();
 
     // Rank within the subgroup's segment, round by round.
     for (uint item = 0u; item < ITEMS; item++) {
-        const bool valid = kept[item];
+        const bool valid = first + item * SUBGROUP_SIZE < key_count;
         const uint digit = bitfieldExtract(keys[item], int(shift), RADIX_BITS);
         const mask_t peers = match_digit(digit, valid);
         const uint earlier = valid ? stage[row + digit] : 0u;
@@ -187,9 +177,7 @@ void main()
         digit_global[digit] = counts[digit * block_count + block] - start;
         start += digit_totals[k];
     }
-    if (local == THREADS - 1u)
-        block_pairs = start;
-    // rows, digit_local, digit_global and block_pairs are complete.
+    // rows, digit_local and digit_global are complete.
     memoryBarrierShared();
     barrier();
 
@@ -200,8 +188,9 @@ void main()
     // Every invocation has read rows before stage holds keys.
     barrier();
 
+    const uint block_pairs = min(key_count - block * BLOCK, uint(BLOCK));
     for (uint item = 0u; item < ITEMS; item++)
-        if (kept[item])
+        if (first + item * SUBGROUP_SIZE < key_count)
             stage[ranks[item]] = keys[item];
     memoryBarrierShared();
     barrier();
@@ -217,7 +206,7 @@ void main()
     // Every invocation has read the staged keys before stage holds values.
     barrier();
     for (uint item = 0u; item < ITEMS; item++)
-        if (kept[item])
+        if (first + item * SUBGROUP_SIZE < key_count)
             stage[ranks[item]] = values[item];
     memoryBarrierShared();
     barrier();

@@ -14,12 +14,6 @@
  *   - a sort of sorted output changes nothing; a smaller sort after a
  *     larger one on the same object leaves nothing stale; capacity exactly
  *     n; bad arguments are refused in one line;
- *   - the dropping form (ds_gl_sort_pairs_drop): key sets with none, some,
- *     most and all keys 0xFFFFFFFF (and near-all-ones keys that must be
- *     kept), sizes around every block size, one, two and four passes
- *     (the copy back), interleaved with plain sorts on the same object:
- *     the kept count and the kept prefix must be the host stable sort of
- *     the kept pairs;
  *   - no GL error is reported through KHR_debug.
  * `test_gl_sort --bench N` times sorts of N uniform 32-bit pairs with GL
  * timestamp queries instead. */
@@ -201,69 +195,6 @@ static void check_sort(ds_gl_sort *sort, const uint32_t *keys, size_t n, int beg
     assert_int_equal(gl_errors, 0);
 }
 
-/* Marks about `percent` of the keys dropped (0xFFFFFFFF; 100: all), and
- * turns a few others into near-all-ones words that must be kept. */
-static void drop_some(uint32_t *keys, size_t n, unsigned percent)
-{
-    for (size_t i = 0; i < n; i++) {
-        uint32_t r = next_random();
-        if (percent >= 100 || r % 100u < percent)
-            keys[i] = 0xFFFFFFFFu;
-        else if (r % 251u == 0)
-            keys[i] = r & 1u ? 0xFFFFFFFEu : 0xFFFFFF00u;
-    }
-}
-
-/* Sorts `keys` with the dropping form and checks the kept count and the
- * kept prefix against the host stable sort of the kept pairs. */
-static void check_drop(ds_gl_sort *sort, const uint32_t *keys, size_t n, int begin, int end,
-                       const char *what)
-{
-    GLuint key_buffer, value_buffer, kept_buffer;
-    upload(keys, n, &key_buffer, &value_buffer);
-    const uint32_t poison = 0xDEADBEEFu;
-    glCreateBuffers(1, &kept_buffer);
-    glNamedBufferStorage(kept_buffer, sizeof poison, &poison, 0);
-    assert_int_equal(ds_gl_sort_pairs_drop(sort, key_buffer, value_buffer, n, begin, end,
-                                           kept_buffer), DS_OK);
-
-    uint32_t *got_keys = malloc((n ? n : 1) * sizeof *got_keys);
-    uint32_t *got_values = malloc((n ? n : 1) * sizeof *got_values);
-    uint32_t *expected = malloc((n ? n : 1) * sizeof *expected);
-    assert_true(got_keys && got_values && expected);
-    uint32_t kept = poison;
-    glGetNamedBufferSubData(kept_buffer, 0, sizeof kept, &kept);
-    glGetNamedBufferSubData(key_buffer, 0, (GLsizeiptr)(n * sizeof(uint32_t)), got_keys);
-    glGetNamedBufferSubData(value_buffer, 0, (GLsizeiptr)(n * sizeof(uint32_t)), got_values);
-    size_t expected_kept = 0;
-    for (size_t i = 0; i < n; i++)
-        if (keys[i] != 0xFFFFFFFFu)
-            expected[expected_kept++] = (uint32_t)i;
-    if (kept != expected_kept) {
-        fprintf(stderr, "test_gl_sort: drop %s n=%zu bits [%d,%d) seed 0x%x: kept %u, "
-                "expected %zu\n", what, n, begin, end, SEED, kept, expected_kept);
-        fail();
-    }
-    reference_begin = begin;
-    reference_end = end;
-    reference_keys = keys;
-    qsort(expected, expected_kept, sizeof *expected, compare_positions);
-    for (size_t i = 0; i < expected_kept; i++) {
-        if (got_values[i] != expected[i] || got_keys[i] != keys[expected[i]]) {
-            fprintf(stderr, "test_gl_sort: drop %s n=%zu bits [%d,%d) seed 0x%x: position %zu "
-                    "has (key 0x%08x, value %u), expected (0x%08x, %u)\n", what, n, begin, end,
-                    SEED, i, got_keys[i], got_values[i], keys[expected[i]], expected[i]);
-            fail();
-        }
-    }
-    GLuint buffers[3] = {key_buffer, value_buffer, kept_buffer};
-    glDeleteBuffers(3, buffers);
-    free(expected);
-    free(got_values);
-    free(got_keys);
-    assert_int_equal(gl_errors, 0);
-}
-
 static const int RANGES[][2] = {{0, 32}, {8, 32}, {16, 32}, {24, 32}};
 #define RANGE_COUNT (sizeof RANGES / sizeof RANGES[0])
 
@@ -371,13 +302,6 @@ static void test_invalid_arguments(void **state)
                      DS_ERR_INVALID_ARG);
     assert_int_equal(ds_gl_sort_pairs(NULL, key_buffer, value_buffer, 100, 0, 32),
                      DS_ERR_INVALID_ARG);
-    assert_int_equal(ds_gl_sort_pairs_drop(sort, key_buffer, value_buffer, 100, 0, 32,
-                                           key_buffer), DS_ERR_INVALID_ARG);
-    assert_non_null(strstr(ds_last_error(), "gl sort"));
-    assert_int_equal(ds_gl_sort_pairs_drop(sort, key_buffer, value_buffer, 100, 0, 32,
-                                           0x7FFFFFF0u), DS_ERR_INVALID_ARG);
-    assert_int_equal(ds_gl_sort_pairs_drop(sort, key_buffer, value_buffer, 101, 0, 32, 0),
-                     DS_ERR_INVALID_ARG);
     ds_gl_sort *too_large = sort;
     assert_int_equal(ds_gl_sort_create((size_t)1 << 40, &too_large), DS_ERR_TOO_LARGE);
     assert_null(too_large);
@@ -397,61 +321,6 @@ static void test_empty(void **state)
     assert_int_equal(ds_gl_sort_create(0, &sort), DS_OK);
     uint32_t key = 7;
     check_sort(sort, &key, 0, 0, 32, "empty", 1);
-    ds_gl_sort_destroy(sort);
-}
-
-/* The dropping form at every size around any block size, with none, a
- * tenth, half, nine tenths and all keys dropped, by turns, over one, two,
- * three and four passes; a plain sort between two dropping ones on the
- * same object; then about 300k pairs with 45% dropped (the renderer's
- * cull), 24-bit and 32-bit. */
-static void test_drop(void **state)
-{
-    (void)state;
-    static const int ranges[][2] = {{0, 32}, {8, 32}, {16, 32}, {24, 32}, {0, 8}, {0, 24}};
-    static const unsigned percents[] = {0, 10, 50, 90, 100};
-    const size_t range_count = sizeof ranges / sizeof ranges[0];
-    const size_t percent_count = sizeof percents / sizeof percents[0];
-    size_t sizes[48];
-    size_t size_count = 0;
-    sizes[size_count++] = 0;
-    sizes[size_count++] = 1;
-    sizes[size_count++] = 2;
-    sizes[size_count++] = 3;
-    for (size_t p = 64; p <= 8192; p *= 2) {
-        sizes[size_count++] = p - 1;
-        sizes[size_count++] = p;
-        sizes[size_count++] = p + 1;
-    }
-    sizes[size_count++] = 6001;
-    const size_t large = 300007;
-    ds_gl_sort *sort = NULL;
-    assert_int_equal(ds_gl_sort_create(large, &sort), DS_OK);
-    uint32_t *keys = malloc(large * sizeof *keys);
-    assert_non_null(keys);
-    rng_state = SEED ^ 3u;
-    for (size_t s = 0; s < size_count; s++) {
-        for (size_t k = 0; k < 3; k++) {
-            key_kind kind = (key_kind)((s * 3 + k) % KEYS_KIND_COUNT);
-            unsigned percent = percents[(s + k) % percent_count];
-            const int *range = ranges[(s * 3 + k) % range_count];
-            char what[64];
-            snprintf(what, sizeof what, "%s, %u%% dropped", KIND_NAMES[kind], percent);
-            make_keys(kind, keys, sizes[s]);
-            drop_some(keys, sizes[s], percent);
-            check_drop(sort, keys, sizes[s], range[0], range[1], what);
-            if (k == 1)
-                check_sort(sort, keys, sizes[s], range[0], range[1], what, 0);
-        }
-    }
-    make_keys(KEYS_FLOATS, keys, large);
-    drop_some(keys, large, 45);
-    check_drop(sort, keys, large, 8, 32, "floats, 45% dropped");
-    check_drop(sort, keys, large, 0, 32, "floats, 45% dropped");
-    make_keys(KEYS_UNIFORM, keys, 5000);
-    drop_some(keys, 5000, 0);
-    check_drop(sort, keys, 5000, 0, 32, "uniform after 300k, none dropped");
-    free(keys);
     ds_gl_sort_destroy(sort);
 }
 
@@ -578,7 +447,6 @@ int main(int argc, char **argv)
             cmocka_unit_test(test_small_sizes),
             cmocka_unit_test(test_partial_ranges),
             cmocka_unit_test(test_large),
-            cmocka_unit_test(test_drop),
         };
         result = cmocka_run_group_tests(tests, NULL, NULL);
     }

@@ -17,16 +17,6 @@
  * The passes ping-pong between the caller's buffers and two scratch
  * buffers; an odd pass count ends with a copy back.
  *
- * The dropping form (ds_gl_sort_pairs_drop) leaves the pairs whose key is
- * all ones out of the first pass: radix_count does not count them and
- * radix_scatter does not write them, so after it the ping-pong buffers
- * hold the kept pairs at [0, kept) in their stable order. The first
- * pass's scan knows kept (the sum of its totals) and writes it, with the
- * indirect dispatch of its blocks, into a small buffer; the later passes
- * are dispatched from it (glDispatchComputeIndirect) and read their pair
- * and block counts from it, so the renderer's culled triangles cost the
- * first pass only and nothing goes through the host.
- *
  * The subgroup layout (size, and that subgroups are aligned ranges of
  * gl_LocalInvocationIndex with every lane active) is probed once at
  * creation by radix_probe; the workgroup size follows from it so that at
@@ -83,34 +73,11 @@ enum {
     BIND_VALUES_OUT,
     BIND_COUNTS,
     BIND_TOTALS,
-    BIND_KEPT,
     BIND_COUNT
 };
 
 /* Uniform locations, as in the shaders. */
-enum { UNIFORM_KEY_COUNT, UNIFORM_SHIFT, UNIFORM_BLOCK_COUNT, UNIFORM_MODE };
-
-/* A pass's mode (the shaders' MODE_*): every pair counted; the dropping
- * sort's first pass; its later passes, which read their counts from the
- * kept buffer. */
-enum { MODE_PLAIN, MODE_DROP, MODE_COUNTED };
-
-/* The kept buffer's words: the later passes' indirect dispatch (blocks,
- * 1, 1), then the kept count. */
-enum { KEPT_GROUPS, KEPT_COUNT = 3, KEPT_WORDS };
-
-/* Put before the count, scan and scatter shaders: the mode uniform, the
- * kept buffer radix_scan writes in MODE_DROP and the others read in
- * MODE_COUNTED, and the helpers that pick a pass's counts. */
-static const char MODE_BLOCK[] =
-    "#define MODE_PLAIN 0u\n#define MODE_DROP 1u\n#define MODE_COUNTED 2u\n"
-    "layout(location = 3) uniform uint mode;\n"
-    "layout(std430, binding = 6) buffer Kept {\n"
-    "    uint kept_groups; uint kept_y; uint kept_z; uint kept_count;\n"
-    "};\n"
-    "bool dropped(uint key) { return mode == MODE_DROP && key == 0xFFFFFFFFu; }\n"
-    "uint pass_key_count(uint given) { return mode == MODE_COUNTED ? kept_count : given; }\n"
-    "uint pass_block_count(uint given) { return mode == MODE_COUNTED ? kept_groups : given; }\n";
+enum { UNIFORM_KEY_COUNT, UNIFORM_SHIFT, UNIFORM_BLOCK_COUNT };
 
 struct ds_gl_sort {
     size_t capacity;
@@ -122,7 +89,6 @@ struct ds_gl_sort {
     GLuint keys_alt, values_alt; /* the other side of the ping-pong */
     GLuint counts;               /* RADIX x blocks, digit-major */
     GLuint totals;               /* RADIX, zero between passes */
-    GLuint kept;                 /* KEPT_WORDS: the dropping sort's count */
 };
 
 /* ---- support and the subgroup probe ---------------------------------------- */
@@ -247,22 +213,21 @@ ds_status ds_gl_sort_create(size_t capacity, ds_gl_sort **dest)
         goto fail;
     }
     /* radix_scatter's shared memory: rows or staging, two digit tables,
-     * the scan's two halves, the block's pair count. */
+     * the scan's two halves. */
     size_t rows = sort->threads / size;
     size_t stage = rows * RADIX > sort->block ? rows * RADIX : sort->block;
-    size_t shared = (stage + 2 * RADIX + 2 * sort->threads + 1) * sizeof(uint32_t);
+    size_t shared = (stage + 2 * RADIX + 2 * sort->threads) * sizeof(uint32_t);
     if (shared > (size_t)max_shared) {
         status = ds_fail(DS_ERR_UNSUPPORTED, "gl sort: the scatter needs %zu bytes of shared "
                          "memory, the context offers %d", shared, max_shared);
         goto fail;
     }
 
-    char defines[1536];
+    char defines[384];
     snprintf(defines, sizeof defines,
              "%s#define RADIX_BITS %d\n#define RADIX %d\n#define THREADS %u\n#define ITEMS %d\n"
-             "#define SUBGROUP_SIZE %u\n#define ROWS %zu\n#define BLOCK %u\n%s",
-             EXTENSIONS, RADIX_BITS, RADIX, sort->threads, ITEMS, size, rows, sort->block,
-             MODE_BLOCK);
+             "#define SUBGROUP_SIZE %u\n#define ROWS %zu\n",
+             EXTENSIONS, RADIX_BITS, RADIX, sort->threads, ITEMS, size, rows);
     if ((status = ds_gl_compile_compute("gl sort", "radix_count", defines,
                                         ds_shader_radix_count_comp, &sort->count_program)) != DS_OK ||
         (status = ds_gl_compile_compute("gl sort", "radix_scatter", defines,
@@ -271,8 +236,8 @@ ds_status ds_gl_sort_create(size_t capacity, ds_gl_sort **dest)
     sort->scan_threads = MIN_SCAN_THREADS;
     while (sort->scan_threads < MAX_SCAN_THREADS && sort->scan_threads * SCAN_ITEMS < blocks)
         sort->scan_threads *= 2;
-    snprintf(defines, sizeof defines, "#define RADIX %d\n#define SCAN_THREADS %u\n"
-             "#define BLOCK %u\n%s", RADIX, sort->scan_threads, sort->block, MODE_BLOCK);
+    snprintf(defines, sizeof defines, "#define RADIX %d\n#define SCAN_THREADS %u\n", RADIX,
+             sort->scan_threads);
     if ((status = ds_gl_compile_compute("gl sort", "radix_scan", defines,
                                         ds_shader_radix_scan_comp, &sort->scan_program)) != DS_OK)
         goto fail;
@@ -280,21 +245,18 @@ ds_status ds_gl_sort_create(size_t capacity, ds_gl_sort **dest)
     /* Storage of at least one word: a zero-capacity sort still creates. */
     GLsizeiptr pair_bytes = (GLsizeiptr)(capacity ? capacity : 1) * (GLsizeiptr)sizeof(uint32_t);
     static const uint32_t zero_totals[RADIX];
-    static const uint32_t no_kept[KEPT_WORDS] = {1, 1, 1, 0};
-    GLuint buffers[5];
-    glCreateBuffers(5, buffers);
+    GLuint buffers[4];
+    glCreateBuffers(4, buffers);
     sort->keys_alt = buffers[0];
     sort->values_alt = buffers[1];
     sort->counts = buffers[2];
     sort->totals = buffers[3];
-    sort->kept = buffers[4];
     glNamedBufferStorage(sort->keys_alt, pair_bytes, NULL, 0);
     glNamedBufferStorage(sort->values_alt, pair_bytes, NULL, 0);
     glNamedBufferStorage(sort->counts, (GLsizeiptr)(blocks * RADIX * sizeof(uint32_t)), NULL, 0);
     /* radix_count adds into totals: zero at creation and after every
      * pass's scan (radix_scatter). */
     glNamedBufferStorage(sort->totals, sizeof zero_totals, zero_totals, 0);
-    glNamedBufferStorage(sort->kept, sizeof no_kept, no_kept, 0);
 
     GLenum error = glGetError();
     if (error != GL_NO_ERROR) {
@@ -316,9 +278,8 @@ void ds_gl_sort_destroy(ds_gl_sort *sort)
     if (!sort)
         return;
     /* Deleting name 0 is a no-op: a partial create cleans up here too. */
-    GLuint buffers[5] = {sort->keys_alt, sort->values_alt, sort->counts, sort->totals,
-                         sort->kept};
-    glDeleteBuffers(5, buffers);
+    GLuint buffers[4] = {sort->keys_alt, sort->values_alt, sort->counts, sort->totals};
+    glDeleteBuffers(4, buffers);
     glDeleteProgram(sort->count_program);
     glDeleteProgram(sort->scan_program);
     glDeleteProgram(sort->scatter_program);
@@ -327,10 +288,8 @@ void ds_gl_sort_destroy(ds_gl_sort *sort)
 
 /* ---- sorting ----------------------------------------------------------------- */
 
-/* Both forms: `drop` leaves out the pairs whose key is all ones and, when
- * kept_out is a buffer, copies the kept count into its first word. */
-static ds_status sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t n,
-                            int begin_bit, int end_bit, int drop, GLuint kept_out)
+ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t n,
+                           int begin_bit, int end_bit)
 {
     if (!sort)
         return ds_fail(DS_ERR_INVALID_ARG, "gl sort: no sort object");
@@ -344,22 +303,7 @@ static ds_status sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t
     if (keys == 0 || values == 0 || keys == values)
         return ds_fail(DS_ERR_INVALID_ARG, "gl sort: keys (buffer %u) and values (buffer %u) "
                        "must be two distinct buffers", keys, values);
-    if (kept_out != 0) {
-        GLint64 bytes = 0;
-        if (glIsBuffer(kept_out))
-            glGetNamedBufferParameteri64v(kept_out, GL_BUFFER_SIZE, &bytes);
-        if (kept_out == keys || kept_out == values || bytes < (GLint64)sizeof(uint32_t))
-            return ds_fail(DS_ERR_INVALID_ARG, "gl sort: the kept count's buffer %u must be a "
-                           "third buffer of at least 4 bytes", kept_out);
-    }
-    if (drop && n == 0) {
-        if (kept_out != 0)
-            glClearNamedBufferSubData(kept_out, GL_R32UI, 0, sizeof(uint32_t), GL_RED_INTEGER,
-                                      GL_UNSIGNED_INT, NULL);
-        return DS_OK;
-    }
-    /* One pair is sorted, unless it may have to be dropped. */
-    if (!drop && n < 2)
+    if (n < 2)
         return DS_OK;
 
     const GLuint key_count = (GLuint)n;
@@ -376,47 +320,26 @@ static ds_status sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t
      * (overwritten by this one). */
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     GLuint buffers[BIND_COUNT] = {keys, values, sort->keys_alt, sort->values_alt, sort->counts,
-                                  sort->totals, sort->kept};
-    if (drop)
-        glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, sort->kept);
+                                  sort->totals};
     for (int pass = 0; pass < passes; pass++) {
         const GLuint shift = (GLuint)(begin_bit + pass * RADIX_BITS);
-        const GLuint mode = !drop ? MODE_PLAIN : pass == 0 ? MODE_DROP : MODE_COUNTED;
         glBindBuffersBase(GL_SHADER_STORAGE_BUFFER, 0, BIND_COUNT, buffers);
-        glProgramUniform1ui(sort->count_program, UNIFORM_MODE, mode);
-        glProgramUniform1ui(sort->scan_program, UNIFORM_MODE, mode);
-        glProgramUniform1ui(sort->scatter_program, UNIFORM_MODE, mode);
 
         glProgramUniform1ui(sort->count_program, UNIFORM_SHIFT, shift);
         glUseProgram(sort->count_program);
-        if (mode == MODE_COUNTED)
-            glDispatchComputeIndirect(KEPT_GROUPS * sizeof(uint32_t));
-        else
-            glDispatchCompute(blocks, 1, 1);
+        glDispatchCompute(blocks, 1, 1);
         /* The block counts and the totals, for the scan. */
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 
         glUseProgram(sort->scan_program);
         glDispatchCompute(RADIX, 1, 1);
         /* The positions, for the scatter; the scan's reads of the totals
-         * end before the scatter zeroes them. The dropping pass's scan
-         * also wrote the kept buffer: the later passes' dispatches read it
-         * as an indirect command, their shaders as storage, and the copy
-         * below as a buffer. */
-        GLbitfield after_scan = GL_SHADER_STORAGE_BARRIER_BIT;
-        if (mode == MODE_DROP)
-            after_scan |= GL_COMMAND_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT;
-        glMemoryBarrier(after_scan);
-        if (mode == MODE_DROP && kept_out != 0)
-            glCopyNamedBufferSubData(sort->kept, kept_out, KEPT_COUNT * sizeof(uint32_t), 0,
-                                     sizeof(uint32_t));
+         * end before the scatter zeroes them. */
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 
         glProgramUniform1ui(sort->scatter_program, UNIFORM_SHIFT, shift);
         glUseProgram(sort->scatter_program);
-        if (mode == MODE_COUNTED)
-            glDispatchComputeIndirect(KEPT_GROUPS * sizeof(uint32_t));
-        else
-            glDispatchCompute(blocks, 1, 1);
+        glDispatchCompute(blocks, 1, 1);
         if (pass + 1 < passes)
             /* The scattered pairs and the zeroed totals, for the next
              * pass; its scatter overwrites what this one read, and its
@@ -430,12 +353,9 @@ static ds_status sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t
         buffers[BIND_VALUES_IN] = buffers[BIND_VALUES_OUT];
         buffers[BIND_VALUES_OUT] = swap;
     }
-    if (drop)
-        glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
     if (passes % 2 != 0) {
         /* The last pass wrote the scratch buffers: its writes, for the
-         * copies back into the caller's. Dropping, only [0, kept) matters,
-         * but kept is on the GPU: all n words go back. */
+         * copies back into the caller's. */
         glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
         GLsizeiptr bytes = (GLsizeiptr)n * (GLsizeiptr)sizeof(uint32_t);
         glCopyNamedBufferSubData(sort->keys_alt, keys, 0, 0, bytes);
@@ -448,16 +368,4 @@ static ds_status sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_ELEMENT_ARRAY_BARRIER_BIT |
                     GL_COMMAND_BARRIER_BIT);
     return DS_OK;
-}
-
-ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t n,
-                           int begin_bit, int end_bit)
-{
-    return sort_pairs(sort, keys, values, n, begin_bit, end_bit, 0, 0);
-}
-
-ds_status ds_gl_sort_pairs_drop(ds_gl_sort *sort, GLuint keys, GLuint values, size_t n,
-                                int begin_bit, int end_bit, GLuint kept)
-{
-    return sort_pairs(sort, keys, values, n, begin_bit, end_bit, 1, kept);
 }

@@ -11,8 +11,7 @@
  * input a digit histogram, the per-digit scan over the blocks, then a
  * stable scatter whose ranks within a block come from subgroup ballots
  * (GL_ARB_shader_ballot). No pass waits on the host, allocates or reads
- * anything back. A dropping form leaves the all-ones keys out after the
- * first pass. Design and costs: gl_sort.c. */
+ * anything back. Design and costs: gl_sort.c. */
 #ifndef DS_GL_SORT_H
 #define DS_GL_SORT_H
 
@@ -52,26 +51,9 @@ void ds_gl_sort_destroy(ds_gl_sort *sort);
  * are waited for, and the GL commands issued after this call see the
  * sorted buffers (as storage buffers, element buffers and indirect
  * commands). Leaves the current program and the shader storage bindings
- * 0 to 6 changed. n <= capacity, else DS_ERR_INVALID_ARG; so is a bad bit
+ * 0 to 5 changed. n <= capacity, else DS_ERR_INVALID_ARG; so is a bad bit
  * range or buffer pair. n < 2 issues nothing. */
 ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t n,
                            int begin_bit, int end_bit);
-
-/* ds_gl_sort_pairs, dropping every pair whose whole key word is
- * 0xFFFFFFFF (whatever the bit range: the renderer's culled triangles,
- * key 0 written as its complement): the kept pairs, `kept` of them, end
- * up at keys[0, kept) and values[0, kept), sorted and stable as
- * ds_gl_sort_pairs would place them; keys[kept, n) and values[kept, n)
- * are left undefined (stale words, not the dropped pairs). Only the first
- * of the (end - begin) / 8 passes reads all n pairs: its scan writes kept
- * on the GPU, and the later passes are dispatched indirectly from it,
- * with no read-back. `kept` is known on the GPU only: if kept_count is a
- * buffer name (not 0; at least 4 bytes; not keys or values), its first
- * word receives it (a buffer copy, ordered before the caller's next GL
- * commands). Besides ds_gl_sort_pairs' state, resets the
- * GL_DISPATCH_INDIRECT_BUFFER binding to 0. Same errors, and a bad
- * kept_count buffer is DS_ERR_INVALID_ARG. n == 0 writes kept 0. */
-ds_status ds_gl_sort_pairs_drop(ds_gl_sort *sort, GLuint keys, GLuint values, size_t n,
-                                int begin_bit, int end_bit, GLuint kept_count);
 
 #endif

@@ -21,13 +21,6 @@
  * primitive; tiles.cu's two scans are one dispatch. A tiled frame is the
  * keys pass, the sort's passes and three binning passes.
  *
- * With the cull, the sort drops the culled triangles (key 0, written as
- * 0xFFFFFFFF) in its first pass and sorts only the drawn ones after it
- * (ds_gl_sort_pairs_drop): the sorted positions past the visible count
- * then hold stale words, not the culled triangles, and nothing reads
- * them: the culled draw command, the binning and the indexed scatter all
- * stop at the visible count.
- *
  * Nothing here waits on the host, reads back or allocates per frame: the
  * buffers are made once, sized from the mesh, and the visible count is
  * read on the GPU by every pass that needs it. */
@@ -446,17 +439,11 @@ ds_status ds_render_gl_stages(ds_renderer *renderer, const frame_plan *plan,
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     if (plan->sorting) {
         /* Ascending complements: far first. 16- and 24-bit keys: the
-         * sort compares their top bits, as the sorter path's. Culling,
-         * the culled triangles' keys are all ones (a drawn one's key is
-         * at least FLT_MIN, its complement never all ones): dropped, they
-         * would only have sorted last. */
+         * sort compares their top bits, as the sorter path's. */
         int begin_bit = renderer->key_bits == 16 ? 16 : renderer->key_bits == 24 ? 8 : 0;
-        GLuint values = plan->in_place ? elements : stages->values;
-        status = cull ? ds_gl_sort_pairs_drop(stages->sort, stages->keys, values, plan->count,
-                                              begin_bit, 32, 0)
-                      : ds_gl_sort_pairs(stages->sort, stages->keys, values, plan->count,
-                                         begin_bit, 32);
-        if (status)
+        if ((status = ds_gl_sort_pairs(stages->sort, stages->keys,
+                                       plan->in_place ? elements : stages->values,
+                                       plan->count, begin_bit, 32)))
             return status;
         /* gl_sort.h: what follows sees the sorted buffers; its passes
          * bound their own storage buffers. */
@@ -468,8 +455,6 @@ ds_status ds_render_gl_stages(ds_renderer *renderer, const frame_plan *plan,
     } else if (!plan->in_place) {
         glUseProgram(stages->scatter);
         glProgramUniform1ui(stages->scatter, 0, (GLuint)plan->count);
-        glProgramUniform1i(stages->scatter, 1, cull && plan->sorting);
-        glProgramUniform1ui(stages->scatter, 2, (GLuint)(plan->frame & 1));
         glDispatchCompute(groups_for(plan->count, SCATTER_THREADS, SCATTER_GROUPS_MAX), 1, 1);
     }
     stamp(record, EV_SCATTER);
@@ -505,9 +490,6 @@ uint32_t ds_render_gl_stages_drawn(const ds_renderer *renderer, const frame_reco
     return drawn;
 }
 
-/* The values are all plan->count sorted positions as the buffer holds
- * them; when the frame sorted with the cull (the dropping sort), only the
- * first *drawn are the order: the positions past them are undefined. */
 ds_status ds_render_gl_stages_read_back(ds_renderer *renderer, const frame_plan *plan,
                                         float *keys, uint32_t *values, uint32_t *rects,
                                         uint32_t *drawn)

@@ -261,10 +261,8 @@ ds_status ds_render_cpu_stages(ds_renderer *renderer, const frame_plan *plan,
  * buffers for the renderer's mesh and element capacity (once); free:
  * all of it. read_back (verify; waits for GL): the last GL frame's keys
  * before the sort as floats, the sorted values (the primitive numbers,
- * plan->count of them; with culling only the first *drawn are defined:
- * the sort drops the culled ones), the binned frame's tile rectangles of
- * the drawn sorted positions and the count drawn (all of them without
- * culling). */
+ * plan->count of them), the binned frame's tile rectangles of the drawn
+ * sorted positions and the count drawn (all of them without culling). */
 int ds_render_gl_stages_supported(void);
 ds_status ds_render_gl_stages_create(ds_renderer *renderer);
 void ds_render_gl_stages_free(ds_renderer *renderer);

@@ -165,14 +165,10 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
                             renderer->host_verify_elements);
     const uint32_t *cuda_view = renderer->cpu_path || plan->gl ? NULL
         : ds_interop_element_pointer(renderer->interop, plan->slot);
-    /* Positions whose order the frame defines: all of them, except that a
-     * culling GL frame's sort drops the culled triangles, leaving only the
-     * drawn ones in order (gl_sort.h). */
-    size_t ordered = plan->gl && plan->cull && gl_drawn < n ? gl_drawn : n;
     if (plan->gl) {
         /* The sorted order came with the keys; in place, it must also be
          * what the draw read. */
-        for (size_t i = 0; in_place && i < ordered; i++)
+        for (size_t i = 0; in_place && i < n; i++)
             if (values[i] != renderer->host_verify_elements[i])
                 return ds_fail(DS_ERR_MISMATCH,
                                "verify: frame %llu: element buffer entry %zu is %u in the "
@@ -202,29 +198,13 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
     const float *keys = renderer->host_verify_keys;
     const char *sort_name = plan->gl ? "gl" : ds_sort_algo_name(renderer->algo);
     memset(renderer->host_seen, 0, n);
-    for (size_t i = 0; i < ordered; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (values[i] >= n || renderer->host_seen[values[i]])
             return ds_fail(DS_ERR_MISMATCH,
                            "verify: frame %llu, sort %s: position %zu holds %s value %u",
                            (unsigned long long)frame, sort_name, i,
                            values[i] >= n ? "out-of-range" : "repeated", values[i]);
         renderer->host_seen[values[i]] = 1;
-    }
-    if (ordered < n) {
-        /* The dropped ones must be exactly the culled ones (key 0): with
-         * the permutation above, the ordered prefix is then exactly the
-         * drawn set. */
-        size_t culled = 0;
-        for (size_t j = 0; j < n; j++)
-            culled += keys[j] == 0.0f;
-        for (size_t i = 0; i < ordered && culled == n - ordered; i++)
-            if (keys[values[i]] == 0.0f)
-                culled = SIZE_MAX;
-        if (culled != n - ordered)
-            return ds_fail(DS_ERR_MISMATCH,
-                           "verify: frame %llu, sort gl: %zu triangles drawn of %zu, but the "
-                           "culled ones (key 0) are not exactly the rest",
-                           (unsigned long long)frame, ordered, n);
     }
     /* Verification is an off-line check, not the frame path: it may allocate. */
     float *reference_keys = NULL;
@@ -241,7 +221,7 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
         reference_values[i] = (uint32_t)i;
     status = ds_sorter_sort(renderer->reference_sorter, reference_keys, reference_values, n,
                             DS_SORT_DESCENDING, 0);
-    for (size_t i = 0; status == DS_OK && i < ordered; i++) {
+    for (size_t i = 0; status == DS_OK && i < n; i++) {
         /* The GL sort is stable, as the cpu sort is: the very same order,
          * ties included (what keeps its image the stable sorts' image). */
         if (plan->gl && values[i] != reference_values[i]) {
