@@ -324,6 +324,26 @@ static void test_empty(void **state)
     ds_gl_sort_destroy(sort);
 }
 
+/* GPU ms between the two GL_TIMESTAMP queries (waits for them). */
+static double elapsed_ms(const GLuint queries[2])
+{
+    GLuint64 t0 = 0, t1 = 0;
+    glGetQueryObjectui64v(queries[0], GL_QUERY_RESULT, &t0);
+    glGetQueryObjectui64v(queries[1], GL_QUERY_RESULT, &t1);
+    return (double)(t1 - t0) * 1e-6;
+}
+
+/* Sorts ms[0, count) ascending (insertion sort: a few dozen runs). */
+static void sort_times(double *ms, int count)
+{
+    for (int i = 1; i < count; i++)
+        for (int j = i; j > 0 && ms[j - 1] > ms[j]; j--) {
+            double t = ms[j];
+            ms[j] = ms[j - 1];
+            ms[j - 1] = t;
+        }
+}
+
 /* What 12 dependent dispatches cost with nothing to do (a sort's count of
  * them for 32-bit keys), as many workgroups as a sort of n pairs has
  * blocks, with and without a storage barrier between them: the floor under
@@ -352,17 +372,9 @@ static void bench_dispatch_floor(size_t n, int count, const GLuint queries[2])
                     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
             }
             glQueryCounter(queries[1], GL_TIMESTAMP);
-            GLuint64 t0 = 0, t1 = 0;
-            glGetQueryObjectui64v(queries[0], GL_QUERY_RESULT, &t0);
-            glGetQueryObjectui64v(queries[1], GL_QUERY_RESULT, &t1);
-            ms[i] = (double)(t1 - t0) * 1e-6;
+            ms[i] = elapsed_ms(queries);
         }
-        for (int i = 1; i < count; i++)
-            for (int j = i; j > 0 && ms[j - 1] > ms[j]; j--) {
-                double t = ms[j];
-                ms[j] = ms[j - 1];
-                ms[j - 1] = t;
-            }
+        sort_times(ms, count);
         printf("12 empty dispatches of %u workgroups, %s barriers: median %.4f ms\n", groups,
                barriers ? "with" : "without", ms[count / 2]);
     }
@@ -394,17 +406,9 @@ static int bench(size_t n, int count)
         glQueryCounter(queries[0], GL_TIMESTAMP);
         ds_gl_sort_pairs(sort, key_buffer, value_buffer, n, 0, 32);
         glQueryCounter(queries[1], GL_TIMESTAMP);
-        GLuint64 t0 = 0, t1 = 0;
-        glGetQueryObjectui64v(queries[0], GL_QUERY_RESULT, &t0);
-        glGetQueryObjectui64v(queries[1], GL_QUERY_RESULT, &t1);
-        ms[i] = (double)(t1 - t0) * 1e-6;
+        ms[i] = elapsed_ms(queries);
     }
-    for (int i = 1; i < count; i++)
-        for (int j = i; j > 0 && ms[j - 1] > ms[j]; j--) {
-            double t = ms[j];
-            ms[j] = ms[j - 1];
-            ms[j - 1] = t;
-        }
+    sort_times(ms, count);
     printf("gl sort: %zu pairs, 32 bits: median %.4f ms, min %.4f ms over %d sorts (%s)\n", n,
            ms[count / 2], ms[0], count, (const char *)glGetString(GL_RENDERER));
     bench_dispatch_floor(n, count, queries);
