@@ -16,7 +16,8 @@
 # scene; sorted and unsorted; each colour mode) into $OUT/screens.tar.
 # stages checks the GL stages (tests, --verify over the draw forms, the
 # same image as cub's) and times them against cub in CUDA (and the
-# baseline's cub) into stages.log and stages-time.log.
+# baseline's gl and cub; a baseline without gl prints its error) into
+# stages.log and stages-time.log.
 # lab runs scripts/transparency-lab.sh (every transparency technique's
 # frame time and error against the exact A-buffer, the shared models and
 # the scenes, 1920x1080, 60 frames) into $OUT/lab.tar, tables.md printed.
@@ -176,9 +177,9 @@ if want stages; then
             chmod +x $base/depthsort
     fi
     for round in 1 2 3; do
-        for run in base-cub gl cub radix; do
+        for run in base-gl base-cub gl cub radix; do
             dir=$bin sort=$run
-            [[ $run == base-cub ]] && { [[ -n $base ]] || continue; dir=$base sort=cub; }
+            [[ $run == base-* ]] && { [[ -n $base ]] || continue; dir=$base sort=${run#base-}; }
             echo "=== $run round $round dragon"
             timeout 120 "$dir/depthsort" --headless --size 1920x1080 \
                 "$bin/dragon_vrip.ply" --frames 300 --sort $sort

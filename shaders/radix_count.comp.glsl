@@ -1,8 +1,9 @@
 // radix_count.comp.glsl — pass 1 of 3 of one 8-bit digit of gl_sort.c's
 // LSD radix sort: the digit histogram of each block of BLOCK keys.
 //
-// Prepended by gl_sort.c: #version, the ballot extensions, RADIX_BITS,
-// RADIX, THREADS, ITEMS, SUBGROUP_SIZE.
+// Prepended by gl_sort.c: #version, the subgroup extensions, RADIX_BITS,
+// RADIX, THREADS, ITEMS, SUBGROUP_SIZE, then radix_subgroup.glsl
+// (match_digit and the mask macros).
 // One workgroup per block; invocation t owns keys block * BLOCK + t +
 // i * THREADS (i < ITEMS): consecutive invocations read consecutive words.
 // Keys with equal digits in a subgroup are counted once, by the highest
@@ -23,33 +24,7 @@ layout(std430, binding = 0) readonly buffer KeysIn { uint keys_in[]; };
 layout(std430, binding = 4) writeonly buffer Counts { uint counts[]; };
 layout(std430, binding = 5) buffer Totals { uint totals[]; };
 
-#if SUBGROUP_SIZE > 32
-#define mask_t uint64_t
-#define BALLOT(b) ballotARB(b)
-#define GT_MASK gl_SubGroupGtMaskARB
-#define POPCOUNT(m) uint(bitCount(unpackUint2x32(m)).x + bitCount(unpackUint2x32(m)).y)
-#else
-#define mask_t uint
-#define BALLOT(b) uint(ballotARB(b))
-#define GT_MASK uint(gl_SubGroupGtMaskARB)
-#define POPCOUNT(m) uint(bitCount(m))
-#endif
-
 shared uint histogram[RADIX];
-
-// The lanes of this subgroup whose item is valid and has this digit
-// (the AND over the digit's bits of the ballot or its complement).
-// Every lane of the subgroup must call it: a ballot sees active lanes only.
-mask_t match_digit(uint digit, bool valid)
-{
-    mask_t peers = BALLOT(valid);
-    for (int bit = 0; bit < RADIX_BITS; bit++) {
-        const bool set = ((digit >> bit) & 1u) != 0u;
-        const mask_t votes = BALLOT(set);
-        peers &= set ? votes : ~votes;
-    }
-    return peers;
-}
 
 void main()
 {

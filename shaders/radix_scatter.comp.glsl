@@ -2,8 +2,9 @@
 // LSD radix sort: moves each block's pairs to their sorted positions,
 // stably.
 //
-// Prepended by gl_sort.c: #version, the ballot extensions, RADIX_BITS,
-// RADIX, THREADS, ITEMS, SUBGROUP_SIZE, ROWS (= THREADS / SUBGROUP_SIZE).
+// Prepended by gl_sort.c: #version, the subgroup extensions, RADIX_BITS,
+// RADIX, THREADS, ITEMS, SUBGROUP_SIZE, ROWS (= THREADS / SUBGROUP_SIZE),
+// then radix_subgroup.glsl (match_digit and the mask macros).
 // One workgroup per block of BLOCK pairs. Subgroup s owns the block's
 // segment [s * SEGMENT, (s + 1) * SEGMENT), SEGMENT = SUBGROUP_SIZE *
 // ITEMS; lane l's item i is the segment's pair i * SUBGROUP_SIZE + l, so
@@ -17,11 +18,18 @@
 //   + pairs of digit d earlier in this subgroup's segment,
 // which is the stable order. The last term is the subgroup's running count
 // of digit d before this round (rows[s][d], shared memory) plus the lanes
-// below with the same digit this round (ballots: the AND over the digit's
-// bits of the ballot or its complement, then bitCount below the lane).
-// ARB_shader_ballot has no subgroup barrier, so a round reads rows,
-// waits at a workgroup barrier, then the highest lane of each digit adds
-// the round's count, and waits again.
+// below with the same digit this round (match_digit, then bitCount below
+// the lane). The highest lane of each digit adds the round's count to
+// rows[s][d]:
+//  - KHR form: with an atomic, whose old value it shuffles to the digit's
+//    other lanes, as CUB's BlockRadixRankMatch does. No barrier between
+//    rounds: the next round's atomic on the same counter comes after this
+//    round's shuffle, which needs this one's result. (NVIDIA compiles
+//    subgroupBarrier() to a device-wide memory barrier, which costs more
+//    than the workgroup barriers below.)
+//  - ARB form (no shuffle, no subgroup barrier): every lane reads rows,
+//    the workgroup meets at a barrier, the highest lane writes the new
+//    count, and the workgroup meets again.
 //
 // The pairs are then staged in shared memory in the block's sorted order
 // and written out by consecutive invocations: a digit's pairs of a block
@@ -50,20 +58,6 @@ layout(std430, binding = 3) writeonly buffer ValuesOut { uint values_out[]; };
 layout(std430, binding = 4) readonly buffer Counts { uint counts[]; };
 layout(std430, binding = 5) writeonly buffer Totals { uint totals[]; };
 
-#if SUBGROUP_SIZE > 32
-#define mask_t uint64_t
-#define BALLOT(b) ballotARB(b)
-#define LT_MASK gl_SubGroupLtMaskARB
-#define GT_MASK gl_SubGroupGtMaskARB
-#define POPCOUNT(m) uint(bitCount(unpackUint2x32(m)).x + bitCount(unpackUint2x32(m)).y)
-#else
-#define mask_t uint
-#define BALLOT(b) uint(ballotARB(b))
-#define LT_MASK uint(gl_SubGroupLtMaskARB)
-#define GT_MASK uint(gl_SubGroupGtMaskARB)
-#define POPCOUNT(m) uint(bitCount(m))
-#endif
-
 // rows[s * RADIX + d] while ranking; then the block's keys, later its
 // values, in sorted order.
 shared uint stage[STAGE_WORDS];
@@ -73,19 +67,33 @@ shared uint digit_local[RADIX];
 shared uint digit_global[RADIX];
 shared uint scan_buffer[2 * THREADS];
 
-// The lanes of this subgroup whose item is valid and has this digit.
-// Every lane of the subgroup must call it: a ballot sees active lanes only.
-mask_t match_digit(uint digit, bool valid)
+#if SUBGROUP_KHR
+// Exclusive prefix sum of `value` over the workgroup's invocations: a
+// subgroup scan, then the scan of the subgroups' sums by subgroup 0
+// (ROWS <= SUBGROUP_SIZE).
+uint workgroup_exclusive_scan(uint value)
 {
-    mask_t peers = BALLOT(valid);
-    for (int bit = 0; bit < RADIX_BITS; bit++) {
-        const bool set = ((digit >> bit) & 1u) != 0u;
-        const mask_t votes = BALLOT(set);
-        peers &= set ? votes : ~votes;
+    const uint local = gl_LocalInvocationIndex;
+    const uint subgroup = local / SUBGROUP_SIZE;
+    const uint inclusive = subgroupInclusiveAdd(value);
+    if (local % SUBGROUP_SIZE == SUBGROUP_SIZE - 1u)
+        scan_buffer[subgroup] = inclusive;
+    memoryBarrierShared();
+    barrier();
+    if (subgroup == 0u) {
+        const uint sum = local < ROWS ? scan_buffer[local] : 0u;
+        const uint before = subgroupExclusiveAdd(sum);
+        if (local < ROWS)
+            scan_buffer[ROWS + local] = before;
     }
-    return peers;
+    memoryBarrierShared();
+    barrier();
+    const uint result = scan_buffer[ROWS + subgroup] + inclusive - value;
+    // scan_buffer is rewritten by the next call.
+    barrier();
+    return result;
 }
-
+#else
 // Exclusive prefix sum of `value` over the workgroup's invocations
 // (Hillis and Steele, ping-ponging between the halves of scan_buffer).
 uint workgroup_exclusive_scan(uint value)
@@ -108,6 +116,7 @@ uint workgroup_exclusive_scan(uint value)
     barrier();
     return inclusive - value;
 }
+#endif
 
 void main()
 {
@@ -142,18 +151,31 @@ void main()
         const bool valid = first + item * SUBGROUP_SIZE < key_count;
         const uint digit = bitfieldExtract(keys[item], int(shift), RADIX_BITS);
         const mask_t peers = match_digit(digit, valid);
+        const bool highest = valid && (peers & GT_MASK) == mask_t(0);
+#if SUBGROUP_KHR
+        uint earlier = 0u;
+        if (highest)
+            earlier = atomicAdd(stage[row + digit], POPCOUNT(peers));
+        // Invalid lanes read their own zero.
+        earlier = subgroupShuffle(earlier, valid ? uint(findMSB(peers)) : lane);
+        ranks[item] = earlier + POPCOUNT(peers & LT_MASK);
+#else
         const uint earlier = valid ? stage[row + digit] : 0u;
         ranks[item] = earlier + POPCOUNT(peers & LT_MASK);
         // Every lane has read rows before the highest lane of a digit
         // updates it.
         memoryBarrierShared();
         barrier();
-        if (valid && (peers & GT_MASK) == mask_t(0))
+        if (highest)
             stage[row + digit] = earlier + POPCOUNT(peers);
         // The update is seen by the next round's reads.
         memoryBarrierShared();
         barrier();
+#endif
     }
+    // Every subgroup's row is complete before the rows are summed below.
+    memoryBarrierShared();
+    barrier();
 
     // rows[s][d] becomes the count of digit d in subgroups before s; the
     // block's digit totals are scanned into digit_local.

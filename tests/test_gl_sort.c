@@ -15,8 +15,10 @@
  *     larger one on the same object leaves nothing stale; capacity exactly
  *     n; bad arguments are refused in one line;
  *   - no GL error is reported through KHR_debug.
- * `test_gl_sort --bench N` times sorts of N uniform 32-bit pairs with GL
- * timestamp queries instead. */
+ *   - every subgroup form the context offers (gl_sort.h), and a block of
+ *     3 keys per invocation;
+ * `test_gl_sort --bench N RUNS [FORM [ITEMS]]` times sorts of N uniform
+ * 32-bit pairs with GL timestamp queries instead. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -126,6 +128,15 @@ static int compare_positions(const void *a, const void *b)
 
 static ds_egl_context *context;
 
+/* The form and block size every test below builds its sorts with; main
+ * runs the tests once per form the context offers. */
+static ds_gl_sort_tuning tuning;
+
+static ds_status create_sort(size_t capacity, ds_gl_sort **dest)
+{
+    return ds_gl_sort_create_tuned(capacity, &tuning, dest);
+}
+
 /* Buffers of exactly n words (one if n is 0) holding `keys` and iota. */
 static void upload(const uint32_t *keys, size_t n, GLuint *key_buffer, GLuint *value_buffer)
 {
@@ -167,9 +178,10 @@ static void check_sort(ds_gl_sort *sort, const uint32_t *keys, size_t n, int beg
     qsort(expected, n, sizeof *expected, compare_positions);
     for (size_t i = 0; i < n; i++) {
         if (got_values[i] != expected[i] || got_keys[i] != keys[expected[i]]) {
-            fprintf(stderr, "test_gl_sort: %s n=%zu bits [%d,%d) seed 0x%x: position %zu has "
-                    "(key 0x%08x, value %u), expected (0x%08x, %u)\n", what, n, begin, end,
-                    SEED, i, got_keys[i], got_values[i], keys[expected[i]], expected[i]);
+            fprintf(stderr, "test_gl_sort: %s form, %d items: %s n=%zu bits [%d,%d) seed 0x%x: "
+                    "position %zu has (key 0x%08x, value %u), expected (0x%08x, %u)\n",
+                    ds_gl_sort_subgroup_name(tuning.subgroup), tuning.items, what, n, begin,
+                    end, SEED, i, got_keys[i], got_values[i], keys[expected[i]], expected[i]);
             fail();
         }
     }
@@ -216,7 +228,7 @@ static void test_small_sizes(void **state)
     }
     sizes[size_count++] = 5000;
     ds_gl_sort *sort = NULL;
-    assert_int_equal(ds_gl_sort_create(5000, &sort), DS_OK);
+    assert_int_equal(create_sort(5000, &sort), DS_OK);
     uint32_t *keys = malloc(5000 * sizeof *keys);
     assert_non_null(keys);
     rng_state = SEED;
@@ -243,7 +255,7 @@ static void test_partial_ranges(void **state)
     static const int ranges[][2] = {{0, 8}, {8, 24}, {0, 24}, {24, 32}};
     const size_t n = 3001;
     ds_gl_sort *sort = NULL;
-    assert_int_equal(ds_gl_sort_create(n, &sort), DS_OK);
+    assert_int_equal(create_sort(n, &sort), DS_OK);
     uint32_t *keys = malloc(n * sizeof *keys);
     assert_non_null(keys);
     rng_state = SEED ^ 1u;
@@ -264,7 +276,7 @@ static void test_large(void **state)
     (void)state;
     const size_t n = 300007;
     ds_gl_sort *sort = NULL;
-    assert_int_equal(ds_gl_sort_create(n, &sort), DS_OK);
+    assert_int_equal(create_sort(n, &sort), DS_OK);
     uint32_t *keys = malloc(n * sizeof *keys);
     assert_non_null(keys);
     rng_state = SEED ^ 2u;
@@ -306,6 +318,11 @@ static void test_invalid_arguments(void **state)
     assert_int_equal(ds_gl_sort_create((size_t)1 << 40, &too_large), DS_ERR_TOO_LARGE);
     assert_null(too_large);
     assert_true(strstr(ds_last_error(), "gl sort") != NULL);
+    const ds_gl_sort_tuning bad_items = {DS_GL_SORT_SUBGROUP_AUTO, 33};
+    assert_int_equal(ds_gl_sort_create_tuned(100, &bad_items, &too_large), DS_ERR_INVALID_ARG);
+    const ds_gl_sort_tuning bad_form = {(ds_gl_sort_subgroup)99, 0};
+    assert_int_equal(ds_gl_sort_create_tuned(100, &bad_form, &too_large), DS_ERR_INVALID_ARG);
+    assert_null(too_large);
     ds_log_set_quiet(0);
     GLuint buffers[2] = {key_buffer, value_buffer};
     glDeleteBuffers(2, buffers);
@@ -318,7 +335,7 @@ static void test_empty(void **state)
 {
     (void)state;
     ds_gl_sort *sort = NULL;
-    assert_int_equal(ds_gl_sort_create(0, &sort), DS_OK);
+    assert_int_equal(create_sort(0, &sort), DS_OK);
     uint32_t key = 7;
     check_sort(sort, &key, 0, 0, 32, "empty", 1);
     ds_gl_sort_destroy(sort);
@@ -384,40 +401,165 @@ static void bench_dispatch_floor(size_t n, int count, const GLuint queries[2])
     glDeleteProgram(program);
 }
 
-/* `--bench N`: median GPU time of sorting N uniform 32-bit pairs (all 32
- * bits), from GL timestamp queries around each sort, then the dispatch
- * floor above. */
-static int bench(size_t n, int count)
+/* Median GPU ms of `count` sorts of the uniform keys[0, n) with a sort
+ * built with `with`, from GL timestamp queries around each sort; negative
+ * if the context does not offer that tuning. *resolved gets the tuning
+ * with AUTO and the defaults resolved. The first sort's keys are checked
+ * to be in order. */
+static double bench_tuning(const ds_gl_sort_tuning *with, const uint32_t *keys, size_t n,
+                           int count, const GLuint queries[2], ds_gl_sort_tuning *resolved)
 {
     ds_gl_sort *sort = NULL;
-    if (ds_gl_sort_create(n, &sort) != DS_OK)
-        return 1;
-    uint32_t *keys = malloc(n * sizeof *keys);
+    ds_log_set_quiet(1);
+    ds_status status = ds_gl_sort_create_tuned(n, with, &sort);
+    ds_log_set_quiet(0);
+    if (status != DS_OK)
+        return -1.0;
+    ds_gl_sort_describe(sort, resolved);
     double *ms = malloc((size_t)count * sizeof *ms);
-    if (!keys || !ms)
+    uint32_t *got = malloc((n ? n : 1) * sizeof *got);
+    GLuint key_buffer, value_buffer;
+    upload(keys, n, &key_buffer, &value_buffer);
+    double median = -1.0;
+    if (ms && got) {
+        for (int i = 0; i < count; i++) {
+            glNamedBufferSubData(key_buffer, 0, (GLsizeiptr)(n * sizeof(uint32_t)), keys);
+            glQueryCounter(queries[0], GL_TIMESTAMP);
+            ds_gl_sort_pairs(sort, key_buffer, value_buffer, n, 0, 32);
+            glQueryCounter(queries[1], GL_TIMESTAMP);
+            ms[i] = elapsed_ms(queries);
+        }
+        glGetNamedBufferSubData(key_buffer, 0, (GLsizeiptr)(n * sizeof *got), got);
+        for (size_t k = 1; k < n; k++)
+            if (got[k - 1] > got[k]) {
+                fprintf(stderr, "test_gl_sort: bench: the %s form left keys out of order\n",
+                        ds_gl_sort_subgroup_name(resolved->subgroup));
+                gl_errors++;
+                break;
+            }
+        sort_times(ms, count);
+        median = ms[count / 2];
+    }
+    GLuint buffers[2] = {key_buffer, value_buffer};
+    glDeleteBuffers(2, buffers);
+    free(got);
+    free(ms);
+    ds_gl_sort_destroy(sort);
+    return median;
+}
+
+/* Where one sort's time goes: the median GPU time of each of its 12
+ * dispatches (4 passes of count, scan, scatter) over `count` sorts of the
+ * uniform keys[0, n) with the default tuning, from timestamps between
+ * them (gl_sort.h's ds_gl_sort_set_timestamps). */
+static void bench_phases(const uint32_t *keys, size_t n, int count)
+{
+    enum { STAMPS = 13 };
+    ds_gl_sort *sort = NULL;
+    if (n < 2 || ds_gl_sort_create(n, &sort) != DS_OK)
+        return;
+    GLuint stamps[STAMPS], key_buffer, value_buffer;
+    glCreateQueries(GL_TIMESTAMP, STAMPS, stamps);
+    ds_gl_sort_set_timestamps(sort, stamps);
+    upload(keys, n, &key_buffer, &value_buffer);
+    double *ms = malloc((size_t)count * (STAMPS - 1) * sizeof *ms);
+    double *column = malloc((size_t)count * sizeof *column);
+    for (int i = 0; ms && column && i < count; i++) {
+        glNamedBufferSubData(key_buffer, 0, (GLsizeiptr)(n * sizeof(uint32_t)), keys);
+        ds_gl_sort_pairs(sort, key_buffer, value_buffer, n, 0, 32);
+        GLuint64 t[STAMPS];
+        for (int k = 0; k < STAMPS; k++)
+            glGetQueryObjectui64v(stamps[k], GL_QUERY_RESULT, &t[k]);
+        for (int k = 0; k + 1 < STAMPS; k++)
+            ms[(size_t)k * (size_t)count + (size_t)i] = (double)(t[k + 1] - t[k]) * 1e-6;
+    }
+    if (ms && column) {
+        ds_gl_sort_tuning resolved;
+        ds_gl_sort_describe(sort, &resolved);
+        printf("gl sort phases: %zu pairs, %s form, %d items, median ms of %d sorts "
+               "(count, scan, scatter):\n", n, ds_gl_sort_subgroup_name(resolved.subgroup),
+               resolved.items, count);
+        double total[3] = {0, 0, 0};
+        for (int pass = 0; pass < 4; pass++) {
+            printf("  pass %d", pass);
+            for (int k = 0; k < 3; k++) {
+                memcpy(column, ms + (size_t)(3 * pass + k) * (size_t)count,
+                       (size_t)count * sizeof *column);
+                sort_times(column, count);
+                printf("  %.4f", column[count / 2]);
+                total[k] += column[count / 2];
+            }
+            printf("\n");
+        }
+        printf("  all    %.4f  %.4f  %.4f\n", total[0], total[1], total[2]);
+    }
+    free(column);
+    free(ms);
+    GLuint buffers[2] = {key_buffer, value_buffer};
+    glDeleteBuffers(2, buffers);
+    glDeleteQueries(STAMPS, stamps);
+    ds_gl_sort_destroy(sort);
+}
+
+/* `--bench N RUNS [FORM [ITEMS]]`: median GPU time of sorting N uniform
+ * 32-bit pairs (all 32 bits) with the default tuning or the one named
+ * (FORM: auto, arb, khr, khr-partition; ITEMS: keys per invocation), then
+ * the per-dispatch times and the dispatch floor above. FORM `all`: every form the context offers at
+ * 4, 8, 12 and 16 keys per invocation, each with its ratio to the ARB
+ * form at 8 (the sort before the KHR form), over 5 interleaved rounds.
+ * Then the default sort's time per dispatch and the dispatch floor. */
+static int bench(size_t n, int count, const char *form, int items)
+{
+    enum { MAX_VARIANTS = 16, MAX_ROUNDS = 5 };
+    uint32_t *keys = malloc((n ? n : 1) * sizeof *keys);
+    if (!keys)
         return 1;
     rng_state = SEED;
     make_keys(KEYS_UNIFORM, keys, n);
-    GLuint key_buffer, value_buffer, queries[2];
-    upload(keys, n, &key_buffer, &value_buffer);
+    GLuint queries[2];
     glCreateQueries(GL_TIMESTAMP, 2, queries);
-    for (int i = 0; i < count; i++) {
-        glNamedBufferSubData(key_buffer, 0, (GLsizeiptr)(n * sizeof(uint32_t)), keys);
-        glQueryCounter(queries[0], GL_TIMESTAMP);
-        ds_gl_sort_pairs(sort, key_buffer, value_buffer, n, 0, 32);
-        glQueryCounter(queries[1], GL_TIMESTAMP);
-        ms[i] = elapsed_ms(queries);
+    ds_gl_sort_tuning variants[MAX_VARIANTS];
+    int variant_count = 0;
+    if (form && strcmp(form, "all") == 0) {
+        static const int items_tried[] = {4, 8, 12, 16};
+        variants[variant_count++] = (ds_gl_sort_tuning){DS_GL_SORT_SUBGROUP_ARB, 8};
+        for (int f = DS_GL_SORT_SUBGROUP_ARB; f <= DS_GL_SORT_SUBGROUP_KHR_PARTITION; f++)
+            for (int i = 0; i < 4; i++)
+                if (f != DS_GL_SORT_SUBGROUP_ARB || items_tried[i] != 8)
+                    variants[variant_count++] =
+                        (ds_gl_sort_tuning){(ds_gl_sort_subgroup)f, items_tried[i]};
+    } else {
+        variants[variant_count++] = (ds_gl_sort_tuning){DS_GL_SORT_SUBGROUP_AUTO, items};
+        for (int f = DS_GL_SORT_SUBGROUP_AUTO; form && f <= DS_GL_SORT_SUBGROUP_KHR_PARTITION; f++)
+            if (strcmp(form, ds_gl_sort_subgroup_name((ds_gl_sort_subgroup)f)) == 0)
+                variants[0].subgroup = (ds_gl_sort_subgroup)f;
     }
-    sort_times(ms, count);
-    printf("gl sort: %zu pairs, 32 bits: median %.4f ms, min %.4f ms over %d sorts (%s)\n", n,
-           ms[count / 2], ms[0], count, (const char *)glGetString(GL_RENDERER));
+    const int rounds = variant_count > 1 ? MAX_ROUNDS : 1;
+    double medians[MAX_VARIANTS][MAX_ROUNDS];
+    ds_gl_sort_tuning resolved[MAX_VARIANTS];
+    for (int r = 0; r < rounds; r++)
+        for (int v = 0; v < variant_count; v++)
+            medians[v][r] = bench_tuning(&variants[v], keys, n, count, queries, &resolved[v]);
+    for (int v = 0; v < variant_count; v++)
+        sort_times(medians[v], rounds);
+    const double baseline = medians[0][rounds / 2];
+    for (int v = 0; v < variant_count; v++) {
+        const double ms = medians[v][rounds / 2];
+        if (ms < 0.0) {
+            printf("gl sort: %zu pairs, %s form, %d items: not offered here\n", n,
+                   ds_gl_sort_subgroup_name(variants[v].subgroup), variants[v].items);
+            continue;
+        }
+        printf("gl sort: %zu pairs, 32 bits, %s form, %d items: median %.4f ms over %d sorts",
+               n, ds_gl_sort_subgroup_name(resolved[v].subgroup), resolved[v].items, ms, count);
+        if (rounds > 1)
+            printf(", median of %d rounds, %.2fx the arb form at 8 items", rounds, baseline / ms);
+        printf(" (%s)\n", (const char *)glGetString(GL_RENDERER));
+    }
+    bench_phases(keys, n, count);
     bench_dispatch_floor(n, count, queries);
     glDeleteQueries(2, queries);
-    GLuint buffers[2] = {key_buffer, value_buffer};
-    glDeleteBuffers(2, buffers);
-    free(ms);
     free(keys);
-    ds_gl_sort_destroy(sort);
     return gl_errors != 0;
 }
 
@@ -440,10 +582,11 @@ int main(int argc, char **argv)
     glDebugMessageCallback(on_gl_debug, NULL);
     printf("test_gl_sort: seed 0x%x on %s\n", SEED, (const char *)glGetString(GL_RENDERER));
 
-    int result;
+    int result = 0;
     if (argc >= 3 && strcmp(argv[1], "--bench") == 0) {
         int count = argc >= 4 ? atoi(argv[3]) : 100;
-        result = bench((size_t)strtoull(argv[2], NULL, 10), count > 0 ? count : 1);
+        result = bench((size_t)strtoull(argv[2], NULL, 10), count > 0 ? count : 1,
+                       argc >= 5 ? argv[4] : NULL, argc >= 6 ? atoi(argv[5]) : 0);
     } else {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_invalid_arguments),
@@ -452,7 +595,38 @@ int main(int argc, char **argv)
             cmocka_unit_test(test_partial_ranges),
             cmocka_unit_test(test_large),
         };
-        result = cmocka_run_group_tests(tests, NULL, NULL);
+        /* Every form the context offers, at the default block; then the
+         * default form at 3 keys per invocation, a block that is no power
+         * of two. */
+        static const ds_gl_sort_tuning runs[] = {
+            {DS_GL_SORT_SUBGROUP_ARB, 0},
+            {DS_GL_SORT_SUBGROUP_KHR, 0},
+            {DS_GL_SORT_SUBGROUP_KHR_PARTITION, 0},
+            {DS_GL_SORT_SUBGROUP_AUTO, 3},
+        };
+        for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+            ds_gl_sort *probe = NULL;
+            ds_log_set_quiet(1);
+            ds_status offered = ds_gl_sort_create_tuned(16, &runs[r], &probe);
+            ds_log_set_quiet(0);
+            if (offered == DS_ERR_UNSUPPORTED) {
+                printf("test_gl_sort: the %s form is not offered here: %s\n",
+                       ds_gl_sort_subgroup_name(runs[r].subgroup), ds_last_error());
+                continue;
+            }
+            if (offered != DS_OK)
+                return 1;
+            ds_gl_sort_tuning resolved;
+            ds_gl_sort_describe(probe, &resolved);
+            ds_gl_sort_destroy(probe);
+            tuning = runs[r];
+            char items[32] = "keys per invocation by size";
+            if (runs[r].items)
+                snprintf(items, sizeof items, "%d keys per invocation", runs[r].items);
+            printf("test_gl_sort: %s form (%s), %s\n", ds_gl_sort_subgroup_name(resolved.subgroup),
+                   runs[r].subgroup == DS_GL_SORT_SUBGROUP_AUTO ? "auto" : "forced", items);
+            result |= cmocka_run_group_tests(tests, NULL, NULL);
+        }
     }
     ds_egl_context_destroy(context);
     return result;

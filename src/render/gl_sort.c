@@ -23,6 +23,15 @@
  * most MAX_ROWS subgroups share a workgroup (one shared-memory row of
  * RADIX counters each).
  *
+ * The ranking's subgroup operations come in two forms
+ * (shaders/radix_subgroup.glsl): GL_KHR_shader_subgroup where the context
+ * offers it, where each subgroup ranks its rounds on its own with shared
+ * atomics and shuffles, and GL_ARB_shader_ballot otherwise (Mesa's
+ * llvmpipe), where a subgroup's rounds meet the whole workgroup at
+ * barriers. With
+ * GL_NV_shader_subgroup_partitioned the KHR form can also match equal
+ * digits in one operation (a tuning choice, off by default).
+ *
  * Not handled: keys or values other than 32 bits, digits other than 8
  * bits, more than UINT32_MAX - BLOCK pairs. */
 #include "gl_sort.h"
@@ -43,9 +52,16 @@
 /* Invocations per workgroup of radix_count and radix_scatter where the
  * subgroups allow: one digit per invocation in the block's digit scan. */
 #define MAX_THREADS 256
-/* Keys per invocation: blocks of 2048 keep 8 loads in flight per
- * invocation and the staging area at 8 KiB. */
-#define ITEMS 8
+/* Keys per invocation by default, measured on an H100 (gl-radix.md):
+ * below SMALL_SORT pairs 4 (more blocks in flight: the sort is latency
+ * bound); above, 12 in the KHR form (a subgroup's rounds do not wait for
+ * the others, so longer blocks amortise the per-block scans) and 8 in the
+ * ARB form (whose every round meets the whole workgroup). */
+#define SMALL_SORT 262144
+#define SMALL_ITEMS 4
+#define KHR_ITEMS 12
+#define ARB_ITEMS 8
+#define MAX_ITEMS 32
 /* Subgroups per workgroup at most: their RADIX-word rows of counters
  * (16 KiB) alias the staging area and stay within GL's 32 KiB. */
 #define MAX_ROWS 16
@@ -64,6 +80,22 @@ extern const char ds_shader_radix_probe_comp[];
 extern const char ds_shader_radix_count_comp[];
 extern const char ds_shader_radix_scan_comp[];
 extern const char ds_shader_radix_scatter_comp[];
+extern const char ds_shader_radix_subgroup[];
+
+/* GL_KHR_shader_subgroup's queries and bits (not in the generated GL 4.5
+ * loader). */
+#ifndef GL_SUBGROUP_SIZE_KHR
+#define GL_SUBGROUP_SIZE_KHR 0x9532
+#define GL_SUBGROUP_SUPPORTED_STAGES_KHR 0x9533
+#define GL_SUBGROUP_SUPPORTED_FEATURES_KHR 0x9534
+#define GL_SUBGROUP_FEATURE_BASIC_BIT_KHR 0x00000001
+#define GL_SUBGROUP_FEATURE_ARITHMETIC_BIT_KHR 0x00000004
+#define GL_SUBGROUP_FEATURE_BALLOT_BIT_KHR 0x00000008
+#define GL_SUBGROUP_FEATURE_SHUFFLE_BIT_KHR 0x00000010
+#endif
+#ifndef GL_SUBGROUP_FEATURE_PARTITIONED_BIT_NV
+#define GL_SUBGROUP_FEATURE_PARTITIONED_BIT_NV 0x00000100
+#endif
 
 /* Shader storage bindings, as in the shaders. */
 enum {
@@ -81,38 +113,85 @@ enum { UNIFORM_KEY_COUNT, UNIFORM_SHIFT, UNIFORM_BLOCK_COUNT };
 
 struct ds_gl_sort {
     size_t capacity;
+    ds_gl_sort_subgroup subgroup; /* the form chosen: ARB, KHR or KHR_PARTITION */
+    GLuint items;         /* keys per invocation */
     GLuint threads;       /* invocations per count/scatter workgroup */
-    GLuint block;         /* keys per block: threads * ITEMS */
+    GLuint block;         /* keys per block: threads * items */
     GLuint subgroup_size;
     GLuint scan_threads;  /* invocations per radix_scan workgroup */
     GLuint count_program, scan_program, scatter_program;
     GLuint keys_alt, values_alt; /* the other side of the ping-pong */
     GLuint counts;               /* RADIX x blocks, digit-major */
     GLuint totals;               /* RADIX, zero between passes */
+    const GLuint *timestamps;    /* ds_gl_sort_set_timestamps, or NULL */
 };
 
 /* ---- support and the subgroup probe ---------------------------------------- */
 
+static int has_extension(const char *wanted)
+{
+    GLint extensions = 0;
+    glGetIntegerv(GL_NUM_EXTENSIONS, &extensions);
+    for (GLint i = 0; i < extensions; i++) {
+        const char *name = (const char *)glGetStringi(GL_EXTENSIONS, (GLuint)i);
+        if (name && strcmp(name, wanted) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 int ds_gl_sort_supported(void)
 {
-    GLint major = 0, minor = 0, extensions = 0;
+    GLint major = 0, minor = 0;
     glGetIntegerv(GL_MAJOR_VERSION, &major);
     glGetIntegerv(GL_MINOR_VERSION, &minor);
     if (major < 4 || (major == 4 && minor < 3))
         return 0;
-    glGetIntegerv(GL_NUM_EXTENSIONS, &extensions);
-    for (GLint i = 0; i < extensions; i++) {
-        const char *name = (const char *)glGetStringi(GL_EXTENSIONS, (GLuint)i);
-        if (name && strcmp(name, "GL_ARB_shader_ballot") == 0)
-            return 1;
+    return has_extension("GL_ARB_shader_ballot");
+}
+
+/* 1 if compute shaders get GL_KHR_shader_subgroup's basic, ballot,
+ * shuffle and arithmetic operations (and, with `partition`, the
+ * partitioned ones of GL_NV_shader_subgroup_partitioned) in subgroups of
+ * `subgroup_size`. */
+static int khr_subgroups_offered(GLuint subgroup_size, int partition)
+{
+    if (!has_extension("GL_KHR_shader_subgroup") ||
+        (partition && !has_extension("GL_NV_shader_subgroup_partitioned")))
+        return 0;
+    GLint size = 0, stages = 0, features = 0;
+    glGetIntegerv(GL_SUBGROUP_SIZE_KHR, &size);
+    glGetIntegerv(GL_SUBGROUP_SUPPORTED_STAGES_KHR, &stages);
+    glGetIntegerv(GL_SUBGROUP_SUPPORTED_FEATURES_KHR, &features);
+    GLint needed = GL_SUBGROUP_FEATURE_BASIC_BIT_KHR | GL_SUBGROUP_FEATURE_BALLOT_BIT_KHR |
+                   GL_SUBGROUP_FEATURE_SHUFFLE_BIT_KHR | GL_SUBGROUP_FEATURE_ARITHMETIC_BIT_KHR;
+    if (partition)
+        needed |= GL_SUBGROUP_FEATURE_PARTITIONED_BIT_NV;
+    return (GLuint)size == subgroup_size && (stages & GL_COMPUTE_SHADER_BIT) != 0 &&
+           (features & needed) == needed;
+}
+
+const char *ds_gl_sort_subgroup_name(ds_gl_sort_subgroup subgroup)
+{
+    switch (subgroup) {
+    case DS_GL_SORT_SUBGROUP_AUTO: return "auto";
+    case DS_GL_SORT_SUBGROUP_ARB: return "arb";
+    case DS_GL_SORT_SUBGROUP_KHR: return "khr";
+    case DS_GL_SORT_SUBGROUP_KHR_PARTITION: return "khr-partition";
     }
-    return 0;
+    return "?";
 }
 
 /* The ballot extension, and the 64-bit integers its masks are made of
  * (GL_ARB_shader_ballot requires GL_ARB_gpu_shader_int64). */
 static const char EXTENSIONS[] = "#extension GL_ARB_shader_ballot : require\n"
                                  "#extension GL_ARB_gpu_shader_int64 : require\n";
+#define KHR_EXTENSIONS                                                                             \
+    "#extension GL_KHR_shader_subgroup_basic : require\n"                                          \
+    "#extension GL_KHR_shader_subgroup_ballot : require\n"                                         \
+    "#extension GL_KHR_shader_subgroup_shuffle : require\n"                                        \
+    "#extension GL_KHR_shader_subgroup_arithmetic : require\n"
+#define PARTITION_EXTENSION "#extension GL_NV_shader_subgroup_partitioned : require\n"
 
 /* Runs radix_probe with `threads` invocations: *subgroup_size gets
  * gl_SubGroupSizeARB, *layout_ok whether subgroups are aligned ranges of
@@ -154,9 +233,23 @@ static int is_power_of_two(GLuint x)
 
 ds_status ds_gl_sort_create(size_t capacity, ds_gl_sort **dest)
 {
+    return ds_gl_sort_create_tuned(capacity, NULL, dest);
+}
+
+ds_status ds_gl_sort_create_tuned(size_t capacity, const ds_gl_sort_tuning *tuning,
+                                  ds_gl_sort **dest)
+{
     if (!dest)
         return ds_fail(DS_ERR_INVALID_ARG, "gl sort: create needs a dest");
     *dest = NULL;
+    static const ds_gl_sort_tuning defaults = {0};
+    if (!tuning)
+        tuning = &defaults;
+    if (tuning->items < 0 || tuning->items > MAX_ITEMS ||
+        (unsigned)tuning->subgroup > DS_GL_SORT_SUBGROUP_KHR_PARTITION)
+        return ds_fail(DS_ERR_INVALID_ARG, "gl sort: tuning of %d keys per invocation (at most "
+                       "%d) or subgroup form %d is out of range", tuning->items, MAX_ITEMS,
+                       (int)tuning->subgroup);
     if (!ds_gl_sort_supported())
         return ds_fail(DS_ERR_UNSUPPORTED, "gl sort: the context lacks GL 4.3 compute shaders "
                        "or GL_ARB_shader_ballot");
@@ -184,7 +277,6 @@ ds_status ds_gl_sort_create(size_t capacity, ds_gl_sort **dest)
     }
     sort->subgroup_size = size;
     sort->threads = size * MAX_ROWS < MAX_THREADS ? size * MAX_ROWS : MAX_THREADS;
-    sort->block = sort->threads * ITEMS;
     if (sort->threads != MAX_THREADS &&
         (status = probe_subgroups(sort->threads, &probed, &layout_ok)) != DS_OK)
         goto fail;
@@ -192,6 +284,28 @@ ds_status ds_gl_sort_create(size_t capacity, ds_gl_sort **dest)
         status = ds_fail(DS_ERR_UNSUPPORTED, "gl sort: the subgroups of a %u-invocation "
                          "workgroup are not aligned runs of %u invocations with every lane active",
                          sort->threads, size);
+        goto fail;
+    }
+
+    /* The KHR form keeps a subgroup's ballot in one word and scans the
+     * workgroup's subgroup sums in one subgroup. */
+    const int khr_fits = size <= 32 && sort->threads / size <= size;
+    sort->subgroup = tuning->subgroup;
+    if (sort->subgroup == DS_GL_SORT_SUBGROUP_AUTO)
+        sort->subgroup = khr_fits && khr_subgroups_offered(size, 0) ? DS_GL_SORT_SUBGROUP_KHR
+                                                                    : DS_GL_SORT_SUBGROUP_ARB;
+    const int partition = sort->subgroup == DS_GL_SORT_SUBGROUP_KHR_PARTITION;
+    sort->items = tuning->items                       ? (GLuint)tuning->items
+                  : capacity < SMALL_SORT             ? SMALL_ITEMS
+                  : sort->subgroup != DS_GL_SORT_SUBGROUP_ARB ? KHR_ITEMS
+                                                      : ARB_ITEMS;
+    sort->block = sort->threads * sort->items;
+    if (sort->subgroup != DS_GL_SORT_SUBGROUP_ARB &&
+        !(khr_fits && khr_subgroups_offered(size, partition))) {
+        status = ds_fail(DS_ERR_UNSUPPORTED, "gl sort: the %s form needs GL_KHR_shader_subgroup "
+                         "(basic, ballot, shuffle, arithmetic%s) in compute shaders with subgroups of at "
+                         "most 32 invocations", ds_gl_sort_subgroup_name(sort->subgroup),
+                         partition ? ", GL_NV_shader_subgroup_partitioned" : "");
         goto fail;
     }
 
@@ -223,22 +337,37 @@ ds_status ds_gl_sort_create(size_t capacity, ds_gl_sort **dest)
         goto fail;
     }
 
-    char defines[384];
-    snprintf(defines, sizeof defines,
-             "%s#define RADIX_BITS %d\n#define RADIX %d\n#define THREADS %u\n#define ITEMS %d\n"
-             "#define SUBGROUP_SIZE %u\n#define ROWS %zu\n",
-             EXTENSIONS, RADIX_BITS, RADIX, sort->threads, ITEMS, size, rows);
-    if ((status = ds_gl_compile_compute("gl sort", "radix_count", defines,
-                                        ds_shader_radix_count_comp, &sort->count_program)) != DS_OK ||
-        (status = ds_gl_compile_compute("gl sort", "radix_scatter", defines,
-                                        ds_shader_radix_scatter_comp, &sort->scatter_program)) != DS_OK)
+    /* The extensions and constants, then the subgroup operations. */
+    const char *extensions = sort->subgroup == DS_GL_SORT_SUBGROUP_ARB ? EXTENSIONS
+                             : partition ? KHR_EXTENSIONS PARTITION_EXTENSION
+                                         : KHR_EXTENSIONS;
+    char *defines = NULL;
+    size_t defines_size = strlen(ds_shader_radix_subgroup) + 1024;
+    if (!(defines = malloc(defines_size))) {
+        status = ds_fail(DS_ERR_OUT_OF_MEMORY, "gl sort: out of host memory");
+        goto fail;
+    }
+    snprintf(defines, defines_size,
+             "%s#define SUBGROUP_KHR %d\n#define MATCH_PARTITION %d\n"
+             "#define RADIX_BITS %d\n#define RADIX %d\n#define THREADS %u\n#define ITEMS %u\n"
+             "#define SUBGROUP_SIZE %u\n#define ROWS %zu\n%s",
+             extensions, sort->subgroup != DS_GL_SORT_SUBGROUP_ARB, partition, RADIX_BITS,
+             RADIX, sort->threads, sort->items, size, rows, ds_shader_radix_subgroup);
+    status = ds_gl_compile_compute("gl sort", "radix_count", defines, ds_shader_radix_count_comp,
+                                   &sort->count_program);
+    if (status == DS_OK)
+        status = ds_gl_compile_compute("gl sort", "radix_scatter", defines,
+                                       ds_shader_radix_scatter_comp, &sort->scatter_program);
+    free(defines);
+    if (status != DS_OK)
         goto fail;
     sort->scan_threads = MIN_SCAN_THREADS;
     while (sort->scan_threads < MAX_SCAN_THREADS && sort->scan_threads * SCAN_ITEMS < blocks)
         sort->scan_threads *= 2;
-    snprintf(defines, sizeof defines, "#define RADIX %d\n#define SCAN_THREADS %u\n", RADIX,
-             sort->scan_threads);
-    if ((status = ds_gl_compile_compute("gl sort", "radix_scan", defines,
+    char scan_defines[96];
+    snprintf(scan_defines, sizeof scan_defines, "#define RADIX %d\n#define SCAN_THREADS %u\n",
+             RADIX, sort->scan_threads);
+    if ((status = ds_gl_compile_compute("gl sort", "radix_scan", scan_defines,
                                         ds_shader_radix_scan_comp, &sort->scan_program)) != DS_OK)
         goto fail;
 
@@ -271,6 +400,25 @@ ds_status ds_gl_sort_create(size_t capacity, ds_gl_sort **dest)
 fail:
     ds_gl_sort_destroy(sort);
     return status;
+}
+
+void ds_gl_sort_describe(const ds_gl_sort *sort, ds_gl_sort_tuning *dest)
+{
+    dest->subgroup = sort->subgroup;
+    dest->items = (int)sort->items;
+}
+
+void ds_gl_sort_set_timestamps(ds_gl_sort *sort, const GLuint *queries)
+{
+    sort->timestamps = queries;
+}
+
+/* The timestamp after dispatch `k` of pass `pass` (k = -1: before the
+ * first), where the caller asked for them. */
+static void stamp(const ds_gl_sort *sort, int pass, int k)
+{
+    if (sort->timestamps)
+        glQueryCounter(sort->timestamps[k < 0 ? 0 : 1 + 3 * pass + k], GL_TIMESTAMP);
 }
 
 void ds_gl_sort_destroy(ds_gl_sort *sort)
@@ -321,6 +469,7 @@ ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t 
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     GLuint buffers[BIND_COUNT] = {keys, values, sort->keys_alt, sort->values_alt, sort->counts,
                                   sort->totals};
+    stamp(sort, 0, -1);
     for (int pass = 0; pass < passes; pass++) {
         const GLuint shift = (GLuint)(begin_bit + pass * RADIX_BITS);
         glBindBuffersBase(GL_SHADER_STORAGE_BUFFER, 0, BIND_COUNT, buffers);
@@ -330,12 +479,14 @@ ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t 
         glDispatchCompute(blocks, 1, 1);
         /* The block counts and the totals, for the scan. */
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        stamp(sort, pass, 0);
 
         glUseProgram(sort->scan_program);
         glDispatchCompute(RADIX, 1, 1);
         /* The positions, for the scatter; the scan's reads of the totals
          * end before the scatter zeroes them. */
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        stamp(sort, pass, 1);
 
         glProgramUniform1ui(sort->scatter_program, UNIFORM_SHIFT, shift);
         glUseProgram(sort->scatter_program);
@@ -345,6 +496,7 @@ ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t 
              * pass; its scatter overwrites what this one read, and its
              * count the positions this one read. */
             glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        stamp(sort, pass, 2);
 
         GLuint swap = buffers[BIND_KEYS_IN];
         buffers[BIND_KEYS_IN] = buffers[BIND_KEYS_OUT];

@@ -10,7 +10,7 @@
  * Each 8-bit digit is one pass of three dispatches: per block of the
  * input a digit histogram, the per-digit scan over the blocks, then a
  * stable scatter whose ranks within a block come from subgroup ballots
- * (GL_ARB_shader_ballot). No pass waits on the host, allocates or reads
+ * (GL_KHR_shader_subgroup, or GL_ARB_shader_ballot). No pass waits on the host, allocates or reads
  * anything back. Design and costs: gl_sort.c. */
 #ifndef DS_GL_SORT_H
 #define DS_GL_SORT_H
@@ -28,8 +28,8 @@ typedef struct ds_gl_sort ds_gl_sort;
 int ds_gl_sort_supported(void);
 
 /* Programs and scratch buffers for up to `capacity` pairs (the only
- * allocation: 8 bytes per pair, plus 1 KiB per block of 2048 pairs, or
- * fewer on subgroups under 16 invocations), in the current context,
+ * allocation: 8 bytes per pair, plus 1 KiB of block counts per block of
+ * 512 to 3,072 pairs), in the current context,
  * which every later call must have current. Runs a probe dispatch and
  * reads its result back (the subgroup layout). Errors:
  * DS_ERR_UNSUPPORTED (ds_gl_sort_supported() is 0, or subgroups outside
@@ -40,6 +40,41 @@ int ds_gl_sort_supported(void);
  * extension requires), DS_ERR_OUT_OF_MEMORY. *dest is NULL on failure. */
 ds_status ds_gl_sort_create(size_t capacity, ds_gl_sort **dest);
 void ds_gl_sort_destroy(ds_gl_sort *sort);
+
+/* Which subgroup operations rank keys within a block. */
+typedef enum {
+    DS_GL_SORT_SUBGROUP_AUTO,          /* KHR where offered, else ARB */
+    DS_GL_SORT_SUBGROUP_ARB,           /* GL_ARB_shader_ballot, workgroup barriers */
+    DS_GL_SORT_SUBGROUP_KHR,           /* GL_KHR_shader_subgroup, atomics and shuffles */
+    DS_GL_SORT_SUBGROUP_KHR_PARTITION  /* KHR, digits matched by
+                                          GL_NV_shader_subgroup_partitioned */
+} ds_gl_sort_subgroup;
+
+/* Tuning for tests and benchmarks; zero-initialised means the defaults. */
+typedef struct {
+    ds_gl_sort_subgroup subgroup;
+    int items; /* keys per invocation and block, 1..32; 0: by capacity and form */
+} ds_gl_sort_tuning;
+
+/* ds_gl_sort_create with a tuning (NULL: the defaults). A form the
+ * context does not offer (KHR needs GL_KHR_shader_subgroup with basic,
+ * ballot, shuffle and arithmetic operations in compute shaders and
+ * subgroups of at most 32 invocations) is DS_ERR_UNSUPPORTED; values out
+ * of range are DS_ERR_INVALID_ARG. */
+ds_status ds_gl_sort_create_tuned(size_t capacity, const ds_gl_sort_tuning *tuning,
+                                  ds_gl_sort **dest);
+
+/* The tuning `sort` was built with, AUTO resolved. */
+void ds_gl_sort_describe(const ds_gl_sort *sort, ds_gl_sort_tuning *dest);
+
+/* For measurements: while `queries` is set (at least 1 + 3 x 4 GL_TIMESTAMP
+ * query names, owned by the caller), each sort records a timestamp into
+ * queries[0] before its first dispatch and into queries[1 + 3 p + k]
+ * after dispatch k (count, scan, scatter) of pass p. NULL stops it. */
+void ds_gl_sort_set_timestamps(ds_gl_sort *sort, const GLuint *queries);
+
+/* "auto", "arb", "khr" or "khr-partition". */
+const char *ds_gl_sort_subgroup_name(ds_gl_sort_subgroup subgroup);
 
 /* Sorts keys[0, n) and values[0, n) (GL buffer names, from offset 0; they
  * may be any buffers, an element buffer included, each of at least n
