@@ -216,29 +216,42 @@ vec4 view_apply(vec3 p)
     return clip;
 }
 
-// ds_triangle_misses_samples on the three vertices' view_apply(). The
-// margin's products and the edge functions stay unfused, as nvcc leaves
-// them (a test that only ever keeps more than it must).
-bool triangle_misses_samples(vec4 clip[3])
+// distance_math.h's ds_triangle_project on the three vertices'
+// view_apply(): PROJECT_ANYWHERE, PROJECT_BEYOND, or PROJECT_ON with the
+// window positions in sx, sy.
+#define PROJECT_ON 0
+#define PROJECT_ANYWHERE 1
+#define PROJECT_BEYOND 2
+int triangle_project(vec4 clip[3], out float sx[3], out float sy[3])
 {
-    precise float sx[3], sy[3];
     int beyond_near = 0, beyond_far = 0;
     for (int k = 0; k < 3; k++) {
         precise float w = clip[k].w;
+        sx[k] = 0.0;
+        sy[k] = 0.0;
         if (!(w > 0.0))
-            return false;
+            return PROJECT_ANYWHERE;
         precise float near_w = w * -1.0001;
         precise float far_w = w * 1.0001;
         beyond_near += clip[k].z < near_w ? 1 : 0;
         beyond_far += clip[k].z > far_w ? 1 : 0;
         precise float rw = div_rn(1.0, w); // __frcp_rn
-        sx[k] = clip[k].x * rw;
-        sy[k] = clip[k].y * rw;
-        if (!(abs(sx[k]) < DS_CULL_FAR_PIXELS && abs(sy[k]) < DS_CULL_FAR_PIXELS))
-            return false;
+        precise float x = clip[k].x * rw, y = clip[k].y * rw;
+        sx[k] = x;
+        sy[k] = y;
+        if (!(abs(x) < DS_CULL_FAR_PIXELS && abs(y) < DS_CULL_FAR_PIXELS))
+            return PROJECT_ANYWHERE;
     }
-    if (beyond_near == 3 || beyond_far == 3)
-        return true;
+    return beyond_near == 3 || beyond_far == 3 ? PROJECT_BEYOND : PROJECT_ON;
+}
+
+// ds_triangle_misses_projected. The margin's products and the edge
+// functions stay unfused, as nvcc leaves them (a test that only ever
+// keeps more than it must).
+bool triangle_misses_projected(int where, float sx[3], float sy[3])
+{
+    if (where != PROJECT_ON)
+        return where == PROJECT_BEYOND;
     const float e = DS_CULL_MARGIN;
     precise float x0 = min(sx[0], min(sx[1], sx[2])) - e;
     precise float x1 = max(sx[0], max(sx[1], sx[2])) + e;
@@ -290,30 +303,15 @@ int tiles_clamp(float v, int last)
     return v >= float(last) ? last : int(v);
 }
 
-// ds_triangle_tiles on the three vertices' view_apply().
-uint triangle_tiles(vec4 clip[3])
+// ds_triangle_tiles_projected.
+uint triangle_tiles_projected(int where, float sx[3], float sy[3])
 {
-    uint all_tiles = tiles_pack(0, grid.x - 1, 0, grid.y - 1);
-    precise float x0 = 0.0, x1 = 0.0, y0 = 0.0, y1 = 0.0;
-    int beyond_near = 0, beyond_far = 0;
-    for (int k = 0; k < 3; k++) {
-        precise float w = clip[k].w;
-        if (!(w > 0.0))
-            return all_tiles;
-        precise float near_w = w * -1.0001;
-        precise float far_w = w * 1.0001;
-        beyond_near += clip[k].z < near_w ? 1 : 0;
-        beyond_far += clip[k].z > far_w ? 1 : 0;
-        precise float sx = div_rn(clip[k].x, w), sy = div_rn(clip[k].y, w);
-        if (!(abs(sx) < DS_CULL_FAR_PIXELS && abs(sy) < DS_CULL_FAR_PIXELS))
-            return all_tiles;
-        x0 = k > 0 ? min(x0, sx) : sx;
-        x1 = k > 0 ? max(x1, sx) : sx;
-        y0 = k > 0 ? min(y0, sy) : sy;
-        y1 = k > 0 ? max(y1, sy) : sy;
-    }
-    if (beyond_near == 3 || beyond_far == 3)
+    if (where == PROJECT_ANYWHERE)
+        return tiles_pack(0, grid.x - 1, 0, grid.y - 1);
+    if (where == PROJECT_BEYOND)
         return DS_TILES_EMPTY;
+    precise float x0 = min(sx[0], min(sx[1], sx[2])), x1 = max(sx[0], max(sx[1], sx[2]));
+    precise float y0 = min(sy[0], min(sy[1], sy[2])), y1 = max(sy[0], max(sy[1], sy[2]));
     x0 -= DS_TILES_MARGIN;
     y0 -= DS_TILES_MARGIN;
     x1 += DS_TILES_MARGIN;
@@ -386,19 +384,23 @@ void main()
         if (key_range.y != 0.0)
             key = quantise_key(key);
         bool kept = true;
-        vec4 clip[3];
+        // One projection for the cull and the tiles, as distance.cu.
+        int where = PROJECT_ON;
+        float sx[3], sy[3];
         if (cull || tiled) {
+            vec4 clip[3];
             clip[0] = view_apply(pa);
             clip[1] = view_apply(pb);
             clip[2] = view_apply(pc);
+            where = triangle_project(clip, sx, sy);
         }
         if (cull) {
-            kept = !triangle_misses_samples(clip);
+            kept = !triangle_misses_projected(where, sx, sy);
             key = kept ? max(key, FLT_MIN_NORMAL) : 0.0;
         }
         write_key(i, key);
         if (tiled)
-            primitive_rects[i] = kept ? triangle_tiles(clip) : DS_TILES_EMPTY;
+            primitive_rects[i] = kept ? triangle_tiles_projected(where, sx, sy) : DS_TILES_EMPTY;
         drawn_here += kept ? 1u : 0u;
 #endif
     }

@@ -50,7 +50,8 @@ ds_status ds_point_keys(const float *positions, size_t vertex_count, const float
  * is then capped by `sm_count`, the device's multiprocessors (0: uncapped).
  * `tiles` non-NULL (a binned frame): also tiles->rects[t], DS_TILES_EMPTY
  * for a culled triangle (culled ones sort after the *visible others, which
- * alone are binned). */
+ * alone are binned). With both, tiles->view must be *cull: one projection
+ * of each triangle serves both. */
 ds_status ds_triangle_keys(const uint32_t *indices, size_t triangle_count,
                            const float *positions, const float eye[3], ds_triangle_key key,
                            ds_key_range range, const ds_cull_view *cull,

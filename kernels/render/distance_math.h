@@ -109,13 +109,6 @@ static inline void ds_cull_view_set(ds_cull_view *view, const float m[16],
  * integer conversions below defined). */
 #define DS_CULL_FAR_PIXELS 1.0e6f
 
-/* 1 if the triangle (a, b, c) certainly produces no fragment in a
- * single-sampled viewport: it is wholly beyond the near or the far plane,
- * or no pixel centre (the sample point, x + 0.5, y + 0.5) inside the
- * viewport lies within DS_CULL_MARGIN of it. Conservative: a sample the
- * rasteriser could cover (edges and the top-left rule included) is
- * never ruled out, so drawing only the other triangles gives the same
- * image. Triangles reaching behind the eye (w <= 0) are kept. */
 /* Point p through the view: window x and y times w, clip z, clip w. */
 DS_HOST_DEVICE void ds_cull_view_apply(const ds_cull_view *view, const float *p, float dest[4])
 {
@@ -127,20 +120,27 @@ DS_HOST_DEVICE void ds_cull_view_apply(const ds_cull_view *view, const float *p,
 #undef DS_CULL_ROW
 }
 
-DS_HOST_DEVICE int ds_triangle_misses_samples(const ds_cull_view *view,
-                                              const float *pa,
-                                              const float *pb,
-                                              const float *pc)
+/* Where triangle (a, b, c) lands in the window, for the cull and the
+ * tiles alike (one projection serves both): DS_PROJECT_ANYWHERE when a
+ * vertex is at or behind the eye or very far off screen (clipping may then
+ * put the triangle anywhere), DS_PROJECT_BEYOND when all three vertices
+ * lie beyond the near plane or all beyond the far one, else
+ * DS_PROJECT_ON, with vertex k's window position in sx[k], sy[k] (x and
+ * y times one correctly rounded reciprocal of w). */
+enum { DS_PROJECT_ON, DS_PROJECT_ANYWHERE, DS_PROJECT_BEYOND };
+
+DS_HOST_DEVICE int ds_triangle_project(const ds_cull_view *view, const float *pa,
+                                       const float *pb, const float *pc, float sx[3],
+                                       float sy[3])
 {
     const float *p[3] = {pa, pb, pc};
-    float sx[3], sy[3];
     int beyond_near = 0, beyond_far = 0;
     for (int k = 0; k < 3; k++) {
         float clip[4];
         ds_cull_view_apply(view, p[k], clip);
         float x = clip[0], y = clip[1], z = clip[2], w = clip[3];
         if (!(w > 0.0f))
-            return 0;
+            return DS_PROJECT_ANYWHERE;
         /* Clipping keeps -w <= z <= w; the factor absorbs rounding. */
         beyond_near += z < -w * 1.0001f;
         beyond_far += z > w * 1.0001f;
@@ -152,10 +152,18 @@ DS_HOST_DEVICE int ds_triangle_misses_samples(const ds_cull_view *view,
         sx[k] = x * rw;
         sy[k] = y * rw;
         if (!(fabsf(sx[k]) < DS_CULL_FAR_PIXELS && fabsf(sy[k]) < DS_CULL_FAR_PIXELS))
-            return 0;
+            return DS_PROJECT_ANYWHERE;
     }
-    if (beyond_near == 3 || beyond_far == 3)
-        return 1;
+    return beyond_near == 3 || beyond_far == 3 ? DS_PROJECT_BEYOND : DS_PROJECT_ON;
+}
+
+/* ds_triangle_misses_samples() of a triangle ds_triangle_project() put
+ * `where`, at (sx, sy). */
+DS_HOST_DEVICE int ds_triangle_misses_projected(const ds_cull_view *view, int where,
+                                                const float sx[3], const float sy[3])
+{
+    if (where != DS_PROJECT_ON)
+        return where == DS_PROJECT_BEYOND;
     const float e = DS_CULL_MARGIN;
     float x0 = fminf(sx[0], fminf(sx[1], sx[2])) - e, x1 = fmaxf(sx[0], fmaxf(sx[1], sx[2])) + e;
     float y0 = fminf(sy[0], fminf(sy[1], sy[2])) - e, y1 = fmaxf(sy[0], fmaxf(sy[1], sy[2])) + e;
@@ -198,6 +206,21 @@ DS_HOST_DEVICE int ds_triangle_misses_samples(const ds_cull_view *view,
     return 1;
 }
 
+/* 1 if the triangle (a, b, c) certainly produces no fragment in a
+ * single-sampled viewport: it is wholly beyond the near or the far plane,
+ * or no pixel centre (the sample point, x + 0.5, y + 0.5) inside the
+ * viewport lies within DS_CULL_MARGIN of it. Conservative: a sample the
+ * rasteriser could cover (edges and the top-left rule included) is
+ * never ruled out, so drawing only the other triangles gives the same
+ * image. Triangles reaching behind the eye (w <= 0) are kept. */
+DS_HOST_DEVICE int ds_triangle_misses_samples(const ds_cull_view *view, const float *pa,
+                                              const float *pb, const float *pc)
+{
+    float sx[3], sy[3];
+    int where = ds_triangle_project(view, pa, pb, pc, sx, sy);
+    return ds_triangle_misses_projected(view, where, sx, sy);
+}
+
 /* ---- the sort keys and the culled draw's command ----------------------- */
 
 /* A point's sort key: its camera distance, quantised by `range` when its
@@ -213,6 +236,13 @@ DS_HOST_DEVICE float ds_point_sort_key(float distance, ds_key_range range)
  * samples() rules out gets key 0 and *drawn 0, the others a key of at
  * least FLT_MIN and *drawn 1, so that a far-first sort puts the culled
  * ones last; without, *drawn is 1. */
+/* A kept triangle's key is at least FLT_MIN, a culled one's 0, so that a
+ * far-first sort puts the culled ones last. */
+DS_HOST_DEVICE float ds_culled_key(float key, int drawn)
+{
+    return drawn ? fmaxf(key, FLT_MIN) : 0.0f;
+}
+
 DS_HOST_DEVICE float ds_triangle_sort_key(ds_triangle_key key, float da, float db, float dc,
                                           const float *pa, const float *pb, const float *pc,
                                           float ex, float ey, float ez, ds_key_range range,
@@ -224,7 +254,7 @@ DS_HOST_DEVICE float ds_triangle_sort_key(ds_triangle_key key, float da, float d
     *drawn = 1;
     if (cull) {
         *drawn = !ds_triangle_misses_samples(cull, pa, pb, pc);
-        k = *drawn ? fmaxf(k, FLT_MIN) : 0.0f;
+        k = ds_culled_key(k, *drawn);
     }
     return k;
 }

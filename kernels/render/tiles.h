@@ -119,31 +119,18 @@ DS_HOST_DEVICE int ds_tiles_clamp(float v, int last)
     return v >= (float)last ? last : (int)v;
 }
 
-DS_HOST_DEVICE uint32_t ds_triangle_tiles(const ds_cull_view *view, const ds_tile_grid *grid,
-                                          const float *pa, const float *pb, const float *pc)
+/* ds_triangle_tiles() of a triangle ds_triangle_project() put `where`,
+ * at (sx, sy). */
+DS_HOST_DEVICE uint32_t ds_triangle_tiles_projected(const ds_cull_view *view,
+                                                    const ds_tile_grid *grid, int where,
+                                                    const float sx[3], const float sy[3])
 {
-    const float *p[3] = {pa, pb, pc};
-    uint32_t all = ds_tiles_pack(0, grid->columns - 1, 0, grid->rows - 1);
-    float x0 = 0.0f, x1 = 0.0f, y0 = 0.0f, y1 = 0.0f;
-    int beyond_near = 0, beyond_far = 0;
-    for (int k = 0; k < 3; k++) {
-        float clip[4];
-        ds_cull_view_apply(view, p[k], clip);
-        float w = clip[3];
-        if (!(w > 0.0f))
-            return all;
-        beyond_near += clip[2] < -w * 1.0001f;
-        beyond_far += clip[2] > w * 1.0001f;
-        float sx = clip[0] / w, sy = clip[1] / w;
-        if (!(fabsf(sx) < DS_CULL_FAR_PIXELS && fabsf(sy) < DS_CULL_FAR_PIXELS))
-            return all;
-        x0 = k ? fminf(x0, sx) : sx;
-        x1 = k ? fmaxf(x1, sx) : sx;
-        y0 = k ? fminf(y0, sy) : sy;
-        y1 = k ? fmaxf(y1, sy) : sy;
-    }
-    if (beyond_near == 3 || beyond_far == 3)
+    if (where == DS_PROJECT_ANYWHERE)
+        return ds_tiles_pack(0, grid->columns - 1, 0, grid->rows - 1);
+    if (where == DS_PROJECT_BEYOND)
         return DS_TILES_EMPTY;
+    float x0 = fminf(sx[0], fminf(sx[1], sx[2])), x1 = fmaxf(sx[0], fmaxf(sx[1], sx[2]));
+    float y0 = fminf(sy[0], fminf(sy[1], sy[2])), y1 = fmaxf(sy[0], fmaxf(sy[1], sy[2]));
     x0 -= DS_TILES_MARGIN;
     y0 -= DS_TILES_MARGIN;
     x1 += DS_TILES_MARGIN;
@@ -156,6 +143,14 @@ DS_HOST_DEVICE uint32_t ds_triangle_tiles(const ds_cull_view *view, const ds_til
                          ds_tiles_clamp(x1 * to_column, grid->columns - 1),
                          ds_tiles_clamp(y0 * to_row, grid->rows - 1),
                          ds_tiles_clamp(y1 * to_row, grid->rows - 1));
+}
+
+DS_HOST_DEVICE uint32_t ds_triangle_tiles(const ds_cull_view *view, const ds_tile_grid *grid,
+                                          const float *pa, const float *pb, const float *pc)
+{
+    float sx[3], sy[3];
+    int where = ds_triangle_project(view, pa, pb, pc, sx, sy);
+    return ds_triangle_tiles_projected(view, grid, where, sx, sy);
 }
 
 /* The tiles a round point splat at p may touch: gl_PointSize is
