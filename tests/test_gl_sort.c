@@ -15,8 +15,8 @@
  *     larger one on the same object leaves nothing stale; capacity exactly
  *     n; bad arguments are refused in one line;
  *   - no GL error is reported through KHR_debug.
- *   - every subgroup form the context offers (gl_sort.h), and a block of
- *     3 keys per invocation;
+ *   - every subgroup form the context offers (gl_sort.h), and blocks of
+ *     3 and of 1 key per invocation;
  * `test_gl_sort --bench N RUNS [FORM [ITEMS]]` times sorts of N uniform
  * 32-bit pairs with GL timestamp queries instead. */
 #include <setjmp.h>
@@ -597,12 +597,14 @@ int main(int argc, char **argv)
         };
         /* Every form the context offers, at the default block; then the
          * default form at 3 keys per invocation, a block that is no power
-         * of two. */
+         * of two, and at 1, whose 300k-pair sort has over a thousand
+         * blocks (radix_scan's widest workgroups). */
         static const ds_gl_sort_tuning runs[] = {
             {DS_GL_SORT_SUBGROUP_ARB, 0},
             {DS_GL_SORT_SUBGROUP_KHR, 0},
             {DS_GL_SORT_SUBGROUP_KHR_PARTITION, 0},
             {DS_GL_SORT_SUBGROUP_AUTO, 3},
+            {DS_GL_SORT_SUBGROUP_AUTO, 1},
         };
         for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
             ds_gl_sort *probe = NULL;
@@ -622,7 +624,7 @@ int main(int argc, char **argv)
             tuning = runs[r];
             char items[32] = "keys per invocation by size";
             if (runs[r].items)
-                snprintf(items, sizeof items, "%d keys per invocation", runs[r].items);
+                snprintf(items, sizeof items, "keys per invocation: %d", runs[r].items);
             printf("test_gl_sort: %s form (%s), %s\n", ds_gl_sort_subgroup_name(resolved.subgroup),
                    runs[r].subgroup == DS_GL_SORT_SUBGROUP_AUTO ? "auto" : "forced", items);
             result |= cmocka_run_group_tests(tests, NULL, NULL);
