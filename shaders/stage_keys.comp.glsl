@@ -164,13 +164,42 @@ vec3 position(uint v)
 
 // ds_point_distance: nvcc contracts dx * dx + dy * dy + dz * dz into
 // fma(dz, dz, fma(dx, dx, dy * dy)).
-float point_distance(vec3 p)
+float point_distance_squared(vec3 p)
 {
     precise float dx = p.x - eye.x;
     precise float dy = p.y - eye.y;
     precise float dz = p.z - eye.z;
     precise float squared = fma_rn(dz, dz, fma_rn(dx, dx, dy * dy));
-    return sqrt_rn(squared);
+    return squared;
+}
+
+float point_distance(vec3 p)
+{
+    return sqrt_rn(point_distance_squared(p));
+}
+
+// ds_triangle_distances: the vertex distances triangle_key_of() reads,
+// with one square root for the farthest (of the largest square) and none
+// for the centroid.
+void triangle_distances(vec3 pa, vec3 pb, vec3 pc, out float da, out float db, out float dc)
+{
+    if (triangle_key == DS_TRIANGLE_KEY_MEAN) {
+        da = point_distance(pa);
+        db = point_distance(pb);
+        dc = point_distance(pc);
+    } else if (triangle_key == DS_TRIANGLE_KEY_CENTROID) {
+        da = 0.0;
+        db = 0.0;
+        dc = 0.0;
+    } else {
+        float a = point_distance_squared(pa);
+        float b = point_distance_squared(pb);
+        float c = point_distance_squared(pc);
+        float largest = a > b ? a : b;
+        da = sqrt_rn(largest > c ? largest : c);
+        db = da;
+        dc = da;
+    }
 }
 
 // ds_quantise_key; the float-to-unsigned conversion saturates as CUDA's.
@@ -379,8 +408,9 @@ void main()
         vec3 pa = position(indices[3u * i]);
         vec3 pb = position(indices[3u * i + 1u]);
         vec3 pc = position(indices[3u * i + 2u]);
-        float key = triangle_key_of(point_distance(pa), point_distance(pb), point_distance(pc),
-                                    pa, pb, pc);
+        float da, db, dc;
+        triangle_distances(pa, pb, pc, da, db, dc);
+        float key = triangle_key_of(da, db, dc, pa, pb, pc);
         if (key_range.y != 0.0)
             key = quantise_key(key);
         bool kept = true;

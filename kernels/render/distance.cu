@@ -92,9 +92,8 @@ __global__ void __launch_bounds__(BLOCK_THREADS, KEYS_MIN_BLOCKS) k_distance_tri
         uint32_t a = indices[3 * t], b = indices[3 * t + 1], c = indices[3 * t + 2];
         const float *pa = positions + 3 * (size_t)a, *pb = positions + 3 * (size_t)b,
                     *pc = positions + 3 * (size_t)c;
-        float da = ds_point_distance(pa, ex, ey, ez);
-        float db = ds_point_distance(pb, ex, ey, ez);
-        float dc = ds_point_distance(pc, ex, ey, ez);
+        float da, db, dc;
+        ds_triangle_distances(key, pa, pb, pc, ex, ey, ez, &da, &db, &dc);
         /* One projection for the cull and the tiles (the same view). */
         float sx[3], sy[3];
         int where = DS_PROJECT_ON;

@@ -18,11 +18,16 @@
 #define DS_HOST_DEVICE static inline
 #endif
 
+DS_HOST_DEVICE float ds_point_distance_squared(const float *p, float ex, float ey, float ez)
+{
+    float dx = p[0] - ex, dy = p[1] - ey, dz = p[2] - ez;
+    return dx * dx + dy * dy + dz * dz;
+}
+
 DS_HOST_DEVICE float ds_point_distance(const float *p, float ex, float ey,
                                        float ez)
 {
-    float dx = p[0] - ex, dy = p[1] - ey, dz = p[2] - ez;
-    return sqrtf(dx * dx + dy * dy + dz * dz);
+    return sqrtf(ds_point_distance_squared(p, ex, ey, ez));
 }
 
 /* The key of the triangle (a, b, c) whose vertex distances are da, db, dc. */
@@ -41,6 +46,30 @@ DS_HOST_DEVICE float ds_triangle_key_of(ds_triangle_key key, float da,
     }
     float farthest = da > db ? da : db;
     return farthest > dc ? farthest : dc;
+}
+
+/* The vertex distances ds_triangle_key_of() reads for `key`, with as few
+ * square roots as give the same key: all three for the mean; for the
+ * farthest, the root of the largest square in all three (a correctly
+ * rounded square root is monotonic, so it is the largest root); none for
+ * the centroid (0). */
+DS_HOST_DEVICE void ds_triangle_distances(ds_triangle_key key, const float *pa,
+                                          const float *pb, const float *pc, float ex,
+                                          float ey, float ez, float *da, float *db, float *dc)
+{
+    if (key == DS_TRIANGLE_KEY_MEAN) {
+        *da = ds_point_distance(pa, ex, ey, ez);
+        *db = ds_point_distance(pb, ex, ey, ez);
+        *dc = ds_point_distance(pc, ex, ey, ez);
+    } else if (key == DS_TRIANGLE_KEY_CENTROID) {
+        *da = *db = *dc = 0.0f;
+    } else {
+        float a = ds_point_distance_squared(pa, ex, ey, ez);
+        float b = ds_point_distance_squared(pb, ex, ey, ez);
+        float c = ds_point_distance_squared(pc, ex, ey, ez);
+        float largest = a > b ? a : b;
+        *da = *db = *dc = sqrtf(largest > c ? largest : c);
+    }
 }
 
 /* Depth range for 16-bit keys (ds_quantise_key); scale 0: full float keys. */
@@ -230,12 +259,6 @@ DS_HOST_DEVICE float ds_point_sort_key(float distance, ds_key_range range)
     return range.scale != 0.0f ? ds_quantise_key(distance, range.lo, range.scale) : distance;
 }
 
-/* The sort key of triangle (pa, pb, pc), whose vertex distances are da,
- * db, dc: ds_triangle_key_of(), quantised by `range` when its scale is
- * nonzero. With `cull` non-NULL, a triangle that ds_triangle_misses_
- * samples() rules out gets key 0 and *drawn 0, the others a key of at
- * least FLT_MIN and *drawn 1, so that a far-first sort puts the culled
- * ones last; without, *drawn is 1. */
 /* A kept triangle's key is at least FLT_MIN, a culled one's 0, so that a
  * far-first sort puts the culled ones last. */
 DS_HOST_DEVICE float ds_culled_key(float key, int drawn)
@@ -243,6 +266,12 @@ DS_HOST_DEVICE float ds_culled_key(float key, int drawn)
     return drawn ? fmaxf(key, FLT_MIN) : 0.0f;
 }
 
+/* The sort key of triangle (pa, pb, pc), whose vertex distances are da,
+ * db, dc: ds_triangle_key_of(), quantised by `range` when its scale is
+ * nonzero. With `cull` non-NULL, a triangle that ds_triangle_misses_
+ * samples() rules out gets key 0 and *drawn 0, the others a key of at
+ * least FLT_MIN and *drawn 1, so that a far-first sort puts the culled
+ * ones last; without, *drawn is 1. */
 DS_HOST_DEVICE float ds_triangle_sort_key(ds_triangle_key key, float da, float db, float dc,
                                           const float *pa, const float *pb, const float *pc,
                                           float ex, float ey, float ez, ds_key_range range,
