@@ -11,8 +11,8 @@
 // rank within its tile in the round is the number of bits below its own,
 // and the tile's cursor moves on by the round's total. Shared memory:
 // MASK_WORDS words of masks (words_per_tile = MASK_WORDS / tiles, at most
-// 8, so 256 positions a round up to 640 tiles and 160 at 1024) and two
-// cursors a tile, within GL's minimum of 32 KB.
+// BIN_THREADS / 32 = 16, so 512 positions a round up to 320 tiles and 160
+// at 1024) and two cursors a tile, within GL's minimum of 32 KB.
 //
 // Prepended by gl_stages.c: #version, BIN_THREADS, BIN_GROUPS,
 // MASK_WORDS, DS_TILES_MAX.
