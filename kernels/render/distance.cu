@@ -29,9 +29,8 @@
  * fill the machine a few times over; more blocks only add atomics (32 was
  * the fastest of 2 to 128 in a sweep). */
 #define KEYS_BLOCKS_PER_SM 32
-/* The keys pass's registers: at least 6 blocks an SM (40 registers) keep
- * more gathers in flight than the 55 it takes unbounded, a few spills
- * notwithstanding (10M triangles: 0.286 against 0.313 ms). */
+/* The keys pass's registers: 6 blocks an SM (40 registers) keep more
+ * gathers in flight than the 55 it takes unbounded (docs/performance.md). */
 #define KEYS_MIN_BLOCKS 6
 
 static unsigned grid_for(size_t count)

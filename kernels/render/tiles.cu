@@ -31,7 +31,7 @@
 /* Blocks of the count and scatter kernels: a fixed grid, so the per-tile
  * table is DS_TILES_MAX x BIN_BLOCKS words; also the threads of the
  * per-tile scan, one block's count each. 512: four blocks an SM keep the
- * scatter's gathers in flight (256 left the 10M binning 1.6x slower). */
+ * scatter's gathers in flight (docs/performance.md). */
 #define BIN_BLOCKS 512
 #define TILE_SCAN_THREADS 1024 /* >= DS_TILES_MAX: one tile each */
 static_assert(TILE_SCAN_THREADS >= DS_TILES_MAX, "one thread per tile");

@@ -52,7 +52,7 @@
 /* Invocations per workgroup of radix_count and radix_scatter where the
  * subgroups allow: one digit per invocation in the block's digit scan. */
 #define MAX_THREADS 256
-/* Keys per invocation by default, measured on an H100 (gl-radix.md):
+/* Keys per invocation by default (docs/algorithms/gl-radix.md, Tuning):
  * below SMALL_SORT pairs 4 (more blocks in flight: the sort is latency
  * bound); above, 12 in the KHR form (a subgroup's rounds do not wait for
  * the others, so longer blocks amortise the per-block scans) and 8 in the

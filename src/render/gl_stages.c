@@ -47,7 +47,7 @@
  * BIN_BLOCKS), so the per-tile table is DS_TILES_MAX x BIN_GROUPS words;
  * BIN_GROUPS is also the scan's workgroup size (one invocation per count
  * workgroup). 512 invocations: the scatter's rounds of up to 512
- * positions halve its barriers against 256 (dragon 0.077 -> 0.060 ms). */
+ * positions halve its barriers against 256 (docs/performance.md). */
 #define BIN_THREADS 512
 #define BIN_GROUPS 256
 /* Shared words of tiles_scatter.comp.glsl's per-tile masks: with the two
