@@ -1,7 +1,8 @@
 // radix_scan.comp.glsl — pass 2 of 3 of one digit of gl_sort.c's radix
 // sort: turns the block histograms into output positions.
 //
-// Prepended by gl_sort.c: #version, RADIX, SCAN_THREADS.
+// Prepended by gl_sort.c: #version, RADIX, SCAN_THREADS, then
+// radix_workgroup_scan.glsl (workgroup_exclusive_scan).
 // One workgroup per digit d. The digit's first output position is the sum
 // of totals[d'] for d' < d; then counts[d * blocks + b] becomes that
 // position plus the counts of digit d in blocks before b (an exclusive
@@ -17,34 +18,6 @@ layout(location = 2) uniform uint block_count;
 
 layout(std430, binding = 4) buffer Counts { uint counts[]; };
 layout(std430, binding = 5) readonly buffer Totals { uint totals[]; };
-
-shared uint scan_buffer[2 * SCAN_THREADS];
-
-// Exclusive prefix sum of `value` over the workgroup's invocations, and
-// in `sum` the sum over all of them (Hillis and Steele's scan,
-// ping-ponging between the halves of scan_buffer, a barrier per step).
-uint workgroup_exclusive_scan(uint value, out uint sum)
-{
-    const uint local = gl_LocalInvocationIndex;
-    uint source = 0u;
-    scan_buffer[local] = value;
-    memoryBarrierShared();
-    barrier();
-    for (uint offset = 1u; offset < SCAN_THREADS; offset <<= 1) {
-        uint partial = scan_buffer[source + local];
-        if (local >= offset)
-            partial += scan_buffer[source + local - offset];
-        source ^= uint(SCAN_THREADS);
-        scan_buffer[source + local] = partial;
-        memoryBarrierShared();
-        barrier();
-    }
-    const uint inclusive = scan_buffer[source + local];
-    sum = scan_buffer[source + SCAN_THREADS - 1u];
-    // scan_buffer is rewritten by the next call.
-    barrier();
-    return inclusive - value;
-}
 
 void main()
 {

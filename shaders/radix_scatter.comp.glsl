@@ -4,7 +4,8 @@
 //
 // Prepended by gl_sort.c: #version, the subgroup extensions, RADIX_BITS,
 // RADIX, THREADS, ITEMS, SUBGROUP_SIZE, ROWS (= THREADS / SUBGROUP_SIZE),
-// then radix_subgroup.glsl (match_digit and the mask macros).
+// then radix_subgroup.glsl (match_digit and the mask macros) and
+// radix_workgroup_scan.glsl (SCAN_THREADS = THREADS).
 // One workgroup per block of BLOCK pairs. Subgroup s owns the block's
 // segment [s * SEGMENT, (s + 1) * SEGMENT), SEGMENT = SUBGROUP_SIZE *
 // ITEMS; lane l's item i is the segment's pair i * SUBGROUP_SIZE + l, so
@@ -65,58 +66,6 @@ shared uint stage[STAGE_WORDS];
 shared uint digit_local[RADIX];
 // Output position of the block's j-th sorted pair of digit d, minus j.
 shared uint digit_global[RADIX];
-shared uint scan_buffer[2 * THREADS];
-
-#if SUBGROUP_KHR
-// Exclusive prefix sum of `value` over the workgroup's invocations: a
-// subgroup scan, then the scan of the subgroups' sums by subgroup 0
-// (ROWS <= SUBGROUP_SIZE).
-uint workgroup_exclusive_scan(uint value)
-{
-    const uint local = gl_LocalInvocationIndex;
-    const uint subgroup = local / SUBGROUP_SIZE;
-    const uint inclusive = subgroupInclusiveAdd(value);
-    if (local % SUBGROUP_SIZE == SUBGROUP_SIZE - 1u)
-        scan_buffer[subgroup] = inclusive;
-    memoryBarrierShared();
-    barrier();
-    if (subgroup == 0u) {
-        const uint sum = local < ROWS ? scan_buffer[local] : 0u;
-        const uint before = subgroupExclusiveAdd(sum);
-        if (local < ROWS)
-            scan_buffer[ROWS + local] = before;
-    }
-    memoryBarrierShared();
-    barrier();
-    const uint result = scan_buffer[ROWS + subgroup] + inclusive - value;
-    // scan_buffer is rewritten by the next call.
-    barrier();
-    return result;
-}
-#else
-// Exclusive prefix sum of `value` over the workgroup's invocations
-// (Hillis and Steele, ping-ponging between the halves of scan_buffer).
-uint workgroup_exclusive_scan(uint value)
-{
-    const uint local = gl_LocalInvocationIndex;
-    uint source = 0u;
-    scan_buffer[local] = value;
-    memoryBarrierShared();
-    barrier();
-    for (uint offset = 1u; offset < THREADS; offset <<= 1) {
-        uint sum = scan_buffer[source + local];
-        if (local >= offset)
-            sum += scan_buffer[source + local - offset];
-        source ^= uint(THREADS);
-        scan_buffer[source + local] = sum;
-        memoryBarrierShared();
-        barrier();
-    }
-    const uint inclusive = scan_buffer[source + local];
-    barrier();
-    return inclusive - value;
-}
-#endif
 
 void main()
 {
@@ -192,7 +141,8 @@ void main()
         digit_totals[k] = running;
         own_total += running;
     }
-    uint start = workgroup_exclusive_scan(own_total);
+    uint block_total;
+    uint start = workgroup_exclusive_scan(own_total, block_total);
     for (uint k = 0u; k < DIGITS_PER_INVOCATION; k++) {
         const uint digit = local * DIGITS_PER_INVOCATION + k;
         digit_local[digit] = start;

@@ -332,6 +332,17 @@ int tiles_clamp(float v, int last)
     return v >= float(last) ? last : int(v);
 }
 
+// ds_tiles_of_box.
+uint tiles_of_box(float x0, float x1, float y0, float y1)
+{
+    if (x1 < 0.0 || y1 < 0.0 || x0 > viewport.x || y0 > viewport.y)
+        return DS_TILES_EMPTY;
+    precise float c0 = x0 * to_tile.x, c1 = x1 * to_tile.x;
+    precise float r0 = y0 * to_tile.y, r1 = y1 * to_tile.y;
+    return tiles_pack(tiles_clamp(c0, grid.x - 1), tiles_clamp(c1, grid.x - 1),
+                      tiles_clamp(r0, grid.y - 1), tiles_clamp(r1, grid.y - 1));
+}
+
 // ds_triangle_tiles_projected.
 uint triangle_tiles_projected(int where, float sx[3], float sy[3])
 {
@@ -341,16 +352,9 @@ uint triangle_tiles_projected(int where, float sx[3], float sy[3])
         return DS_TILES_EMPTY;
     precise float x0 = min(sx[0], min(sx[1], sx[2])), x1 = max(sx[0], max(sx[1], sx[2]));
     precise float y0 = min(sy[0], min(sy[1], sy[2])), y1 = max(sy[0], max(sy[1], sy[2]));
-    x0 -= DS_TILES_MARGIN;
-    y0 -= DS_TILES_MARGIN;
-    x1 += DS_TILES_MARGIN;
-    y1 += DS_TILES_MARGIN;
-    if (x1 < 0.0 || y1 < 0.0 || x0 > viewport.x || y0 > viewport.y)
-        return DS_TILES_EMPTY;
-    precise float c0 = x0 * to_tile.x, c1 = x1 * to_tile.x;
-    precise float r0 = y0 * to_tile.y, r1 = y1 * to_tile.y;
-    return tiles_pack(tiles_clamp(c0, grid.x - 1), tiles_clamp(c1, grid.x - 1),
-                      tiles_clamp(r0, grid.y - 1), tiles_clamp(r1, grid.y - 1));
+    precise float left = x0 - DS_TILES_MARGIN, right = x1 + DS_TILES_MARGIN;
+    precise float bottom = y0 - DS_TILES_MARGIN, top = y1 + DS_TILES_MARGIN;
+    return tiles_of_box(left, right, bottom, top);
 }
 
 // ds_point_tiles; the splat's half size 0.5 max(scale / w, 1) + margin is
@@ -370,12 +374,7 @@ uint point_tiles(vec3 p)
         return tiles_pack(0, grid.x - 1, 0, grid.y - 1);
     precise float left = sx - half_size, right = sx + half_size;
     precise float bottom = sy - half_size, top = sy + half_size;
-    if (right < 0.0 || top < 0.0 || left > viewport.x || bottom > viewport.y)
-        return DS_TILES_EMPTY;
-    precise float c0 = left * to_tile.x, c1 = right * to_tile.x;
-    precise float r0 = bottom * to_tile.y, r1 = top * to_tile.y;
-    return tiles_pack(tiles_clamp(c0, grid.x - 1), tiles_clamp(c1, grid.x - 1),
-                      tiles_clamp(r0, grid.y - 1), tiles_clamp(r1, grid.y - 1));
+    return tiles_of_box(left, right, bottom, top);
 }
 
 // ---- the pass --------------------------------------------------------------

@@ -119,6 +119,21 @@ DS_HOST_DEVICE int ds_tiles_clamp(float v, int last)
     return v >= (float)last ? last : (int)v;
 }
 
+/* The tiles of the window box [x0, x1] x [y0, y1] (pixels, margin
+ * included): none when it misses the viewport. */
+DS_HOST_DEVICE uint32_t ds_tiles_of_box(const ds_cull_view *view, const ds_tile_grid *grid,
+                                        float x0, float x1, float y0, float y1)
+{
+    if (x1 < 0.0f || y1 < 0.0f || x0 > view->width || y0 > view->height)
+        return DS_TILES_EMPTY;
+    float to_column = (float)grid->columns / view->width;
+    float to_row = (float)grid->rows / view->height;
+    return ds_tiles_pack(ds_tiles_clamp(x0 * to_column, grid->columns - 1),
+                         ds_tiles_clamp(x1 * to_column, grid->columns - 1),
+                         ds_tiles_clamp(y0 * to_row, grid->rows - 1),
+                         ds_tiles_clamp(y1 * to_row, grid->rows - 1));
+}
+
 /* ds_triangle_tiles() of a triangle ds_triangle_project() put `where`,
  * at (sx, sy). */
 DS_HOST_DEVICE uint32_t ds_triangle_tiles_projected(const ds_cull_view *view,
@@ -131,18 +146,8 @@ DS_HOST_DEVICE uint32_t ds_triangle_tiles_projected(const ds_cull_view *view,
         return DS_TILES_EMPTY;
     float x0 = fminf(sx[0], fminf(sx[1], sx[2])), x1 = fmaxf(sx[0], fmaxf(sx[1], sx[2]));
     float y0 = fminf(sy[0], fminf(sy[1], sy[2])), y1 = fmaxf(sy[0], fmaxf(sy[1], sy[2]));
-    x0 -= DS_TILES_MARGIN;
-    y0 -= DS_TILES_MARGIN;
-    x1 += DS_TILES_MARGIN;
-    y1 += DS_TILES_MARGIN;
-    if (x1 < 0.0f || y1 < 0.0f || x0 > view->width || y0 > view->height)
-        return DS_TILES_EMPTY;
-    float to_column = (float)grid->columns / view->width;
-    float to_row = (float)grid->rows / view->height;
-    return ds_tiles_pack(ds_tiles_clamp(x0 * to_column, grid->columns - 1),
-                         ds_tiles_clamp(x1 * to_column, grid->columns - 1),
-                         ds_tiles_clamp(y0 * to_row, grid->rows - 1),
-                         ds_tiles_clamp(y1 * to_row, grid->rows - 1));
+    return ds_tiles_of_box(view, grid, x0 - DS_TILES_MARGIN, x1 + DS_TILES_MARGIN,
+                           y0 - DS_TILES_MARGIN, y1 + DS_TILES_MARGIN);
 }
 
 DS_HOST_DEVICE uint32_t ds_triangle_tiles(const ds_cull_view *view, const ds_tile_grid *grid,
@@ -169,15 +174,7 @@ DS_HOST_DEVICE uint32_t ds_point_tiles(const ds_cull_view *view, const ds_tile_g
     float half = 0.5f * fmaxf(point_scale / w, 1.0f) + DS_TILES_MARGIN;
     if (!(fabsf(sx) < DS_CULL_FAR_PIXELS && fabsf(sy) < DS_CULL_FAR_PIXELS && half < DS_CULL_FAR_PIXELS))
         return ds_tiles_pack(0, grid->columns - 1, 0, grid->rows - 1);
-    if (sx + half < 0.0f || sy + half < 0.0f || sx - half > view->width ||
-        sy - half > view->height)
-        return DS_TILES_EMPTY;
-    float to_column = (float)grid->columns / view->width;
-    float to_row = (float)grid->rows / view->height;
-    return ds_tiles_pack(ds_tiles_clamp((sx - half) * to_column, grid->columns - 1),
-                         ds_tiles_clamp((sx + half) * to_column, grid->columns - 1),
-                         ds_tiles_clamp((sy - half) * to_row, grid->rows - 1),
-                         ds_tiles_clamp((sy + half) * to_row, grid->rows - 1));
+    return ds_tiles_of_box(view, grid, sx - half, sx + half, sy - half, sy + half);
 }
 
 /* The host form of the tiles ds_tiles_bin() stores in `rects`: rects[i]

@@ -81,6 +81,7 @@ extern const char ds_shader_radix_count_comp[];
 extern const char ds_shader_radix_scan_comp[];
 extern const char ds_shader_radix_scatter_comp[];
 extern const char ds_shader_radix_subgroup[];
+extern const char ds_shader_radix_workgroup_scan[];
 
 /* GL_KHR_shader_subgroup's queries and bits (not in the generated GL 4.5
  * loader). */
@@ -337,38 +338,46 @@ ds_status ds_gl_sort_create_tuned(size_t capacity, const ds_gl_sort_tuning *tuni
         goto fail;
     }
 
-    /* The extensions and constants, then the subgroup operations. */
-    const char *extensions = sort->subgroup == DS_GL_SORT_SUBGROUP_ARB ? EXTENSIONS
-                             : partition ? KHR_EXTENSIONS PARTITION_EXTENSION
-                                         : KHR_EXTENSIONS;
-    char *defines = NULL;
-    size_t defines_size = strlen(ds_shader_radix_subgroup) + 1024;
-    if (!(defines = malloc(defines_size))) {
-        status = ds_fail(DS_ERR_OUT_OF_MEMORY, "gl sort: out of host memory");
-        goto fail;
-    }
-    snprintf(defines, defines_size,
-             "%s#define SUBGROUP_KHR %d\n#define MATCH_PARTITION %d\n"
-             "#define RADIX_BITS %d\n#define RADIX %d\n#define THREADS %u\n#define ITEMS %u\n"
-             "#define SUBGROUP_SIZE %u\n#define ROWS %zu\n%s",
-             extensions, sort->subgroup != DS_GL_SORT_SUBGROUP_ARB, partition, RADIX_BITS,
-             RADIX, sort->threads, sort->items, size, rows, ds_shader_radix_subgroup);
-    status = ds_gl_compile_compute("gl sort", "radix_count", defines, ds_shader_radix_count_comp,
-                                   &sort->count_program);
-    if (status == DS_OK)
-        status = ds_gl_compile_compute("gl sort", "radix_scatter", defines,
-                                       ds_shader_radix_scatter_comp, &sort->scatter_program);
-    free(defines);
-    if (status != DS_OK)
-        goto fail;
+    /* The extensions and constants, then the subgroup operations (count
+     * and scatter) and the workgroup scan (scatter and scan). */
     sort->scan_threads = MIN_SCAN_THREADS;
     while (sort->scan_threads < MAX_SCAN_THREADS && sort->scan_threads * SCAN_ITEMS < blocks)
         sort->scan_threads *= 2;
-    char scan_defines[96];
-    snprintf(scan_defines, sizeof scan_defines, "#define RADIX %d\n#define SCAN_THREADS %u\n",
-             RADIX, sort->scan_threads);
-    if ((status = ds_gl_compile_compute("gl sort", "radix_scan", scan_defines,
-                                        ds_shader_radix_scan_comp, &sort->scan_program)) != DS_OK)
+    const char *extensions = sort->subgroup == DS_GL_SORT_SUBGROUP_ARB ? EXTENSIONS
+                             : partition ? KHR_EXTENSIONS PARTITION_EXTENSION
+                                         : KHR_EXTENSIONS;
+    size_t defines_size = strlen(ds_shader_radix_subgroup) +
+                          strlen(ds_shader_radix_workgroup_scan) + 1024;
+    char *defines = malloc(defines_size);
+    if (!defines) {
+        status = ds_fail(DS_ERR_OUT_OF_MEMORY, "gl sort: out of host memory");
+        goto fail;
+    }
+    int length = snprintf(defines, defines_size,
+                          "%s#define SUBGROUP_KHR %d\n#define MATCH_PARTITION %d\n"
+                          "#define RADIX_BITS %d\n#define RADIX %d\n#define THREADS %u\n"
+                          "#define ITEMS %u\n#define SUBGROUP_SIZE %u\n#define ROWS %zu\n%s",
+                          extensions, sort->subgroup != DS_GL_SORT_SUBGROUP_ARB, partition,
+                          RADIX_BITS, RADIX, sort->threads, sort->items, size, rows,
+                          ds_shader_radix_subgroup);
+    status = ds_gl_compile_compute("gl sort", "radix_count", defines, ds_shader_radix_count_comp,
+                                   &sort->count_program);
+    /* The scatter's block scan spans its workgroup. */
+    snprintf(defines + length, defines_size - (size_t)length, "#define SCAN_THREADS %u\n%s",
+             sort->threads, ds_shader_radix_workgroup_scan);
+    if (status == DS_OK)
+        status = ds_gl_compile_compute("gl sort", "radix_scatter", defines,
+                                       ds_shader_radix_scatter_comp, &sort->scatter_program);
+    /* The scan's workgroups take the ARB form whatever the sort's
+     * (subgroup scans made it no faster; gl-radix.md). */
+    snprintf(defines, defines_size, "#define RADIX %d\n#define SCAN_THREADS %u\n"
+             "#define SUBGROUP_KHR 0\n%s", RADIX, sort->scan_threads,
+             ds_shader_radix_workgroup_scan);
+    if (status == DS_OK)
+        status = ds_gl_compile_compute("gl sort", "radix_scan", defines,
+                                       ds_shader_radix_scan_comp, &sort->scan_program);
+    free(defines);
+    if (status != DS_OK)
         goto fail;
 
     /* Storage of at least one word: a zero-capacity sort still creates. */

@@ -358,6 +358,18 @@ static void run_keys(const ds_renderer *renderer, const frame_plan *plan)
 }
 
 /* The binning's three passes (tiles.h's layout at command_word). */
+/* The uniforms tiles_count and tiles_scatter share (locations 0 to 4):
+ * the primitives, the grid, and where the frame's drawn count is. */
+static void set_chunk_uniforms(GLuint program, GLuint count, int tiles, int columns, int cull,
+                               GLuint parity)
+{
+    glProgramUniform1ui(program, 0, count);
+    glProgramUniform1i(program, 1, tiles);
+    glProgramUniform1i(program, 2, columns);
+    glProgramUniform1i(program, 3, cull);
+    glProgramUniform1ui(program, 4, parity);
+}
+
 static void run_binning(const ds_renderer *renderer, const frame_plan *plan)
 {
     const struct gl_stages *stages = renderer->gl_stages;
@@ -370,11 +382,7 @@ static void run_binning(const ds_renderer *renderer, const frame_plan *plan)
 
     GLuint program = stages->tiles_count;
     glUseProgram(program);
-    glProgramUniform1ui(program, 0, count);
-    glProgramUniform1i(program, 1, tiles);
-    glProgramUniform1i(program, 2, plan->grid.columns);
-    glProgramUniform1i(program, 3, cull);
-    glProgramUniform1ui(program, 4, parity);
+    set_chunk_uniforms(program, count, tiles, plan->grid.columns, cull, parity);
     glDispatchCompute(BIN_GROUPS, 1, 1);
     /* The scan reads the count pass's table. */
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
@@ -397,11 +405,7 @@ static void run_binning(const ds_renderer *renderer, const frame_plan *plan)
         words_per_tile = BIN_THREADS / 32;
     program = stages->tiles_scatter;
     glUseProgram(program);
-    glProgramUniform1ui(program, 0, count);
-    glProgramUniform1i(program, 1, tiles);
-    glProgramUniform1i(program, 2, plan->grid.columns);
-    glProgramUniform1i(program, 3, cull);
-    glProgramUniform1ui(program, 4, parity);
+    set_chunk_uniforms(program, count, tiles, plan->grid.columns, cull, parity);
     glProgramUniform1i(program, 5, entry_indices);
     glProgramUniform1i(program, 6, words_per_tile);
     glDispatchCompute(BIN_GROUPS, 1, 1);
