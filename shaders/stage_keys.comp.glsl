@@ -19,7 +19,9 @@
 //
 // The key is written as the bitwise complement of the float's bits: keys
 // are non-negative, so ascending complements are descending distances, far
-// first, and a culled triangle's key 0 sorts last.
+// first, and a culled triangle's key 0 sorts last. When the frame's keys
+// are narrowed (distance_math.h, ds_key_narrow), the complement is of the
+// narrowed bits, and the sort compares their low 24 or 16 bits.
 
 layout(local_size_x = KEYS_THREADS) in;
 
@@ -43,6 +45,7 @@ layout(location = 15) uniform vec2 viewport;      // width, height (pixels)
 layout(location = 16) uniform ivec2 grid;         // columns, rows
 layout(location = 17) uniform vec2 to_tile;       // columns / width, rows / height
 layout(location = 18) uniform float point_scale;
+layout(location = 19) uniform uvec2 narrow;       // ds_key_narrow base, top
 
 layout(std430, binding = 0) readonly buffer Positions { float positions[]; };
 layout(std430, binding = 1) readonly buffer Indices { uint indices[]; };
@@ -379,13 +382,23 @@ uint point_tiles(vec3 p)
 
 // ---- the pass --------------------------------------------------------------
 
+// ds_narrow_key on the key's bits. The sort compares the low bits of the
+// complement alone (gl_stages.c), so the high ones may stay set.
+uint narrow_key(uint bits)
+{
+    if (narrow.y == 0u || bits == 0u)
+        return bits;
+    return bits > narrow.x ? min(bits - narrow.x, narrow.y) : 1u;
+}
+
+// The sort's key, and for verification the full key.
 void write_key(uint i, float key)
 {
-    uint word = ~floatBitsToUint(key);
-    keys[i] = word;
+    uint bits = floatBitsToUint(key);
+    keys[i] = ~narrow_key(bits);
     values[i] = i;
     if (keep_keys)
-        verify_keys[i] = word;
+        verify_keys[i] = ~bits;
 }
 
 void main()

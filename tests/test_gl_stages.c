@@ -113,6 +113,7 @@ typedef struct config {
     float zoom; /* the camera's distance factor: > 1 leaves sub-pixel triangles */
     int tile_pixels;      /* 0: TILE_PIXELS */
     const ds_mesh *mesh;  /* NULL: the small scene */
+    int full_width_keys;  /* 1: keys never narrowed */
 } config;
 
 static void run_config(const config *c)
@@ -133,6 +134,7 @@ static void run_config(const config *c)
     desc.draw_form = c->form;
     desc.cull = c->cull;
     desc.key_bits = c->key_bits;
+    desc.full_width_keys = c->full_width_keys;
     desc.verify = 1;
     desc.alpha = 0.4f;
     ds_renderer *renderer = NULL;
@@ -165,6 +167,12 @@ static void run_config(const config *c)
     frame_plan plan;
     ds_render_plan(renderer, &camera, DS_RENDERER_OWN_FRAMEBUFFER, &plan);
     plan.gl = 1;
+    /* As a GL frame's plan narrows full keys (the CPU path's does not). */
+    plan.narrow = ds_render_key_narrow(renderer, &plan);
+    if (c->key_bits == 32 && !c->full_width_keys && c->zoom >= 1.0f)
+        assert_int_not_equal(plan.narrow.top, 0);
+    if (c->key_bits != 32 || c->full_width_keys)
+        assert_int_equal(plan.narrow.top, 0);
     frame_record *record = &renderer->records[plan.frame % TIMING_RING];
     assert_int_equal(ds_render_gl_stages(renderer, &plan, record), DS_OK);
     ds_render_draw(renderer, &plan, record);
@@ -215,7 +223,8 @@ static void run_config(const config *c)
     }
     assert_int_equal(drawn, visible);
 
-    /* (a) the order: a stable sort of the same words */
+    /* (a) the order: a stable sort of the same words (the full keys' even
+     * when the sort had them narrowed, which must not change it) */
     uint32_t *host_order = malloc((n + 1) * sizeof(uint32_t));
     assert_non_null(host_order);
     for (size_t i = 0; i < n; i++)
@@ -290,9 +299,12 @@ static void run_config(const config *c)
     int overflow = plan.tiled &&
         elements[renderer->command_word +
                  (size_t)(plan.grid.columns * plan.grid.rows) * DS_TILES_COMMAND_WORDS] != 0;
-    print_message("  %s tiles=%d%s pull=%d cull=%d bits=%d key=%d: %zu primitives, %u drawn%s\n",
+    print_message("  %s tiles=%d%s pull=%d cull=%d bits=%d (sorted %d) key=%d: %zu primitives, "
+                  "%u drawn%s\n",
                   plan.points ? "points" : "triangles", plan.tiled, overflow ? " (overflow)" : "",
-                  plan.pull, plan.cull, c->key_bits, (int)c->key, n, drawn,
+                  plan.pull, plan.cull, c->key_bits,
+                  c->key_bits == 32 ? ds_key_narrow_bits(plan.narrow) : c->key_bits, (int)c->key,
+                  n, drawn,
                   swapped ? "" : ", same order and image");
     assert_int_equal(renderer->gl_errors, 0);
 
@@ -320,9 +332,13 @@ static void test_triangles(void **state)
         for (int f = 0; f < 2; f++)
             for (int k = 0; k < 2; k++) {
                 config c = {DS_PRIMITIVE_TRIANGLES, tiles[t], forms[f], culls[k], 32,
-                            DS_TRIANGLE_KEY_FARTHEST, 1.0f, 0, NULL};
+                            DS_TRIANGLE_KEY_FARTHEST, 1.0f, 0, NULL, 0};
                 run_config(&c);
             }
+    /* Full keys as they are: the sort's four passes. */
+    config full = {DS_PRIMITIVE_TRIANGLES, DS_TILES_ON, DS_DRAW_INDEXED, DS_CULL_ON, 32,
+                   DS_TRIANGLE_KEY_FARTHEST, 1.0f, 0, NULL, 1};
+    run_config(&full);
 }
 
 static void test_keys(void **state)
@@ -331,17 +347,17 @@ static void test_keys(void **state)
     static const int bits[] = {24, 16};
     for (int b = 0; b < 2; b++) {
         config c = {DS_PRIMITIVE_TRIANGLES, DS_TILES_ON, DS_DRAW_INDEXED, DS_CULL_ON, bits[b],
-                    DS_TRIANGLE_KEY_FARTHEST, 1.0f, 0, NULL};
+                    DS_TRIANGLE_KEY_FARTHEST, 1.0f, 0, NULL, 0};
         run_config(&c);
     }
     for (int key = DS_TRIANGLE_KEY_MEAN; key <= DS_TRIANGLE_KEY_CENTROID; key++) {
         config c = {DS_PRIMITIVE_TRIANGLES, DS_TILES_OFF, DS_DRAW_PULL, DS_CULL_ON, 32,
-                    (ds_triangle_key)key, 1.0f, 0, NULL};
+                    (ds_triangle_key)key, 1.0f, 0, NULL, 0};
         run_config(&c);
     }
     /* Far away: most triangles are sub-pixel, so the cull has work. */
     config far = {DS_PRIMITIVE_TRIANGLES, DS_TILES_ON, DS_DRAW_PULL, DS_CULL_ON, 32,
-                  DS_TRIANGLE_KEY_FARTHEST, 6.0f, 0, NULL};
+                  DS_TRIANGLE_KEY_FARTHEST, 6.0f, 0, NULL, 0};
     run_config(&far);
 }
 
@@ -354,14 +370,14 @@ static void test_binning(void **state)
     ds_mesh large;
     assert_int_equal(ds_scene_build("shells", 150000, &large), DS_OK);
     config many = {DS_PRIMITIVE_TRIANGLES, DS_TILES_ON, DS_DRAW_INDEXED, DS_CULL_OFF, 32,
-                   DS_TRIANGLE_KEY_FARTHEST, 1.0f, 8, &large};
+                   DS_TRIANGLE_KEY_FARTHEST, 1.0f, 8, &large, 0};
     run_config(&many);
     config points = {DS_PRIMITIVE_POINTS, DS_TILES_ON, DS_DRAW_AUTO, DS_CULL_OFF, 32,
-                     DS_TRIANGLE_KEY_FARTHEST, 1.0f, 4, &large};
+                     DS_TRIANGLE_KEY_FARTHEST, 1.0f, 4, &large, 0};
     run_config(&points);
     ds_mesh_free(&large);
     config close = {DS_PRIMITIVE_TRIANGLES, DS_TILES_ON, DS_DRAW_PULL, DS_CULL_ON, 32,
-                    DS_TRIANGLE_KEY_FARTHEST, 0.35f, 4, NULL};
+                    DS_TRIANGLE_KEY_FARTHEST, 0.35f, 4, NULL, 0};
     run_config(&close);
 }
 
@@ -373,7 +389,7 @@ static void test_points(void **state)
     for (int t = 0; t < 2; t++)
         for (int b = 0; b < 2; b++) {
             config c = {DS_PRIMITIVE_POINTS, tiles[t], DS_DRAW_AUTO, DS_CULL_OFF, bits[b],
-                        DS_TRIANGLE_KEY_FARTHEST, 1.0f, 0, NULL};
+                        DS_TRIANGLE_KEY_FARTHEST, 1.0f, 0, NULL, 0};
             run_config(&c);
         }
 }

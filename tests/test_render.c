@@ -940,6 +940,82 @@ static size_t pixels_touched(const float *triangles, size_t count, const float m
     return touched;
 }
 
+static uint32_t float_bits(float f)
+{
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    return bits;
+}
+
+/* Narrow keys (distance_math.h): when the span fits, every key of [lo, hi]
+ * narrows to a float of at most 24 (or 16) low bits that orders and ties
+ * exactly as the key, above the culled key 0; the span decides the width;
+ * no narrowing for lo <= 0, an infinite hi or a span beyond 24 bits; keys
+ * outside clamp to the ends instead of wrapping. */
+static void test_narrow_keys(void **state)
+{
+    (void)state;
+    const float spans[][2] = {{1.5f, 3.2f}, {0.75f, 2.9f}, {1000.0f, 1003.0f}, {7.0f, 7.0f},
+                              {1e-30f, 3e-30f}};
+    for (size_t s = 0; s < sizeof spans / sizeof spans[0]; s++) {
+        float lo = spans[s][0], hi = spans[s][1];
+        ds_key_narrow narrow = ds_key_narrow_for(lo, hi);
+        assert_int_not_equal(narrow.top, 0);
+        uint32_t span = float_bits(hi) - float_bits(lo);
+        assert_int_equal(ds_key_narrow_bits(narrow), span < 0xFFFFu ? 16 : 24);
+        assert_int_equal(float_bits(ds_narrow_key(lo, narrow)), 1u);
+        assert_int_equal(float_bits(ds_narrow_key(hi, narrow)), narrow.top);
+        assert_true(narrow.top < (1u << ds_key_narrow_bits(narrow)));
+        assert_int_equal(float_bits(ds_narrow_key(0.0f, narrow)), 0u);
+        /* Out of the bounds: the ends, never another key's place. */
+        assert_int_equal(float_bits(ds_narrow_key(lo * 0.5f, narrow)), 1u);
+        assert_int_equal(float_bits(ds_narrow_key(hi * 2.0f, narrow)), narrow.top);
+        assert_int_equal(float_bits(ds_narrow_key(INFINITY, narrow)), narrow.top);
+        assert_int_equal(float_bits(ds_narrow_key(FLT_MIN, narrow)), 1u);
+        /* Order and ties, on random pairs and on neighbours. */
+        uint32_t rng = 12345u + (uint32_t)s;
+        float previous = lo;
+        for (int i = 0; i < 20000; i++) {
+            rng = rng * 1664525u + 1013904223u;
+            float a = lo + (hi - lo) * (float)(rng >> 8) / 16777216.0f;
+            float b = i % 2 ? nextafterf(a, hi) : previous;
+            if (a > hi)
+                a = hi;
+            if (b > hi)
+                b = hi;
+            float na = ds_narrow_key(a, narrow), nb = ds_narrow_key(b, narrow);
+            uint32_t ba = float_bits(na), bb = float_bits(nb);
+            assert_true(ba >= 1u && ba <= narrow.top);
+            assert_true((a < b) == (ba < bb));
+            assert_true((a == b) == (ba == bb));
+            previous = a;
+        }
+    }
+    /* The widths' limits, and no narrowing where it cannot hold. */
+    float lo = 1.0f, hi16, hi24, beyond;
+    uint32_t bits = float_bits(lo) + 0xFFFEu;
+    memcpy(&hi16, &bits, sizeof hi16);
+    assert_int_equal(ds_key_narrow_bits(ds_key_narrow_for(lo, hi16)), 16);
+    bits++;
+    memcpy(&hi16, &bits, sizeof hi16);
+    assert_int_equal(ds_key_narrow_bits(ds_key_narrow_for(lo, hi16)), 24);
+    bits = float_bits(lo) + 0xFFFFFEu;
+    memcpy(&hi24, &bits, sizeof hi24);
+    assert_int_equal(ds_key_narrow_bits(ds_key_narrow_for(lo, hi24)), 24);
+    bits++;
+    memcpy(&beyond, &bits, sizeof beyond);
+    assert_int_equal(ds_key_narrow_for(lo, beyond).top, 0);
+    assert_int_equal(ds_key_narrow_bits(ds_key_narrow_for(lo, beyond)), 32);
+    assert_int_equal(ds_key_narrow_for(0.0f, 1.0f).top, 0);
+    assert_int_equal(ds_key_narrow_for(-1.0f, 1.0f).top, 0);
+    assert_int_equal(ds_key_narrow_for(2.0f, 1.0f).top, 0);
+    assert_int_equal(ds_key_narrow_for(1.0f, INFINITY).top, 0);
+    assert_int_equal(ds_key_narrow_for(NAN, 1.0f).top, 0);
+    /* Not narrowed: keys pass as they are. */
+    ds_key_narrow none = {0u, 0u};
+    assert_int_equal(float_bits(ds_narrow_key(2.5f, none)), float_bits(2.5f));
+}
+
 /* Random small triangles, many with vertices on pixel centres, half-pixel
  * lines and in slivers, seen through a matrix whose w is the world z (a
  * perspective division): every one ds_triangle_misses_samples() rules out,
@@ -1297,6 +1373,7 @@ int main(void)
         cmocka_unit_test(test_points_sorted),
         cmocka_unit_test(test_points_tiles_agree),
         cmocka_unit_test(test_short_keys),
+        cmocka_unit_test(test_narrow_keys),
         cmocka_unit_test(test_color_modes),
         cmocka_unit_test(test_msaa),
         cmocka_unit_test(test_check_fits),

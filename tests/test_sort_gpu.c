@@ -432,6 +432,66 @@ static void nonnegative_keys_sort_untransformed(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* ds_sorter_set_low_key_bits: keys whose bits are below 2^16 or 2^24 (the
+ * renderer's narrowed keys: +0, denormals and the smallest normals; each
+ * distribution's keys mapped there in order, with ties) sort exactly, on
+ * every algorithm (cub on the low bits alone, the others on full keys);
+ * then, with 32, full-range keys sort again. */
+static void low_key_bits_sort_exactly(void **state)
+{
+    (void)state;
+    static const int bits[] = {24, 16};
+    static const size_t sizes[] = {33, 4099, 300001, 1000003};
+    const size_t capacity = 1000003;
+    suite_buffers buf;
+    buffers_init(&buf, capacity);
+    int failures = 0;
+    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
+        if (!algo_wanted((ds_sort_algo)a))
+            continue;
+        ds_sorter_desc desc = {0};
+        desc.algo = (ds_sort_algo)a;
+        desc.max_count = capacity;
+        desc.keys_nonnegative = 1;
+        ds_sorter *sorter;
+        assert_int_equal(ds_sorter_create(&desc, &sorter), DS_OK);
+        for (int b = 0; b < 2; b++) {
+            for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+                if (!size_wanted(sizes[s]))
+                    continue;
+                for (int dist = 0; dist < DIST_TOTAL; dist += 3) {
+                    uint64_t seed = BASE_SEED + 53 * s + dist;
+                    generate(dist, sizes[s], seed, buf.original);
+                    for (size_t i = 0; i < sizes[s]; i++) {
+                        float k = fabsf(buf.original[i]);
+                        uint32_t word;
+                        memcpy(&word, &k, sizeof word);
+                        word = isnan(k) ? (1u << bits[b]) - 1u : word >> (31 - bits[b]);
+                        if (i % 89 == 5)
+                            word = (i / 89) % 3 == 0 ? 0u : (1u << bits[b]) - 1u;
+                        memcpy(&buf.original[i], &word, sizeof word);
+                    }
+                    ds_sorter_set_low_key_bits(sorter, bits[b]);
+                    for (int order = 0; order < 2; order++)
+                        failures += run_case(sorter, (ds_sort_algo)a, &buf, dist, sizes[s],
+                                             seed, (ds_sort_order)order, 0, 32);
+                    ds_sorter_set_low_key_bits(sorter, 32);
+                    generate(dist, sizes[s], seed, buf.original);
+                    for (size_t i = 0; i < sizes[s]; i++) {
+                        float k = fabsf(buf.original[i]);
+                        buf.original[i] = isnan(k) ? INFINITY : k;
+                    }
+                    failures += run_case(sorter, (ds_sort_algo)a, &buf, dist, sizes[s], seed,
+                                         DS_SORT_DESCENDING, 0, 32);
+                }
+            }
+        }
+        ds_sorter_destroy(sorter);
+    }
+    buffers_free(&buf);
+    assert_int_equal(failures, 0);
+}
+
 /* Both shuffle methods permute: pairs stay together, every value once, and
  * most pairs move. */
 static void both_shuffles_permute_the_pairs(void **state)
@@ -657,6 +717,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(both_shuffles_permute_the_pairs),
         cmocka_unit_test(pre_quantised_keys_sort_on_their_top_bits),
         cmocka_unit_test(nonnegative_keys_sort_untransformed),
+        cmocka_unit_test(low_key_bits_sort_exactly),
         cmocka_unit_test(every_algorithm_sorts_every_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -40,21 +40,27 @@ static unsigned grid_for(size_t count)
 
 /* ---- kernels -------------------------------------------------------------- */
 
-/* One thread owns vertex v: reads its position, writes its key and its own
+/* One thread owns vertex v: reads its position, writes its key (narrowed
+ * by `narrow`; the full one into full_keys when not NULL) and its own
  * index as the sort value; with TILED, its splat's tiles as well. */
 template <bool TILED>
 __global__ void k_distance_point_keys(const float *__restrict__ positions,
                                       size_t vertex_count, float ex, float ey,
                                       float ez, ds_key_range range,
+                                      ds_key_narrow narrow,
                                       ds_keys_tiles tiles,
                                       float *__restrict__ keys,
+                                      float *__restrict__ full_keys,
                                       uint32_t *__restrict__ values)
 {
     size_t v = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (v >= vertex_count)
         return;
     const float *p = positions + 3 * v;
-    keys[v] = ds_point_sort_key(ds_point_distance(p, ex, ey, ez), range);
+    float k = ds_point_sort_key(ds_point_distance(p, ex, ey, ez), range);
+    keys[v] = ds_narrow_key(k, narrow);
+    if (full_keys)
+        full_keys[v] = k;
     values[v] = (uint32_t)v;
     if (TILED)
         tiles.rects[v] = ds_point_tiles(&tiles.view, &tiles.grid, p, tiles.point_scale);
@@ -75,10 +81,12 @@ __global__ void __launch_bounds__(BLOCK_THREADS, KEYS_MIN_BLOCKS) k_distance_tri
                                          float ex, float ey, float ez,
                                          ds_triangle_key key,
                                          ds_key_range range,
+                                         ds_key_narrow narrow,
                                          ds_cull_view cull,
                                          ds_keys_tiles tiles,
                                          uint32_t *__restrict__ visible,
                                          float *__restrict__ keys,
+                                         float *__restrict__ full_keys,
                                          uint32_t *__restrict__ values)
 {
     __shared__ uint32_t block_drawn;
@@ -105,7 +113,9 @@ __global__ void __launch_bounds__(BLOCK_THREADS, KEYS_MIN_BLOCKS) k_distance_tri
             drawn = !ds_triangle_misses_projected(&cull, where, sx, sy);
             k = ds_culled_key(k, drawn);
         }
-        keys[t] = k;
+        keys[t] = ds_narrow_key(k, narrow);
+        if (full_keys)
+            full_keys[t] = k;
         values[t] = (uint32_t)t;
         if (TILED)
             tiles.rects[t] = drawn ? ds_triangle_tiles_projected(&tiles.view, &tiles.grid, where,
@@ -155,8 +165,9 @@ __global__ void k_distance_scatter(const uint32_t *__restrict__ order,
 
 extern "C" ds_status ds_point_keys(const float *positions, size_t vertex_count,
                                    const float eye[3], ds_key_range range,
-                                   const ds_keys_tiles *tiles, float *keys,
-                                   uint32_t *values, ds_stream stream)
+                                   ds_key_narrow narrow, const ds_keys_tiles *tiles,
+                                   float *keys, float *full_keys, uint32_t *values,
+                                   ds_stream stream)
 {
     if (vertex_count == 0)
         return DS_OK;
@@ -166,10 +177,12 @@ extern "C" ds_status ds_point_keys(const float *positions, size_t vertex_count,
     cudaStream_t s = (cudaStream_t)stream;
     if (tiles)
         k_distance_point_keys<true><<<grid_for(vertex_count), BLOCK_THREADS, 0, s>>>(
-            positions, vertex_count, eye[0], eye[1], eye[2], range, tiling, keys, values);
+            positions, vertex_count, eye[0], eye[1], eye[2], range, narrow, tiling, keys,
+            full_keys, values);
     else
         k_distance_point_keys<false><<<grid_for(vertex_count), BLOCK_THREADS, 0, s>>>(
-            positions, vertex_count, eye[0], eye[1], eye[2], range, tiling, keys, values);
+            positions, vertex_count, eye[0], eye[1], eye[2], range, narrow, tiling, keys,
+            full_keys, values);
     DS_CUDA_TRY_LAUNCH("render", "k_distance_point_keys");
     return DS_OK;
 }
@@ -177,8 +190,9 @@ extern "C" ds_status ds_point_keys(const float *positions, size_t vertex_count,
 extern "C" ds_status ds_triangle_keys(const uint32_t *indices, size_t triangle_count,
                                       const float *positions, const float eye[3],
                                       ds_triangle_key key, ds_key_range range,
-                                      const ds_cull_view *cull, const ds_keys_tiles *tiles,
-                                      int sm_count, uint32_t *visible, float *keys,
+                                      ds_key_narrow narrow, const ds_cull_view *cull,
+                                      const ds_keys_tiles *tiles, int sm_count,
+                                      uint32_t *visible, float *keys, float *full_keys,
                                       uint32_t *values, ds_stream stream)
 {
     if (triangle_count == 0)
@@ -195,8 +209,8 @@ extern "C" ds_status ds_triangle_keys(const uint32_t *indices, size_t triangle_c
     cudaStream_t s = (cudaStream_t)stream;
 #define LAUNCH(CULL, TILED)                                                              \
     k_distance_triangle_keys<CULL, TILED><<<grid, BLOCK_THREADS, 0, s>>>(                \
-        indices, triangle_count, positions, eye[0], eye[1], eye[2], key, range, view,    \
-        tiling, visible, keys, values)
+        indices, triangle_count, positions, eye[0], eye[1], eye[2], key, range, narrow,  \
+        view, tiling, visible, keys, full_keys, values)
     if (cull && tiles)
         LAUNCH(true, true);
     else if (cull)

@@ -35,16 +35,20 @@ typedef struct ds_keys_tiles {
 } ds_keys_tiles;
 
 /* Points mode, vertex v: keys[v] = ds_point_sort_key() of its camera
- * distance, values[v] = v, for the sort to permute; with `tiles`
- * non-NULL (a binned frame), also tiles->rects[v]. */
+ * distance, narrowed by `narrow` (ds_narrow_key()), values[v] = v, for
+ * the sort to permute; full_keys non-NULL: also full_keys[v], the key
+ * before narrowing (for verification); with `tiles` non-NULL (a binned
+ * frame), also tiles->rects[v]. */
 ds_status ds_point_keys(const float *positions, size_t vertex_count, const float eye[3],
-                        ds_key_range range, const ds_keys_tiles *tiles, float *keys,
-                        uint32_t *values, ds_stream stream);
+                        ds_key_range range, ds_key_narrow narrow, const ds_keys_tiles *tiles,
+                        float *keys, float *full_keys, uint32_t *values, ds_stream stream);
 
 /* Triangles mode, triangle t: keys[t] = ds_triangle_sort_key() of its
  * three vertex distances, computed from `positions` (farthest / mean
  * vertex distance, or centroid distance; quantised by `range` when its
- * scale is nonzero), values[t] = t, for the sort to permute.
+ * scale is nonzero), then culled and narrowed (ds_narrow_key()),
+ * values[t] = t, for the sort to permute; full_keys non-NULL: also
+ * full_keys[t], the key before narrowing.
  * `cull` non-NULL: culled triangles get key 0 (they sort last) and the
  * number of the others is added to *visible (set it to 0 first); the grid
  * is then capped by `sm_count`, the device's multiprocessors (0: uncapped).
@@ -54,9 +58,9 @@ ds_status ds_point_keys(const float *positions, size_t vertex_count, const float
  * of each triangle serves both. */
 ds_status ds_triangle_keys(const uint32_t *indices, size_t triangle_count,
                            const float *positions, const float eye[3], ds_triangle_key key,
-                           ds_key_range range, const ds_cull_view *cull,
+                           ds_key_range range, ds_key_narrow narrow, const ds_cull_view *cull,
                            const ds_keys_tiles *tiles, int sm_count, uint32_t *visible,
-                           float *keys, uint32_t *values, ds_stream stream);
+                           float *keys, float *full_keys, uint32_t *values, ds_stream stream);
 
 /* ds_cull_draw_command() of *visible at `command` (device memory GL reads
  * as GL_DRAW_INDIRECT_BUFFER). */

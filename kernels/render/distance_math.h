@@ -288,6 +288,64 @@ DS_HOST_DEVICE float ds_triangle_sort_key(ds_triangle_key key, float da, float d
     return k;
 }
 
+/* ---- exact narrow keys --------------------------------------------------- */
+
+/* A frame's full-width keys in fewer bits, exactly. When every key the
+ * frame can have lies in [lo, hi] (lo > 0), a kept key k is written as the
+ * float whose bits are n = bits(k) - base, base = bits(lo) - 1: n runs
+ * from 1 to top = bits(hi) - base. Positive floats order as their bits,
+ * so n orders and ties exactly as k does, and the sorts give the same
+ * permutation; a culled key (0) stays 0, below every kept one. With top
+ * below 2^16 or 2^24, only that many low bits vary, and a sort may look
+ * at those alone: 2 or 3 radix passes of 8 bits instead of 4. The keys
+ * are tiny floats (denormal below 2^23), never NaN or Inf. */
+typedef struct ds_key_narrow {
+    uint32_t base; /* bits(lo) - 1 */
+    uint32_t top;  /* the largest narrowed key's bits; 0: keys not narrowed */
+} ds_key_narrow;
+
+/* The narrowing for keys in [lo, hi]: none (top 0) unless 0 < lo <= hi <
+ * Inf and the narrowed keys fit in 24 bits. */
+static inline ds_key_narrow ds_key_narrow_for(float lo, float hi)
+{
+    ds_key_narrow narrow = {0u, 0u};
+    if (!(lo > 0.0f && lo <= hi && hi <= FLT_MAX))
+        return narrow;
+    uint32_t lo_bits, hi_bits;
+    memcpy(&lo_bits, &lo, sizeof lo_bits);
+    memcpy(&hi_bits, &hi, sizeof hi_bits);
+    if (hi_bits - lo_bits + 1u > 0xFFFFFFu)
+        return narrow;
+    narrow.base = lo_bits - 1u;
+    narrow.top = hi_bits - narrow.base;
+    return narrow;
+}
+
+/* How many low bits of the narrowed keys vary: 16 or 24; 32 without. */
+static inline int ds_key_narrow_bits(ds_key_narrow narrow)
+{
+    return narrow.top == 0u ? 32 : narrow.top <= 0xFFFFu ? 16 : 24;
+}
+
+/* Key `key` (0 for a culled triangle, else in [lo, hi]) narrowed. A key
+ * outside [lo, hi], which a sound bound never gives, is clamped to 1 or
+ * top rather than wrapping into another key's place. */
+DS_HOST_DEVICE float ds_narrow_key(float key, ds_key_narrow narrow)
+{
+    if (narrow.top == 0u)
+        return key;
+    uint32_t bits;
+    memcpy(&bits, &key, sizeof bits);
+    if (bits == 0u)
+        return key;
+    uint32_t n = bits > narrow.base ? bits - narrow.base : 1u;
+    if (n > narrow.top)
+        n = narrow.top;
+    float result;
+    memcpy(&result, &n, sizeof result);
+    return result;
+}
+
 /* The indirect draw of the first `visible` sorted triangles (the ones
  * culling kept): indexed, DrawElementsIndirectCommand {3 visible, 1, 0, 0,
  * 0}; else DrawArraysIndirectCommand {3 visible, 1, 0, 0}. */

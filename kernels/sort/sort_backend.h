@@ -33,6 +33,11 @@ typedef struct ds_sort_backend {
     /* Optional (may be NULL): per-phase times of the last sort, as
      * ds_sorter_phases(); returns the number written. */
     int (*phases)(void *state, const char **names, float *ms, int capacity);
+    /* Optional (may be NULL: the backend sorts full keys): the keys of
+     * later sorts are below 2^low_bits (16, 24, or 32 for any), as
+     * ds_sorter_set_low_key_bits() promises; only called for sorters
+     * created with keys_nonnegative and full key_bits. */
+    void (*set_low_bits)(void *state, int low_bits);
 } ds_sort_backend;
 
 /* One backend object per registry line (sort_registry.h). */

@@ -14,7 +14,8 @@
  * With desc.keys_nonnegative the caller promises sign-clear, non-NaN keys,
  * whose float bits already order as uint32: both transforms are skipped,
  * CUB sorts the bits as they stand (SortPairsDescending for descending),
- * and an odd pass count ends in a plain copy back.
+ * and an odd pass count ends in a plain copy back. Keys promised below
+ * 2^low_bits (ds_sorter_set_low_key_bits) are sorted on those bits only.
  *
  * Complexity: O(n * passes), CUB's own digit width and passes. Memory: an
  * alternate key/value pair (8 bytes per pair) and CUB's temporary storage,
@@ -56,6 +57,7 @@ struct cub_state {
     size_t max_count;
     int begin_bit;          /* 32 - key_bits */
     int keys_nonnegative;   /* sort the float bits untransformed */
+    int low_bits;           /* set_low_bits(): the keys' bits below 2^low_bits */
     uint32_t *alt_keys;     /* the other half of CUB's DoubleBuffers */
     uint32_t *alt_values;
     void *temp;             /* CUB's temporary storage */
@@ -109,11 +111,11 @@ template <typename Count>
 static cudaError_t cub_sort_pairs(void *temp, size_t &temp_bytes,
                                   cub::DoubleBuffer<uint32_t> &keys,
                                   cub::DoubleBuffer<uint32_t> &values,
-                                  Count count, int begin_bit,
+                                  Count count, int begin_bit, int end_bit,
                                   cudaStream_t stream)
 {
     return cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys, values,
-                                           count, begin_bit, 32, stream);
+                                           count, begin_bit, end_bit, stream);
 }
 
 template <typename Count>
@@ -121,30 +123,32 @@ static cudaError_t cub_sort_pairs_descending(void *temp, size_t &temp_bytes,
                                              cub::DoubleBuffer<uint32_t> &keys,
                                              cub::DoubleBuffer<uint32_t> &values,
                                              Count count, int begin_bit,
-                                             cudaStream_t stream)
+                                             int end_bit, cudaStream_t stream)
 {
     return cub::DeviceRadixSort::SortPairsDescending(
-        temp, temp_bytes, keys, values, count, begin_bit, 32, stream);
+        temp, temp_bytes, keys, values, count, begin_bit, end_bit, stream);
 }
 
 static cudaError_t sort_pairs(void *temp, size_t &temp_bytes,
                               cub::DoubleBuffer<uint32_t> &keys,
                               cub::DoubleBuffer<uint32_t> &values,
-                              size_t count, int begin_bit, int descending,
-                              cudaStream_t stream)
+                              size_t count, int begin_bit, int end_bit,
+                              int descending, cudaStream_t stream)
 {
     if (descending) {
         if (count <= (size_t)INT_MAX)
             return cub_sort_pairs_descending(temp, temp_bytes, keys, values,
-                                             (int)count, begin_bit, stream);
+                                             (int)count, begin_bit, end_bit,
+                                             stream);
         return cub_sort_pairs_descending(temp, temp_bytes, keys, values,
-                                         (int64_t)count, begin_bit, stream);
+                                         (int64_t)count, begin_bit, end_bit,
+                                         stream);
     }
     if (count <= (size_t)INT_MAX)
         return cub_sort_pairs(temp, temp_bytes, keys, values, (int)count,
-                              begin_bit, stream);
+                              begin_bit, end_bit, stream);
     return cub_sort_pairs(temp, temp_bytes, keys, values, (int64_t)count,
-                          begin_bit, stream);
+                          begin_bit, end_bit, stream);
 }
 
 static void cub_destroy(void *state)
@@ -171,6 +175,7 @@ static ds_status cub_create(const ds_sorter_desc *desc, void **dest)
     cub_s->max_count = desc->max_count;
     cub_s->begin_bit = 32 - (desc->key_bits ? desc->key_bits : 32);
     cub_s->keys_nonnegative = desc->keys_nonnegative;
+    cub_s->low_bits = 32;
     cub_s->time_phases = desc->time_phases;
     size_t n = desc->max_count ? desc->max_count : 1;
     DS_CUDA_GOTO(status, fail, "sort cub",
@@ -187,7 +192,7 @@ static ds_status cub_create(const ds_sorter_desc *desc, void **dest)
             size_t bytes = 0;
             DS_CUDA_GOTO(status, fail, "sort cub",
                          sort_pairs(NULL, bytes, keys, values, n,
-                                    cub_s->begin_bit, descending, 0));
+                                    cub_s->begin_bit, 32, descending, 0));
             if (bytes > cub_s->temp_bytes)
                 cub_s->temp_bytes = bytes;
         }
@@ -232,10 +237,13 @@ static ds_status cub_sort(void *state, float *keys, uint32_t *values,
     cub::DoubleBuffer<uint32_t> key_buffers(caller_keys, cub_s->alt_keys);
     cub::DoubleBuffer<uint32_t> value_buffers(values, cub_s->alt_values);
     size_t temp_bytes = cub_s->temp_bytes;
+    /* Untransformed keys below 2^low_bits differ in their low bits only
+     * (fewer passes; CUB's temporary storage shrinks with them). */
+    const int end_bit = cub_s->keys_nonnegative && cub_s->begin_bit == 0 ? cub_s->low_bits : 32;
     /* Transformed keys always sort ascending (direction folded in). */
     DS_CUDA_TRY("sort cub",
                 sort_pairs(cub_s->temp, temp_bytes, key_buffers, value_buffers,
-                           count, cub_s->begin_bit,
+                           count, cub_s->begin_bit, end_bit,
                            cub_s->keys_nonnegative && descending, s));
     if (cub_s->time_phases)
         DS_CUDA_TRY("sort cub", cudaEventRecord(cub_s->events[2], s));
@@ -282,6 +290,11 @@ static int cub_phases(void *state, const char **names, float *ms, int capacity)
     return written;
 }
 
+static void cub_set_low_bits(void *state, int low_bits)
+{
+    static_cast<cub_state *>(state)->low_bits = low_bits;
+}
+
 extern "C" const ds_sort_backend ds_sort_backend_cub = {
-    "cub", 0, cub_create, cub_destroy, cub_sort, cub_phases,
+    "cub", 0, cub_create, cub_destroy, cub_sort, cub_phases, cub_set_low_bits,
 };

@@ -72,6 +72,7 @@ enum {
     OPT_COMPARE,
     OPT_DIFF_DIR,
     OPT_TIMELINE,
+    OPT_NARROW_KEYS,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -89,6 +90,7 @@ static const struct option long_options[] = {
     {"key", required_argument, NULL, OPT_KEY},
     {"interop", required_argument, NULL, OPT_INTEROP},
     {"key-bits", required_argument, NULL, OPT_KEY_BITS},
+    {"narrow-keys", required_argument, NULL, OPT_NARROW_KEYS},
     {"orbit", required_argument, NULL, OPT_ORBIT},
     {"alpha", required_argument, NULL, OPT_ALPHA},
     {"csv", required_argument, NULL, OPT_CSV},
@@ -186,6 +188,10 @@ void ds_cli_usage(void *stream)
             "                        the vertex distances, or centroid distance\n"
             "  --key-bits 16|24|32   sort on the top bits of each key only (32); fewer\n"
             "                        bits sort faster and may misorder near-equal depths\n"
+            "  --narrow-keys on|off  on a GPU, sort full keys as their float steps above the\n"
+            "                        nearest depth the model can have, on 24 or 16 bits\n"
+            "                        when they fit: the same order and image, one or two\n"
+            "                        radix passes less (on, the default)\n"
             "  --alpha A             opacity of every surface, in (0, 1] (0.35)\n"
             "  --interop auto|map|external|none\n"
             "                        CUDA-GL sharing: external memory where supported (auto),\n"
@@ -529,6 +535,11 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
             if (!parse_long(arg, 16, 32, &value) || (value != 16 && value != 24 && value != 32))
                 return usage_error("--key-bits '%s': expected 16, 24 or 32", arg);
             dest->key_bits = (int)value;
+            break;
+        case OPT_NARROW_KEYS:
+            if (strcmp(arg, "on") != 0 && strcmp(arg, "off") != 0)
+                return usage_error("--narrow-keys '%s': expected on or off", arg);
+            dest->full_width_keys = strcmp(arg, "off") == 0;
             break;
         case OPT_ORBIT:
             if (!parse_float(arg, &dest->orbit_degrees))

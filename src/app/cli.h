@@ -76,6 +76,7 @@ typedef struct ds_options {
                                  events on one clock (CSV) */
     int verify;               /* --verify */
     int no_sort;              /* --no-sort: draw unsorted */
+    int full_width_keys;      /* --narrow-keys off */
     ds_cull_mode cull;        /* --cull auto|on|off; --no-cull is off */
     ds_tiles_mode tiles;      /* --tiles auto|on|off */
     int tile_pixels;          /* --tile-pixels N: screen tile size; 0: the

@@ -59,6 +59,7 @@ typedef struct algo_run {
     double wall_ms;           /* host time for the timed frames, finished */
     float median[STAGE_COUNT], p95[STAGE_COUNT], min[STAGE_COUNT];
     float drawn_median;       /* triangles (points) drawn per frame */
+    int bits_least, bits_most; /* the key bits the frames' sorts compared */
 } algo_run;
 
 static float stage_of(const ds_frame_timings *t, int stage)
@@ -88,6 +89,12 @@ static void summarise(algo_run *run, float *scratch)
         scratch[i] = (float)run->frames[i].drawn;
     qsort(scratch, run->frame_count, sizeof *scratch, compare_floats);
     run->drawn_median = run->frame_count ? scratch[run->frame_count / 2] : 0.0f;
+    run->bits_least = run->bits_most = run->frame_count ? run->frames[0].sorted_bits : 0;
+    for (size_t i = 1; i < run->frame_count; i++) {
+        int bits = run->frames[i].sorted_bits;
+        run->bits_least = bits < run->bits_least ? bits : run->bits_least;
+        run->bits_most = bits > run->bits_most ? bits : run->bits_most;
+    }
     for (int s = 0; s < STAGE_COUNT; s++) {
         size_t n = 0;
         for (size_t i = 0; i < run->frame_count; i++)
@@ -266,12 +273,18 @@ static void print_table(const algo_run *runs, int run_count, const run_setup *se
     for (int r = 0; r < run_count; r++) {
         const algo_run *run = &runs[r];
         printf("\n%s%s%s: %zu frames, %.1f fps wall, %.1f fps GPU (median frame), "
-               "%.0f of %zu drawn (median)\n",
+               "%.0f of %zu drawn (median)",
                setup->sorting ? "sort " : "", run_name(run, setup),
                setup->shuffle ? " + shuffle" : "", run->frame_count,
                run->wall_ms > 0.0 ? 1000.0 * (double)run->frame_count / run->wall_ms : 0.0,
                run->median[STAGE_FRAME] > 0.0f ? 1000.0 / run->median[STAGE_FRAME] : 0.0,
                (double)run->drawn_median, setup->elements);
+        /* Narrowed keys (renderer.h, full_width_keys) sort fewer bits. */
+        if (run->bits_least == run->bits_most && run->bits_most)
+            printf(", keys sorted on %d bits", run->bits_most);
+        else if (run->bits_most)
+            printf(", keys sorted on %d to %d bits", run->bits_least, run->bits_most);
+        printf("\n");
         printf("  %-10s %10s %10s %10s\n", "stage (ms)", "median", "p95", "min");
         for (int s = 0; s < STAGE_COUNT; s++)
             printf("  %-10s %10.4f %10.4f %10.4f\n", stage_names[s], run->median[s],
@@ -330,7 +343,7 @@ static ds_status write_csv(FILE *file, const char *path, const algo_run *runs, i
 {
     fprintf(file, "gpu,driver,model,vertices,triangles,elements,primitive,width,height,commit,"
                   "timestamp,interop,sort,sorting,key,key_bits,alpha,shuffle,draw,cull,tiles,"
-                  "color,opacity,msaa,up,point_size,camera,frame,drawn");
+                  "color,opacity,msaa,up,point_size,camera,frame,drawn,sorted_bits");
     for (int s = 0; s < STAGE_COUNT; s++)
         fprintf(file, ",%s_ms", stage_names[s]);
     fprintf(file, "\n");
@@ -350,7 +363,8 @@ static ds_status write_csv(FILE *file, const char *path, const algo_run *runs, i
                     setup->cull, setup->tiles, setup->color, setup->opacity, setup->msaa,
                     setup->up, (double)setup->point_size);
             ds_headless_csv_string(file, setup->camera);
-            fprintf(file, ",%llu,%u", (unsigned long long)i, (unsigned)t->drawn);
+            fprintf(file, ",%llu,%u,%d", (unsigned long long)i, (unsigned)t->drawn,
+                    t->sorted_bits);
             for (int s = 0; s < STAGE_COUNT; s++)
                 fprintf(file, ",%.5f", stage_of(t, s));
             fprintf(file, "\n");
@@ -427,10 +441,11 @@ static ds_status write_json(FILE *file, const char *path, const algo_run *runs, 
     for (int r = 0; r < run_count; r++) {
         const algo_run *run = &runs[r];
         fprintf(file, "    {\"sort\": \"%s\", \"frames\": %zu, \"wall_fps\": %.2f, "
-                      "\"drawn_median\": %.0f",
+                      "\"drawn_median\": %.0f, \"sorted_bits_least\": %d, "
+                      "\"sorted_bits_most\": %d",
                 run_name(run, setup), run->frame_count,
                 run->wall_ms > 0.0 ? 1000.0 * (double)run->frame_count / run->wall_ms : 0.0,
-                (double)run->drawn_median);
+                (double)run->drawn_median, run->bits_least, run->bits_most);
         for (int s = 0; s < STAGE_COUNT; s++)
             fprintf(file, ",\n     \"%s_ms\": {\"median\": %.5f, \"p95\": %.5f, \"min\": %.5f}",
                     stage_names[s], run->median[s], run->p95[s], run->min[s]);

@@ -111,6 +111,7 @@ ds_status ds_app_renderer_desc(const ds_options *opts, const ds_mesh *mesh, ds_r
     dest->alpha = opts->alpha;
     dest->key_bits = opts->key_bits; /* 0 means 32 */
     dest->no_sort = opts->no_sort;
+    dest->full_width_keys = opts->full_width_keys;
     dest->cull = opts->cull;
     dest->tiles = opts->tiles;
     dest->tile_pixels = opts->tile_pixels;

@@ -4,6 +4,8 @@
  * then the draw (draw.c). */
 #include "renderer_internal.h"
 
+#include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include "cuda_check.h"
@@ -35,6 +37,34 @@ static ds_key_range key_range(const ds_renderer *renderer, const float eye[3])
     range.lo = d > r ? d - r : 0.0f;
     range.scale = 1.0f / (d + r - range.lo);
     return range;
+}
+
+/* The narrowing of the frame's keys (distance_math.h). Every key is the
+ * distance from the eye to a point of the model's box (a vertex, or a
+ * mean or centroid of vertices), so it lies between the box's nearest
+ * point and its farthest corner; the bounds are widened by a relative
+ * KEY_BOUND_SLACK, far more than the few float roundings of a key. Only
+ * full keys on a GPU path: the CPU path sorts as it always has. */
+#define KEY_BOUND_SLACK 1e-5
+ds_key_narrow ds_render_key_narrow(const ds_renderer *renderer, const frame_plan *plan)
+{
+    ds_key_narrow none = {0u, 0u};
+    if (!renderer->narrow_keys || renderer->key_bits != 32 || !plan->sorting ||
+        (renderer->cpu_path && !plan->gl))
+        return none;
+    double near2 = 0.0, far2 = 0.0;
+    for (int k = 0; k < 3; k++) {
+        double e = plan->eye[k], lo = renderer->mesh_min[k], hi = renderer->mesh_max[k];
+        double gap = e < lo ? lo - e : e > hi ? e - hi : 0.0;
+        double reach = fmax(fabs(e - lo), fabs(e - hi));
+        near2 += gap * gap;
+        far2 += reach * reach;
+    }
+    double lo = sqrt(near2) * (1.0 - KEY_BOUND_SLACK);
+    double hi = sqrt(far2) * (1.0 + KEY_BOUND_SLACK);
+    if (!(lo >= FLT_MIN && hi <= FLT_MAX))
+        return none;
+    return ds_key_narrow_for((float)lo, (float)hi);
 }
 
 void ds_render_plan(ds_renderer *renderer, const ds_camera *camera, uint32_t framebuffer,
@@ -74,6 +104,7 @@ void ds_render_plan(ds_renderer *renderer, const ds_camera *camera, uint32_t fra
     plan.range = key_range(renderer, plan.eye);
     /* The GL stages do not shuffle: a frame that does runs the sorter's. */
     plan.gl = renderer->stages_gl && !plan.shuffle;
+    plan.narrow = ds_render_key_narrow(renderer, &plan);
     plan.grid = ds_tile_grid_for(renderer->width, renderer->height, renderer->tile_pixels);
     *dest = plan;
 }
@@ -95,6 +126,9 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     ds_render_plan(renderer, camera, framebuffer, &plan);
     record->culled = plan.cull;
     record->drawn = (uint32_t)plan.count;
+    record->sorted_bits = !plan.sorting || renderer->technique != DS_TECHNIQUE_SORTED ? 0
+                          : renderer->key_bits != 32 ? renderer->key_bits
+                                                     : ds_key_narrow_bits(plan.narrow);
     record->gl = 0;
     /* The stages set it; the GL stages have no interop, and the hand-back
      * fence after the draw adds to it. */

@@ -445,8 +445,8 @@ void ds_gl_sort_destroy(ds_gl_sort *sort)
 
 /* ---- sorting ----------------------------------------------------------------- */
 
-ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t n,
-                           int begin_bit, int end_bit)
+/* The arguments both entry points share. */
+static ds_status check_sort(const ds_gl_sort *sort, size_t n, int begin_bit, int end_bit)
 {
     if (!sort)
         return ds_fail(DS_ERR_INVALID_ARG, "gl sort: no sort object");
@@ -457,15 +457,21 @@ ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t 
         end_bit % RADIX_BITS != 0)
         return ds_fail(DS_ERR_INVALID_ARG, "gl sort: key bits [%d, %d) are not multiples of %d "
                        "with 0 <= begin < end <= 32", begin_bit, end_bit, RADIX_BITS);
-    if (keys == 0 || values == 0 || keys == values)
-        return ds_fail(DS_ERR_INVALID_ARG, "gl sort: keys (buffer %u) and values (buffer %u) "
-                       "must be two distinct buffers", keys, values);
-    if (n < 2)
-        return DS_OK;
+    return DS_OK;
+}
 
+/* The passes, reading (keys_in, values_in) and leaving the result in
+ * (keys_out, values_out): each pass writes whichever of the out pair and
+ * the scratch pair makes the last one write the out pair. In place
+ * (in == out) with an odd pass count, the first pass would overwrite what
+ * it reads, so the passes end in the scratch pair and are copied back. */
+static void sort_passes(ds_gl_sort *sort, GLuint keys_in, GLuint values_in, GLuint keys_out,
+                        GLuint values_out, size_t n, int begin_bit, int end_bit)
+{
     const GLuint key_count = (GLuint)n;
     const GLuint blocks = (key_count + sort->block - 1) / sort->block;
     const int passes = (end_bit - begin_bit) / RADIX_BITS;
+    const int copy_back = keys_in == keys_out && passes % 2 != 0;
     glProgramUniform1ui(sort->count_program, UNIFORM_KEY_COUNT, key_count);
     glProgramUniform1ui(sort->count_program, UNIFORM_BLOCK_COUNT, blocks);
     glProgramUniform1ui(sort->scan_program, UNIFORM_BLOCK_COUNT, blocks);
@@ -476,11 +482,13 @@ ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t 
      * first pass) and a previous sort's reads of the scratch buffers
      * (overwritten by this one). */
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-    GLuint buffers[BIND_COUNT] = {keys, values, sort->keys_alt, sort->values_alt, sort->counts,
-                                  sort->totals};
+    GLuint buffers[BIND_COUNT] = {keys_in, values_in, 0, 0, sort->counts, sort->totals};
     stamp(sort, 0, -1);
     for (int pass = 0; pass < passes; pass++) {
         const GLuint shift = (GLuint)(begin_bit + pass * RADIX_BITS);
+        const int to_out = copy_back ? pass % 2 != 0 : (passes - 1 - pass) % 2 == 0;
+        buffers[BIND_KEYS_OUT] = to_out ? keys_out : sort->keys_alt;
+        buffers[BIND_VALUES_OUT] = to_out ? values_out : sort->values_alt;
         glBindBuffersBase(GL_SHADER_STORAGE_BUFFER, 0, BIND_COUNT, buffers);
 
         glProgramUniform1ui(sort->count_program, UNIFORM_SHIFT, shift);
@@ -507,20 +515,16 @@ ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t 
             glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         stamp(sort, pass, 2);
 
-        GLuint swap = buffers[BIND_KEYS_IN];
         buffers[BIND_KEYS_IN] = buffers[BIND_KEYS_OUT];
-        buffers[BIND_KEYS_OUT] = swap;
-        swap = buffers[BIND_VALUES_IN];
         buffers[BIND_VALUES_IN] = buffers[BIND_VALUES_OUT];
-        buffers[BIND_VALUES_OUT] = swap;
     }
-    if (passes % 2 != 0) {
+    if (copy_back) {
         /* The last pass wrote the scratch buffers: its writes, for the
          * copies back into the caller's. */
         glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
         GLsizeiptr bytes = (GLsizeiptr)n * (GLsizeiptr)sizeof(uint32_t);
-        glCopyNamedBufferSubData(sort->keys_alt, keys, 0, 0, bytes);
-        glCopyNamedBufferSubData(sort->values_alt, values, 0, 0, bytes);
+        glCopyNamedBufferSubData(sort->keys_alt, keys_out, 0, 0, bytes);
+        glCopyNamedBufferSubData(sort->values_alt, values_out, 0, 0, bytes);
     }
     /* The sorted pairs, for what the caller issues next: shader reads,
      * an element buffer, indirect commands. After the copies GL orders
@@ -528,5 +532,45 @@ ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t 
      * the scratch buffers for the next sort. */
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_ELEMENT_ARRAY_BARRIER_BIT |
                     GL_COMMAND_BARRIER_BIT);
+}
+
+ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t n,
+                           int begin_bit, int end_bit)
+{
+    ds_status status = check_sort(sort, n, begin_bit, end_bit);
+    if (status)
+        return status;
+    if (keys == 0 || values == 0 || keys == values)
+        return ds_fail(DS_ERR_INVALID_ARG, "gl sort: keys (buffer %u) and values (buffer %u) "
+                       "must be two distinct buffers", keys, values);
+    if (n >= 2)
+        sort_passes(sort, keys, values, keys, values, n, begin_bit, end_bit);
+    return DS_OK;
+}
+
+ds_status ds_gl_sort_pairs_into(ds_gl_sort *sort, GLuint keys_in, GLuint values_in,
+                                GLuint keys_out, GLuint values_out, size_t n, int begin_bit,
+                                int end_bit)
+{
+    ds_status status = check_sort(sort, n, begin_bit, end_bit);
+    if (status)
+        return status;
+    GLuint all[4] = {keys_in, values_in, keys_out, values_out};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < i; j++)
+            if (all[i] == 0 || all[j] == 0 || all[i] == all[j])
+                return ds_fail(DS_ERR_INVALID_ARG, "gl sort: keys and values in (buffers %u, %u) "
+                               "and out (%u, %u) must be four distinct buffers",
+                               keys_in, values_in, keys_out, values_out);
+    if (n >= 2) {
+        sort_passes(sort, keys_in, values_in, keys_out, values_out, n, begin_bit, end_bit);
+    } else if (n == 1) {
+        /* Nothing to order: the one pair moves over as it is. */
+        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        glCopyNamedBufferSubData(keys_in, keys_out, 0, 0, sizeof(uint32_t));
+        glCopyNamedBufferSubData(values_in, values_out, 0, 0, sizeof(uint32_t));
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_ELEMENT_ARRAY_BARRIER_BIT |
+                        GL_COMMAND_BARRIER_BIT);
+    }
     return DS_OK;
 }

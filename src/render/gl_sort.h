@@ -91,4 +91,13 @@ const char *ds_gl_sort_subgroup_name(ds_gl_sort_subgroup subgroup);
 ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t n,
                            int begin_bit, int end_bit);
 
+/* As ds_gl_sort_pairs, but out of place: the pairs of (keys_in,
+ * values_in) come out sorted in (keys_out, values_out), four distinct
+ * buffers; the inputs are read, never written, and no pass count needs a
+ * copy (the passes alternate between the out pair and the scratch pair so
+ * that the last one writes the out pair). Leaves the same state changed. */
+ds_status ds_gl_sort_pairs_into(ds_gl_sort *sort, GLuint keys_in, GLuint values_in,
+                                GLuint keys_out, GLuint values_out, size_t n, int begin_bit,
+                                int end_bit);
+
 #endif

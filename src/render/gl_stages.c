@@ -85,7 +85,11 @@ extern const char ds_shader_stage_state[];
 
 struct gl_stages {
     GLuint keys_points, keys_triangles, scatter, tiles_count, tiles_scan, tiles_scatter;
-    GLuint keys;             /* ~float bits, one per primitive */
+    GLuint unsorted_keys;    /* the keys pass's keys (~float bits, or ~the
+                                narrowed keys' bits) and primitive numbers,
+                                when a sort follows: its input */
+    GLuint unsorted_values;
+    GLuint keys;             /* the sort's output keys (else the keys pass's) */
     GLuint values;           /* primitive numbers (not in place) */
     GLuint verify_keys;      /* desc.verify: the keys before the sort */
     GLuint primitive_rects;  /* tiles: each primitive's, from the keys pass */
@@ -228,6 +232,8 @@ ds_status ds_render_gl_stages_create(ds_renderer *renderer)
         (status = compile("tiles_scatter", "", ds_shader_tiles_scatter_comp,
                           &stages->tiles_scatter)))
         goto fail;
+    stages->unsorted_keys = make_buffer(most);
+    stages->unsorted_values = make_buffer(most);
     stages->keys = make_buffer(most);
     stages->values = make_buffer(most);
     if (renderer->verify)
@@ -272,7 +278,8 @@ void ds_render_gl_stages_free(ds_renderer *renderer)
     for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++)
         if (programs[i])
             glDeleteProgram(programs[i]);
-    GLuint buffers[] = {stages->keys, stages->values, stages->verify_keys,
+    GLuint buffers[] = {stages->unsorted_keys, stages->unsorted_values, stages->keys,
+                        stages->values, stages->verify_keys,
                         stages->primitive_rects, stages->rects, stages->state};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i])
@@ -296,9 +303,9 @@ static void stamp(frame_record *record, int e)
 }
 
 /* Every storage buffer of the stages at its binding point (the sort binds
- * its own in between). */
+ * its own in between). Before a sort, the keys pass writes its input. */
 static void bind_buffers(const ds_renderer *renderer, const frame_plan *plan,
-                         const frame_record *record)
+                         const frame_record *record, int before_sort)
 {
     const struct gl_stages *stages = renderer->gl_stages;
     GLuint elements = ds_render_element_buffer(renderer, plan->slot);
@@ -307,6 +314,10 @@ static void bind_buffers(const ds_renderer *renderer, const frame_plan *plan,
     buffers[B_INDICES] = renderer->index_buffer;
     buffers[B_KEYS] = stages->keys;
     buffers[B_VALUES] = plan->in_place ? elements : stages->values;
+    if (before_sort) {
+        buffers[B_KEYS] = stages->unsorted_keys;
+        buffers[B_VALUES] = stages->unsorted_values;
+    }
     buffers[B_ELEMENTS] = elements;
     buffers[B_STATE] = stages->state;
     buffers[B_PRIMITIVE_RECTS] = stages->primitive_rects;
@@ -354,6 +365,7 @@ static void run_keys(const ds_renderer *renderer, const frame_plan *plan)
     glProgramUniform2f(program, 17, (float)plan->grid.columns / view->width,
                        (float)plan->grid.rows / view->height);
     glProgramUniform1f(program, 18, plan->point_scale);
+    glProgramUniform2ui(program, 19, plan->narrow.base, plan->narrow.top);
     glDispatchCompute(groups_for(plan->count, KEYS_THREADS, KEYS_GROUPS_MAX), 1, 1);
 }
 
@@ -429,7 +441,7 @@ ds_status ds_render_gl_stages(ds_renderer *renderer, const frame_plan *plan,
     GLuint elements = ds_render_element_buffer(renderer, plan->slot);
     record->gl = 1;
 
-    bind_buffers(renderer, plan, record);
+    bind_buffers(renderer, plan, record, plan->sorting);
     stamp(record, EV_START);
     if (plan->points)
         run_keys(renderer, plan);
@@ -444,15 +456,23 @@ ds_status ds_render_gl_stages(ds_renderer *renderer, const frame_plan *plan,
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     if (plan->sorting) {
         /* Ascending complements: far first. 16- and 24-bit keys: the
-         * sort compares their top bits, as the sorter path's. */
+         * sort compares their top bits, as the sorter path's; narrowed
+         * keys their low bits. Out of place, so that no pass count costs
+         * a copy. */
         int begin_bit = renderer->key_bits == 16 ? 16 : renderer->key_bits == 24 ? 8 : 0;
-        if ((status = ds_gl_sort_pairs(stages->sort, stages->keys,
-                                       plan->in_place ? elements : stages->values,
-                                       plan->count, begin_bit, 32)))
+        int end_bit = 32;
+        if (plan->narrow.top) {
+            begin_bit = 0;
+            end_bit = ds_key_narrow_bits(plan->narrow);
+        }
+        if ((status = ds_gl_sort_pairs_into(stages->sort, stages->unsorted_keys,
+                                            stages->unsorted_values, stages->keys,
+                                            plan->in_place ? elements : stages->values,
+                                            plan->count, begin_bit, end_bit)))
             return status;
         /* gl_sort.h: what follows sees the sorted buffers; its passes
          * bound their own storage buffers. */
-        bind_buffers(renderer, plan, record);
+        bind_buffers(renderer, plan, record, 0);
     }
     stamp(record, EV_SORT);
     if (plan->tiled) {

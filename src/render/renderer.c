@@ -418,6 +418,9 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     renderer->target_samples = -1;
     memcpy(renderer->mesh_center, mesh->center, sizeof renderer->mesh_center);
     renderer->mesh_radius = mesh->radius;
+    memcpy(renderer->mesh_min, mesh->bounds_min, sizeof renderer->mesh_min);
+    memcpy(renderer->mesh_max, mesh->bounds_max, sizeof renderer->mesh_max);
+    renderer->narrow_keys = !desc->full_width_keys;
     renderer->mesh_colors = mesh->has_colors;
     renderer->point_cloud = mesh->triangle_count == 0;
     float height_span = mesh->bounds_max[1] - mesh->bounds_min[1];

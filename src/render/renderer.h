@@ -134,6 +134,15 @@ typedef struct ds_renderer_desc {
                                      16: keys quantised to 32512 steps of
                                      the depth range the model's bounding
                                      sphere spans (two passes less) */
+    int full_width_keys;          /* nonzero: never narrow the keys. By
+                                     default, a GPU frame with full keys
+                                     whose every possible key (the model's
+                                     box seen from the eye) spans fewer
+                                     than 2^24 float steps sorts them as
+                                     the steps above the nearest (exact:
+                                     the same order and image) on 24 or 16
+                                     bits, one or two radix passes less
+                                     (distance_math.h, ds_key_narrow) */
     ds_draw_form draw_form;       /* default DS_DRAW_AUTO */
     ds_cull_mode cull;            /* ON: triangles that cover no pixel
                                      centre (ds_triangle_misses_samples(),
@@ -255,6 +264,8 @@ typedef struct ds_frame_timings {
                              is about the stages + handover_ms + draw_ms */
     ds_stages_mode stages; /* where this frame's stages ran: GL or SORTER
                              (never AUTO) */
+    int sorted_bits;      /* the key bits its sort compared: 32, 24 or 16
+                             (narrowed or --key-bits keys); 0 unsorted */
 } ds_frame_timings;
 
 typedef struct ds_renderer ds_renderer;

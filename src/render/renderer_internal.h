@@ -73,6 +73,8 @@ typedef struct frame_plan {
     float view_projection[16];
     float point_scale;       /* points.vert.glsl's splat scale */
     ds_key_range range;      /* 16-bit keys' depth range; scale 0 else */
+    ds_key_narrow narrow;    /* the keys narrowed to their frame's depth
+                                range (distance_math.h); top 0: not */
     ds_cull_view view;       /* the window transform: culling and tiles */
     ds_tile_grid grid;       /* the screen tiles (used when tiled) */
 } frame_plan;
@@ -99,6 +101,7 @@ typedef struct frame_record {
     float host_stage_ms[EV_COUNT]; /* CPU path: the stages on the host */
     int culled;          /* drawn by the indirect command of the visible */
     uint32_t drawn;      /* CPU path, or no culling: the count drawn */
+    int sorted_bits;     /* the key bits the sort compared; 0 unsorted */
 } frame_record;
 
 /* The order-independent techniques' GL objects (oit.c), each made on the
@@ -147,6 +150,8 @@ struct ds_renderer {
     uint32_t sampled_target; /* the framebuffer last checked for samples */
     int target_samples;   /* its GL_SAMPLES, -1 before the first check */
     float mesh_center[3], mesh_radius; /* depth range of 16-bit keys */
+    float mesh_min[3], mesh_max[3]; /* the box every key's point lies in */
+    int narrow_keys;      /* full keys narrowed to their frame's range */
     float height_lo, height_inv; /* DS_COLOR_HEIGHT: y to [0, 1] */
     int mesh_colors;      /* the mesh's colours came from its file */
     int point_cloud;      /* the mesh has no triangles */
@@ -242,6 +247,10 @@ struct ds_renderer {
 /* frame.c: the plan of the frame about to be drawn into `framebuffer`. */
 void ds_render_plan(ds_renderer *renderer, const ds_camera *camera, uint32_t framebuffer,
                     frame_plan *dest);
+
+/* frame.c: the narrowing of the keys of `plan` (its eye, sorting and
+ * path), as ds_render_plan() sets plan->narrow. */
+ds_key_narrow ds_render_key_narrow(const ds_renderer *renderer, const frame_plan *plan);
 
 /* stages_cuda.c: keys, sort and the element buffer's contents on the GPU,
  * between the interop hand-over to CUDA and back to GL. */

@@ -45,29 +45,31 @@ ds_status ds_render_cuda_stages(ds_renderer *renderer, const frame_plan *plan,
      * which the binning gathers after the sort. */
     ds_keys_tiles tiles = {plan->view, plan->grid, plan->point_scale, renderer->primitive_rects};
     const ds_keys_tiles *keys_tiles = plan->tiled ? &tiles : NULL;
+    /* Verification checks the sort's order against the full keys, which
+     * the keys pass then writes beside the (narrowed) ones it sorts. */
+    float *full_keys = plan->keep_keys ? renderer->verify_keys : NULL;
     RECORD(EV_START);
     if (plan->points &&
         (status = ds_point_keys(positions, renderer->vertex_count, plan->eye, plan->range,
-                                keys_tiles, renderer->keys, values, stream)))
+                                plan->narrow, keys_tiles, renderer->keys, full_keys, values,
+                                stream)))
         return status;
     RECORD(EV_DISTANCES);
     if (!plan->points &&
         (status = ds_triangle_keys(renderer->indices, renderer->triangle_count, positions,
-                                   plan->eye, renderer->triangle_key, plan->range, cull,
-                                   keys_tiles, renderer->sm_count, renderer->visible,
-                                   renderer->keys, values, stream)))
+                                   plan->eye, renderer->triangle_key, plan->range, plan->narrow,
+                                   cull, keys_tiles, renderer->sm_count, renderer->visible,
+                                   renderer->keys, full_keys, values, stream)))
         return status;
     RECORD(EV_KEYS);
-    if (plan->keep_keys)
-        DS_CUDA_TRY("render", cudaMemcpyAsync(renderer->verify_keys, renderer->keys,
-                                              n * sizeof(float), cudaMemcpyDeviceToDevice,
-                                              renderer->stream));
     if (plan->shuffle &&
         (status = ds_shuffle_pairs(renderer->keys, values,
                                    renderer->shuffle_keys, renderer->shuffle_values, n,
                                    0x5EED0000ull + plan->frame, stream)))
         return status;
     RECORD(EV_SHUFFLE);
+    /* Narrowed keys vary in their low bits alone (sort.h). */
+    ds_sorter_set_low_key_bits(renderer->sorter, ds_key_narrow_bits(plan->narrow));
     if (plan->sorting &&
         (status = ds_sorter_sort(renderer->sorter, renderer->keys, values, n,
                                  DS_SORT_DESCENDING, stream)))

@@ -27,6 +27,7 @@ struct ds_sorter {
     uint32_t *scratch_values;
     cudaEvent_t shuffle_start, shuffle_stop;
     int shuffled_last;
+    int low_bits_allowed; /* keys_nonnegative with full keys */
 };
 
 static const ds_sort_backend *const backends[DS_SORT_ALGO_COUNT] = {
@@ -130,6 +131,8 @@ ds_status ds_sorter_create(const ds_sorter_desc *desc, ds_sorter **dest)
     sorter->shuffle_seed = desc->shuffle_seed ? desc->shuffle_seed
                                               : 0x9E3779B97F4A7C15ull;
     sorter->time_phases = desc->time_phases;
+    sorter->low_bits_allowed =
+        desc->keys_nonnegative && (desc->key_bits == 0 || desc->key_bits == 32);
 
     ds_sorter_desc backend_desc = *desc;
     if (backend_desc.key_bits == 0)
@@ -251,6 +254,13 @@ void ds_sorter_set_shuffle(ds_sorter *sorter, int shuffle)
 {
     if (sorter)
         sorter->shuffle = shuffle;
+}
+
+void ds_sorter_set_low_key_bits(ds_sorter *sorter, int low_bits)
+{
+    if (sorter && sorter->low_bits_allowed && sorter->backend->set_low_bits &&
+        (low_bits == 16 || low_bits == 24 || low_bits == 32))
+        sorter->backend->set_low_bits(sorter->state, low_bits);
 }
 
 int ds_sorter_phases(ds_sorter *sorter, const char **names, float *ms,
