@@ -492,6 +492,95 @@ static void low_key_bits_sort_exactly(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* ds_sorter_sort_pingpong: the sorted pairs are where *in_alt says, for
+ * every algorithm, full keys and (cub: an odd pass count, ending in the
+ * second pair) keys below 2^24; bad second pairs are refused. */
+static void pingpong_sorts_end_where_they_say(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {1, 4099, 300001};
+    const size_t capacity = 300001;
+    float *keys = malloc(capacity * sizeof *keys), *out = malloc(capacity * sizeof *out);
+    uint32_t *values = malloc(capacity * sizeof *values);
+    float *d_keys, *d_alt_keys;
+    uint32_t *d_values, *d_alt_values;
+    assert_true(keys && out && values);
+    assert_int_equal(cudaMalloc((void **)&d_keys, capacity * 4), cudaSuccess);
+    assert_int_equal(cudaMalloc((void **)&d_values, capacity * 4), cudaSuccess);
+    assert_int_equal(cudaMalloc((void **)&d_alt_keys, capacity * 4), cudaSuccess);
+    assert_int_equal(cudaMalloc((void **)&d_alt_values, capacity * 4), cudaSuccess);
+    int failures = 0, ended_in_alt = 0;
+    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
+        if (!algo_wanted((ds_sort_algo)a) || ds_sort_algo_on_host((ds_sort_algo)a))
+            continue;
+        ds_sorter_desc desc = {0};
+        desc.algo = (ds_sort_algo)a;
+        desc.max_count = capacity;
+        desc.keys_nonnegative = 1;
+        ds_sorter *sorter;
+        assert_int_equal(ds_sorter_create(&desc, &sorter), DS_OK);
+        int in_alt = 0;
+        ds_log_set_quiet(1);
+        assert_int_equal(ds_sorter_sort_pingpong(sorter, d_keys, d_values, d_alt_keys,
+                                                 d_alt_values, 2, DS_SORT_ASCENDING, 0, NULL),
+                         DS_ERR_INVALID_ARG);
+        ds_status bad = ds_sorter_sort_pingpong(sorter, d_keys, d_values, d_keys, d_alt_values,
+                                                2, DS_SORT_ASCENDING, 0, &in_alt);
+        ds_log_set_quiet(0);
+        /* Only a backend that uses the second pair looks at it. */
+        assert_true(bad == DS_ERR_INVALID_ARG || bad == DS_OK);
+        for (int low = 0; low < 2; low++) {
+            ds_sorter_set_low_key_bits(sorter, low ? 24 : 32);
+            for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+                if (!size_wanted(sizes[s]))
+                    continue;
+                size_t n = sizes[s];
+                ds_sort_input_generate(DS_DIST_UNIFORM, n, BASE_SEED + s, keys);
+                for (size_t i = 0; i < n; i++) {
+                    float k = fabsf(keys[i]);
+                    if (low) {
+                        uint32_t word;
+                        memcpy(&word, &k, sizeof word);
+                        word >>= 7;
+                        memcpy(&k, &word, sizeof k);
+                    }
+                    keys[i] = k;
+                }
+                ds_sort_input_iota(n, values);
+                cudaMemcpy(d_keys, keys, n * 4, cudaMemcpyHostToDevice);
+                cudaMemcpy(d_values, values, n * 4, cudaMemcpyHostToDevice);
+                assert_int_equal(ds_sorter_sort_pingpong(sorter, d_keys, d_values, d_alt_keys,
+                                                         d_alt_values, n, DS_SORT_DESCENDING, 0,
+                                                         &in_alt),
+                                 DS_OK);
+                ended_in_alt += in_alt;
+                cudaMemcpy(out, in_alt ? d_alt_keys : d_keys, n * 4, cudaMemcpyDeviceToHost);
+                cudaMemcpy(values, in_alt ? d_alt_values : d_values, n * 4,
+                           cudaMemcpyDeviceToHost);
+                char why[512];
+                if (ds_sort_check(keys, n, out, values, DS_SORT_DESCENDING, 32, why,
+                                  sizeof why) != DS_OK) {
+                    print_error("%s pingpong n=%zu low=%d in_alt=%d: %s\n",
+                                ds_sort_algo_name((ds_sort_algo)a), n, low, in_alt, why);
+                    failures++;
+                }
+            }
+        }
+        ds_sorter_destroy(sorter);
+    }
+    cudaFree(d_keys);
+    cudaFree(d_values);
+    cudaFree(d_alt_keys);
+    cudaFree(d_alt_values);
+    free(keys);
+    free(out);
+    free(values);
+    assert_int_equal(failures, 0);
+    /* cub's three passes over 24-bit keys end in the second pair. */
+    if (algo_wanted(DS_SORT_CUB) && size_wanted(4099))
+        assert_true(ended_in_alt > 0);
+}
+
 /* Both shuffle methods permute: pairs stay together, every value once, and
  * most pairs move. */
 static void both_shuffles_permute_the_pairs(void **state)
@@ -718,6 +807,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(pre_quantised_keys_sort_on_their_top_bits),
         cmocka_unit_test(nonnegative_keys_sort_untransformed),
         cmocka_unit_test(low_key_bits_sort_exactly),
+        cmocka_unit_test(pingpong_sorts_end_where_they_say),
         cmocka_unit_test(every_algorithm_sorts_every_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

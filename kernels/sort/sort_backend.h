@@ -38,6 +38,11 @@ typedef struct ds_sort_backend {
      * ds_sorter_set_low_key_bits() promises; only called for sorters
      * created with keys_nonnegative and full key_bits. */
     void (*set_low_bits)(void *state, int low_bits);
+    /* Optional (may be NULL: the front end sorts in place and reports the
+     * first pair): ds_sorter_sort_pingpong(), *in_alt already 0. */
+    ds_status (*sort_pingpong)(void *state, float *keys, uint32_t *values, float *alt_keys,
+                               uint32_t *alt_values, size_t count, ds_sort_order order,
+                               ds_stream stream, int *in_alt);
 } ds_sort_backend;
 
 /* One backend object per registry line (sort_registry.h). */

@@ -16,6 +16,8 @@
  * CUB sorts the bits as they stand (SortPairsDescending for descending),
  * and an odd pass count ends in a plain copy back. Keys promised below
  * 2^low_bits (ds_sorter_set_low_key_bits) are sorted on those bits only.
+ * ds_sorter_sort_pingpong lends CUB the caller's second pair instead of
+ * ours, and an odd pass count of untransformed keys ends there, uncopied.
  *
  * Complexity: O(n * passes), CUB's own digit width and passes. Memory: an
  * alternate key/value pair (8 bytes per pair) and CUB's temporary storage,
@@ -210,10 +212,14 @@ fail:
     return status;
 }
 
-static ds_status cub_sort(void *state, float *keys, uint32_t *values,
-                          size_t count, ds_sort_order order, ds_stream stream)
+/* The sort into the caller's arrays, CUB ping-ponging with (alt_keys,
+ * alt_values): ours, or the caller's with in_alt non-NULL, where an odd
+ * pass count of untransformed keys then leaves the result and sets
+ * *in_alt instead of copying it back. */
+static ds_status cub_sort_with(cub_state *cub_s, float *keys, uint32_t *values,
+                               uint32_t *alt_keys, uint32_t *alt_values, size_t count,
+                               ds_sort_order order, ds_stream stream, int *in_alt)
 {
-    cub_state *cub_s = (cub_state *)state;
     cudaStream_t s = (cudaStream_t)stream;
     const int descending = order == DS_SORT_DESCENDING;
     const unsigned blocks = transform_blocks(&cub_s->tuning, count);
@@ -232,10 +238,11 @@ static ds_status cub_sort(void *state, float *keys, uint32_t *values,
     if (cub_s->time_phases)
         DS_CUDA_TRY("sort cub", cudaEventRecord(cub_s->events[1], s));
 
-    /* The caller's arrays are the current halves; CUB ping-pongs into ours
-     * and tells (on the host, at once) which half holds the result. */
-    cub::DoubleBuffer<uint32_t> key_buffers(caller_keys, cub_s->alt_keys);
-    cub::DoubleBuffer<uint32_t> value_buffers(values, cub_s->alt_values);
+    /* The caller's arrays are the current halves; CUB ping-pongs into the
+     * alternates and tells (on the host, at once) which half holds the
+     * result. */
+    cub::DoubleBuffer<uint32_t> key_buffers(caller_keys, alt_keys);
+    cub::DoubleBuffer<uint32_t> value_buffers(values, alt_values);
     size_t temp_bytes = cub_s->temp_bytes;
     /* Untransformed keys below 2^low_bits differ in their low bits only
      * (fewer passes; CUB's temporary storage shrinks with them). */
@@ -253,6 +260,9 @@ static ds_status cub_sort(void *state, float *keys, uint32_t *values,
             key_buffers.Current(), value_buffers.Current(), keys, values,
             count, descending);
         DS_CUDA_TRY_LAUNCH("sort cub", "k_cub_from_ordered");
+    } else if (key_buffers.Current() != caller_keys && in_alt) {
+        /* Odd pass count, and the caller takes the result where it is. */
+        *in_alt = 1;
     } else if (key_buffers.Current() != caller_keys) {
         /* Odd pass count: the result is in our half. Keys and values
          * always end in the same half. */
@@ -268,6 +278,23 @@ static ds_status cub_sort(void *state, float *keys, uint32_t *values,
     if (cub_s->time_phases)
         DS_CUDA_TRY("sort cub", cudaEventRecord(cub_s->events[3], s));
     return DS_OK;
+}
+
+static ds_status cub_sort(void *state, float *keys, uint32_t *values,
+                          size_t count, ds_sort_order order, ds_stream stream)
+{
+    cub_state *cub_s = (cub_state *)state;
+    return cub_sort_with(cub_s, keys, values, cub_s->alt_keys, cub_s->alt_values, count, order,
+                         stream, NULL);
+}
+
+static ds_status cub_sort_pingpong(void *state, float *keys, uint32_t *values,
+                                   float *alt_keys, uint32_t *alt_values, size_t count,
+                                   ds_sort_order order, ds_stream stream, int *in_alt)
+{
+    return cub_sort_with((cub_state *)state, keys, values,
+                         reinterpret_cast<uint32_t *>(alt_keys), alt_values, count, order,
+                         stream, in_alt);
 }
 
 static int cub_phases(void *state, const char **names, float *ms, int capacity)
@@ -297,4 +324,5 @@ static void cub_set_low_bits(void *state, int low_bits)
 
 extern "C" const ds_sort_backend ds_sort_backend_cub = {
     "cub", 0, cub_create, cub_destroy, cub_sort, cub_phases, cub_set_low_bits,
+    cub_sort_pingpong,
 };

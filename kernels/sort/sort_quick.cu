@@ -1974,4 +1974,4 @@ static int quick_phases(void *state, const char **names, float *ms, int capacity
 }
 
 extern "C" const ds_sort_backend ds_sort_backend_quick = {
-    "quick", 0, quick_create, quick_destroy, quick_sort, quick_phases, NULL};
+    "quick", 0, quick_create, quick_destroy, quick_sort, quick_phases, NULL, NULL};

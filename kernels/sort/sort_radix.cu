@@ -883,4 +883,4 @@ static int radix_phases(void *state, const char **names, float *ms,
 }
 
 extern "C" const ds_sort_backend ds_sort_backend_radix = {
-    "radix", 0, radix_create, radix_destroy, radix_sort, radix_phases, NULL};
+    "radix", 0, radix_create, radix_destroy, radix_sort, radix_phases, NULL, NULL};

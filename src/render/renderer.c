@@ -328,6 +328,9 @@ static ds_status create_cuda(ds_renderer *renderer, const ds_mesh *mesh,
     size_t most = v > t ? v : t;
     DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->keys, (most ? most : 1) * sizeof(float)));
     DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->values, (most ? most : 1) * sizeof(uint32_t)));
+    DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->alt_keys, (most ? most : 1) * sizeof(float)));
+    DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->alt_values, (most ? most : 1) * sizeof(uint32_t)));
+    renderer->sorted_values = renderer->values;
     DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->shuffle_keys, (most + 1) * sizeof(float)));
     DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->shuffle_values, (most + 1) * sizeof(uint32_t)));
     DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->indices, (t ? 3 * t : 1) * sizeof(uint32_t)));
@@ -604,6 +607,8 @@ void ds_renderer_destroy(ds_renderer *renderer)
     ds_interop_destroy(renderer->interop);
     cudaFree(renderer->keys);
     cudaFree(renderer->values);
+    cudaFree(renderer->alt_keys);
+    cudaFree(renderer->alt_values);
     cudaFree(renderer->indices);
     cudaFree(renderer->shuffle_keys);
     cudaFree(renderer->shuffle_values);

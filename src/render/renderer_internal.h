@@ -211,6 +211,10 @@ struct ds_renderer {
     cudaStream_t stream;
     float *keys;
     uint32_t *values, *indices;
+    float *alt_keys;         /* the sort's second pair (ds_sorter_sort_pingpong) */
+    uint32_t *alt_values;
+    uint32_t *sorted_values; /* where the last frame's sorted order ended:
+                                values or alt_values (not in place) */
     float *shuffle_keys;
     uint32_t *shuffle_values;
     float *verify_keys;

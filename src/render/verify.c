@@ -188,7 +188,7 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
     } else if (renderer->cpu_path) {
         memcpy(values, renderer->host_values, n * sizeof(uint32_t));
     } else {
-        DS_CUDA_TRY("render", cudaMemcpy(values, renderer->values,
+        DS_CUDA_TRY("render", cudaMemcpy(values, renderer->sorted_values,
                                          n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
     }
 

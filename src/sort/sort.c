@@ -202,10 +202,13 @@ static void shuffle_host(float *keys, uint32_t *values, size_t count,
     }
 }
 
-ds_status ds_sorter_sort(ds_sorter *sorter, float *keys, uint32_t *values,
-                         size_t count, ds_sort_order order, ds_stream stream)
+/* What both entry points do before the backend sorts: the checks, and the
+ * shuffle when on. *done is set when there is nothing to sort. */
+static ds_status sort_begin(ds_sorter *sorter, float *keys, uint32_t *values,
+                            size_t count, ds_stream stream, int *done)
 {
     ds_status status;
+    *done = 1;
     if (!sorter)
         return ds_fail(DS_ERR_INVALID_ARG, "sort: sorter is NULL");
     if (count > sorter->max_count)
@@ -241,8 +244,43 @@ ds_status ds_sorter_sort(ds_sorter *sorter, float *keys, uint32_t *values,
             sorter->shuffled_last = 1;
         }
     }
+    *done = 0;
+    return DS_OK;
+}
+
+ds_status ds_sorter_sort(ds_sorter *sorter, float *keys, uint32_t *values,
+                         size_t count, ds_sort_order order, ds_stream stream)
+{
+    int done;
+    ds_status status = sort_begin(sorter, keys, values, count, stream, &done);
+    if (status || done)
+        return status;
     return sorter->backend->sort(sorter->state, keys, values, count, order,
                                  stream);
+}
+
+ds_status ds_sorter_sort_pingpong(ds_sorter *sorter, float *keys, uint32_t *values,
+                                  float *alt_keys, uint32_t *alt_values, size_t count,
+                                  ds_sort_order order, ds_stream stream, int *in_alt)
+{
+    if (!in_alt)
+        return ds_fail(DS_ERR_INVALID_ARG, "sort: in_alt is NULL");
+    *in_alt = 0;
+    int done;
+    ds_status status = sort_begin(sorter, keys, values, count, stream, &done);
+    if (status || done)
+        return status;
+    if (!sorter->backend->sort_pingpong)
+        return sorter->backend->sort(sorter->state, keys, values, count, order,
+                                     stream);
+    if (!alt_keys || !alt_values || (float *)alt_values == keys ||
+        alt_keys == keys || alt_values == values ||
+        (((uintptr_t)alt_keys | (uintptr_t)alt_values) & (DS_SORT_ALIGNMENT - 1)))
+        return ds_fail(DS_ERR_INVALID_ARG,
+                       "sort %s: the second pair must be two more %d-byte aligned "
+                       "device arrays", sorter->backend->name, DS_SORT_ALIGNMENT);
+    return sorter->backend->sort_pingpong(sorter->state, keys, values, alt_keys,
+                                          alt_values, count, order, stream, in_alt);
 }
 
 const char *ds_sorter_name(const ds_sorter *sorter)

@@ -116,6 +116,20 @@ void ds_sorter_destroy(ds_sorter *sorter);
 ds_status ds_sorter_sort(ds_sorter *sorter, float *keys, uint32_t *values,
                          size_t count, ds_sort_order order, ds_stream stream);
 
+/* ds_sorter_sort() with a second pair of device arrays (alt_keys,
+ * alt_values; at least count elements each, DS_SORT_ALIGNMENT-aligned,
+ * distinct from the first) that the sort may use as scratch: the sorted
+ * pairs end in (keys, values), or in (alt_keys, alt_values) when *in_alt
+ * is 1 on return. *in_alt is known on the host at once, before the sort
+ * has run on the stream, so later work can be enqueued on the right
+ * arrays. cub (whose pass count, with ds_sorter_set_low_key_bits(), may be
+ * odd) then skips its copy back; the other algorithms sort in place and
+ * set 0. The pair not holding the result holds unspecified data. Host
+ * algorithms: as ds_sorter_sort(), *in_alt 0. */
+ds_status ds_sorter_sort_pingpong(ds_sorter *sorter, float *keys, uint32_t *values,
+                                  float *alt_keys, uint32_t *alt_values, size_t count,
+                                  ds_sort_order order, ds_stream stream, int *in_alt);
+
 /* The algorithm's name, as ds_sort_algo_name(). */
 const char *ds_sorter_name(const ds_sorter *sorter);
 
