@@ -19,7 +19,7 @@
 #include "hotkeys.h"
 #include "sort.h"
 
-#define MAX_ARGS 64
+#define MAX_ARGS 80
 
 /* getopt permutes argv, so each call gets a fresh modifiable copy. */
 typedef struct argv_copy {
@@ -105,6 +105,7 @@ static void assert_options_equal(const ds_options *actual, const ds_options *exp
     assert_optional_string_equal(actual->timeline_path, expected->timeline_path);
     assert_int_equal(actual->verify, expected->verify);
     assert_int_equal(actual->no_sort, expected->no_sort);
+    assert_int_equal(actual->full_width_keys, expected->full_width_keys);
     assert_int_equal(actual->cull, expected->cull);
     assert_int_equal(actual->tiles, expected->tiles);
     assert_int_equal(actual->tile_pixels, expected->tile_pixels);
@@ -153,7 +154,7 @@ static void test_every_option(void **state)
         "bitonic2", "--shuffle", "--size", "640x480", "--primitive", "points", "--key", "centroid",
         "--interop", "external", "--orbit", "-90.5", "--alpha", "1", "--csv", "t.csv", "--json", "t.json",
         "--screenshot", "s.png", "--timeline", "t.timeline.csv", "--verify", "--no-sort", "--no-vsync", "--script", "keys.txt",
-        "--key-bits", "24", "--no-cull", "--tiles", "off", "--tile-pixels", "64", "--draw", "pull",
+        "--key-bits", "24", "--narrow-keys", "off", "--no-cull", "--tiles", "off", "--tile-pixels", "64", "--draw", "pull",
         "--color", "height", "--tint", "0.25,0.5,1", "--background", "1,0.5,0", "--opacity", "view",
         "--point-size", "0.125", "--msaa", "4", "--up", "-z", "--camera",
         "fov=30 target=1,2,3 eye=1,2,13", "--camera-file", "view.txt", NULL};
@@ -170,7 +171,7 @@ static void test_every_option(void **state)
         .interop = DS_INTEROP_EXTERNAL, .key_bits = 24, .orbit_degrees = -90.5f, .alpha = 1.0f,
         .csv_path = "t.csv", .json_path = "t.json", .screenshot_path = "s.png",
         .timeline_path = "t.timeline.csv", .verify = 1,
-        .no_sort = 1, .cull = DS_CULL_OFF, .tiles = DS_TILES_OFF, .tile_pixels = 64, .draw_form = DS_DRAW_PULL,
+        .no_sort = 1, .full_width_keys = 1, .cull = DS_CULL_OFF, .tiles = DS_TILES_OFF, .tile_pixels = 64, .draw_form = DS_DRAW_PULL,
         .vsync = 0, .script_path = "keys.txt", .color_mode = DS_COLOR_HEIGHT,
         .tint = {0.25f, 0.5f, 1.0f}, .background = {1.0f, 0.5f, 0.0f}, .background_given = 1,
         .opacity = DS_OPACITY_VIEW, .point_size = 0.125f, .msaa = 4, .up = DS_UP_NEG_Z,
@@ -365,6 +366,7 @@ static void test_errors(void **state)
         {"--frames", "-1", NULL, "--frames '-1'"},
         {"--key-bits", "20", NULL, "--key-bits '20'"},
         {"--key-bits", "x", NULL, "--key-bits"},
+        {"--narrow-keys", "maybe", NULL, "--narrow-keys 'maybe': expected on or off"},
         {"--frames", "0", NULL, "--frames"},
         {"--frames", "12abc", NULL, "--frames"},
         {"--frames", "99999999999999999999", NULL, "--frames"},

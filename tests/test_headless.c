@@ -695,6 +695,22 @@ static void test_gl_stages(void **state)
     if (!strstr(r.out, "\nsort gl: 3 frames") || !strstr(r.out, "  state: sort gl, ") ||
         !strstr(r.out, "\nverify: 3 frames OK\n"))
         fail_msg("--sort gl: stdout lacks the gl run or its verify line:\n%s", r.out);
+    /* The default framing narrows the keys to 24 bits (the scene's box
+     * seen from outside): said per run, in the CSV and the JSON. */
+    if (!strstr(r.out, " drawn (median), keys sorted on 24 bits\n"))
+        fail_msg("--sort gl: stdout lacks 'keys sorted on 24 bits':\n%s", r.out);
+    assert_non_null(strstr(json, "\"sorted_bits_least\": 24, \"sorted_bits_most\": 24"));
+
+    /* The same frames on full keys: the same image. */
+    static const char *const full[] = {
+        "--headless", "--scene", "planes:1000", "--frames", "3", "--size", "64x48", "--sort", "gl",
+        "--narrow-keys", "off", "--verify", "--screenshot", "gl-full.png", NULL};
+    run(full, 0, &r);
+    if (r.exit_status != 0)
+        fail_msg("--narrow-keys off: exit %d:\n%s", r.exit_status, r.err);
+    if (!strstr(r.out, "keys sorted on 32 bits\n") || !strstr(r.out, "\nverify: 3 frames OK\n"))
+        fail_msg("--narrow-keys off: stdout lacks 32 bits or the verify line:\n%s", r.out);
+    assert_true(files_equal("gl.png", "gl-full.png"));
 
     static const char *const cpu[] = {
         "--headless", "--scene", "planes:1000", "--frames", "3", "--size", "64x48", "--sort", "cpu",

@@ -1292,6 +1292,18 @@ static void error_lines(viewer *v, panel *p)
         add_line(p, dim_color, "split: left %s, right exact", technique_label(v->technique));
 }
 
+/* " | 24-bit keys" when the latest timed frame's sort compared fewer than
+ * 32 key bits (narrowed keys, or --key-bits), else "". */
+static void sorted_bits_label(const viewer *v, char *dest, size_t size)
+{
+    int bits = v->history_count
+                   ? v->history[(v->history_next + HISTORY - 1) % HISTORY].sorted_bits
+                   : 0;
+    dest[0] = '\0';
+    if (bits > 0 && bits < 32)
+        snprintf(dest, size, " | %d-bit keys", bits);
+}
+
 /* The stats panel, full or compact. The first lines hold only settings
  * (no numbers that change by themselves), so that tests can compare them
  * between frames: full: line 1 the sort, 2-4 the state; compact: line 0
@@ -1301,8 +1313,9 @@ static void draw_stats(viewer *v, int scale)
     panel p = {.count = 0};
     stage_means m;
     const char *unit = v->primitive == DS_PRIMITIVE_POINTS ? "points" : "triangles";
-    char sort[64];
+    char sort[64], bits[32];
     sort_label(v, sort, sizeof sort);
+    sorted_bits_label(v, bits, sizeof bits);
     mean_timings(v, &m);
 
     if (v->panel_mode == OVERLAY_COMPACT) {
@@ -1324,7 +1337,8 @@ static void draw_stats(viewer *v, int scale)
 
     add_line(&p, text_color, "depthsort  %s  (interop: %s)", ds_renderer_gpu_name(v->renderer),
              ds_interop_mode_name(ds_renderer_interop(v->renderer)));
-    add_line(&p, v->sort_note[0] ? warn_color : text_color, "sort: %s  %s", sort, v->sort_note);
+    add_line(&p, v->sort_note[0] ? warn_color : text_color, "sort: %s%s  %s", sort, bits,
+             v->sort_note);
     state_lines(v, &p, unit);
     /* On the CPU path the renderer times the host stages with the host
      * clock, unless they ran as GL compute. The hand-over is the GPU time
