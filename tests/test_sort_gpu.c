@@ -381,6 +381,16 @@ static void pre_quantised_keys_sort_on_their_top_bits(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Keys made sign-clear and NaN-free, as keys_nonnegative promises: |key|,
+ * NaN -> +Inf. */
+static void make_nonnegative(float *keys, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float k = fabsf(keys[i]);
+        keys[i] = isnan(k) ? INFINITY : k;
+    }
+}
+
 /* desc.keys_nonnegative: every distribution made sign-clear and NaN-free
  * (|key|, NaN -> +Inf), with +0, a denormal, FLT_MIN, FLT_MAX and +Inf
  * planted, sorts exactly as without the promise (cub skips its key
@@ -413,12 +423,9 @@ static void nonnegative_keys_sort_untransformed(void **state)
                 for (int dist = 0; dist < DIST_TOTAL; dist += 2) {
                     uint64_t seed = BASE_SEED + 31 * s + dist;
                     generate(dist, sizes[s], seed, buf.original);
-                    for (size_t i = 0; i < sizes[s]; i++) {
-                        float k = fabsf(buf.original[i]);
-                        buf.original[i] = isnan(k) ? INFINITY : k;
-                        if (i % 97 == 3)
-                            buf.original[i] = planted[(i / 97) % 5];
-                    }
+                    make_nonnegative(buf.original, sizes[s]);
+                    for (size_t i = 3; i < sizes[s]; i += 97)
+                        buf.original[i] = planted[(i / 97) % 5];
                     for (int order = 0; order < 2; order++)
                         failures += run_case(sorter, (ds_sort_algo)a, &buf,
                                              dist, sizes[s], seed,
@@ -462,11 +469,11 @@ static void low_key_bits_sort_exactly(void **state)
                 for (int dist = 0; dist < DIST_TOTAL; dist += 3) {
                     uint64_t seed = BASE_SEED + 53 * s + dist;
                     generate(dist, sizes[s], seed, buf.original);
+                    make_nonnegative(buf.original, sizes[s]);
                     for (size_t i = 0; i < sizes[s]; i++) {
-                        float k = fabsf(buf.original[i]);
                         uint32_t word;
-                        memcpy(&word, &k, sizeof word);
-                        word = isnan(k) ? (1u << bits[b]) - 1u : word >> (31 - bits[b]);
+                        memcpy(&word, &buf.original[i], sizeof word);
+                        word >>= 31 - bits[b];
                         if (i % 89 == 5)
                             word = (i / 89) % 3 == 0 ? 0u : (1u << bits[b]) - 1u;
                         memcpy(&buf.original[i], &word, sizeof word);
@@ -477,10 +484,7 @@ static void low_key_bits_sort_exactly(void **state)
                                              seed, (ds_sort_order)order, 0, 32);
                     ds_sorter_set_low_key_bits(sorter, 32);
                     generate(dist, sizes[s], seed, buf.original);
-                    for (size_t i = 0; i < sizes[s]; i++) {
-                        float k = fabsf(buf.original[i]);
-                        buf.original[i] = isnan(k) ? INFINITY : k;
-                    }
+                    make_nonnegative(buf.original, sizes[s]);
                     failures += run_case(sorter, (ds_sort_algo)a, &buf, dist, sizes[s], seed,
                                          DS_SORT_DESCENDING, 0, 32);
                 }
@@ -536,15 +540,12 @@ static void pingpong_sorts_end_where_they_say(void **state)
                     continue;
                 size_t n = sizes[s];
                 ds_sort_input_generate(DS_DIST_UNIFORM, n, BASE_SEED + s, keys);
-                for (size_t i = 0; i < n; i++) {
-                    float k = fabsf(keys[i]);
-                    if (low) {
-                        uint32_t word;
-                        memcpy(&word, &k, sizeof word);
-                        word >>= 7;
-                        memcpy(&k, &word, sizeof k);
-                    }
-                    keys[i] = k;
+                make_nonnegative(keys, n);
+                for (size_t i = 0; low && i < n; i++) {
+                    uint32_t word;
+                    memcpy(&word, &keys[i], sizeof word);
+                    word >>= 7; /* below 2^24 */
+                    memcpy(&keys[i], &word, sizeof word);
                 }
                 ds_sort_input_iota(n, values);
                 cudaMemcpy(d_keys, keys, n * 4, cudaMemcpyHostToDevice);
