@@ -463,6 +463,18 @@ static void test_keys_match_cuda(void **state)
             }
         }
         printf("  case %zu: %zu of %zu keys differ from CUDA's\n", c, differ, n);
+        /* Back to the CUDA stages after GL frames, tiles on and off: the
+         * draw's element buffer must hold what CUDA wrote (under
+         * external-memory interop the GL frames keep element buffers of
+         * their own; writing the imported ones left GL reading stale
+         * words after the switch). */
+        assert_int_equal(ds_renderer_set_stages(renderer, DS_STAGES_SORTER), DS_OK);
+        for (int frame = 0; frame < 4; frame++) {
+            ds_renderer_set_tiles(renderer, frame < 2);
+            assert_int_equal(ds_renderer_frame(renderer, &camera, DS_RENDERER_OWN_FRAMEBUFFER),
+                             DS_OK);
+            assert_int_equal(ds_renderer_verify(renderer), DS_OK);
+        }
         free(cuda_keys);
         ds_renderer_destroy(renderer);
         assert_int_equal(differ, 0);

@@ -94,7 +94,7 @@ void ds_render_draw(ds_renderer *renderer, const frame_plan *plan, frame_record 
     glBlendEquation(GL_FUNC_ADD);
     glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
     ds_render_use_program(renderer, plan, program);
-    GLuint element_buffer = ds_render_element_buffer(renderer, plan->slot);
+    GLuint element_buffer = ds_render_frame_elements(renderer, plan);
     /* Culling: the keys pass left the draw's count in the command after
      * the elements. Tiles: a command per tile there, and the overflow's. */
     const void *command = (const void *)(renderer->command_word * sizeof(uint32_t));
@@ -115,6 +115,8 @@ void ds_render_draw(ds_renderer *renderer, const frame_plan *plan, frame_record 
         glBindBuffersRange(GL_SHADER_STORAGE_BUFFER, 0, 4, buffers, offsets, sizes);
         glBindVertexArray(renderer->pull_vertex_array);
     } else {
+        /* The slot's element buffer, or the GL stages' own. */
+        glVertexArrayElementBuffer(renderer->vertex_arrays[plan->slot], element_buffer);
         glBindVertexArray(renderer->vertex_arrays[plan->slot]);
     }
     if (plan->tiled)

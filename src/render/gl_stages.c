@@ -95,6 +95,9 @@ struct gl_stages {
     GLuint primitive_rects;  /* tiles: each primitive's, from the keys pass */
     GLuint rects;            /* tiles: each drawn sorted position's */
     GLuint state;            /* counters, the binning's table and scans */
+    GLuint elements[DS_INTEROP_SLOTS]; /* external-memory interop: element
+                                buffers of the GL frames' own, so that GL
+                                never writes the memory CUDA writes */
     GLuint drawn[TIMING_RING]; /* the culled count of each timing record */
     const volatile uint32_t *drawn_seen[TIMING_RING]; /* each mapped,
                                 persistently and coherently, for reading */
@@ -243,6 +246,9 @@ ds_status ds_render_gl_stages_create(ds_renderer *renderer)
         stages->rects = make_buffer(most);
     }
     stages->state = make_buffer(STATE_WORDS);
+    if (!renderer->cpu_path && ds_interop_mode_in_use(renderer->interop) == DS_INTEROP_EXTERNAL)
+        for (int s = 0; s < DS_INTEROP_SLOTS; s++)
+            stages->elements[s] = make_buffer(renderer->element_capacity);
     /* Host-visible for good: timing.c reads a finished frame's count from
      * the mapping, without a GL read-back call that could wait on GL. */
     for (int r = 0; r < TIMING_RING; r++) {
@@ -280,7 +286,8 @@ void ds_render_gl_stages_free(ds_renderer *renderer)
             glDeleteProgram(programs[i]);
     GLuint buffers[] = {stages->unsorted_keys, stages->unsorted_values, stages->keys,
                         stages->values, stages->verify_keys,
-                        stages->primitive_rects, stages->rects, stages->state};
+                        stages->primitive_rects, stages->rects, stages->state,
+                        stages->elements[0], stages->elements[1]};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i])
             glDeleteBuffers(1, &buffers[i]);
@@ -293,6 +300,12 @@ void ds_render_gl_stages_free(ds_renderer *renderer)
     ds_gl_sort_destroy(stages->sort);
     free(stages);
     renderer->gl_stages = NULL;
+}
+
+GLuint ds_render_gl_stages_elements(const ds_renderer *renderer, int slot)
+{
+    const struct gl_stages *stages = renderer->gl_stages;
+    return stages && slot >= 0 && slot < DS_INTEROP_SLOTS ? stages->elements[slot] : 0;
 }
 
 /* A GL_TIMESTAMP at stage boundary e, when the renderer made the queries. */
@@ -308,7 +321,7 @@ static void bind_buffers(const ds_renderer *renderer, const frame_plan *plan,
                          const frame_record *record, int before_sort)
 {
     const struct gl_stages *stages = renderer->gl_stages;
-    GLuint elements = ds_render_element_buffer(renderer, plan->slot);
+    GLuint elements = ds_render_frame_elements(renderer, plan);
     GLuint buffers[B_COUNT] = {0};
     buffers[B_POSITIONS] = ds_render_position_buffer(renderer);
     buffers[B_INDICES] = renderer->index_buffer;
@@ -438,7 +451,7 @@ ds_status ds_render_gl_stages(ds_renderer *renderer, const frame_plan *plan,
     if (plan->tiled && (!stages->rects || tiles < 1 || tiles > DS_TILES_MAX))
         return ds_fail(DS_ERR_INVALID_ARG, "gl stages: binning into %d tiles without room", tiles);
     int cull = plan->cull && !plan->points;
-    GLuint elements = ds_render_element_buffer(renderer, plan->slot);
+    GLuint elements = ds_render_frame_elements(renderer, plan);
     record->gl = 1;
 
     bind_buffers(renderer, plan, record, plan->sorting);
@@ -548,7 +561,7 @@ ds_status ds_render_gl_stages_read_back(ds_renderer *renderer, const frame_plan 
         }
     }
     if (values) {
-        GLuint buffer = plan->in_place ? ds_render_element_buffer(renderer, plan->slot)
+        GLuint buffer = plan->in_place ? ds_render_frame_elements(renderer, plan)
                                        : stages->values;
         glGetNamedBufferSubData(buffer, 0, (GLsizeiptr)(n * sizeof(uint32_t)), values);
     }

@@ -328,6 +328,21 @@ static inline GLuint ds_render_element_buffer(const ds_renderer *renderer, int s
                               : ds_interop_element_buffer(renderer->interop, slot);
 }
 
+/* gl_stages.c: the GL stages' own element buffer of `slot`, where they keep
+ * one (external-memory interop), else 0. */
+GLuint ds_render_gl_stages_elements(const ds_renderer *renderer, int slot);
+
+/* The element buffer the frame of `plan` writes and draws from: the GL
+ * stages' own under external-memory interop (GL writing the imported
+ * memory that CUDA writes too left GL reading stale words after a switch
+ * to the CUDA stages), else the slot's. */
+static inline GLuint ds_render_frame_elements(const ds_renderer *renderer,
+                                              const frame_plan *plan)
+{
+    GLuint own = plan->gl ? ds_render_gl_stages_elements(renderer, plan->slot) : 0;
+    return own ? own : ds_render_element_buffer(renderer, plan->slot);
+}
+
 /* The vertex positions as GL names them. */
 static inline GLuint ds_render_position_buffer(const ds_renderer *renderer)
 {

@@ -152,7 +152,7 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
         DS_CUDA_TRY("render", cudaMemcpy(renderer->host_verify_keys, renderer->verify_keys,
                                          n * sizeof(float), cudaMemcpyDeviceToHost));
     }
-    GLuint element_buffer = ds_render_element_buffer(renderer, plan->slot);
+    GLuint element_buffer = ds_render_frame_elements(renderer, plan);
     /* What the draw read: a GPU copy inside GL, then a read-back of the
      * copy. (Reading an element buffer that lives in imported CUDA memory
      * back directly can return data GL cached at an earlier read-back: GL
