@@ -51,6 +51,14 @@ static void run(const char *const *args, int no_display, run_result *dest)
     run_program(work_dir, args, no_display, dest);
 }
 
+/* run(), which must exit 0; else the test fails with `what` and stderr. */
+static void run_ok(const char *const *args, const char *what, run_result *dest)
+{
+    run(args, 0, dest);
+    if (dest->exit_status != 0)
+        fail_msg("%s: exit %d:\n%s", what, dest->exit_status, dest->err);
+}
+
 static void work_path(const char *name, char *dest, size_t capacity)
 {
     snprintf(dest, capacity, "%s/%s", work_dir, name);
@@ -205,9 +213,7 @@ static void test_state_fields(void **state)
         "--opacity", "view", "--tiles", "on", "--cull", "off", "--draw", "pull", "--up", "z",
         "--csv", "state.csv", "--json", "state.json", NULL};
     static run_result r;
-    run(args, 0, &r);
-    if (r.exit_status != 0)
-        fail_msg("exit %d:\n%s", r.exit_status, r.err);
+    run_ok(args, "depthsort", &r);
 
     static const expected_field fields[] = {
         {"key", "mean", "mean"},         {"key_bits", "24", "24"},
@@ -319,9 +325,7 @@ static void test_unsorted_and_ignored(void **state)
         "--shuffle", "--verify", "--sort", "all", "--key", "centroid", "--key-bits", "16",
         "--csv", "unsorted.csv", "--json", "unsorted.json", NULL};
     static run_result r;
-    run(args, 0, &r);
-    if (r.exit_status != 0)
-        fail_msg("exit %d:\n%s", r.exit_status, r.err);
+    run_ok(args, "depthsort", &r);
     char path[512];
     static char text[65536];
     work_path("unsorted.csv", path, sizeof path);
@@ -371,9 +375,7 @@ static void test_unsorted_and_ignored(void **state)
     static const char *const cloud_args[] = {
         "--headless", "cloud.ply", "--frames", "2", "--size", "48x32", "--primitive", "triangles",
         "--key", "mean", "--draw", "indexed", "--json", "cloud.json", NULL};
-    run(cloud_args, 0, &r);
-    if (r.exit_status != 0)
-        fail_msg("exit %d:\n%s", r.exit_status, r.err);
+    run_ok(cloud_args, "depthsort", &r);
     static const char *const cloud_warned[] = {"warning: --primitive triangles",
                                                "warning: --key mean", "warning: --draw indexed"};
     for (size_t i = 0; i < sizeof cloud_warned / sizeof cloud_warned[0]; i++)
@@ -495,9 +497,7 @@ static void test_timeline(void **state)
     static const char *const args[] = {"--headless", "--scene", "planes:1000", "--frames", "12",
                                        "--size", "64x48", "--timeline", "timeline.csv", NULL};
     static run_result r;
-    run(args, 0, &r);
-    if (r.exit_status != 0)
-        fail_msg("exit %d:\n%s", r.exit_status, r.err);
+    run_ok(args, "depthsort", &r);
     char path[512];
     static char text[65536];
     work_path("timeline.csv", path, sizeof path);
@@ -682,9 +682,7 @@ static void test_gl_stages(void **state)
         "--headless", "--scene", "planes:1000", "--frames", "3", "--size", "64x48", "--sort", "gl",
         "--verify", "--csv", "gl.csv", "--json", "gl.json", "--screenshot", "gl.png", NULL};
     static run_result r;
-    run(gl, 0, &r);
-    if (r.exit_status != 0)
-        fail_msg("--sort gl: exit %d:\n%s", r.exit_status, r.err);
+    run_ok(gl, "--sort gl", &r);
     assert_int_equal(csv_rows_sorted_by("gl.csv", "gl"), 3);
     char path[512], value[256];
     static char json[65536];
@@ -705,9 +703,7 @@ static void test_gl_stages(void **state)
     static const char *const full[] = {
         "--headless", "--scene", "planes:1000", "--frames", "3", "--size", "64x48", "--sort", "gl",
         "--narrow-keys", "off", "--verify", "--screenshot", "gl-full.png", NULL};
-    run(full, 0, &r);
-    if (r.exit_status != 0)
-        fail_msg("--narrow-keys off: exit %d:\n%s", r.exit_status, r.err);
+    run_ok(full, "--narrow-keys off", &r);
     if (!strstr(r.out, "keys sorted on 32 bits\n") || !strstr(r.out, "\nverify: 3 frames OK\n"))
         fail_msg("--narrow-keys off: stdout lacks 32 bits or the verify line:\n%s", r.out);
     assert_true(files_equal("gl.png", "gl-full.png"));
@@ -715,17 +711,13 @@ static void test_gl_stages(void **state)
     static const char *const cpu[] = {
         "--headless", "--scene", "planes:1000", "--frames", "3", "--size", "64x48", "--sort", "cpu",
         "--interop", "none", "--screenshot", "cpu.png", NULL};
-    run(cpu, 0, &r);
-    if (r.exit_status != 0)
-        fail_msg("--sort cpu: exit %d:\n%s", r.exit_status, r.err);
+    run_ok(cpu, "--sort cpu", &r);
     assert_true(files_equal("gl.png", "cpu.png"));
 
     static const char *const shuffled[] = {
         "--headless", "--scene", "planes:1000", "--frames", "2", "--size", "64x48", "--sort", "gl",
         "--shuffle", "--interop", "none", "--csv", "shuffled.csv", NULL};
-    run(shuffled, 0, &r);
-    if (r.exit_status != 0)
-        fail_msg("--sort gl --shuffle: exit %d:\n%s", r.exit_status, r.err);
+    run_ok(shuffled, "--sort gl --shuffle", &r);
     if (count_of(r.err, "warning: --shuffle: the GL stages do not shuffle") != 1)
         fail_msg("--sort gl --shuffle: not one warning:\n%s", r.err);
     assert_int_equal(csv_rows_sorted_by("shuffled.csv", "cpu"), 2);
@@ -733,9 +725,7 @@ static void test_gl_stages(void **state)
     static const char *const all[] = {
         "--headless", "--scene", "planes:1000", "--frames", "2", "--size", "64x48", "--sort", "all",
         "--interop", "none", "--json", "all.json", NULL};
-    run(all, 0, &r);
-    if (r.exit_status != 0)
-        fail_msg("--sort all: exit %d:\n%s", r.exit_status, r.err);
+    run_ok(all, "--sort all", &r);
     work_path("all.json", path, sizeof path);
     read_text(path, json, sizeof json);
     const char *first = strstr(json, "{\"sort\": \"gl\"");
@@ -753,9 +743,7 @@ static void render_view(const char *camera_option, const char *camera_value, con
                           "--size", "96x72", "--json", "view.json", "--screenshot", png,
                           camera_option, camera_value, NULL};
     static run_result r;
-    run(args, 0, &r);
-    if (r.exit_status != 0)
-        fail_msg("exit %d:\n%s", r.exit_status, r.err);
+    run_ok(args, "depthsort", &r);
     char path[512];
     static char json[65536];
     work_path("view.json", path, sizeof path);
