@@ -70,19 +70,20 @@ ds_status ds_render_cuda_stages(ds_renderer *renderer, const frame_plan *plan,
     RECORD(EV_SHUFFLE);
     /* Narrowed keys vary in their low bits alone (sort.h). */
     ds_sorter_set_low_key_bits(renderer->sorter, ds_key_narrow_bits(plan->narrow));
-    if (plan->sorting && plan->in_place &&
-        (status = ds_sorter_sort(renderer->sorter, renderer->keys, values, n,
-                                 DS_SORT_DESCENDING, stream)))
-        return status;
-    /* Not in place, the order may end in the second pair (an odd pass
-     * count: no copy back); what follows reads it where it is. */
+    /* The order may end in the second pair (an odd pass count): what
+     * follows reads it there; in place, the element buffer must hold it,
+     * so the values alone are copied back (the sorted keys are not used). */
     int in_alt = 0;
-    if (plan->sorting && !plan->in_place &&
+    if (plan->sorting &&
         (status = ds_sorter_sort_pingpong(renderer->sorter, renderer->keys, values,
                                           renderer->alt_keys, renderer->alt_values, n,
                                           DS_SORT_DESCENDING, stream, &in_alt)))
         return status;
-    if (in_alt)
+    if (in_alt && plan->in_place)
+        DS_CUDA_TRY("render", cudaMemcpyAsync(values, renderer->alt_values,
+                                              n * sizeof(uint32_t), cudaMemcpyDeviceToDevice,
+                                              renderer->stream));
+    else if (in_alt)
         values = renderer->alt_values;
     renderer->sorted_values = values;
     RECORD(EV_SORT);
