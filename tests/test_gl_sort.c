@@ -448,13 +448,13 @@ static double bench_tuning(const ds_gl_sort_tuning *with, const uint32_t *keys, 
     return median;
 }
 
-/* Where one sort's time goes: the median GPU time of each of its 12
- * dispatches (4 passes of count, scan, scatter) over `count` sorts of the
+/* Where one sort's time goes: the median GPU time of each of its 8
+ * dispatches (4 passes of count, scatter) over `count` sorts of the
  * uniform keys[0, n) with the default tuning, from timestamps between
  * them (gl_sort.h's ds_gl_sort_set_timestamps). */
 static void bench_phases(const uint32_t *keys, size_t n, int count)
 {
-    enum { STAMPS = 13 };
+    enum { STAMPS = 9 };
     ds_gl_sort *sort = NULL;
     if (n < 2 || ds_gl_sort_create(n, &sort) != DS_OK)
         return;
@@ -477,13 +477,13 @@ static void bench_phases(const uint32_t *keys, size_t n, int count)
         ds_gl_sort_tuning resolved;
         ds_gl_sort_describe(sort, &resolved);
         printf("gl sort phases: %zu pairs, %s form, %d items, median ms of %d sorts "
-               "(count, scan, scatter):\n", n, ds_gl_sort_subgroup_name(resolved.subgroup),
+               "(count, scatter):\n", n, ds_gl_sort_subgroup_name(resolved.subgroup),
                resolved.items, count);
-        double total[3] = {0, 0, 0};
+        double total[2] = {0, 0};
         for (int pass = 0; pass < 4; pass++) {
             printf("  pass %d", pass);
-            for (int k = 0; k < 3; k++) {
-                memcpy(column, ms + (size_t)(3 * pass + k) * (size_t)count,
+            for (int k = 0; k < 2; k++) {
+                memcpy(column, ms + (size_t)(2 * pass + k) * (size_t)count,
                        (size_t)count * sizeof *column);
                 sort_times(column, count);
                 printf("  %.4f", column[count / 2]);
@@ -491,7 +491,7 @@ static void bench_phases(const uint32_t *keys, size_t n, int count)
             }
             printf("\n");
         }
-        printf("  all    %.4f  %.4f  %.4f\n", total[0], total[1], total[2]);
+        printf("  all    %.4f  %.4f\n", total[0], total[1]);
     }
     free(column);
     free(ms);
@@ -598,7 +598,7 @@ int main(int argc, char **argv)
         /* Every form the context offers, at the default block; then the
          * default form at 3 keys per invocation, a block that is no power
          * of two, and at 1, whose 300k-pair sort has over a thousand
-         * blocks (radix_scan's widest workgroups). */
+         * blocks (position sums over groups and spans of 11). */
         static const ds_gl_sort_tuning runs[] = {
             {DS_GL_SORT_SUBGROUP_ARB, 0},
             {DS_GL_SORT_SUBGROUP_KHR, 0},

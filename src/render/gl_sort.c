@@ -5,17 +5,24 @@
  * ballots ("warp-level multisplit", Ashkiani et al., "GPU Multisplit",
  * 2016). O(n) work per pass, (end - begin) / 8 passes.
  *
- * Per pass, three dispatches over blocks of BLOCK = THREADS x ITEMS keys:
+ * Per pass, two dispatches over blocks of BLOCK = THREADS x ITEMS keys:
  *   radix_count    a workgroup per block: its digit histogram, written
- *                  digit-major (counts[d * blocks + b]), and each digit's
- *                  total added to totals[d];
- *   radix_scan     a workgroup per digit: the digit's start (scan of the
- *                  totals) plus the scan of its row over the blocks;
- *   radix_scatter  a workgroup per block: stable ranks from ballots, the
- *                  block staged in shared memory in sorted order, written
- *                  out in runs; also zeroes totals for the next pass.
+ *                  block-major (counts[b * RADIX + d]), and each count
+ *                  added to its digit's total and to its digit's sums over
+ *                  the block's group (GROUP consecutive blocks) and span
+ *                  (GROUP consecutive groups);
+ *   radix_scatter  a workgroup per block: the block's digit positions
+ *                  from the scan of the totals plus the sums of the spans,
+ *                  groups and blocks before it (no separate scan
+ *                  dispatch: the paper's top-level scan, done redundantly
+ *                  by every block over about 3 cbrt(blocks) rows); stable
+ *                  ranks from ballots; the block staged in shared memory
+ *                  in sorted order and written out in runs.
+ * The totals, span and group sums live in two halves of one buffer that
+ * the passes alternate between: a pass's scatter zeroes the half the next
+ * pass counts into, so nothing is cleared by a separate command.
  * The passes ping-pong between the caller's buffers and two scratch
- * buffers; an odd pass count ends with a copy back.
+ * buffers; in place, an odd pass count ends with a copy back.
  *
  * The subgroup layout (size, and that subgroups are aligned ranges of
  * gl_LocalInvocationIndex with every lane active) is probed once at
@@ -65,20 +72,12 @@
 /* Subgroups per workgroup at most: their RADIX-word rows of counters
  * (16 KiB) alias the staging area and stay within GL's 32 KiB. */
 #define MAX_ROWS 16
-/* radix_scan's workgroup (one per digit) grows with the row it scans, from
- * one warp up to 256 invocations, so that each invocation sums about
- * SCAN_ITEMS consecutive entries: small rows cost one warp per digit,
- * rows of thousands of blocks stay parallel. */
-#define SCAN_ITEMS 16
-#define MIN_SCAN_THREADS 32
-#define MAX_SCAN_THREADS 256
 #define MIN_SUBGROUP 4
 #define MAX_SUBGROUP 64
 
 /* Shader sources, embedded from shaders/ by cmake/embed.cmake. */
 extern const char ds_shader_radix_probe_comp[];
 extern const char ds_shader_radix_count_comp[];
-extern const char ds_shader_radix_scan_comp[];
 extern const char ds_shader_radix_scatter_comp[];
 extern const char ds_shader_radix_subgroup[];
 extern const char ds_shader_radix_workgroup_scan[];
@@ -105,12 +104,18 @@ enum {
     BIND_KEYS_OUT,
     BIND_VALUES_OUT,
     BIND_COUNTS,
-    BIND_TOTALS,
+    BIND_SUMS,
     BIND_COUNT
 };
 
 /* Uniform locations, as in the shaders. */
-enum { UNIFORM_KEY_COUNT, UNIFORM_SHIFT, UNIFORM_BLOCK_COUNT };
+enum {
+    UNIFORM_KEY_COUNT,
+    UNIFORM_SHIFT,
+    UNIFORM_BLOCK_COUNT,
+    UNIFORM_SUMS_BASE,
+    UNIFORM_CLEAR_BASE
+};
 
 struct ds_gl_sort {
     size_t capacity;
@@ -119,11 +124,15 @@ struct ds_gl_sort {
     GLuint threads;       /* invocations per count/scatter workgroup */
     GLuint block;         /* keys per block: threads * items */
     GLuint subgroup_size;
-    GLuint scan_threads;  /* invocations per radix_scan workgroup */
-    GLuint count_program, scan_program, scatter_program;
+    GLuint group;         /* blocks per group, groups per span */
+    GLuint spans;         /* spans of the capacity */
+    GLuint sums_words;    /* one half of sums: RADIX totals, then RADIX a span
+                             and RADIX a group */
+    GLuint count_program, scatter_program;
     GLuint keys_alt, values_alt; /* the other side of the ping-pong */
-    GLuint counts;               /* RADIX x blocks, digit-major */
-    GLuint totals;               /* RADIX, zero between passes */
+    GLuint counts;               /* blocks x RADIX, block-major */
+    GLuint sums;                 /* two halves of sums_words */
+    int half;                    /* the half the next pass counts into */
     const GLuint *timestamps;    /* ds_gl_sort_set_timestamps, or NULL */
 };
 
@@ -319,9 +328,17 @@ ds_status ds_gl_sort_create_tuned(size_t capacity, const ds_gl_sort_tuning *tuni
     size_t blocks = (capacity + sort->block - 1) / sort->block;
     if (blocks == 0)
         blocks = 1;
+    /* Groups and spans of about cbrt(blocks): a block's position sums
+     * read at most 3 cbrt(blocks) rows. */
+    sort->group = 1;
+    while ((size_t)sort->group * sort->group * sort->group < blocks)
+        sort->group++;
+    size_t groups = (blocks + sort->group - 1) / sort->group;
+    sort->spans = (GLuint)((groups + sort->group - 1) / sort->group);
     if (capacity > (size_t)max_block_size / sizeof(uint32_t) ||
         capacity > (size_t)UINT32_MAX - sort->block || blocks > (size_t)max_groups ||
-        blocks * RADIX > (size_t)max_block_size / sizeof(uint32_t)) {
+        blocks * RADIX > (size_t)max_block_size / sizeof(uint32_t) ||
+        2 * (1 + sort->spans + groups) * RADIX > (size_t)max_block_size / sizeof(uint32_t)) {
         status = ds_fail(DS_ERR_TOO_LARGE, "gl sort: %zu pairs exceed what the GL storage "
                          "blocks (%d bytes) or work group counts (%d) can hold",
                          capacity, max_block_size, max_groups);
@@ -338,11 +355,10 @@ ds_status ds_gl_sort_create_tuned(size_t capacity, const ds_gl_sort_tuning *tuni
         goto fail;
     }
 
+    sort->sums_words = (GLuint)((1 + sort->spans + groups) * RADIX);
+
     /* The extensions and constants, then the subgroup operations (count
-     * and scatter) and the workgroup scan (scatter and scan). */
-    sort->scan_threads = MIN_SCAN_THREADS;
-    while (sort->scan_threads < MAX_SCAN_THREADS && sort->scan_threads * SCAN_ITEMS < blocks)
-        sort->scan_threads *= 2;
+     * and scatter) and the workgroup scan (scatter). */
     const char *extensions = sort->subgroup == DS_GL_SORT_SUBGROUP_ARB ? EXTENSIONS
                              : partition ? KHR_EXTENSIONS PARTITION_EXTENSION
                                          : KHR_EXTENSIONS;
@@ -356,10 +372,11 @@ ds_status ds_gl_sort_create_tuned(size_t capacity, const ds_gl_sort_tuning *tuni
     int length = snprintf(defines, defines_size,
                           "%s#define SUBGROUP_KHR %d\n#define MATCH_PARTITION %d\n"
                           "#define RADIX_BITS %d\n#define RADIX %d\n#define THREADS %u\n"
-                          "#define ITEMS %u\n#define SUBGROUP_SIZE %u\n#define ROWS %zu\n%s",
+                          "#define ITEMS %u\n#define SUBGROUP_SIZE %u\n#define ROWS %zu\n"
+                          "#define GROUP %uu\n#define SPANS %uu\n#define SUMS_WORDS %uu\n%s",
                           extensions, sort->subgroup != DS_GL_SORT_SUBGROUP_ARB, partition,
-                          RADIX_BITS, RADIX, sort->threads, sort->items, size, rows,
-                          ds_shader_radix_subgroup);
+                          RADIX_BITS, RADIX, sort->threads, sort->items, size, rows, sort->group,
+                          sort->spans, sort->sums_words, ds_shader_radix_subgroup);
     status = ds_gl_compile_compute("gl sort", "radix_count", defines, ds_shader_radix_count_comp,
                                    &sort->count_program);
     /* The scatter's block scan spans its workgroup. */
@@ -368,33 +385,26 @@ ds_status ds_gl_sort_create_tuned(size_t capacity, const ds_gl_sort_tuning *tuni
     if (status == DS_OK)
         status = ds_gl_compile_compute("gl sort", "radix_scatter", defines,
                                        ds_shader_radix_scatter_comp, &sort->scatter_program);
-    /* The scan's workgroups take the ARB form whatever the sort's
-     * (subgroup scans made it no faster; gl-radix.md). */
-    snprintf(defines, defines_size, "#define RADIX %d\n#define SCAN_THREADS %u\n"
-             "#define SUBGROUP_KHR 0\n%s", RADIX, sort->scan_threads,
-             ds_shader_radix_workgroup_scan);
-    if (status == DS_OK)
-        status = ds_gl_compile_compute("gl sort", "radix_scan", defines,
-                                       ds_shader_radix_scan_comp, &sort->scan_program);
     free(defines);
     if (status != DS_OK)
         goto fail;
 
     /* Storage of at least one word: a zero-capacity sort still creates. */
     GLsizeiptr pair_bytes = (GLsizeiptr)(capacity ? capacity : 1) * (GLsizeiptr)sizeof(uint32_t);
-    static const uint32_t zero_totals[RADIX];
     GLuint buffers[4];
     glCreateBuffers(4, buffers);
     sort->keys_alt = buffers[0];
     sort->values_alt = buffers[1];
     sort->counts = buffers[2];
-    sort->totals = buffers[3];
+    sort->sums = buffers[3];
     glNamedBufferStorage(sort->keys_alt, pair_bytes, NULL, 0);
     glNamedBufferStorage(sort->values_alt, pair_bytes, NULL, 0);
     glNamedBufferStorage(sort->counts, (GLsizeiptr)(blocks * RADIX * sizeof(uint32_t)), NULL, 0);
-    /* radix_count adds into totals: zero at creation and after every
-     * pass's scan (radix_scatter). */
-    glNamedBufferStorage(sort->totals, sizeof zero_totals, zero_totals, 0);
+    /* radix_count adds into the sums: both halves zero at creation, and
+     * each pass's scatter zeroes the half the next pass uses. */
+    GLsizeiptr sums_bytes = (GLsizeiptr)(2 * sort->sums_words * sizeof(uint32_t));
+    glNamedBufferStorage(sort->sums, sums_bytes, NULL, 0);
+    glClearNamedBufferData(sort->sums, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, NULL);
 
     GLenum error = glGetError();
     if (error != GL_NO_ERROR) {
@@ -427,7 +437,7 @@ void ds_gl_sort_set_timestamps(ds_gl_sort *sort, const GLuint *queries)
 static void stamp(const ds_gl_sort *sort, int pass, int k)
 {
     if (sort->timestamps)
-        glQueryCounter(sort->timestamps[k < 0 ? 0 : 1 + 3 * pass + k], GL_TIMESTAMP);
+        glQueryCounter(sort->timestamps[k < 0 ? 0 : 1 + 2 * pass + k], GL_TIMESTAMP);
 }
 
 void ds_gl_sort_destroy(ds_gl_sort *sort)
@@ -435,10 +445,9 @@ void ds_gl_sort_destroy(ds_gl_sort *sort)
     if (!sort)
         return;
     /* Deleting name 0 is a no-op: a partial create cleans up here too. */
-    GLuint buffers[4] = {sort->keys_alt, sort->values_alt, sort->counts, sort->totals};
+    GLuint buffers[4] = {sort->keys_alt, sort->values_alt, sort->counts, sort->sums};
     glDeleteBuffers(4, buffers);
     glDeleteProgram(sort->count_program);
-    glDeleteProgram(sort->scan_program);
     glDeleteProgram(sort->scatter_program);
     free(sort);
 }
@@ -473,8 +482,6 @@ static void sort_passes(ds_gl_sort *sort, GLuint keys_in, GLuint values_in, GLui
     const int passes = (end_bit - begin_bit) / RADIX_BITS;
     const int copy_back = keys_in == keys_out && passes % 2 != 0;
     glProgramUniform1ui(sort->count_program, UNIFORM_KEY_COUNT, key_count);
-    glProgramUniform1ui(sort->count_program, UNIFORM_BLOCK_COUNT, blocks);
-    glProgramUniform1ui(sort->scan_program, UNIFORM_BLOCK_COUNT, blocks);
     glProgramUniform1ui(sort->scatter_program, UNIFORM_KEY_COUNT, key_count);
     glProgramUniform1ui(sort->scatter_program, UNIFORM_BLOCK_COUNT, blocks);
 
@@ -482,7 +489,7 @@ static void sort_passes(ds_gl_sort *sort, GLuint keys_in, GLuint values_in, GLui
      * first pass) and a previous sort's reads of the scratch buffers
      * (overwritten by this one). */
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-    GLuint buffers[BIND_COUNT] = {keys_in, values_in, 0, 0, sort->counts, sort->totals};
+    GLuint buffers[BIND_COUNT] = {keys_in, values_in, 0, 0, sort->counts, sort->sums};
     stamp(sort, 0, -1);
     for (int pass = 0; pass < passes; pass++) {
         const GLuint shift = (GLuint)(begin_bit + pass * RADIX_BITS);
@@ -491,29 +498,28 @@ static void sort_passes(ds_gl_sort *sort, GLuint keys_in, GLuint values_in, GLui
         buffers[BIND_VALUES_OUT] = to_out ? values_out : sort->values_alt;
         glBindBuffersBase(GL_SHADER_STORAGE_BUFFER, 0, BIND_COUNT, buffers);
 
+        const GLuint sums_base = (GLuint)sort->half * sort->sums_words;
+        const GLuint clear_base = (GLuint)(1 - sort->half) * sort->sums_words;
+        sort->half = 1 - sort->half;
         glProgramUniform1ui(sort->count_program, UNIFORM_SHIFT, shift);
+        glProgramUniform1ui(sort->count_program, UNIFORM_SUMS_BASE, sums_base);
         glUseProgram(sort->count_program);
         glDispatchCompute(blocks, 1, 1);
-        /* The block counts and the totals, for the scan. */
+        /* The block counts and the sums, for the scatter. */
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         stamp(sort, pass, 0);
 
-        glUseProgram(sort->scan_program);
-        glDispatchCompute(RADIX, 1, 1);
-        /* The positions, for the scatter; the scan's reads of the totals
-         * end before the scatter zeroes them. */
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        stamp(sort, pass, 1);
-
         glProgramUniform1ui(sort->scatter_program, UNIFORM_SHIFT, shift);
+        glProgramUniform1ui(sort->scatter_program, UNIFORM_SUMS_BASE, sums_base);
+        glProgramUniform1ui(sort->scatter_program, UNIFORM_CLEAR_BASE, clear_base);
         glUseProgram(sort->scatter_program);
         glDispatchCompute(blocks, 1, 1);
         if (pass + 1 < passes)
-            /* The scattered pairs and the zeroed totals, for the next
-             * pass; its scatter overwrites what this one read, and its
-             * count the positions this one read. */
+            /* The scattered pairs and the zeroed half of the sums, for
+             * the next pass; its count overwrites the block counts this
+             * scatter read, and its scatter the pairs this one read. */
             glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        stamp(sort, pass, 2);
+        stamp(sort, pass, 1);
 
         buffers[BIND_KEYS_IN] = buffers[BIND_KEYS_OUT];
         buffers[BIND_VALUES_IN] = buffers[BIND_VALUES_OUT];
@@ -528,8 +534,8 @@ static void sort_passes(ds_gl_sort *sort, GLuint keys_in, GLuint values_in, GLui
     }
     /* The sorted pairs, for what the caller issues next: shader reads,
      * an element buffer, indirect commands. After the copies GL orders
-     * these itself; the barrier then still covers the totals' zeroing and
-     * the scratch buffers for the next sort. */
+     * these itself; the barrier then still covers the zeroed half of the
+     * sums and the scratch buffers for the next sort. */
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_ELEMENT_ARRAY_BARRIER_BIT |
                     GL_COMMAND_BARRIER_BIT);
 }

@@ -7,10 +7,11 @@
  * ascending is far first and its order is the CUDA sorts' and the cpu
  * sort's for the same keys.
  *
- * Each 8-bit digit is one pass of three dispatches: per block of the
- * input a digit histogram, the per-digit scan over the blocks, then a
- * stable scatter whose ranks within a block come from subgroup ballots
- * (GL_KHR_shader_subgroup, or GL_ARB_shader_ballot). No pass waits on the host, allocates or reads
+ * Each 8-bit digit is one pass of two dispatches: per block of the input
+ * a digit histogram (with sums over digits and groups of blocks), then a
+ * stable scatter that finds its block's positions from those sums and
+ * ranks within the block by subgroup ballots (GL_KHR_shader_subgroup, or
+ * GL_ARB_shader_ballot). No pass waits on the host, allocates or reads
  * anything back. Design and costs: gl_sort.c. */
 #ifndef DS_GL_SORT_H
 #define DS_GL_SORT_H
@@ -67,10 +68,10 @@ ds_status ds_gl_sort_create_tuned(size_t capacity, const ds_gl_sort_tuning *tuni
 /* The tuning `sort` was built with, AUTO resolved. */
 void ds_gl_sort_describe(const ds_gl_sort *sort, ds_gl_sort_tuning *dest);
 
-/* For measurements: while `queries` is set (at least 1 + 3 x 4 GL_TIMESTAMP
+/* For measurements: while `queries` is set (at least 1 + 2 x 4 GL_TIMESTAMP
  * query names, owned by the caller), each sort records a timestamp into
- * queries[0] before its first dispatch and into queries[1 + 3 p + k]
- * after dispatch k (count, scan, scatter) of pass p. NULL stops it. */
+ * queries[0] before its first dispatch and into queries[1 + 2 p + k]
+ * after dispatch k (count, scatter) of pass p. NULL stops it. */
 void ds_gl_sort_set_timestamps(ds_gl_sort *sort, const GLuint *queries);
 
 /* "auto", "arb", "khr" or "khr-partition". */
