@@ -4,10 +4,11 @@
 layout(std430, binding = 5) coherent buffer State {
     uint visible[2];    // the cull's count, by frame parity
     uint keys_done;     // workgroups of this pass finished
-    uint scan_done;     // tiles_scan.comp.glsl's
-    uint overflow;
-    uint spare[3];
-    uint tile_total[DS_TILES_MAX];
-    uint tile_first[DS_TILES_MAX];
+    uint spare[5];
+    // Two halves, each BIN_SPANS rows of DS_TILES_MAX words: row s holds
+    // each tile's entries in count workgroups [s * BIN_SPAN, s * BIN_SPAN +
+    // BIN_SPAN) (tiles_count adds them; tiles_scatter zeroes the other half).
+    uint span_sums[2 * BIN_SPANS * DS_TILES_MAX];
+    // Row b: each tile's entries in count workgroup b's chunk.
     uint table[];
 } state;

@@ -4,9 +4,12 @@
 // here on the GPU, or all of them); it copies each position's tile
 // rectangle (the keys pass stored one per primitive) into sorted order and
 // counts its entries per tile in shared memory, into
-// table[tile * BIN_GROUPS + b].
+// table[b * DS_TILES_MAX + tile], and adds them into its span's row of
+// this binning's half of span_sums (zero before this dispatch: the
+// previous binning's tiles_scatter cleared it, or the stages' creation).
 //
-// Prepended by gl_stages.c: #version, BIN_THREADS, BIN_GROUPS, DS_TILES_MAX.
+// Prepended by gl_stages.c: #version, BIN_THREADS, BIN_GROUPS, BIN_SPAN,
+// BIN_SPANS, DS_TILES_MAX.
 
 layout(local_size_x = BIN_THREADS) in;
 
@@ -15,6 +18,7 @@ layout(location = 1) uniform int tiles;
 layout(location = 2) uniform int columns;
 layout(location = 3) uniform bool use_visible;
 layout(location = 4) uniform uint parity;
+layout(location = 5) uniform uint half_index;
 
 layout(std430, binding = 3) readonly buffer Values { uint order[]; };
 // binding 5: State (stage_state.glsl)
@@ -44,6 +48,11 @@ void main()
                 atomicAdd(per_tile[row * columns + column], 1u);
     }
     barrier();
-    for (int t = int(local); t < tiles; t += BIN_THREADS)
-        state.table[uint(t * BIN_GROUPS) + group] = per_tile[t];
+    uint span_row = (half_index * uint(BIN_SPANS) + group / uint(BIN_SPAN)) * uint(DS_TILES_MAX);
+    for (int t = int(local); t < tiles; t += BIN_THREADS) {
+        uint entries = per_tile[t];
+        state.table[group * uint(DS_TILES_MAX) + uint(t)] = entries;
+        if (entries != 0u)
+            atomicAdd(state.span_sums[span_row + uint(t)], entries);
+    }
 }

@@ -4,7 +4,7 @@
  *
  *   keys (+ cull count, + each primitive's tiles)   stage_keys.comp.glsl
  *   -> sort, far first                              gl_sort.h
- *   -> binning by screen tile                       tiles_count, tiles_scan,
+ *   -> binning by screen tile                       tiles_count,
  *                                                   tiles_scatter.comp.glsl
  *      or the indexed scatter                       stage_scatter.comp.glsl
  *
@@ -44,12 +44,16 @@
 #define SCATTER_THREADS 256
 #define SCATTER_GROUPS_MAX 65535 /* GL's guaranteed dispatch size */
 /* The binning: a fixed grid of BIN_GROUPS workgroups (tiles.cu's
- * BIN_BLOCKS), so the per-tile table is DS_TILES_MAX x BIN_GROUPS words;
- * BIN_GROUPS is also the scan's workgroup size (one invocation per count
- * workgroup). 512 invocations: the scatter's rounds of up to 512
- * positions halve its barriers against 256 (docs/performance.md). */
+ * BIN_BLOCKS), so the per-tile table is BIN_GROUPS x DS_TILES_MAX words,
+ * and the count workgroups' sums per tile over spans of BIN_SPAN of them,
+ * from which each scatter workgroup finds where its entries start (about
+ * 2 sqrt(BIN_GROUPS) rows a tile). 512 invocations: the scatter's rounds
+ * of up to 512 positions halve its barriers against 256
+ * (docs/performance.md). */
 #define BIN_THREADS 512
 #define BIN_GROUPS 256
+#define BIN_SPAN 16
+#define BIN_SPANS (BIN_GROUPS / BIN_SPAN)
 /* Shared words of tiles_scatter.comp.glsl's per-tile masks: with the two
  * cursors 28 KB, inside GL's guaranteed 32 KB. */
 #define MASK_WORDS 5120
@@ -74,17 +78,17 @@ enum {
 /* The state buffer's words before tile_total (the shaders' State block). */
 #define STATE_HEADER_WORDS 8
 #define STATE_VISIBLE 0 /* two words, by frame parity */
-#define STATE_WORDS (STATE_HEADER_WORDS + 2 * DS_TILES_MAX + DS_TILES_MAX * BIN_GROUPS)
+#define STATE_WORDS                                                                                \
+    (STATE_HEADER_WORDS + 2 * BIN_SPANS * DS_TILES_MAX + BIN_GROUPS * DS_TILES_MAX)
 
 extern const char ds_shader_stage_keys_comp[];
 extern const char ds_shader_stage_scatter_comp[];
 extern const char ds_shader_tiles_count_comp[];
-extern const char ds_shader_tiles_scan_comp[];
 extern const char ds_shader_tiles_scatter_comp[];
 extern const char ds_shader_stage_state[];
 
 struct gl_stages {
-    GLuint keys_points, keys_triangles, scatter, tiles_count, tiles_scan, tiles_scatter;
+    GLuint keys_points, keys_triangles, scatter, tiles_count, tiles_scatter;
     GLuint unsorted_keys;    /* the keys pass's keys (~float bits, or ~the
                                 narrowed keys' bits) and primitive numbers,
                                 when a sort follows: its input */
@@ -94,7 +98,9 @@ struct gl_stages {
     GLuint verify_keys;      /* desc.verify: the keys before the sort */
     GLuint primitive_rects;  /* tiles: each primitive's, from the keys pass */
     GLuint rects;            /* tiles: each drawn sorted position's */
-    GLuint state;            /* counters, the binning's table and scans */
+    GLuint state;            /* counters, the binning's table and sums */
+    GLuint bin_half;         /* the half of the span sums the next binning
+                                counts into (tiles_scatter zeroes the other) */
     GLuint elements[DS_INTEROP_SLOTS]; /* external-memory interop: element
                                 buffers of the GL frames' own, so that GL
                                 never writes the memory CUDA writes */
@@ -126,7 +132,8 @@ static ds_status compile(const char *name, const char *defines, const char *sour
     int n = snprintf(all, sizeof all,
                      "%s"
                      "#define KEYS_THREADS %d\n#define SCATTER_THREADS %d\n"
-                     "#define BIN_THREADS %d\n#define BIN_GROUPS %d\n#define MASK_WORDS %d\n"
+                     "#define BIN_THREADS %d\n#define BIN_GROUPS %d\n#define BIN_SPAN %d\n"
+                     "#define BIN_SPANS %d\n#define MASK_WORDS %d\n"
                      "#define DS_TILES_MAX %d\n#define DS_TILES_COMMAND_WORDS %d\n"
                      "#define DS_TILES_EMPTY 0x%08Xu\n#define DS_TILES_MARGIN %.9g\n"
                      "#define DS_CULL_MARGIN %.9g\n#define DS_CULL_FAR_PIXELS %.9g\n"
@@ -134,8 +141,8 @@ static ds_status compile(const char *name, const char *defines, const char *sour
                      "#define DS_QUANTISED_FIRST 0x%Xu\n#define DS_QUANTISED_LEVELS 0x%Xu\n"
                      "#define DS_TRIANGLE_KEY_MEAN %du\n#define DS_TRIANGLE_KEY_CENTROID %du\n"
                      "%s",
-                     defines, KEYS_THREADS, SCATTER_THREADS, BIN_THREADS, BIN_GROUPS,
-                     MASK_WORDS, DS_TILES_MAX, DS_TILES_COMMAND_WORDS, DS_TILES_EMPTY,
+                     defines, KEYS_THREADS, SCATTER_THREADS, BIN_THREADS, BIN_GROUPS, BIN_SPAN,
+                     BIN_SPANS, MASK_WORDS, DS_TILES_MAX, DS_TILES_COMMAND_WORDS, DS_TILES_EMPTY,
                      (double)DS_TILES_MARGIN, (double)DS_CULL_MARGIN,
                      (double)DS_CULL_FAR_PIXELS, DS_CULL_MAX_SAMPLES, DS_QUANTISED_FIRST,
                      DS_QUANTISED_LEVELS, (int)DS_TRIANGLE_KEY_MEAN,
@@ -230,8 +237,6 @@ ds_status ds_render_gl_stages_create(ds_renderer *renderer)
                           &stages->scatter)) ||
         (status = compile("tiles_count", "", ds_shader_tiles_count_comp,
                           &stages->tiles_count)) ||
-        (status = compile("tiles_scan", "", ds_shader_tiles_scan_comp,
-                          &stages->tiles_scan)) ||
         (status = compile("tiles_scatter", "", ds_shader_tiles_scatter_comp,
                           &stages->tiles_scatter)))
         goto fail;
@@ -280,7 +285,7 @@ void ds_render_gl_stages_free(ds_renderer *renderer)
     if (!stages)
         return;
     GLuint programs[] = {stages->keys_points, stages->keys_triangles, stages->scatter,
-                         stages->tiles_count, stages->tiles_scan, stages->tiles_scatter};
+                         stages->tiles_count, stages->tiles_scatter};
     for (size_t i = 0; i < sizeof programs / sizeof programs[0]; i++)
         if (programs[i])
             glDeleteProgram(programs[i]);
@@ -382,7 +387,7 @@ static void run_keys(const ds_renderer *renderer, const frame_plan *plan)
     glDispatchCompute(groups_for(plan->count, KEYS_THREADS, KEYS_GROUPS_MAX), 1, 1);
 }
 
-/* The binning's three passes (tiles.h's layout at command_word). */
+/* The binning's two passes (tiles.h's layout at command_word). */
 /* The uniforms tiles_count and tiles_scatter share (locations 0 to 4):
  * the primitives, the grid, and where the frame's drawn count is. */
 static void set_chunk_uniforms(GLuint program, GLuint count, int tiles, int columns, int cull,
@@ -397,32 +402,22 @@ static void set_chunk_uniforms(GLuint program, GLuint count, int tiles, int colu
 
 static void run_binning(const ds_renderer *renderer, const frame_plan *plan)
 {
-    const struct gl_stages *stages = renderer->gl_stages;
+    struct gl_stages *stages = renderer->gl_stages;
     int tiles = plan->grid.columns * plan->grid.rows;
     int cull = plan->cull && !plan->points;
     GLuint parity = (GLuint)(plan->frame & 1);
     GLuint count = (GLuint)plan->count;
     int entry_indices = !plan->points && !plan->pull;
     GLuint per = entry_indices ? 3u : 1u;
+    GLuint half = stages->bin_half;
+    stages->bin_half = 1 - half;
 
     GLuint program = stages->tiles_count;
     glUseProgram(program);
     set_chunk_uniforms(program, count, tiles, plan->grid.columns, cull, parity);
+    glProgramUniform1ui(program, 5, half);
     glDispatchCompute(BIN_GROUPS, 1, 1);
-    /* The scan reads the count pass's table. */
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-
-    program = stages->tiles_scan;
-    glUseProgram(program);
-    glProgramUniform1ui(program, 0, count);
-    glProgramUniform1i(program, 1, tiles);
-    glProgramUniform1ui(program, 2, plan->points ? 1u : 3u);
-    glProgramUniform1ui(program, 3, (GLuint)(renderer->command_word / per + 1));
-    glProgramUniform1ui(program, 4, (GLuint)renderer->command_word);
-    glProgramUniform1i(program, 5, cull);
-    glProgramUniform1ui(program, 6, parity);
-    glDispatchCompute((GLuint)tiles, 1, 1);
-    /* The scatter reads the scans' firsts and the overflow flag. */
+    /* The scatter reads the count pass's table and span sums. */
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 
     int words_per_tile = MASK_WORDS / tiles;
@@ -433,6 +428,10 @@ static void run_binning(const ds_renderer *renderer, const frame_plan *plan)
     set_chunk_uniforms(program, count, tiles, plan->grid.columns, cull, parity);
     glProgramUniform1i(program, 5, entry_indices);
     glProgramUniform1i(program, 6, words_per_tile);
+    glProgramUniform1ui(program, 7, half);
+    glProgramUniform1ui(program, 8, (GLuint)(renderer->command_word / per + 1));
+    glProgramUniform1ui(program, 9, (GLuint)renderer->command_word);
+    glProgramUniform1ui(program, 10, plan->points ? 1u : 3u);
     glDispatchCompute(BIN_GROUPS, 1, 1);
 }
 
