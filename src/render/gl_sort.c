@@ -60,12 +60,15 @@
  * subgroups allow: one digit per invocation in the block's digit scan. */
 #define MAX_THREADS 256
 /* Keys per invocation by default (docs/algorithms/gl-radix.md, Tuning):
- * below SMALL_SORT pairs 4 (more blocks in flight: the sort is latency
- * bound); above, 12 in the KHR form (a subgroup's rounds do not wait for
- * the others, so longer blocks amortise the per-block scans) and 8 in the
- * ARB form (whose every round meets the whole workgroup). */
+ * below SMALL_SORT pairs 4 and below MEDIUM_SORT 8 (more blocks in
+ * flight and shorter ranking chains: the sort is latency bound); above,
+ * 12 in the KHR form (a subgroup's rounds do not wait for the others, so
+ * longer blocks amortise the per-block sums) and 8 in the ARB form (whose
+ * every round meets the whole workgroup). */
 #define SMALL_SORT 262144
 #define SMALL_ITEMS 4
+#define MEDIUM_SORT 2000000
+#define MEDIUM_ITEMS 8
 #define KHR_ITEMS 12
 #define ARB_ITEMS 8
 #define MAX_ITEMS 32
@@ -307,6 +310,7 @@ ds_status ds_gl_sort_create_tuned(size_t capacity, const ds_gl_sort_tuning *tuni
     const int partition = sort->subgroup == DS_GL_SORT_SUBGROUP_KHR_PARTITION;
     sort->items = tuning->items                       ? (GLuint)tuning->items
                   : capacity < SMALL_SORT             ? SMALL_ITEMS
+                  : capacity < MEDIUM_SORT            ? MEDIUM_ITEMS
                   : sort->subgroup != DS_GL_SORT_SUBGROUP_ARB ? KHR_ITEMS
                                                       : ARB_ITEMS;
     sort->block = sort->threads * sort->items;
