@@ -1,6 +1,6 @@
 // radix_workgroup_scan.glsl — the exclusive prefix sum over a workgroup of
-// SCAN_THREADS invocations that radix_scan (its digit starts and block
-// rows) and radix_scatter (its block's digit starts) share.
+// SCAN_THREADS invocations with which radix_scatter scans its block's
+// digit counts and the pass's digit totals.
 //
 // Prepended by gl_sort.c after the shader's defines (SCAN_THREADS,
 // SUBGROUP_KHR and, where that is 1, SUBGROUP_SIZE and the subgroup
