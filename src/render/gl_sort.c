@@ -127,8 +127,6 @@ struct ds_gl_sort {
     GLuint threads;       /* invocations per count/scatter workgroup */
     GLuint block;         /* keys per block: threads * items */
     GLuint subgroup_size;
-    GLuint group;         /* blocks per group, groups per span */
-    GLuint spans;         /* spans of the capacity */
     GLuint sums_words;    /* one half of sums: RADIX totals, then RADIX a span
                              and RADIX a group */
     GLuint count_program, scatter_program;
@@ -334,15 +332,15 @@ ds_status ds_gl_sort_create_tuned(size_t capacity, const ds_gl_sort_tuning *tuni
         blocks = 1;
     /* Groups and spans of about cbrt(blocks): a block's position sums
      * read at most 3 cbrt(blocks) rows. */
-    sort->group = 1;
-    while ((size_t)sort->group * sort->group * sort->group < blocks)
-        sort->group++;
-    size_t groups = (blocks + sort->group - 1) / sort->group;
-    sort->spans = (GLuint)((groups + sort->group - 1) / sort->group);
+    size_t group = 1; /* blocks per group, groups per span */
+    while (group * group * group < blocks)
+        group++;
+    size_t groups = (blocks + group - 1) / group;
+    size_t spans = (groups + group - 1) / group;
     if (capacity > (size_t)max_block_size / sizeof(uint32_t) ||
         capacity > (size_t)UINT32_MAX - sort->block || blocks > (size_t)max_groups ||
         blocks * RADIX > (size_t)max_block_size / sizeof(uint32_t) ||
-        2 * (1 + sort->spans + groups) * RADIX > (size_t)max_block_size / sizeof(uint32_t)) {
+        2 * (1 + spans + groups) * RADIX > (size_t)max_block_size / sizeof(uint32_t)) {
         status = ds_fail(DS_ERR_TOO_LARGE, "gl sort: %zu pairs exceed what the GL storage "
                          "blocks (%d bytes) or work group counts (%d) can hold",
                          capacity, max_block_size, max_groups);
@@ -359,7 +357,7 @@ ds_status ds_gl_sort_create_tuned(size_t capacity, const ds_gl_sort_tuning *tuni
         goto fail;
     }
 
-    sort->sums_words = (GLuint)((1 + sort->spans + groups) * RADIX);
+    sort->sums_words = (GLuint)((1 + spans + groups) * RADIX);
 
     /* The extensions and constants, then the subgroup operations (count
      * and scatter) and the workgroup scan (scatter). */
@@ -377,10 +375,10 @@ ds_status ds_gl_sort_create_tuned(size_t capacity, const ds_gl_sort_tuning *tuni
                           "%s#define SUBGROUP_KHR %d\n#define MATCH_PARTITION %d\n"
                           "#define RADIX_BITS %d\n#define RADIX %d\n#define THREADS %u\n"
                           "#define ITEMS %u\n#define SUBGROUP_SIZE %u\n#define ROWS %zu\n"
-                          "#define GROUP %uu\n#define SPANS %uu\n#define SUMS_WORDS %uu\n%s",
+                          "#define GROUP %zuu\n#define SPANS %zuu\n#define SUMS_WORDS %uu\n%s",
                           extensions, sort->subgroup != DS_GL_SORT_SUBGROUP_ARB, partition,
-                          RADIX_BITS, RADIX, sort->threads, sort->items, size, rows, sort->group,
-                          sort->spans, sort->sums_words, ds_shader_radix_subgroup);
+                          RADIX_BITS, RADIX, sort->threads, sort->items, size, rows, group, spans,
+                          sort->sums_words, ds_shader_radix_subgroup);
     status = ds_gl_compile_compute("gl sort", "radix_count", defines, ds_shader_radix_count_comp,
                                    &sort->count_program);
     /* The scatter's block scan spans its workgroup. */
