@@ -36,6 +36,8 @@ if [[ ${1:-} == --prepare ]]; then
     "$root/scripts/gpu-suite.sh" --prepare "$build" "$dest" >/dev/null
     for f in test_sort_gpu bench_sort; do xz -T2 -f "$dest/$f"; done
     xz -T2 -c "$build/depthsort" >"$dest/depthsort.xz"
+    [[ -x $build/bench/radix_timeline ]] &&
+        xz -T2 -c "$build/bench/radix_timeline" >"$dest/radix_timeline.xz"
     for t in test_render test_gl_sort test_gl_stages; do
         [[ -x $build/tests/$t ]] && xz -T2 -c "$build/tests/$t" >"$dest/$t.xz"
     done
@@ -78,7 +80,8 @@ export PATH=/usr/local/cuda/bin:$PATH
 
 cp "$pack"/lib/* "$bin/lib/"
 cp "$pack/COMMIT" "$bin/"
-for f in test_sort_gpu bench_sort depthsort test_render test_gl_sort test_gl_stages; do
+for f in test_sort_gpu bench_sort depthsort test_render test_gl_sort test_gl_stages \
+    radix_timeline; do
     [[ -f $pack/$f.xz ]] && xz -dc "$pack/$f.xz" >"$bin/$f"
 done
 for m in dragon_vrip bun_zipper; do gunzip -c "$pack/$m.ply.gz" >"$bin/$m.ply"; done

@@ -9,7 +9,8 @@
  *   --algo NAME      only this algorithm (repeatable; default all built)
  *   --dist NAME      only this distribution (repeatable; "mesh" included)
  *   --max-size N     skip sizes above N
- *   --quick          sizes up to 4099 plus 2^20 + 1 only
+ *   --quick          sizes up to 4099 plus 2^20 + 1 and 2,000,003 only
+ *                    (radix: its single launch, then its passes)
  *   --sizes LIST     only these sizes (comma separated), e.g. for racecheck
  *   --exact          allocate exactly count elements per case (no guard),
  *                    so that compute-sanitizer memcheck sees any read or
@@ -40,7 +41,7 @@
 
 static const size_t all_sizes[] = {
     0, 1, 2, 3, 4, 5, 7, 8, 31, 32, 33, 1023, 1024, 1025, 4099,
-    (1u << 20) - 1, (1u << 20) + 1, 5000003, 16777216,
+    (1u << 20) - 1, (1u << 20) + 1, 2000003, 5000003, 16777216,
 };
 #define SIZE_COUNT (sizeof all_sizes / sizeof *all_sizes)
 
@@ -68,7 +69,7 @@ static int size_wanted(size_t n)
 {
     if (n > opts.max_size)
         return 0;
-    if (opts.quick && n > 4099 && n != (1u << 20) + 1)
+    if (opts.quick && n > 4099 && n != (1u << 20) + 1 && n != 2000003)
         return 0;
     if (opts.only_size_count) {
         for (int i = 0; i < opts.only_size_count; i++)

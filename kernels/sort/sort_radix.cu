@@ -22,7 +22,9 @@
  *   4. k_radix_copy brings the result back when an odd number of passes ran.
  * The key transform is fused into the first pass that runs and its inverse
  * into the last; passes alternate between the caller's arrays and one
- * scratch pair.
+ * scratch pair. Inputs of at most one tile per resident block run all of
+ * this in one cooperative launch instead (k_radix_small): the same passes,
+ * separated by grid-wide barriers, with 8-bit digits and no copy.
  *
  * Complexity: O(n * passes), passes = ceil(key_bits / digit bits) less the
  * skipped ones; traffic per pair is 4 bytes for the upsweep plus 16 bytes
@@ -30,7 +32,7 @@
  *
  * Memory (made at create for max_count): a scratch key/value pair (8 bytes
  * per pair), the look-back status words (one 64-bit word per tile and
- * digit, at most 0.33 bytes per pair) and an 8 KiB control block.
+ * digit, at most 0.5 bytes per pair) and a 24 KiB control block.
  *
  * Does not handle: count >= 2^32 (positions are 32-bit; create refuses
  * such a max_count). key_bits < 32 sorts by the top key_bits bits only, as
@@ -43,6 +45,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include "cuda_check.h"
@@ -71,6 +74,14 @@ constexpr int kUpsweepTile = kUpsweepThreads * kUpsweepVectors * 4;
 /* Upsweep sub-histograms per block: lane l adds to copy l % 8, so equal
  * digits of a warp (the top digits of depth keys) hit different banks. */
 constexpr int kUpsweepParts = 8;
+/* Single-launch sort of inputs of at most one 512 x 8-key tile per
+ * resident block (two an SM: 1.08M pairs on 132 SMs); 8-bit digits, as
+ * each pass there costs a grid-wide barrier more than its ranking. */
+constexpr int kSmallThreads = 512;
+constexpr int kSmallItems = 8;
+constexpr int kSmallMinBlocks = 2;
+constexpr int kSmallBits = 8;
+
 /* Top-level scan: one thread per digit of the widest digit built. */
 constexpr int kScanThreads = 256;
 constexpr int kScanWarps = kScanThreads / 32;
@@ -127,6 +138,9 @@ typedef struct radix_control {
     int in_float[kMaxPasses];    /* first pass that runs: transform on load */
     int out_float[kMaxPasses];   /* last pass that runs: inverse on store */
     int final_copy;              /* odd pass count: result is in the scratch */
+    /* Not cleared per sort: the single-launch sort's histograms, two sets
+     * used alternately; each sort zeroes the set the next one uses. */
+    uint32_t small_hist[2][kMaxPasses][kMaxRadix];
 } radix_control;
 
 typedef struct radix_state radix_state;
@@ -151,11 +165,45 @@ struct radix_state {
     int downsweep_grid;
     int copy_grid;
     radix_launch_fn launch;          /* the digit width's kernels */
+    int small_grid;                  /* blocks of the single launch */
+    uint32_t small_limit;            /* largest count it sorts; 0: none */
+    int small_half;                  /* its histogram set for the next sort */
+    int last_small;                  /* the last sort was a single launch */
     int time_phases;
     cudaEvent_t events[4];
 };
 
 static const char *const phase_names[3] = {"upsweep", "downsweep", "copy"};
+static const char *const small_phase_name = "single launch";
+
+/* ---- timeline (bench/radix_timeline.cu only) --------------------------- */
+
+#ifdef DS_RADIX_TIMELINE
+/* Block 0's and the last block's thread 0 stamp the GPU's global timer
+ * (ns) at each mark; the host reads them after one sort. */
+__device__ unsigned long long ds_radix_marks[2][64];
+__shared__ unsigned s_mark_count;
+__device__ __forceinline__ void radix_mark_reset()
+{
+    if (threadIdx.x == 0)
+        s_mark_count = 0;
+}
+__device__ __forceinline__ void radix_mark()
+{
+    if (threadIdx.x == 0 && (blockIdx.x == 0 || blockIdx.x == gridDim.x - 1)) {
+        unsigned long long t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (s_mark_count < 64)
+            ds_radix_marks[blockIdx.x == 0 ? 0 : 1][s_mark_count] = t;
+        s_mark_count++;
+    }
+}
+#define RADIX_MARK_RESET() radix_mark_reset()
+#define RADIX_MARK() radix_mark()
+#else
+#define RADIX_MARK_RESET() ((void)0)
+#define RADIX_MARK() ((void)0)
+#endif
 
 /* ---- device helpers ---------------------------------------------------- */
 
@@ -315,7 +363,8 @@ __device__ __forceinline__ void count_runs(uint32_t *s_hist,
 
 /* Loads a warp's ITEMS x 32 values (lane l: values l, l + 32, ...) from
  * `src`; when the tile is not whole, only the first `valid` exist and the
- * rest read as 0. */
+ * rest read as 0. The loads bypass L1: in the single-launch sort another
+ * block wrote them in the same kernel. */
 template <int ITEMS>
 __device__ __forceinline__ void load_values(uint32_t (&value)[ITEMS],
                                             const uint32_t *src, int lane,
@@ -324,26 +373,189 @@ __device__ __forceinline__ void load_values(uint32_t (&value)[ITEMS],
     if (whole) {
 #pragma unroll
         for (int i = 0; i < ITEMS; i++)
-            value[i] = src[i * 32 + lane];
+            value[i] = __ldcg(src + i * 32 + lane);
     } else {
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             uint32_t local = i * 32 + lane;
-            value[i] = local < valid ? src[local] : 0;
+            value[i] = local < valid ? __ldcg(src + local) : 0;
         }
     }
 }
 
-/* Shared memory of one downsweep block: the key and value exchanges and
- * the per-warp digit counters (dynamic: 56 to 64 KiB, over the 48 KiB
- * static limit). */
-template <int BITS>
-struct downsweep_smem {
-    static const int tile = kDownsweepThreads * kDownsweepItems;
-    static const int warps = kDownsweepThreads / 32;
+/* Shared memory of a block that ranks and scatters THREADS x ITEMS-key
+ * tiles: the key and value exchanges and the per-warp digit counters are
+ * dynamic (over the 48 KiB static limit); the digit-sized arrays are the
+ * kernel's static ones. */
+template <int BITS, int THREADS, int ITEMS>
+struct tile_smem {
+    static const int tile = THREADS * ITEMS;
+    static const int warps = THREADS / 32;
     static const size_t bytes =
         (2 * (size_t)tile + (size_t)warps * (1 << BITS)) * sizeof(uint32_t);
 };
+
+/* The shared arrays rank_scatter_tile works in. */
+struct tile_arrays {
+    uint32_t *key_exchange;   /* [tile] */
+    uint32_t *value_exchange; /* [tile] */
+    uint32_t *warp_counts;    /* [warps][radix] */
+    uint32_t *tile_hist;      /* [radix] */
+    uint32_t *tile_start;     /* [radix] */
+    uint32_t *dst_base;       /* [radix] */
+    uint32_t *warp_sums;      /* [warps] */
+};
+
+/* Where one tile of a digit pass goes, and what it knows of the pass. */
+struct tile_pass {
+    uint32_t tile;              /* the tile's number in the pass */
+    uint32_t valid;             /* its keys (the tile's size but for the last) */
+    int shift;                  /* the digit's lowest bit */
+    int out_float;              /* last pass that runs: store float keys */
+    int descending;
+    uint32_t epoch;             /* the pass's look-back epoch */
+    const uint32_t *digit_base; /* [radix] keys of smaller digits, all tiles */
+    uint32_t *dst_keys;
+    uint32_t *dst_values;
+};
+
+/* One tile of a stable digit pass, from keys in registers to keys and
+ * values at their places in the pass's output. Warp w holds keys
+ * [w * 32 * ITEMS, (w + 1) * 32 * ITEMS) of the tile, lane l the keys
+ * l, l + 32, ... of them, in ordered form; slots at or past `valid` hold
+ * 0xFFFFFFFF, which ranks after every real key. The block:
+ *   - counts the tile's digits with shared atomics and publishes them
+ *     before ranking, so that later tiles' look-backs find them sooner;
+ *   - ranks the tile (per-warp digit counters, ballot matching in a warp);
+ *   - with LOAD_VALUES, loads the values from src_values (the tile's
+ *     first pair; else value[] holds them already and src_values is not
+ *     read): loading them only now keeps them out of the registers that
+ *     ranking needs;
+ *   - exchanges keys and values through shared memory into digit order;
+ *   - learns the keys of each digit before the tile by decoupled look-back
+ *     (thread d for digit d);
+ *   - writes tile slots t, t + THREADS, ... from thread t, so consecutive
+ *     threads write consecutive positions of a digit's run.
+ * Expects a.tile_hist and the warp counters zeroed, and a barrier since.
+ * Ends with the stores: the caller's barrier frees the shared arrays. */
+template <int BITS, int THREADS, int ITEMS, bool LOAD_VALUES>
+__device__ __forceinline__ void rank_scatter_tile(
+    const tile_arrays &a, const tile_pass &p, uint32_t (&key)[ITEMS],
+    uint32_t (&value)[ITEMS], const uint32_t *src_values,
+    unsigned long long *tile_status)
+{
+    typedef tile_smem<BITS, THREADS, ITEMS> smem;
+    const int radix = 1 << BITS;
+    const int tile_size = smem::tile;
+    const int warps = smem::warps;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint32_t lanes_below = (1u << lane) - 1u;
+    const uint32_t warp_base = warp * (ITEMS * 32);
+    const uint32_t valid = p.valid;
+    uint32_t *my_counts = a.warp_counts + warp * radix;
+    /* Padding slots of a partial tile hold the maximal key; its digit here
+     * is the largest this pass can see (fewer than BITS bits may remain). */
+    const uint32_t pad_digit = digit_of<BITS>(0xFFFFFFFFu, p.shift);
+
+    /* Thread d publishes digit d's count of the tile (padding slots
+     * excluded): the aggregate, or the inclusive count for tile 0. */
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        if (warp_base + i * 32 + lane < valid)
+            atomicAdd(&a.tile_hist[digit_of<BITS>(key[i], p.shift)], 1u);
+    __syncthreads(); /* tile histogram complete */
+    RADIX_MARK();
+    if (threadIdx.x < radix) {
+        volatile unsigned long long *slot =
+            tile_status + (size_t)p.tile * radix + threadIdx.x;
+        *slot = status_word(p.epoch,
+                            p.tile == 0 ? kStatusInclusive : kStatusAggregate,
+                            a.tile_hist[threadIdx.x]);
+    }
+
+    /* Warp-local stable ranks: lanes with equal digits are counted
+     * together, lower lanes first. */
+    uint32_t rank[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        uint32_t d = digit_of<BITS>(key[i], p.shift);
+        uint32_t peers = match_digit<BITS>(d);
+        int leader = __ffs(peers) - 1;
+        uint32_t before = 0;
+        if (lane == leader)
+            before = atomicAdd(&my_counts[d], (uint32_t)__popc(peers));
+        before = __shfl_sync(0xFFFFFFFFu, before, leader);
+        rank[i] = before + __popc(peers & lanes_below);
+    }
+    if (LOAD_VALUES)
+        load_values<ITEMS>(value, src_values + warp_base, lane,
+                           valid == (uint32_t)tile_size,
+                           valid - min(valid, warp_base));
+    __syncthreads(); /* all warps' counters complete */
+    RADIX_MARK();
+
+    /* Thread d: digit d's counts per warp become warp offsets; `own` is
+     * the tile's count of digit d without the padding slots. */
+    uint32_t tile_count = 0, own = 0;
+    if (threadIdx.x < radix) {
+        for (int w = 0; w < warps; w++) {
+            uint32_t c = a.warp_counts[w * radix + threadIdx.x];
+            a.warp_counts[w * radix + threadIdx.x] = tile_count;
+            tile_count += c;
+        }
+        own = tile_count;
+        if (threadIdx.x == pad_digit)
+            own -= tile_size - valid;
+    }
+    uint32_t tile_total;
+    uint32_t tile_start =
+        block_exclusive_sum<warps>(tile_count, a.warp_sums, &tile_total);
+    if (threadIdx.x < radix)
+        a.tile_start[threadIdx.x] = tile_start;
+    __syncthreads(); /* tile starts and warp offsets ready */
+    RADIX_MARK();
+
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        uint32_t d = digit_of<BITS>(key[i], p.shift);
+        rank[i] += a.tile_start[d] + my_counts[d];
+        a.key_exchange[rank[i]] = key[i];
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        a.value_exchange[rank[i]] = value[i];
+
+    if (threadIdx.x < radix) {
+        const uint32_t d = threadIdx.x;
+        /* Decoupled look-back: sum predecessors' counts of digit d until
+         * one that already includes all tiles before it. */
+        uint32_t before = 0;
+        lookback(tile_status, radix, d, (int)p.tile - 1, p.epoch, &before);
+        if (p.tile != 0) {
+            volatile unsigned long long *slot =
+                tile_status + (size_t)p.tile * radix + d;
+            *slot = status_word(p.epoch, kStatusInclusive, before + own);
+        }
+        /* Global position of tile slot j with digit d is
+         * a.dst_base[d] + j (mod 2^32 arithmetic). */
+        a.dst_base[d] = p.digit_base[d] + before - tile_start;
+    }
+    __syncthreads(); /* exchanges and global bases ready */
+    RADIX_MARK();
+
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        uint32_t slot = i * THREADS + threadIdx.x;
+        if (slot < valid) {
+            uint32_t k = a.key_exchange[slot];
+            uint32_t position =
+                a.dst_base[digit_of<BITS>(k, p.shift)] + slot;
+            p.dst_keys[position] =
+                p.out_float ? from_ordered(k, p.descending) : k;
+            p.dst_values[position] = a.value_exchange[slot];
+        }
+    }
+}
 
 /* ---- kernels ----------------------------------------------------------- */
 
@@ -449,20 +661,8 @@ k_radix_scan(uint32_t count, int pass_count, radix_control *control)
 /* Downsweep: one stable digit pass. A block takes tiles of
  * kDownsweepThreads x kDownsweepItems keys in order from
  * control->next_tile[pass], so a tile only ever waits on tiles held by
- * running blocks (no deadlock). Warp w of the block owns keys
- * [w * 32 * ITEMS, (w + 1) * 32 * ITEMS) of the tile, lane l the keys l,
- * l + 32, ... of it (so loads coalesce and warp-local ranks follow input
- * order). Per tile, the block:
- *   - counts its digits with shared atomics and publishes the counts
- *     before ranking, so that later tiles' look-backs find them sooner;
- *   - ranks the tile (per-warp digit counters, ballot matching in a warp),
- *     then loads the values, which keeps them out of the registers that
- *     ranking needs;
- *   - exchanges keys and values through shared memory into digit order;
- *   - learns the keys of each digit before the tile by decoupled look-back
- *     (thread d for digit d);
- *   - writes tile slots t, t + kDownsweepThreads, ... from thread t, so
- *     consecutive threads write consecutive positions of a digit's run. */
+ * running blocks (no deadlock), loads each tile's keys and ranks and
+ * scatters it (rank_scatter_tile). */
 template <int BITS>
 __global__ void __launch_bounds__(kDownsweepThreads, kDownsweepMinBlocks)
 k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
@@ -470,38 +670,32 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
                   int shift, int descending, uint32_t epoch,
                   unsigned long long *tile_status, radix_control *control)
 {
-    typedef downsweep_smem<BITS> smem;
+    typedef tile_smem<BITS, kDownsweepThreads, kDownsweepItems> smem;
     constexpr int ITEMS = kDownsweepItems;
     const int radix = 1 << BITS;
     const int tile_size = smem::tile;
-    const int warps = smem::warps;
     extern __shared__ uint32_t s_dynamic[];
-    uint32_t *s_key_exchange = s_dynamic;
-    uint32_t *s_value_exchange = s_dynamic + tile_size;
-    uint32_t *s_warp_counts = s_dynamic + 2 * tile_size; /* [warps][radix] */
     __shared__ uint32_t s_tile_hist[1 << BITS];
     __shared__ uint32_t s_tile_start[1 << BITS];
     __shared__ uint32_t s_dst_base[1 << BITS];
-    __shared__ uint32_t s_warp_sums[kDownsweepThreads / 32];
+    __shared__ uint32_t s_warp_sums[smem::warps];
     __shared__ uint32_t s_tile;
+    RADIX_MARK_RESET();
+    const tile_arrays arrays = {s_dynamic, s_dynamic + tile_size,
+                                s_dynamic + 2 * tile_size, s_tile_hist,
+                                s_tile_start, s_dst_base, s_warp_sums};
 
     if (!control->exec[pass])
         return; /* early exit: every key has the same digit here */
     const int from_scratch = control->src_scratch[pass];
     const int in_float = control->in_float[pass];
-    const int out_float = control->out_float[pass];
     const uint32_t *src_keys = from_scratch ? scratch_keys : keys;
     const uint32_t *src_values = from_scratch ? scratch_values : values;
-    uint32_t *dst_keys = from_scratch ? keys : scratch_keys;
-    uint32_t *dst_values = from_scratch ? values : scratch_values;
+    const int out_float = control->out_float[pass];
 
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const uint32_t lanes_below = (1u << lane) - 1u;
     const uint32_t tiles = (count + tile_size - 1) / tile_size;
-    /* Padding slots of a partial tile hold the maximal key; its digit here
-     * is the largest this pass can see (fewer than BITS bits may remain). */
-    const uint32_t pad_digit = digit_of<BITS>(0xFFFFFFFFu, shift);
-    uint32_t *my_counts = s_warp_counts + warp * radix;
+    uint32_t *my_counts = arrays.warp_counts + warp * radix;
 
     if (threadIdx.x == 0)
         s_tile = atomicAdd(&control->next_tile[pass], 1u);
@@ -521,10 +715,9 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
 
         /* Load: invalid slots of the last tile become maximal keys, which
          * rank after every valid key of the tile. */
-        uint32_t key[ITEMS], value[ITEMS], rank[ITEMS];
+        uint32_t key[ITEMS], value[ITEMS];
         const uint32_t warp_base = warp * (ITEMS * 32);
-        const bool whole = valid == (uint32_t)tile_size;
-        if (whole) {
+        if (valid == (uint32_t)tile_size) {
             /* Whole tile: unguarded loads, all issued before any is used. */
 #pragma unroll
             for (int i = 0; i < ITEMS; i++)
@@ -543,99 +736,181 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
                 if (warp_base + i * 32 + lane < valid)
                     key[i] = to_ordered(key[i], descending);
         }
-
-        /* Thread d publishes digit d's count of the tile (padding slots
-         * excluded): the aggregate, or the inclusive count for tile 0. */
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++)
-            if (warp_base + i * 32 + lane < valid)
-                atomicAdd(&s_tile_hist[digit_of<BITS>(key[i], shift)], 1u);
-        __syncthreads(); /* tile histogram complete */
-        if (threadIdx.x < radix) {
-            volatile unsigned long long *slot =
-                tile_status + (size_t)tile * radix + threadIdx.x;
-            *slot = status_word(
-                epoch, tile == 0 ? kStatusInclusive : kStatusAggregate,
-                s_tile_hist[threadIdx.x]);
-        }
-
-        /* Warp-local stable ranks: lanes with equal digits are counted
-         * together, lower lanes first. */
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            uint32_t d = digit_of<BITS>(key[i], shift);
-            uint32_t peers = match_digit<BITS>(d);
-            int leader = __ffs(peers) - 1;
-            uint32_t before = 0;
-            if (lane == leader)
-                before = atomicAdd(&my_counts[d], (uint32_t)__popc(peers));
-            before = __shfl_sync(0xFFFFFFFFu, before, leader);
-            rank[i] = before + __popc(peers & lanes_below);
-        }
-        load_values<ITEMS>(value, src_values + tile_base + warp_base, lane,
-                           whole, valid - min(valid, warp_base));
-        __syncthreads(); /* all warps' counters complete */
-
-        /* Thread d: digit d's counts per warp become warp offsets; `own`
-         * is the tile's count of digit d without the padding slots. */
-        uint32_t tile_count = 0, own = 0;
-        if (threadIdx.x < radix) {
-            for (int w = 0; w < warps; w++) {
-                uint32_t c = s_warp_counts[w * radix + threadIdx.x];
-                s_warp_counts[w * radix + threadIdx.x] = tile_count;
-                tile_count += c;
-            }
-            own = tile_count;
-            if (threadIdx.x == pad_digit)
-                own -= tile_size - valid;
-        }
-        uint32_t tile_total;
-        uint32_t tile_start =
-            block_exclusive_sum<warps>(tile_count, s_warp_sums, &tile_total);
-        if (threadIdx.x < radix)
-            s_tile_start[threadIdx.x] = tile_start;
-        __syncthreads(); /* tile starts and warp offsets ready */
-
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            uint32_t d = digit_of<BITS>(key[i], shift);
-            rank[i] += s_tile_start[d] + my_counts[d];
-            s_key_exchange[rank[i]] = key[i];
-        }
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++)
-            s_value_exchange[rank[i]] = value[i];
-
-        if (threadIdx.x < radix) {
-            const uint32_t d = threadIdx.x;
-            /* Decoupled look-back: sum predecessors' counts of digit d until
-             * one that already includes all tiles before it. */
-            uint32_t before = 0;
-            lookback(tile_status, radix, d, (int)tile - 1, epoch, &before);
-            if (tile != 0) {
-                volatile unsigned long long *slot =
-                    tile_status + (size_t)tile * radix + d;
-                *slot = status_word(epoch, kStatusInclusive, before + own);
-            }
-            /* Global position of tile slot j with digit d is
-             * s_dst_base[d] + j (mod 2^32 arithmetic). */
-            s_dst_base[d] = control->digit_base[pass][d] + before - tile_start;
-        }
-        __syncthreads(); /* exchanges and global bases ready */
-
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            uint32_t slot = i * kDownsweepThreads + threadIdx.x;
-            if (slot < valid) {
-                uint32_t k = s_key_exchange[slot];
-                uint32_t position = s_dst_base[digit_of<BITS>(k, shift)] + slot;
-                dst_keys[position] = out_float ? from_ordered(k, descending) : k;
-                dst_values[position] = s_value_exchange[slot];
-            }
-        }
+        /* Built per tile from the kernel's arguments, so that they stay
+         * out of the registers ranking needs. */
+        const tile_pass p = {tile,
+                             valid,
+                             shift,
+                             out_float,
+                             descending,
+                             epoch,
+                             control->digit_base[pass],
+                             from_scratch ? keys : scratch_keys,
+                             from_scratch ? values : scratch_values};
+        rank_scatter_tile<BITS, kDownsweepThreads, ITEMS, true>(
+            arrays, p, key, value, src_values + tile_base, tile_status);
         if (threadIdx.x == 0)
             s_tile = atomicAdd(&control->next_tile[pass], 1u);
         __syncthreads(); /* exchanges, counters and s_tile free to reuse */
+    }
+}
+
+/* Single-launch sort (cooperative launch, one tile per block, every
+ * block resident): the same digit passes as k_radix_downsweep, separated
+ * by grid-wide barriers instead of kernel launches, for inputs small
+ * enough that launches and per-pass latency, not memory traffic, set the
+ * time. Block b owns tile b. It:
+ *   1. loads its keys and values into registers and adds its digit counts
+ *      of every pass to the histograms of `half` (block 0 zeroes the other
+ *      set, for the next sort); barrier;
+ *   2. skips each pass whose digit is the same for every key (every block
+ *      reads the same histograms, so all decide alike), and for each pass
+ *      that runs scans its histogram into digit bases, ranks and scatters
+ *      its tile (rank_scatter_tile) and, but after the last, waits at a
+ *      barrier and loads its tile of the pass's output.
+ * Passes alternate between the caller's pair and the scratch pair. After
+ * step 1's barrier nobody reads the caller's pair again until a pass has
+ * written it, so when an odd number of passes runs the first writes it in
+ * place from registers: the last one then ends there too, and no copy
+ * follows. Loads of data written in the launch bypass L1. */
+template <int BITS>
+__global__ void __launch_bounds__(kSmallThreads, kSmallMinBlocks)
+k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
+              uint32_t *scratch_values, uint32_t count, int descending,
+              int low_bit, int pass_count, uint32_t epoch,
+              unsigned long long *tile_status, radix_control *control,
+              int half)
+{
+    typedef tile_smem<BITS, kSmallThreads, kSmallItems> smem;
+    constexpr int ITEMS = kSmallItems;
+    const int radix = 1 << BITS;
+    const int tile_size = smem::tile;
+    extern __shared__ uint32_t s_dynamic[];
+    __shared__ uint32_t s_tile_hist[1 << BITS];
+    __shared__ uint32_t s_tile_start[1 << BITS];
+    __shared__ uint32_t s_dst_base[1 << BITS];
+    __shared__ uint32_t s_digit_base[(32 + BITS - 1) / BITS][1 << BITS];
+    __shared__ uint32_t s_warp_sums[smem::warps];
+    const tile_arrays arrays = {s_dynamic, s_dynamic + tile_size,
+                                s_dynamic + 2 * tile_size, s_tile_hist,
+                                s_tile_start, s_dst_base, s_warp_sums};
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    RADIX_MARK_RESET();
+    RADIX_MARK(); /* the same thread reads the reset count */
+
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint32_t tile = blockIdx.x;
+    const uint32_t tile_base = tile * tile_size;
+    const uint32_t valid = min((uint32_t)tile_size, count - tile_base);
+    const uint32_t warp_base = warp * (ITEMS * 32);
+    uint32_t(*hist)[kMaxRadix] = control->small_hist[half];
+    uint32_t *my_counts = arrays.warp_counts + warp * radix;
+
+    /* 1. The tile in registers (padding slots: maximal keys) and every
+     * pass's counts; the warp counters' words hold the block's histograms
+     * (pass_count * radix of them fit: 32 / BITS passes, a warp row each). */
+    uint32_t *s_hist = arrays.warp_counts;
+    for (int i = threadIdx.x; i < pass_count * radix; i += kSmallThreads)
+        s_hist[i] = 0;
+    uint32_t key[ITEMS], value[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        uint32_t local = warp_base + i * 32 + lane;
+        key[i] = 0xFFFFFFFFu;
+        value[i] = 0;
+        if (local < valid) {
+            key[i] = to_ordered(__ldcg(keys + tile_base + local), descending);
+            value[i] = __ldcg(values + tile_base + local);
+        }
+    }
+    __syncthreads(); /* s_hist cleared */
+    RADIX_MARK(); /* after the barrier, so that the reset is seen */
+    for (int p = 0; p < pass_count; p++)
+        count_runs<BITS, 1>(s_hist + p * radix, key, low_bit + p * BITS);
+    __syncthreads(); /* block histograms complete */
+    RADIX_MARK();
+    for (int i = threadIdx.x; i < pass_count * radix; i += kSmallThreads) {
+        const int p = i / radix;
+        const uint32_t d = i % radix;
+        uint32_t n = s_hist[i];
+        if (d == digit_of<BITS>(0xFFFFFFFFu, low_bit + p * BITS))
+            n -= tile_size - valid; /* the padding slots */
+        if (n)
+            atomicAdd(&hist[p][d], n);
+    }
+    if (blockIdx.x == 0) {
+        uint32_t *next = &control->small_hist[half ^ 1][0][0];
+        for (int i = threadIdx.x; i < kMaxPasses * kMaxRadix;
+             i += kSmallThreads)
+            next[i] = 0;
+    }
+    grid.sync(); /* every block's counts are in the histograms */
+    RADIX_MARK();
+
+    /* 2. Which passes run (a digit that holds every key orders nothing),
+     * and each pass's digit bases. */
+    int exec_mask = 0, runs = 0;
+    uint32_t n[(32 + BITS - 1) / BITS];
+#pragma unroll
+    for (int p = 0; p < (32 + BITS - 1) / BITS; p++)
+        n[p] = threadIdx.x < radix && p < pass_count
+                   ? __ldcg(&hist[p][threadIdx.x])
+                   : 0;
+    for (int p = 0; p < pass_count; p++) {
+        uint32_t total;
+        uint32_t base = block_exclusive_sum<smem::warps>(n[p], s_warp_sums,
+                                                         &total);
+        if (threadIdx.x < radix)
+            s_digit_base[p][threadIdx.x] = base;
+        /* Its barrier also frees s_warp_sums for the next scan. */
+        if (!__syncthreads_or(n[p] == count)) {
+            exec_mask |= 1 << p;
+            runs++;
+        }
+    }
+    int done = 0;
+    for (int p = 0; p < pass_count; p++) {
+        if (!((exec_mask >> p) & 1))
+            continue;
+        /* The last pass that runs writes the caller's pair. */
+        const int into_scratch = (runs - 1 - done) & 1;
+        tile_pass tp;
+        tp.tile = tile;
+        tp.valid = valid;
+        tp.shift = low_bit + p * BITS;
+        tp.out_float = done == runs - 1;
+        tp.descending = descending;
+        tp.epoch = epoch + (uint32_t)p;
+        tp.digit_base = s_digit_base[p];
+        tp.dst_keys = into_scratch ? scratch_keys : keys;
+        tp.dst_values = into_scratch ? scratch_values : values;
+        if (done > 0) {
+            /* The previous pass wrote the other pair (the first pass has
+             * the caller's in registers). */
+            const uint32_t *src_keys = into_scratch ? keys : scratch_keys;
+            const uint32_t *src_values = into_scratch ? values : scratch_values;
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) {
+                uint32_t local = warp_base + i * 32 + lane;
+                key[i] = local < valid ? __ldcg(src_keys + tile_base + local)
+                                       : 0xFFFFFFFFu;
+                value[i] = local < valid
+                               ? __ldcg(src_values + tile_base + local)
+                               : 0;
+            }
+        }
+        for (int d = lane; d < radix; d += 32)
+            my_counts[d] = 0;
+        for (int d = threadIdx.x; d < radix; d += kSmallThreads)
+            s_tile_hist[d] = 0;
+        __syncthreads(); /* counters cleared */
+        RADIX_MARK();
+        rank_scatter_tile<BITS, kSmallThreads, ITEMS, false>(
+            arrays, tp, key, value, NULL, tile_status);
+        RADIX_MARK();
+        if (++done < runs)
+            grid.sync(); /* the next pass reads what every block wrote */
+        RADIX_MARK();
     }
 }
 
@@ -666,6 +941,85 @@ __global__ void k_radix_copy(uint32_t *keys, uint32_t *values,
 
 /* ---- host launchers ---------------------------------------------------- */
 
+/* Makes room for `passes` new look-back epochs after s->epoch. */
+static ds_status reserve_epochs(radix_state *s, int passes,
+                                cudaStream_t stream)
+{
+    if (s->epoch + (uint32_t)passes >= kEpochLimit) {
+        /* Epochs wrapped (after ~10^9 passes): old words could look current. */
+        DS_CUDA_TRY("sort radix",
+                    cudaMemsetAsync(s->tile_status, 0, s->status_bytes,
+                                    stream));
+        s->epoch = 0;
+    }
+    return DS_OK;
+}
+
+/* One sort of at most s->small_limit pairs in a single cooperative
+ * launch (k_radix_small): one block a tile, 8-bit digits over the top
+ * key_bits bits. */
+static ds_status launch_small(radix_state *s, uint32_t *keys,
+                              uint32_t *values, uint32_t count,
+                              int descending, cudaStream_t stream)
+{
+    typedef tile_smem<kSmallBits, kSmallThreads, kSmallItems> smem;
+    ds_status status;
+    int low_bit = 32 - s->key_bits;
+    int pass_count = (s->key_bits + kSmallBits - 1) / kSmallBits;
+    if ((status = reserve_epochs(s, pass_count, stream)))
+        return status;
+    uint32_t epoch = s->epoch + 1; /* pass p uses epoch + p */
+    s->epoch += (uint32_t)pass_count;
+    int half = s->small_half;
+    s->small_half ^= 1;
+    unsigned blocks = (count + smem::tile - 1) / smem::tile;
+    void *args[] = {&keys,  &values,         &s->scratch_keys,
+                    &s->scratch_values,       &count,
+                    &descending,              &low_bit,
+                    &pass_count,              &epoch,
+                    &s->tile_status,          &s->control,
+                    &half};
+    if (s->time_phases)
+        DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[0], stream));
+    DS_CUDA_TRY("sort radix",
+                cudaLaunchCooperativeKernel((const void *)k_radix_small<kSmallBits>,
+                                            dim3(blocks), dim3(kSmallThreads),
+                                            args, smem::bytes, stream));
+    if (s->time_phases)
+        DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[1], stream));
+    s->last_small = 1;
+    return DS_OK;
+}
+
+/* Sizes the single launch: every block resident, one tile each. Leaves
+ * small_limit 0 (the multi-launch sort for every count) on a GPU without
+ * cooperative launches. */
+static ds_status prepare_small(radix_state *s, int device, int sm_count)
+{
+    typedef tile_smem<kSmallBits, kSmallThreads, kSmallItems> smem;
+    int cooperative = 0, per_sm = 0;
+    DS_CUDA_TRY("sort radix",
+                cudaDeviceGetAttribute(&cooperative,
+                                       cudaDevAttrCooperativeLaunch, device));
+    if (!cooperative)
+        return DS_OK;
+    DS_CUDA_TRY("sort radix",
+                cudaFuncSetAttribute(k_radix_small<kSmallBits>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)smem::bytes));
+    DS_CUDA_TRY("sort radix",
+                cudaFuncSetAttribute(k_radix_small<kSmallBits>,
+                                     cudaFuncAttributePreferredSharedMemoryCarveout,
+                                     cudaSharedmemCarveoutMaxShared));
+    DS_CUDA_TRY("sort radix",
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &per_sm, k_radix_small<kSmallBits>, kSmallThreads,
+                    smem::bytes));
+    s->small_grid = sm_count * per_sm;
+    s->small_limit = (uint32_t)s->small_grid * (uint32_t)smem::tile;
+    return DS_OK;
+}
+
 /* One sort: upsweep and scan, every pass's downsweep (a skipped pass
  * returns at once on the device), then the copy (which returns at once
  * unless an odd number of passes ran). */
@@ -674,7 +1028,8 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
                                uint32_t *values, uint32_t count,
                                int descending, cudaStream_t stream)
 {
-    typedef downsweep_smem<BITS> smem;
+    typedef tile_smem<BITS, kDownsweepThreads, kDownsweepItems> smem;
+    ds_status status;
     const int low_bit = 32 - s->key_bits;
     const int vector_ok = ((uintptr_t)keys & 15) == 0;
     if (s->time_phases)
@@ -694,13 +1049,8 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[1], stream));
 
-    if (s->epoch + (uint32_t)s->pass_count >= kEpochLimit) {
-        /* Epochs wrapped (after ~10^9 passes): old words could look current. */
-        DS_CUDA_TRY("sort radix",
-                    cudaMemsetAsync(s->tile_status, 0, s->status_bytes,
-                                    stream));
-        s->epoch = 0;
-    }
+    if ((status = reserve_epochs(s, s->pass_count, stream)))
+        return status;
     for (int p = 0; p < s->pass_count; p++) {
         /* Stream order separates the passes: pass p + 1 reads what pass p
          * wrote, and its look-back words carry a new epoch. */
@@ -720,6 +1070,7 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
     DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_copy");
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[3], stream));
+    s->last_small = 0;
     return DS_OK;
 }
 
@@ -729,7 +1080,7 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
 template <int BITS>
 static ds_status prepare_kernels(radix_state *s, int sm_count)
 {
-    typedef downsweep_smem<BITS> smem;
+    typedef tile_smem<BITS, kDownsweepThreads, kDownsweepItems> smem;
     int per_sm = 0;
     DS_CUDA_TRY("sort radix",
                 cudaFuncSetAttribute(
@@ -805,6 +1156,8 @@ static ds_status radix_create(const ds_sorter_desc *desc, void **state)
                              : prepare_kernels<8>(s, sm_count);
     if (status)
         goto fail;
+    if ((status = prepare_small(s, device, sm_count)))
+        goto fail;
 
     {
         size_t n = desc->max_count > 0 ? desc->max_count : 1;
@@ -814,7 +1167,13 @@ static ds_status radix_create(const ds_sorter_desc *desc, void **state)
         DS_CUDA_GOTO(status, fail, "sort radix",
                      cudaMalloc((void **)&s->scratch_values,
                                 n * sizeof(uint32_t)));
-        s->status_bytes = tiles * ((size_t)1 << digit_bits) *
+        /* Words for the multi-launch sort's tiles or the single
+         * launch's, whichever needs more. */
+        size_t small_tiles =
+            s->small_limit ? (min(n, (size_t)s->small_limit) + kSmallThreads * kSmallItems - 1) /
+                                 (kSmallThreads * kSmallItems)
+                           : 0;
+        s->status_bytes = max(tiles << digit_bits, small_tiles << kSmallBits) *
                           sizeof(unsigned long long);
         DS_CUDA_GOTO(status, fail, "sort radix",
                      cudaMalloc((void **)&s->tile_status, s->status_bytes));
@@ -823,6 +1182,9 @@ static ds_status radix_create(const ds_sorter_desc *desc, void **state)
                      cudaMemset(s->tile_status, 0, s->status_bytes));
         DS_CUDA_GOTO(status, fail, "sort radix",
                      cudaMalloc((void **)&s->control, sizeof(radix_control)));
+        /* The single launch's histogram sets start from zero. */
+        DS_CUDA_GOTO(status, fail, "sort radix",
+                     cudaMemset(s->control, 0, sizeof(radix_control)));
     }
     if (s->time_phases)
         for (int i = 0; i < 4; i++)
@@ -857,6 +1219,9 @@ static ds_status radix_sort(void *state, float *keys, uint32_t *values,
     radix_state *s = (radix_state *)state;
     uint32_t *k = (uint32_t *)keys; /* float bits; ordered between passes */
     const int descending = order == DS_SORT_DESCENDING;
+    if (count <= s->small_limit)
+        return launch_small(s, k, values, (uint32_t)count, descending,
+                            (cudaStream_t)stream);
     return s->launch(s, k, values, (uint32_t)count, descending,
                      (cudaStream_t)stream);
 }
@@ -868,6 +1233,16 @@ static int radix_phases(void *state, const char **names, float *ms,
     int written = 0;
     if (!s->time_phases)
         return 0;
+    if (s->last_small) {
+        float elapsed = 0.0f;
+        if (capacity < 1 || cudaEventSynchronize(s->events[1]) != cudaSuccess ||
+            cudaEventElapsedTime(&elapsed, s->events[0], s->events[1]) !=
+                cudaSuccess)
+            return 0;
+        names[0] = small_phase_name;
+        ms[0] = elapsed;
+        return 1;
+    }
     if (cudaEventSynchronize(s->events[3]) != cudaSuccess)
         return 0;
     for (int i = 0; i < 3 && written < capacity; i++) {

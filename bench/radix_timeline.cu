@@ -1,0 +1,138 @@
+/* radix_timeline.cu — where the time of radix's single-launch sort
+ * (k_radix_small, docs/algorithms/radix.md) goes: sort_radix.cu built
+ * with DS_RADIX_TIMELINE, whose kernels stamp the GPU's global timer at
+ * each barrier from block 0 and from the last block. Sorts uniform keys
+ * `runs` times and prints, for the run of median event time, how long each
+ * step took in both blocks (µs).
+ *
+ *   radix_timeline [COUNT [KEY_BITS [RUNS]]]   defaults 871414 32 21
+ *
+ * COUNT must fit the single launch (one 4096-key tile per resident block).
+ * For measurement only: the stamps cost a little time themselves.
+ */
+#define DS_RADIX_TIMELINE 1
+#include "sort_radix.cu"
+
+#include <stdio.h>
+
+#include "sort_inputs.h"
+
+#define MAX_RUNS 101
+
+static int fail(const char *what, cudaError_t e)
+{
+    fprintf(stderr, "radix_timeline: %s: %s\n", what, cudaGetErrorString(e));
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 871414;
+    int key_bits = argc > 2 ? atoi(argv[2]) : 32;
+    int runs = argc > 3 ? atoi(argv[3]) : 21;
+    if (n == 0 || runs < 1 || runs > MAX_RUNS ||
+        (key_bits != 16 && key_bits != 24 && key_bits != 32)) {
+        fprintf(stderr, "usage: radix_timeline [COUNT>0 [16|24|32 [RUNS 1..%d]]]\n",
+                MAX_RUNS);
+        return 2;
+    }
+    float *host_keys = (float *)malloc(n * sizeof(float));
+    uint32_t *host_values = (uint32_t *)malloc(n * sizeof(uint32_t));
+    float *keys = NULL;
+    uint32_t *values = NULL;
+    cudaError_t e;
+    if (!host_keys || !host_values)
+        return fprintf(stderr, "radix_timeline: out of host memory\n"), 1;
+    ds_sort_input_generate(DS_DIST_UNIFORM, n, 1, host_keys);
+    ds_sort_input_iota(n, host_values);
+    if ((e = cudaMalloc((void **)&keys, n * sizeof(float))) ||
+        (e = cudaMalloc((void **)&values, n * sizeof(uint32_t))))
+        return fail("cudaMalloc", e);
+
+    ds_sorter_desc desc = {};
+    desc.max_count = n;
+    desc.key_bits = key_bits;
+    void *state = NULL;
+    if (ds_sort_backend_radix.create(&desc, &state) != DS_OK) {
+        fprintf(stderr, "radix_timeline: %s\n", ds_last_error());
+        return 1;
+    }
+    radix_state *s = (radix_state *)state;
+    if (n > s->small_limit) {
+        fprintf(stderr, "radix_timeline: %zu pairs exceed the single launch's %u\n", n,
+                s->small_limit);
+        return 1;
+    }
+    cudaEvent_t start, stop;
+    cudaEventCreate(&start);
+    cudaEventCreate(&stop);
+    static unsigned long long marks[MAX_RUNS][2][64];
+    float ms[MAX_RUNS];
+    for (int r = -2; r < runs; r++) { /* two warm-ups */
+        static const unsigned long long zero[2][64] = {};
+        if ((e = cudaMemcpyToSymbol(ds_radix_marks, zero, sizeof zero)) ||
+            (e = cudaMemcpy(keys, host_keys, n * sizeof(float), cudaMemcpyHostToDevice)) ||
+            (e = cudaMemcpy(values, host_values, n * sizeof(uint32_t),
+                            cudaMemcpyHostToDevice)))
+            return fail("upload", e);
+        cudaEventRecord(start);
+        if (ds_sort_backend_radix.sort(state, keys, values, n, DS_SORT_ASCENDING, 0) != DS_OK) {
+            fprintf(stderr, "radix_timeline: %s\n", ds_last_error());
+            return 1;
+        }
+        cudaEventRecord(stop);
+        if ((e = cudaEventSynchronize(stop)))
+            return fail("sort", e);
+        if (r < 0)
+            continue;
+        cudaEventElapsedTime(&ms[r], start, stop);
+        if ((e = cudaMemcpyFromSymbol(marks[r], ds_radix_marks, sizeof marks[r])))
+            return fail("marks", e);
+    }
+    /* The run of median time. */
+    int order[MAX_RUNS];
+    for (int i = 0; i < runs; i++)
+        order[i] = i;
+    for (int i = 1; i < runs; i++)
+        for (int j = i; j > 0 && ms[order[j]] < ms[order[j - 1]]; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    int m = order[runs / 2];
+    printf("radix single launch: %zu pairs, %d-bit keys, %u blocks, median of %d sorts "
+           "%.1f us (events)\n",
+           n, key_bits, (unsigned)((n + 4095) / 4096), runs, ms[m] * 1000.0f);
+    /* Marks: start, loaded, counted, histogram barrier, then per pass
+     * ready, tile counts, ranked, offsets, look-back, scattered, barrier. */
+    static const char *const head[] = {"load", "count digits", "histogram barrier"};
+    static const char *const pass[] = {"plan and load", "tile counts", "rank",
+                                       "offsets",       "exchange + look-back",
+                                       "scatter",       "barrier"};
+    printf("%-28s %10s %10s\n", "step", "block 0", "last");
+    for (int i = 1; i < 64; i++) {
+        unsigned long long a0 = marks[m][0][i], b0 = marks[m][0][i - 1];
+        unsigned long long a1 = marks[m][1][i], b1 = marks[m][1][i - 1];
+        if (!a0)
+            break;
+        char name[48];
+        if (i <= 3)
+            snprintf(name, sizeof name, "%s", head[i - 1]);
+        else
+            snprintf(name, sizeof name, "pass %d %s", (i - 4) / 7 + 1, pass[(i - 4) % 7]);
+        printf("%-28s %10.2f", name, (a0 - b0) / 1000.0);
+        if (a1 && b1)
+            printf(" %10.2f", (a1 - b1) / 1000.0);
+        printf("\n");
+    }
+    unsigned long long last0 = 0;
+    for (int i = 0; i < 64 && marks[m][0][i]; i++)
+        last0 = marks[m][0][i];
+    printf("%-28s %10.2f\n", "block 0, first to last mark", (last0 - marks[m][0][0]) / 1000.0);
+    ds_sort_backend_radix.destroy(state);
+    cudaFree(keys);
+    cudaFree(values);
+    free(host_keys);
+    free(host_values);
+    return 0;
+}
