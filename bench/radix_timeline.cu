@@ -7,7 +7,7 @@
  *
  *   radix_timeline [COUNT [KEY_BITS [RUNS]]]   defaults 871414 32 21
  *
- * COUNT must fit the single launch (one 4096-key tile per resident block).
+ * COUNT must fit the single launch (one tile per resident block).
  * For measurement only: the stamps cost a little time themselves.
  */
 #define DS_RADIX_TIMELINE 1
@@ -102,7 +102,9 @@ int main(int argc, char **argv)
     int m = order[runs / 2];
     printf("radix single launch: %zu pairs, %d-bit keys, %u blocks, median of %d sorts "
            "%.1f us (events)\n",
-           n, key_bits, (unsigned)((n + 4095) / 4096), runs, ms[m] * 1000.0f);
+           n, key_bits, (unsigned)((n + kSmallThreads * kSmallItems - 1) /
+                                   (kSmallThreads * kSmallItems)),
+           runs, ms[m] * 1000.0f);
     /* Marks: start, loaded, counted, histogram barrier, then per pass
      * ready, tile counts, ranked, offsets, look-back, scattered, barrier. */
     static const char *const head[] = {"load", "count digits", "histogram barrier"};
