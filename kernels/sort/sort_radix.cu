@@ -363,8 +363,8 @@ __device__ __forceinline__ void count_runs(uint32_t *s_hist,
 
 /* Loads a warp's ITEMS x 32 values (lane l: values l, l + 32, ...) from
  * `src`; when the tile is not whole, only the first `valid` exist and the
- * rest read as 0. The loads bypass L1: in the single-launch sort another
- * block wrote them in the same kernel. */
+ * rest read as 0. For the downsweep only: the single launch loads what the
+ * same launch wrote, and must bypass L1. */
 template <int ITEMS>
 __device__ __forceinline__ void load_values(uint32_t (&value)[ITEMS],
                                             const uint32_t *src, int lane,
@@ -373,12 +373,12 @@ __device__ __forceinline__ void load_values(uint32_t (&value)[ITEMS],
     if (whole) {
 #pragma unroll
         for (int i = 0; i < ITEMS; i++)
-            value[i] = __ldcg(src + i * 32 + lane);
+            value[i] = src[i * 32 + lane];
     } else {
 #pragma unroll
         for (int i = 0; i < ITEMS; i++) {
             uint32_t local = i * 32 + lane;
-            value[i] = local < valid ? __ldcg(src + local) : 0;
+            value[i] = local < valid ? src[local] : 0;
         }
     }
 }
