@@ -406,6 +406,30 @@ struct tile_arrays {
     uint32_t *warp_sums;      /* [warps] */
 };
 
+/* The digit-sized shared arrays of tile_arrays, declared static by each
+ * kernel that ranks tiles. */
+template <int BITS, int WARPS>
+struct tile_statics {
+    uint32_t tile_hist[1 << BITS];
+    uint32_t tile_start[1 << BITS];
+    uint32_t dst_base[1 << BITS];
+    uint32_t warp_sums[WARPS];
+};
+
+/* The arrays of a tile of `tile_size` keys: the exchanges and warp
+ * counters in `dynamic` (tile_smem::bytes), the rest in `statics`. */
+template <int BITS, int WARPS>
+__device__ __forceinline__ tile_arrays
+make_tile_arrays(uint32_t *dynamic, int tile_size,
+                 tile_statics<BITS, WARPS> &statics)
+{
+    const tile_arrays a = {dynamic,           dynamic + tile_size,
+                           dynamic + 2 * tile_size, statics.tile_hist,
+                           statics.tile_start, statics.dst_base,
+                           statics.warp_sums};
+    return a;
+}
+
 /* Where one tile of a digit pass goes, and what it knows of the pass. */
 struct tile_pass {
     uint32_t tile;              /* the tile's number in the pass */
@@ -675,15 +699,10 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
     const int radix = 1 << BITS;
     const int tile_size = smem::tile;
     extern __shared__ uint32_t s_dynamic[];
-    __shared__ uint32_t s_tile_hist[1 << BITS];
-    __shared__ uint32_t s_tile_start[1 << BITS];
-    __shared__ uint32_t s_dst_base[1 << BITS];
-    __shared__ uint32_t s_warp_sums[smem::warps];
+    __shared__ tile_statics<BITS, smem::warps> s_statics;
     __shared__ uint32_t s_tile;
     RADIX_MARK_RESET();
-    const tile_arrays arrays = {s_dynamic, s_dynamic + tile_size,
-                                s_dynamic + 2 * tile_size, s_tile_hist,
-                                s_tile_start, s_dst_base, s_warp_sums};
+    const tile_arrays arrays = make_tile_arrays(s_dynamic, tile_size, s_statics);
 
     if (!control->exec[pass])
         return; /* early exit: every key has the same digit here */
@@ -705,7 +724,7 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
         for (int d = lane; d < radix; d += 32)
             my_counts[d] = 0;
         for (int d = threadIdx.x; d < radix; d += kDownsweepThreads)
-            s_tile_hist[d] = 0;
+            arrays.tile_hist[d] = 0;
         __syncthreads(); /* s_tile and the cleared counters are ready */
         const uint32_t tile = s_tile;
         if (tile >= tiles)
@@ -786,14 +805,9 @@ k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
     const int radix = 1 << BITS;
     const int tile_size = smem::tile;
     extern __shared__ uint32_t s_dynamic[];
-    __shared__ uint32_t s_tile_hist[1 << BITS];
-    __shared__ uint32_t s_tile_start[1 << BITS];
-    __shared__ uint32_t s_dst_base[1 << BITS];
+    __shared__ tile_statics<BITS, smem::warps> s_statics;
     __shared__ uint32_t s_digit_base[(32 + BITS - 1) / BITS][1 << BITS];
-    __shared__ uint32_t s_warp_sums[smem::warps];
-    const tile_arrays arrays = {s_dynamic, s_dynamic + tile_size,
-                                s_dynamic + 2 * tile_size, s_tile_hist,
-                                s_tile_start, s_dst_base, s_warp_sums};
+    const tile_arrays arrays = make_tile_arrays(s_dynamic, tile_size, s_statics);
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     RADIX_MARK_RESET();
     RADIX_MARK(); /* the same thread reads the reset count */
@@ -858,11 +872,11 @@ k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
                    : 0;
     for (int p = 0; p < pass_count; p++) {
         uint32_t total;
-        uint32_t base = block_exclusive_sum<smem::warps>(n[p], s_warp_sums,
+        uint32_t base = block_exclusive_sum<smem::warps>(n[p], arrays.warp_sums,
                                                          &total);
         if (threadIdx.x < radix)
             s_digit_base[p][threadIdx.x] = base;
-        /* Its barrier also frees s_warp_sums for the next scan. */
+        /* Its barrier also frees the warp sums for the next scan. */
         if (!__syncthreads_or(n[p] == count)) {
             exec_mask |= 1 << p;
             runs++;
@@ -902,7 +916,7 @@ k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
         for (int d = lane; d < radix; d += 32)
             my_counts[d] = 0;
         for (int d = threadIdx.x; d < radix; d += kSmallThreads)
-            s_tile_hist[d] = 0;
+            arrays.tile_hist[d] = 0;
         __syncthreads(); /* counters cleared */
         RADIX_MARK();
         rank_scatter_tile<BITS, kSmallThreads, ITEMS, false>(
