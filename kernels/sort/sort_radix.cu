@@ -985,7 +985,6 @@ static ds_status launch_small(radix_state *s, uint32_t *keys,
     uint32_t epoch = s->epoch + 1; /* pass p uses epoch + p */
     s->epoch += (uint32_t)pass_count;
     int half = s->small_half;
-    s->small_half ^= 1;
     unsigned blocks = (count + smem::tile - 1) / smem::tile;
     void *args[] = {&keys,  &values,         &s->scratch_keys,
                     &s->scratch_values,       &count,
@@ -999,6 +998,9 @@ static ds_status launch_small(radix_state *s, uint32_t *keys,
                 cudaLaunchCooperativeKernel((const void *)k_radix_small<kSmallBits>,
                                             dim3(blocks), dim3(kSmallThreads),
                                             args, smem::bytes, stream));
+    /* Only a launched sort zeroes the other set, so only then does the
+     * next one use it. */
+    s->small_half ^= 1;
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[1], stream));
     s->last_small = 1;
