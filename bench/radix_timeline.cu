@@ -3,7 +3,7 @@
  * with DS_RADIX_TIMELINE, whose kernels stamp the GPU's global timer at
  * each barrier from block 0 and from the last block. Sorts uniform keys
  * `runs` times and prints, for the run of median event time, how long each
- * step took in both blocks (µs).
+ * step took in both blocks (µs); "pass N" is the N-th pass that ran.
  *
  *   radix_timeline [COUNT [KEY_BITS [RUNS]]]   defaults 871414 32 21
  *

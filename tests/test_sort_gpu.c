@@ -10,7 +10,8 @@
  *   --dist NAME      only this distribution (repeatable; "mesh" included)
  *   --max-size N     skip sizes above N
  *   --quick          sizes up to 4099 plus 2^20 + 1 and 2,000,003 only
- *                    (radix: its single launch, then its passes)
+ *                    (radix on a 132-SM H100: its single launch up to
+ *                    1,081,344 pairs, its multi-launch sort above)
  *   --sizes LIST     only these sizes (comma separated), e.g. for racecheck
  *   --exact          allocate exactly count elements per case (no guard),
  *                    so that compute-sanitizer memcheck sees any read or

@@ -870,7 +870,10 @@ k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
         n[p] = threadIdx.x < radix && p < pass_count
                    ? __ldcg(&hist[p][threadIdx.x])
                    : 0;
-    for (int p = 0; p < pass_count; p++) {
+#pragma unroll
+    for (int p = 0; p < (32 + BITS - 1) / BITS; p++) {
+        if (p >= pass_count)
+            break;
         uint32_t total;
         uint32_t base = block_exclusive_sum<smem::warps>(n[p], arrays.warp_sums,
                                                          &total);
@@ -992,48 +995,56 @@ static ds_status launch_small(radix_state *s, uint32_t *keys,
                     &pass_count,              &epoch,
                     &s->tile_status,          &s->control,
                     &half};
+    s->last_small = 1;
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[0], stream));
-    DS_CUDA_TRY("sort radix",
-                cudaLaunchCooperativeKernel((const void *)k_radix_small<kSmallBits>,
-                                            dim3(blocks), dim3(kSmallThreads),
-                                            args, smem::bytes, stream));
+    cudaError_t e = cudaLaunchCooperativeKernel(
+        (const void *)k_radix_small<kSmallBits>, dim3(blocks),
+        dim3(kSmallThreads), args, smem::bytes, stream);
+    if (e == cudaErrorCooperativeLaunchTooLarge) {
+        /* Fewer SMs than at create (a partitioned GPU): the multi-launch
+         * sort instead. */
+        cudaGetLastError();
+        return s->launch(s, keys, values, count, descending, stream);
+    }
+    if (e != cudaSuccess)
+        return ds_fail(DS_ERR_CUDA,
+                       "sort radix: cudaLaunchCooperativeKernel(k_radix_small) "
+                       "failed: %s",
+                       cudaGetErrorString(e));
     /* Only a launched sort zeroes the other set, so only then does the
      * next one use it. */
     s->small_half ^= 1;
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[1], stream));
-    s->last_small = 1;
     return DS_OK;
 }
 
 /* Sizes the single launch: every block resident, one tile each. Leaves
  * small_limit 0 (the multi-launch sort for every count) on a GPU without
- * cooperative launches. */
-static ds_status prepare_small(radix_state *s, int device, int sm_count)
+ * cooperative launches or where the kernel cannot be set up; a setup
+ * error is cleared, as the multi-launch sort does not need it. */
+static void prepare_small(radix_state *s, int device, int sm_count)
 {
     typedef tile_smem<kSmallBits, kSmallThreads, kSmallItems> smem;
     int cooperative = 0, per_sm = 0;
-    DS_CUDA_TRY("sort radix",
-                cudaDeviceGetAttribute(&cooperative,
-                                       cudaDevAttrCooperativeLaunch, device));
-    if (!cooperative)
-        return DS_OK;
-    DS_CUDA_TRY("sort radix",
-                cudaFuncSetAttribute(k_radix_small<kSmallBits>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     (int)smem::bytes));
-    DS_CUDA_TRY("sort radix",
-                cudaFuncSetAttribute(k_radix_small<kSmallBits>,
-                                     cudaFuncAttributePreferredSharedMemoryCarveout,
-                                     cudaSharedmemCarveoutMaxShared));
-    DS_CUDA_TRY("sort radix",
-                cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    &per_sm, k_radix_small<kSmallBits>, kSmallThreads,
-                    smem::bytes));
+    if (cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch,
+                               device) != cudaSuccess ||
+        !cooperative ||
+        cudaFuncSetAttribute(k_radix_small<kSmallBits>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem::bytes) != cudaSuccess ||
+        cudaFuncSetAttribute(k_radix_small<kSmallBits>,
+                             cudaFuncAttributePreferredSharedMemoryCarveout,
+                             cudaSharedmemCarveoutMaxShared) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, k_radix_small<kSmallBits>, kSmallThreads, smem::bytes) !=
+            cudaSuccess) {
+        cudaGetLastError();
+        return;
+    }
     s->small_grid = sm_count * per_sm;
     s->small_limit = (uint32_t)s->small_grid * (uint32_t)smem::tile;
-    return DS_OK;
 }
 
 /* One sort: upsweep and scan, every pass's downsweep (a skipped pass
@@ -1048,6 +1059,7 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
     ds_status status;
     const int low_bit = 32 - s->key_bits;
     const int vector_ok = ((uintptr_t)keys & 15) == 0;
+    s->last_small = 0;
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[0], stream));
     /* Histograms and tile dispensers start from zero each sort; the plan
@@ -1086,7 +1098,6 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
     DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_copy");
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[3], stream));
-    s->last_small = 0;
     return DS_OK;
 }
 
@@ -1172,8 +1183,7 @@ static ds_status radix_create(const ds_sorter_desc *desc, void **state)
                              : prepare_kernels<8>(s, sm_count);
     if (status)
         goto fail;
-    if ((status = prepare_small(s, device, sm_count)))
-        goto fail;
+    prepare_small(s, device, sm_count);
 
     {
         size_t n = desc->max_count > 0 ? desc->max_count : 1;
@@ -1235,7 +1245,7 @@ static ds_status radix_sort(void *state, float *keys, uint32_t *values,
     radix_state *s = (radix_state *)state;
     uint32_t *k = (uint32_t *)keys; /* float bits; ordered between passes */
     const int descending = order == DS_SORT_DESCENDING;
-    if (count <= s->small_limit)
+    if (count && count <= s->small_limit)
         return launch_small(s, k, values, (uint32_t)count, descending,
                             (cudaStream_t)stream);
     return s->launch(s, k, values, (uint32_t)count, descending,
