@@ -275,6 +275,22 @@ static void buffers_free(suite_buffers *buf)
     cudaStreamDestroy(buf->stream);
 }
 
+/* A sorter for up to max_count pairs of full (0) or key_bits-bit keys,
+ * with or without the keys_nonnegative promise; the test fails if it
+ * cannot be made. */
+static ds_sorter *new_sorter(ds_sort_algo algo, size_t max_count, int key_bits,
+                             int keys_nonnegative)
+{
+    ds_sorter_desc desc = {0};
+    desc.algo = algo;
+    desc.max_count = max_count;
+    desc.key_bits = key_bits;
+    desc.keys_nonnegative = keys_nonnegative;
+    ds_sorter *sorter = NULL;
+    assert_int_equal(ds_sorter_create(&desc, &sorter), DS_OK);
+    return sorter;
+}
+
 /* ---- tests ------------------------------------------------------------- */
 
 /* The matrix: each input is generated once and sorted by every algorithm,
@@ -358,12 +374,7 @@ static void pre_quantised_keys_sort_on_their_top_bits(void **state)
         if (!algo_wanted((ds_sort_algo)a))
             continue;
         for (int b = 0; b < 2; b++) {
-            ds_sorter_desc desc = {0};
-            desc.algo = (ds_sort_algo)a;
-            desc.max_count = 300001;
-            desc.key_bits = bits[b];
-            ds_sorter *sorter;
-            assert_int_equal(ds_sorter_create(&desc, &sorter), DS_OK);
+            ds_sorter *sorter = new_sorter((ds_sort_algo)a, 300001, bits[b], 0);
             for (size_t s = 0; s < 4; s++) {
                 if (!size_wanted(sizes[s]))
                     continue;
@@ -412,13 +423,7 @@ static void nonnegative_keys_sort_untransformed(void **state)
         if (!algo_wanted((ds_sort_algo)a))
             continue;
         for (int b = 0; b < 3; b++) {
-            ds_sorter_desc desc = {0};
-            desc.algo = (ds_sort_algo)a;
-            desc.max_count = capacity;
-            desc.key_bits = bits[b];
-            desc.keys_nonnegative = 1;
-            ds_sorter *sorter;
-            assert_int_equal(ds_sorter_create(&desc, &sorter), DS_OK);
+            ds_sorter *sorter = new_sorter((ds_sort_algo)a, capacity, bits[b], 1);
             for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
                 if (!size_wanted(sizes[s]))
                     continue;
@@ -458,12 +463,7 @@ static void low_key_bits_sort_exactly(void **state)
     for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
         if (!algo_wanted((ds_sort_algo)a))
             continue;
-        ds_sorter_desc desc = {0};
-        desc.algo = (ds_sort_algo)a;
-        desc.max_count = capacity;
-        desc.keys_nonnegative = 1;
-        ds_sorter *sorter;
-        assert_int_equal(ds_sorter_create(&desc, &sorter), DS_OK);
+        ds_sorter *sorter = new_sorter((ds_sort_algo)a, capacity, 0, 1);
         for (int b = 0; b < 2; b++) {
             for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
                 if (!size_wanted(sizes[s]))
@@ -519,12 +519,7 @@ static void pingpong_sorts_end_where_they_say(void **state)
     for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
         if (!algo_wanted((ds_sort_algo)a) || ds_sort_algo_on_host((ds_sort_algo)a))
             continue;
-        ds_sorter_desc desc = {0};
-        desc.algo = (ds_sort_algo)a;
-        desc.max_count = capacity;
-        desc.keys_nonnegative = 1;
-        ds_sorter *sorter;
-        assert_int_equal(ds_sorter_create(&desc, &sorter), DS_OK);
+        ds_sorter *sorter = new_sorter((ds_sort_algo)a, capacity, 0, 1);
         int in_alt = 0;
         ds_log_set_quiet(1);
         assert_int_equal(ds_sorter_sort_pingpong(sorter, d_keys, d_values, d_alt_keys,
@@ -699,11 +694,7 @@ static void gpu_sorter_checks_its_arguments(void **state)
     for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
         if (!algo_wanted((ds_sort_algo)a) || ds_sort_algo_on_host((ds_sort_algo)a))
             continue;
-        ds_sorter_desc desc = {0};
-        desc.algo = (ds_sort_algo)a;
-        desc.max_count = 10;
-        ds_sorter *sorter;
-        assert_int_equal(ds_sorter_create(&desc, &sorter), DS_OK);
+        ds_sorter *sorter = new_sorter((ds_sort_algo)a, 10, 0, 0);
         assert_string_equal(ds_sorter_name(sorter),
                             ds_sort_algo_name((ds_sort_algo)a));
         assert_int_equal(ds_sorter_sort(sorter, NULL, NULL, 0,
@@ -736,8 +727,7 @@ static void gpu_sorter_checks_its_arguments(void **state)
         cudaFree(values);
         ds_sorter_destroy(sorter);
         /* max_count 0 is a valid (if useless) sorter. */
-        desc.max_count = 0;
-        assert_int_equal(ds_sorter_create(&desc, &sorter), DS_OK);
+        sorter = new_sorter((ds_sort_algo)a, 0, 0, 0);
         assert_int_equal(ds_sorter_sort(sorter, NULL, NULL, 0,
                                         DS_SORT_DESCENDING, NULL), DS_OK);
         ds_sorter_destroy(sorter);

@@ -32,7 +32,7 @@
  *
  * Memory (made at create for max_count): a scratch key/value pair (8 bytes
  * per pair), the look-back status words (one 64-bit word per tile and
- * digit, at most 0.5 bytes per pair) and a 24 KiB control block.
+ * digit, at most 0.5 bytes per pair) and a 16 KiB control block.
  *
  * Does not handle: count >= 2^32 (positions are 32-bit; create refuses
  * such a max_count). key_bits < 32 sorts by the top key_bits bits only, as
@@ -81,6 +81,7 @@ constexpr int kSmallThreads = 512;
 constexpr int kSmallItems = 8;
 constexpr int kSmallMinBlocks = 2;
 constexpr int kSmallBits = 8;
+constexpr int kSmallPasses = (32 + kSmallBits - 1) / kSmallBits;
 
 /* Top-level scan: one thread per digit of the widest digit built. */
 constexpr int kScanThreads = 256;
@@ -140,7 +141,7 @@ typedef struct radix_control {
     int final_copy;              /* odd pass count: result is in the scratch */
     /* Not cleared per sort: the single-launch sort's histograms, two sets
      * used alternately; each sort zeroes the set the next one uses. */
-    uint32_t small_hist[2][kMaxPasses][kMaxRadix];
+    uint32_t small_hist[2][kSmallPasses][1 << kSmallBits];
 } radix_control;
 
 typedef struct radix_state radix_state;
@@ -165,7 +166,6 @@ struct radix_state {
     int downsweep_grid;
     int copy_grid;
     radix_launch_fn launch;          /* the digit width's kernels */
-    int small_grid;                  /* blocks of the single launch */
     uint32_t small_limit;            /* largest count it sorts; 0: none */
     int small_half;                  /* its histogram set for the next sort */
     int last_small;                  /* the last sort was a single launch */
@@ -817,7 +817,8 @@ k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
     const uint32_t tile_base = tile * tile_size;
     const uint32_t valid = min((uint32_t)tile_size, count - tile_base);
     const uint32_t warp_base = warp * (ITEMS * 32);
-    uint32_t(*hist)[kMaxRadix] = control->small_hist[half];
+    static_assert(BITS == kSmallBits, "the histogram sets are kSmallBits wide");
+    uint32_t(*hist)[1 << kSmallBits] = control->small_hist[half];
     uint32_t *my_counts = arrays.warp_counts + warp * radix;
 
     /* 1. The tile in registers (padding slots: maximal keys) and every
@@ -854,7 +855,7 @@ k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
     }
     if (blockIdx.x == 0) {
         uint32_t *next = &control->small_hist[half ^ 1][0][0];
-        for (int i = threadIdx.x; i < kMaxPasses * kMaxRadix;
+        for (int i = threadIdx.x; i < kSmallPasses << kSmallBits;
              i += kSmallThreads)
             next[i] = 0;
     }
@@ -1043,8 +1044,7 @@ static void prepare_small(radix_state *s, int device, int sm_count)
         cudaGetLastError();
         return;
     }
-    s->small_grid = sm_count * per_sm;
-    s->small_limit = (uint32_t)s->small_grid * (uint32_t)smem::tile;
+    s->small_limit = (uint32_t)(sm_count * per_sm) * (uint32_t)smem::tile;
 }
 
 /* One sort: upsweep and scan, every pass's downsweep (a skipped pass
