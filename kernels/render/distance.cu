@@ -61,13 +61,17 @@ __global__ void k_distance_point_keys(const float *__restrict__ positions,
     keys[v] = ds_narrow_key(k, narrow);
     if (full_keys)
         full_keys[v] = k;
-    values[v] = (uint32_t)v;
-    if (TILED)
-        tiles.rects[v] = ds_point_tiles(&tiles.view, &tiles.grid, p, tiles.point_scale);
+    if (TILED) {
+        uint32_t rect = ds_point_tiles(&tiles.view, &tiles.grid, p, tiles.point_scale);
+        tiles.rects[v] = rect;
+        values[v] = ds_tiles_code_value((uint32_t)v, rect, tiles.grid.columns, tiles.value_shift);
+    } else {
+        values[v] = (uint32_t)v;
+    }
 }
 
 /* Triangle t: gathers its three vertex positions, computes their distances
- * and writes key t and value t. With CULL, a triangle that covers no sample
+ * and writes key t and value t (with TILED, t and its tile code). With CULL, a triangle that covers no sample
  * gets key 0 and the others are counted into *visible: a grid-stride loop
  * over a grid sized to the machine, so that one atomic per block (about a
  * thousand, not one per warp, which would serialise hundreds of thousands
@@ -116,11 +120,16 @@ __global__ void __launch_bounds__(BLOCK_THREADS, KEYS_MIN_BLOCKS) k_distance_tri
         keys[t] = ds_narrow_key(k, narrow);
         if (full_keys)
             full_keys[t] = k;
-        values[t] = (uint32_t)t;
-        if (TILED)
-            tiles.rects[t] = drawn ? ds_triangle_tiles_projected(&tiles.view, &tiles.grid, where,
-                                                                 sx, sy)
-                                   : DS_TILES_EMPTY;
+        if (TILED) {
+            uint32_t rect = drawn ? ds_triangle_tiles_projected(&tiles.view, &tiles.grid, where,
+                                                                sx, sy)
+                                  : DS_TILES_EMPTY;
+            tiles.rects[t] = rect;
+            values[t] = ds_tiles_code_value((uint32_t)t, rect, tiles.grid.columns,
+                                            tiles.value_shift);
+        } else {
+            values[t] = (uint32_t)t;
+        }
         if (CULL)
             drawn_here += (uint32_t)drawn;
     }

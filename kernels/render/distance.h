@@ -26,19 +26,23 @@ extern "C" {
  * ds_tiles_bin() gathers one word per sorted position instead of the
  * vertices in sorted (scattered) order: rects[p] (device, a word per
  * primitive) = ds_triangle_tiles() of triangle p, or ds_point_tiles() of
- * point p with splats point_scale / w pixels across. */
+ * point p with splats point_scale / w pixels across. value_shift
+ * nonzero: the sort values carry tile codes at that bit
+ * (ds_tiles_code_value()), so that the binning gathers rectangles only
+ * for primitives of several tiles. */
 typedef struct ds_keys_tiles {
     ds_cull_view view;
     ds_tile_grid grid;
     float point_scale;
     uint32_t *rects;
+    int value_shift;
 } ds_keys_tiles;
 
 /* Points mode, vertex v: keys[v] = ds_point_sort_key() of its camera
  * distance, narrowed by `narrow` (ds_narrow_key()), values[v] = v, for
  * the sort to permute; full_keys non-NULL: also full_keys[v], the key
  * before narrowing (for verification); with `tiles` non-NULL (a binned
- * frame), also tiles->rects[v]. */
+ * frame), also tiles->rects[v], and values[v] carries v's tile code. */
 ds_status ds_point_keys(const float *positions, size_t vertex_count, const float eye[3],
                         ds_key_range range, ds_key_narrow narrow, const ds_keys_tiles *tiles,
                         float *keys, float *full_keys, uint32_t *values, ds_stream stream);
@@ -54,8 +58,8 @@ ds_status ds_point_keys(const float *positions, size_t vertex_count, const float
  * is then capped by `sm_count`, the device's multiprocessors (0: uncapped).
  * `tiles` non-NULL (a binned frame): also tiles->rects[t], DS_TILES_EMPTY
  * for a culled triangle (culled ones sort after the *visible others, which
- * alone are binned). With both, tiles->view must be *cull: one projection
- * of each triangle serves both. */
+ * alone are binned), and values[t] carries t's tile code. With both,
+ * tiles->view must be *cull: one projection of each triangle serves both. */
 ds_status ds_triangle_keys(const uint32_t *indices, size_t triangle_count,
                            const float *positions, const float eye[3], ds_triangle_key key,
                            ds_key_range range, ds_key_narrow narrow, const ds_cull_view *cull,

@@ -1,22 +1,27 @@
 /* tiles.cu — the GPU binning of tiles.h: the sorted triangles into per-tile
  * lists that keep the sorted order, and the per-tile indirect draw
- * commands, in three kernels and no host round trip:
+ * commands, in four kernels and no host round trip:
  *   count:   a fixed grid of BIN_BLOCKS blocks, block b owning a contiguous
- *            chunk of the sorted positions; each position's tile rectangle
- *            is gathered from the keys pass's per-primitive ones (one word
- *            a position, not the primitive's vertices in sorted, i.e.
- *            scattered, order) and stored, and the block counts its
- *            entries per tile in shared memory;
+ *            chunk of the sorted positions; each position's tiles come
+ *            from its sort value's tile code or, for a primitive of
+ *            several tiles (or values without codes), from the keys pass's
+ *            per-primitive rectangles (one word gathered, not the
+ *            primitive's vertices in sorted, i.e. scattered, order), and
+ *            the block counts its entries per tile in shared memory;
  *   scan:    a block per tile sums its blocks' counts (each block's first
  *            entry within the tile), then one block sums the tiles' (each
  *            tile's first entry) and writes the commands (or, when the
  *            entries would not fit, the overflow form of tiles.h);
- *   scatter: each block walks its chunk again in rounds of BIN_THREADS
- *            positions; within a warp a lane's rank in a tile is the
- *            number of lanes below it holding that tile (lane_ranks()); across warps
- *            a shared table of per-warp counts adds the warps before, and a
- *            per-tile cursor carries the block from round to round: the
- *            same (stable) order as ds_tiles_bin_host().
+ *   scatter: each block walks its chunk again in rounds of BIN_THREADS x
+ *            BIN_ITEMS positions, each warp a contiguous run of them. A
+ *            round first counts each warp's entries per tile (shared
+ *            atomics into the warp's own row: order does not matter for a
+ *            count), turns the rows into each warp's first entry per tile
+ *            (the block's cursor plus the warps before), then each warp
+ *            writes its entries 32 positions at a time, a lane's rank in a
+ *            tile being the number of lanes below it holding that tile
+ *            (rank_step()), and moves its row on: the same (stable) order
+ *            as ds_tiles_bin_host().
  * The visible count is read on the device, so the chunks follow it. */
 #include "tiles.h"
 
@@ -33,6 +38,10 @@
  * per-tile scan, one block's count each. 512: four blocks an SM keep the
  * scatter's gathers in flight (docs/performance.md). */
 #define BIN_BLOCKS 512
+/* Sorted positions a thread loads at once in the count and the scatter:
+ * their loads in flight together, and a scatter round's two block
+ * barriers shared by BIN_THREADS x BIN_ITEMS positions. */
+#define BIN_ITEMS 8
 #define TILE_SCAN_THREADS 1024 /* >= DS_TILES_MAX: one tile each */
 static_assert(TILE_SCAN_THREADS >= DS_TILES_MAX, "one thread per tile");
 
@@ -62,13 +71,66 @@ __device__ __forceinline__ void chunk_of(const uint32_t *visible, size_t count,
         *begin = *end;
 }
 
-/* Block b: the rectangles of its chunk's positions (rects[i] =
- * primitive_rects[order[i]]), and its count per tile into
- * table[tile * BIN_BLOCKS + b]. */
+#define NO_TILE 0xFFFFFFFFu
+
+/* A sorted value's primitive (tiles.h: without codes, the value). */
+__device__ __forceinline__ uint32_t value_primitive(uint32_t value, int shift)
+{
+    return shift ? value & ((1u << shift) - 1u) : value;
+}
+
+/* The one tile a sorted value's code names, or NO_TILE when the
+ * primitive's rectangle must be gathered (several tiles or none, or no
+ * codes). */
+__device__ __forceinline__ uint32_t value_tile(uint32_t value, int shift)
+{
+    if (!shift)
+        return NO_TILE;
+    uint32_t code = value >> shift;
+    return code == DS_TILES_SEVERAL >> shift ? NO_TILE : code;
+}
+
+/* Calls visit(tile) for each tile of packed rectangle r, row by row. */
+template <typename Visit>
+__device__ __forceinline__ void each_tile(uint32_t r, int columns, Visit visit)
+{
+    int c0 = r & 0xFF, c1 = r >> 8 & 0xFF, r0 = r >> 16 & 0xFF, r1 = r >> 24;
+    for (int row = r0; row <= r1; row++)
+        for (int column = c0; column <= c1; column++)
+            visit((uint32_t)(row * columns + column));
+}
+
+/* Thread j's BIN_ITEMS sorted positions of the round from `round`
+ * (at[k] = end when past it): the primitive and its one tile (NO_TILE:
+ * rect[k] holds its gathered rectangle). With `all_rects`, every
+ * rectangle is gathered, to be stored for ds_renderer_verify(). */
+__device__ __forceinline__ void load_items(const uint32_t *__restrict__ order, int shift,
+                                           const uint32_t *__restrict__ primitive_rects,
+                                           const size_t at[BIN_ITEMS], size_t end, int all_rects,
+                                           uint32_t primitive[BIN_ITEMS], uint32_t tile[BIN_ITEMS],
+                                           uint32_t rect[BIN_ITEMS])
+{
+    uint32_t value[BIN_ITEMS];
+#pragma unroll
+    for (int k = 0; k < BIN_ITEMS; k++)
+        value[k] = at[k] < end ? order[at[k]] : DS_TILES_SEVERAL;
+#pragma unroll
+    for (int k = 0; k < BIN_ITEMS; k++) {
+        primitive[k] = value_primitive(value[k], shift);
+        tile[k] = value_tile(value[k], shift);
+        rect[k] = DS_TILES_EMPTY;
+        if (at[k] < end && (tile[k] == NO_TILE || all_rects))
+            rect[k] = primitive_rects[primitive[k]];
+    }
+}
+
+/* Block b: its count per tile into table[tile * BIN_BLOCKS + b]; with
+ * `rects` non-NULL, also the rectangles of its chunk's positions
+ * (rects[i] = primitive_rects[primitive of order[i]]). */
 __global__ void __launch_bounds__(BIN_THREADS)
 k_tiles_count(const uint32_t *__restrict__ order, const uint32_t *__restrict__ visible,
-              size_t count, const uint32_t *__restrict__ primitive_rects, ds_tile_grid grid,
-              uint32_t *__restrict__ rects, tiles_scratch *__restrict__ scratch)
+              size_t count, int shift, const uint32_t *__restrict__ primitive_rects,
+              ds_tile_grid grid, uint32_t *__restrict__ rects, tiles_scratch *__restrict__ scratch)
 {
     __shared__ uint32_t per_tile[DS_TILES_MAX];
     int tiles = grid.columns * grid.rows;
@@ -77,13 +139,25 @@ k_tiles_count(const uint32_t *__restrict__ order, const uint32_t *__restrict__ v
     __syncthreads();
     size_t begin, end;
     chunk_of(visible, count, &begin, &end);
-    for (size_t i = begin + threadIdx.x; i < end; i += BIN_THREADS) {
-        uint32_t r = primitive_rects[order[i]];
-        rects[i] = r;
-        int c0 = r & 0xFF, c1 = r >> 8 & 0xFF, r0 = r >> 16 & 0xFF, r1 = r >> 24;
-        for (int row = r0; row <= r1; row++)
-            for (int column = c0; column <= c1; column++)
-                atomicAdd(&per_tile[row * grid.columns + column], 1u);
+    for (size_t round = begin; round < end; round += BIN_THREADS * BIN_ITEMS) {
+        size_t at[BIN_ITEMS];
+        uint32_t primitive[BIN_ITEMS], tile[BIN_ITEMS], rect[BIN_ITEMS];
+#pragma unroll
+        for (int k = 0; k < BIN_ITEMS; k++)
+            at[k] = round + (size_t)k * BIN_THREADS + threadIdx.x;
+        load_items(order, shift, primitive_rects, at, end, rects != NULL, primitive, tile, rect);
+#pragma unroll
+        for (int k = 0; k < BIN_ITEMS; k++) {
+            if (at[k] >= end)
+                continue;
+            if (rects)
+                rects[at[k]] = rect[k];
+            if (tile[k] != NO_TILE)
+                atomicAdd(&per_tile[tile[k]], 1u);
+            else
+                each_tile(rect[k], grid.columns,
+                          [&](uint32_t t) { atomicAdd(&per_tile[t], 1u); });
+        }
     }
     __syncthreads();
     for (int t = threadIdx.x; t < tiles; t += BIN_THREADS)
@@ -144,131 +218,158 @@ __device__ __forceinline__ void write_entry(uint32_t *elements, size_t at, uint3
     }
 }
 
-#define NO_TILE 0xFFFFFFFFu
-
-/* The ranks of one round, for a lane whose rectangle r is one tile (most
- * lanes) or several. Lanes of one tile find the others of the same tile
- * by __match_any_sync; the tiles of the lanes of several are visited in
- * increasing order, warp-uniformly (the smallest any such lane still has
- * next; then every such lane holding it has it next), with a ballot of the
- * holders each. visit(tile, below, all) runs for each tile of a lane of
- * several, and lane_ranks() leaves a one-tile lane's (tile, below, all):
- * below and all count the lanes of the warp holding that tile, below this
- * lane and in all. All lanes call it together. */
+/* A lane's entries in one step of the scatter: one tile (single), the
+ * tiles of a rectangle (several), or none. */
 struct lane_rect {
     int c0, c1, r0, r1;
     int single, several;
     uint32_t tile; /* a one-tile lane's tile, else NO_TILE */
 };
 
-__device__ __forceinline__ lane_rect lane_rect_of(uint32_t r, int columns)
+__device__ __forceinline__ lane_rect lane_rect_of(uint32_t tile, uint32_t r, int columns)
 {
     lane_rect l;
     l.c0 = r & 0xFF;
     l.c1 = r >> 8 & 0xFF;
     l.r0 = r >> 16 & 0xFF;
     l.r1 = r >> 24;
+    if (tile != NO_TILE) {
+        l.single = 1;
+        l.several = 0;
+        l.tile = tile;
+        return l;
+    }
     l.single = l.c0 == l.c1 && l.r0 == l.r1;
     l.several = !l.single && l.c0 <= l.c1 && l.r0 <= l.r1;
     l.tile = l.single ? (uint32_t)(l.r0 * columns + l.c0) : NO_TILE;
     return l;
 }
 
-template <typename Visit>
-__device__ __forceinline__ void lane_ranks(const lane_rect &l, int columns, int *below,
-                                           int *all, Visit visit)
+/* One step of a warp's writes, 32 consecutive sorted positions: each
+ * entry goes to row[tile] (the warp's next entry in that tile) plus the
+ * number of lanes below it holding the tile, emit(tile, at) writes it,
+ * and row moves past the step's entries. The tiles of lanes of several
+ * are visited first, in increasing order and warp-uniformly (the smallest
+ * any such lane still has next), with a ballot of their holders, one-tile
+ * lanes included; one-tile lanes left then find the others of their tile
+ * by __match_any_sync. All lanes call it together. */
+template <typename Emit>
+__device__ __forceinline__ void rank_step(const lane_rect &l, int columns, uint32_t *row,
+                                          Emit emit)
 {
     int lane = threadIdx.x & 31;
     uint32_t lower_lanes = (1u << lane) - 1u;
-    uint32_t same = __match_any_sync(0xFFFFFFFFu, l.single ? l.tile : 0x80000000u | (uint32_t)lane);
-    *below = __popc(same & lower_lanes);
-    *all = __popc(same);
-    int row = l.r0, column = l.c0;
-    uint32_t next = l.several ? (uint32_t)(row * columns + column) : NO_TILE;
+    int placed = !l.single;
+    int tile_row = l.r0, column = l.c0;
+    uint32_t next = l.several ? (uint32_t)(tile_row * columns + column) : NO_TILE;
     for (;;) {
         uint32_t tile = warp_min_u32(next);
         if (tile == NO_TILE)
             break;
-        uint32_t several_holders = __ballot_sync(0xFFFFFFFFu, next == tile);
-        uint32_t single_holders = __ballot_sync(0xFFFFFFFFu, l.tile == tile);
-        if (l.tile == tile) {
-            *below += __popc(several_holders & lower_lanes);
-            *all += __popc(several_holders);
-        }
+        int holds = next == tile || l.tile == tile;
+        uint32_t holders = __ballot_sync(0xFFFFFFFFu, holds);
+        uint32_t first = row[tile];
+        if (holds)
+            emit(tile, first + (uint32_t)__popc(holders & lower_lanes));
+        /* Every holder has read row[tile] before its lowest moves it. */
+        __syncwarp();
+        if (lane == __ffs(holders) - 1)
+            row[tile] = first + (uint32_t)__popc(holders);
+        __syncwarp();
+        if (l.tile == tile)
+            placed = 1;
         if (next == tile) {
-            uint32_t holders = several_holders | single_holders;
-            visit(tile, __popc(holders & lower_lanes), __popc(holders));
             if (++column > l.c1) {
                 column = l.c0;
-                row++;
+                tile_row++;
             }
-            next = row <= l.r1 ? (uint32_t)(row * columns + column) : NO_TILE;
+            next = tile_row <= l.r1 ? (uint32_t)(tile_row * columns + column) : NO_TILE;
         }
     }
+    uint32_t same = __match_any_sync(0xFFFFFFFFu, placed ? 0x80000000u | (uint32_t)lane : l.tile);
+    uint32_t first = 0;
+    if (!placed) {
+        first = row[l.tile];
+        emit(l.tile, first + (uint32_t)__popc(same & lower_lanes));
+    }
+    /* As above: the reads of row[] before the moves. */
+    __syncwarp();
+    if (!placed && (same & lower_lanes) == 0)
+        row[l.tile] = first + (uint32_t)__popc(same);
+    __syncwarp();
 }
 
-/* Block b writes the entries of its chunk: thread j of a round owns sorted
- * position round + j, and one entry per tile of its rectangle. Per round:
- * the warps' counts per tile (from the lowest lane holding it) and the
- * next round's cursors; then every entry at cursor + the warps before +
- * its rank; then the cursors move on. */
+/* Block b writes the entries of its chunk, in rounds of BIN_THREADS x
+ * BIN_ITEMS positions; warp w owns the round's w-th run of 32 x BIN_ITEMS
+ * of them, step k its k-th 32. Per round: each warp counts its entries
+ * per tile into its row; the rows become each warp's first entry per
+ * tile (the block's cursor, then the warps before); each warp writes its
+ * entries step by step (rank_step()) and clears its row. */
 __global__ void __launch_bounds__(BIN_THREADS)
 k_tiles_scatter(const uint32_t *__restrict__ order, const uint32_t *__restrict__ visible,
-                size_t count, const uint32_t *__restrict__ indices, ds_tile_grid grid, const uint32_t *__restrict__ rects,
+                size_t count, int shift, const uint32_t *__restrict__ primitive_rects,
+                const uint32_t *__restrict__ indices, ds_tile_grid grid,
                 const tiles_scratch *__restrict__ scratch, uint32_t *__restrict__ elements)
 {
-    __shared__ uint32_t cursor[DS_TILES_MAX];      /* this round's first entry */
-    __shared__ uint32_t next_cursor[DS_TILES_MAX]; /* the next round's */
-    __shared__ uint32_t warp_count[BIN_WARPS][DS_TILES_MAX];
+    __shared__ uint32_t cursor[DS_TILES_MAX]; /* the block's next entry per tile */
+    __shared__ uint32_t warp_row[BIN_WARPS][DS_TILES_MAX];
     size_t begin, end;
     chunk_of(visible, count, &begin, &end);
     if (scratch->overflow) {
         /* The plain sorted list, entry i at i. */
         for (size_t i = begin + threadIdx.x; i < end; i += BIN_THREADS)
-            write_entry(elements, i, order[i], indices);
+            write_entry(elements, i, value_primitive(order[i], shift), indices);
         return;
     }
     int tiles = grid.columns * grid.rows, columns = grid.columns;
-    int warp = threadIdx.x >> 5;
+    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    uint32_t *row = warp_row[warp];
     for (int t = threadIdx.x; t < tiles; t += BIN_THREADS) {
         cursor[t] = scratch->tile_first[t] + scratch->table[(size_t)t * BIN_BLOCKS + blockIdx.x];
-        next_cursor[t] = cursor[t];
         for (int w = 0; w < BIN_WARPS; w++)
-            warp_count[w][t] = 0;
+            warp_row[w][t] = 0;
     }
     __syncthreads();
-    for (size_t round = begin; round < end; round += BIN_THREADS) {
-        size_t i = round + threadIdx.x;
-        lane_rect l = lane_rect_of(i < end ? rects[i] : DS_TILES_EMPTY, columns);
-        uint32_t triangle = i < end ? order[i] : 0u;
-        int below, all;
-        auto count_tile = [&](uint32_t tile, int tile_below, int tile_all) {
-            if (tile_below == 0) {
-                warp_count[warp][tile] = (uint32_t)tile_all;
-                atomicAdd(&next_cursor[tile], (uint32_t)tile_all);
-            }
-        };
-        lane_ranks(l, columns, &below, &all, count_tile);
-        if (l.single)
-            count_tile(l.tile, below, all);
-        __syncthreads();
-        auto write_tile = [&](uint32_t tile, int tile_below, int) {
-            uint32_t at = cursor[tile] + (uint32_t)tile_below;
-            for (int w = 0; w < warp; w++)
-                at += warp_count[w][tile];
-            write_entry(elements, at, triangle, indices);
-        };
-        int again_below, again_all; /* the same as below, all */
-        lane_ranks(l, columns, &again_below, &again_all, write_tile);
-        if (l.single)
-            write_tile(l.tile, below, all);
+    for (size_t round = begin; round < end; round += BIN_THREADS * BIN_ITEMS) {
+        size_t at[BIN_ITEMS];
+        uint32_t primitive[BIN_ITEMS], tile[BIN_ITEMS], rect[BIN_ITEMS];
+#pragma unroll
+        for (int k = 0; k < BIN_ITEMS; k++)
+            at[k] = round + ((size_t)warp * BIN_ITEMS + (size_t)k) * 32 + (size_t)lane;
+        load_items(order, shift, primitive_rects, at, end, 0, primitive, tile, rect);
+        /* The warp's entries per tile: its own row, any order. */
+#pragma unroll
+        for (int k = 0; k < BIN_ITEMS; k++) {
+            if (tile[k] != NO_TILE)
+                atomicAdd(&row[tile[k]], 1u);
+            else if (at[k] < end)
+                each_tile(rect[k], columns, [&](uint32_t t) { atomicAdd(&row[t], 1u); });
+        }
+        /* Every warp's counts are in before they are summed. */
         __syncthreads();
         for (int t = threadIdx.x; t < tiles; t += BIN_THREADS) {
-            cursor[t] = next_cursor[t];
-            for (int w = 0; w < BIN_WARPS; w++)
-                warp_count[w][t] = 0;
+            uint32_t first = cursor[t];
+            for (int w = 0; w < BIN_WARPS; w++) {
+                uint32_t n = warp_row[w][t];
+                warp_row[w][t] = first;
+                first += n;
+            }
+            cursor[t] = first;
         }
+        /* Every row holds its warp's firsts before the warps write. */
         __syncthreads();
+#pragma unroll
+        for (int k = 0; k < BIN_ITEMS; k++) {
+            lane_rect l = lane_rect_of(tile[k], rect[k], columns);
+            uint32_t entry = primitive[k];
+            rank_step(l, columns, row,
+                      [&](uint32_t, uint32_t place) { write_entry(elements, place, entry, indices); });
+        }
+        /* The row is this warp's alone until the next round's sums, which
+         * come after a block barrier. */
+        for (int t = lane; t < tiles; t += 32)
+            row[t] = 0;
+        __syncwarp();
     }
 }
 
@@ -281,11 +382,15 @@ extern "C" ds_status ds_tiles_bin(const uint32_t *order, const uint32_t *visible
     int tiles = grid->columns * grid->rows;
     if (tiles < 1 || tiles > DS_TILES_MAX)
         return ds_fail(DS_ERR_INVALID_ARG, "tiles: %d tiles (at most %d)", tiles, DS_TILES_MAX);
+    int shift = source->value_shift;
+    if (shift < 0 || shift > 31 || (shift && (uint32_t)tiles >= DS_TILES_SEVERAL >> shift))
+        return ds_fail(DS_ERR_INVALID_ARG, "tiles: tile codes at bit %d cannot name %d tiles",
+                       shift, tiles);
     tiles_scratch *table = (tiles_scratch *)scratch;
     /* Entries: a triangle's indices, or a number (pulled triangle, point). */
     const uint32_t *entry_indices = source->entry_is_number ? NULL : source->indices;
     int vertices = source->indices ? 3 : 1;
-    k_tiles_count<<<BIN_BLOCKS, BIN_THREADS, 0, s>>>(order, visible, count,
+    k_tiles_count<<<BIN_BLOCKS, BIN_THREADS, 0, s>>>(order, visible, count, shift,
                                                      source->primitive_rects, *grid, rects,
                                                      table);
     DS_CUDA_TRY_LAUNCH("tiles", "k_tiles_count");
@@ -295,8 +400,9 @@ extern "C" ds_status ds_tiles_bin(const uint32_t *order, const uint32_t *visible
                                                        entry_indices ? 3 : 1, vertices, capacity,
                                                        table, commands);
     DS_CUDA_TRY_LAUNCH("tiles", "k_tiles_scan_tiles");
-    k_tiles_scatter<<<BIN_BLOCKS, BIN_THREADS, 0, s>>>(order, visible, count, entry_indices,
-                                                       *grid, rects, table, elements);
+    k_tiles_scatter<<<BIN_BLOCKS, BIN_THREADS, 0, s>>>(order, visible, count, shift,
+                                                       source->primitive_rects, entry_indices,
+                                                       *grid, table, elements);
     DS_CUDA_TRY_LAUNCH("tiles", "k_tiles_scatter");
     return DS_OK;
 }

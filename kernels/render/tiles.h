@@ -24,8 +24,9 @@
  *
  * The tile rectangles (ds_triangle_tiles, ds_point_tiles) are shared by
  * the kernels and the CPU path: on the GPU the keys pass computes them per
- * primitive, in mesh order (distance.h), and the binning gathers them in
- * sorted order; the binning itself exists twice, tiles.cu
+ * primitive, in mesh order (distance.h), and puts the one tile of a
+ * primitive that has one into its sort value (below); the binning gathers
+ * the other primitives' rectangles in sorted order. The binning itself exists twice, tiles.cu
  * on the GPU and ds_tiles_rects_host() + ds_tiles_bin_host() here (the CPU
  * path's, and ds_renderer_verify()'s reference), and both give the same
  * words. */
@@ -197,6 +198,46 @@ static inline void ds_tiles_rects_host(const uint32_t *order, size_t count,
     }
 }
 
+/* Sort values that carry their tile. A binned frame's keys pass may give
+ * primitive p the sort value p | code << shift, where code is p's tile
+ * when its rectangle is one tile, else DS_TILES_SEVERAL >> shift (several
+ * tiles or none): the binning then learns a one-tile primitive's tile
+ * from the sorted value itself and gathers only the other primitives'
+ * rectangles, a random read each, from the keys pass's. The sort carries
+ * values untouched, so nothing else changes. */
+#define DS_TILES_SEVERAL 0xFFFFFFFFu
+
+/* The shift of the tile codes in the sort values of `count` primitives on
+ * a grid of `tiles`: the bits of the largest primitive number, when the
+ * bits left name every tile and the several code; 0 when they do not (the
+ * values are then the primitives' numbers). */
+DS_HOST_DEVICE int ds_tiles_code_shift(size_t count, int tiles)
+{
+    int bits = 1;
+    while (bits < 32 && ((size_t)1 << bits) < count)
+        bits++;
+    if (bits >= 32 || tiles < 1)
+        return 0;
+    return (uint32_t)tiles < (DS_TILES_SEVERAL >> bits) ? bits : 0;
+}
+
+/* Primitive p's sort value, its tiles being `rect` on a grid of `columns`
+ * columns (shift 0: p). */
+DS_HOST_DEVICE uint32_t ds_tiles_code_value(uint32_t p, uint32_t rect, int columns, int shift)
+{
+    if (!shift)
+        return p;
+    uint32_t c0 = rect & 0xFF, c1 = rect >> 8 & 0xFF, r0 = rect >> 16 & 0xFF, r1 = rect >> 24;
+    uint32_t code = c0 == c1 && r0 == r1 ? r0 * (uint32_t)columns + c0 : DS_TILES_SEVERAL >> shift;
+    return p | code << shift;
+}
+
+/* The primitive of a sort value with tile codes at `shift` (0: none). */
+DS_HOST_DEVICE uint32_t ds_tiles_value_primitive(uint32_t value, int shift)
+{
+    return shift ? value & ((1u << shift) - 1u) : value;
+}
+
 /* Words of entries an element buffer of `count` primitives gets for
  * binning (`per` words an entry): a quarter more than one entry each, for
  * primitives drawn in several tiles, plus room for small meshes. */
@@ -279,11 +320,14 @@ static inline int ds_tiles_bin_host(const uint32_t *order, const uint32_t *rects
  * (indices NULL), whose entries are their vertex numbers.
  * primitive_rects[p]: primitive p's tiles, ds_triangle_tiles() or
  * ds_point_tiles(), as the keys pass writes them (distance.h); it need
- * only hold the primitives that are binned. */
+ * only hold the primitives that are binned. value_shift: the sorted
+ * values carry tile codes at this shift (ds_tiles_code_shift()), or 0:
+ * they are the primitives' numbers. */
 typedef struct ds_tiles_source {
     const uint32_t *indices;
     const uint32_t *primitive_rects;
     int entry_is_number;
+    int value_shift;
 } ds_tiles_source;
 
 /* Device scratch of ds_tiles_bin(), whatever the count. */
@@ -292,9 +336,11 @@ size_t ds_tiles_scratch_bytes(void);
 /* The GPU binning of the first *visible (visible NULL: `count`) sorted
  * primitives order[] into `elements` (capacity words) and the commands
  * (after the entries, at `commands`; tiles + 1 of them), as
- * ds_tiles_bin_host() does; `rects` (count words, device) receives each
- * sorted position's tiles, rects[i] = source->primitive_rects[order[i]],
- * for ds_renderer_verify(). No allocation: `scratch` is
+ * ds_tiles_bin_host() does, order[i] being sorted value i (with the tile
+ * codes of source->value_shift, if any); `rects` (count words, device;
+ * NULL: not written) receives each sorted position's tiles as the keys
+ * pass stored them, rects[i] = source->primitive_rects[primitive i], for
+ * ds_renderer_verify(). No allocation: `scratch` is
  * ds_tiles_scratch_bytes() bytes. */
 ds_status ds_tiles_bin(const uint32_t *order, const uint32_t *visible, size_t count,
                        const ds_tiles_source *source, const ds_tile_grid *grid,

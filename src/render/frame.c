@@ -106,6 +106,8 @@ void ds_render_plan(ds_renderer *renderer, const ds_camera *camera, uint32_t fra
     plan.gl = renderer->stages_gl && !plan.shuffle;
     plan.narrow = ds_render_key_narrow(renderer, &plan);
     plan.grid = ds_tile_grid_for(renderer->width, renderer->height, renderer->tile_pixels);
+    if (plan.tiled && !plan.gl && !renderer->cpu_path)
+        plan.value_shift = ds_tiles_code_shift(plan.count, plan.grid.columns * plan.grid.rows);
     *dest = plan;
 }
 

@@ -340,9 +340,10 @@ static ds_status create_cuda(ds_renderer *renderer, const ds_mesh *mesh,
     if (renderer->verify)
         DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->verify_keys, (most ? most : 1) * sizeof(float)));
     DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->visible, sizeof(uint32_t)));
-    if (renderer->tiles) {
+    if (renderer->tiles && renderer->verify)
         DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->tile_rects,
                                          (most ? most : 1) * sizeof(uint32_t)));
+    if (renderer->tiles) {
         DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->primitive_rects,
                                          (most ? most : 1) * sizeof(uint32_t)));
         DS_CUDA_TRY("render", cudaMalloc(&renderer->tile_scratch, ds_tiles_scratch_bytes()));

@@ -77,6 +77,9 @@ typedef struct frame_plan {
                                 range (distance_math.h); top 0: not */
     ds_cull_view view;       /* the window transform: culling and tiles */
     ds_tile_grid grid;       /* the screen tiles (used when tiled) */
+    int value_shift;         /* a binned CUDA frame's sort values carry
+                                tile codes at this bit (tiles.h); 0: the
+                                values are the primitives' numbers */
 } frame_plan;
 
 /* The view culling tests against, or NULL when the frame does not cull. */
@@ -219,7 +222,8 @@ struct ds_renderer {
     uint32_t *shuffle_values;
     float *verify_keys;
     uint32_t *visible;       /* device: triangles the keys pass kept */
-    uint32_t *tile_rects;    /* device: tiles of each sorted position */
+    uint32_t *tile_rects;    /* device, with verify: tiles of each sorted
+                                position */
     uint32_t *primitive_rects; /* device: tiles of each primitive (keys pass) */
     void *tile_scratch;      /* device: ds_tiles_bin()'s */
     uint32_t *host_visible;  /* pinned: one per timing record */

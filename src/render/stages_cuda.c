@@ -42,8 +42,10 @@ ds_status ds_render_cuda_stages(ds_renderer *renderer, const frame_plan *plan,
         DS_CUDA_TRY("render", cudaMemsetAsync(renderer->visible, 0, sizeof(uint32_t),
                                               renderer->stream));
     /* A binned frame: the keys pass also writes each primitive's tiles,
-     * which the binning gathers after the sort. */
-    ds_keys_tiles tiles = {plan->view, plan->grid, plan->point_scale, renderer->primitive_rects};
+     * and a one-tile primitive's tile into its sort value; the binning
+     * gathers the other primitives' tiles after the sort. */
+    ds_keys_tiles tiles = {plan->view, plan->grid, plan->point_scale, renderer->primitive_rects,
+                           plan->value_shift};
     const ds_keys_tiles *keys_tiles = plan->tiled ? &tiles : NULL;
     /* Verification checks the sort's order against the full keys, which
      * the keys pass then writes beside the (narrowed) ones it sorts. */
@@ -89,9 +91,11 @@ ds_status ds_render_cuda_stages(ds_renderer *renderer, const frame_plan *plan,
     RECORD(EV_SORT);
     if (plan->tiled) {
         ds_tiles_source source = {plan->points ? NULL : renderer->indices,
-                                  renderer->primitive_rects, plan->pull};
+                                  renderer->primitive_rects, plan->pull, plan->value_shift};
+        /* Each sorted position's tiles only for verification. */
+        uint32_t *rects = plan->keep_keys ? renderer->tile_rects : NULL;
         if ((status = ds_tiles_bin(values, cull ? renderer->visible : NULL, n, &source,
-                                   &plan->grid, renderer->tile_rects, renderer->tile_scratch,
+                                   &plan->grid, rects, renderer->tile_scratch,
                                    elements, renderer->command_word,
                                    elements + renderer->command_word, stream)))
             return status;

@@ -4,7 +4,8 @@
  * sequence equals the cpu sort's of the same keys (ties may come in any
  * order); an indexed frame's buffer must hold each sorted triangle's
  * indices, a pulled frame's index buffer the mesh's, a binned frame's
- * buffer what ds_tiles_bin_host() makes of the order, and on the CUDA path
+ * buffer what ds_tiles_bin_host() makes of the order (and its sort values
+ * the tile codes of the tiles found, tiles.h), and on the CUDA path
  * GL's view of the buffer must match CUDA's. The GL stages' sort is
  * stable, so their order must be the cpu sort's exactly, ties included. */
 #include "renderer_internal.h"
@@ -69,6 +70,35 @@ static ds_status check_index_buffer(const ds_renderer *renderer)
     return status;
 }
 
+/* A binned CUDA frame whose sort values carry tile codes: sorted value i
+ * (on the device) must be primitive values[i] with the code of the tiles
+ * the keys pass found for it, rects[i], for the first `count`. */
+static ds_status check_codes(const ds_renderer *renderer, const frame_plan *plan,
+                             const uint32_t *values, const uint32_t *rects, size_t count)
+{
+    uint32_t *sorted = malloc(count * sizeof(uint32_t) + 1);
+    if (!sorted)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "verify: out of host memory");
+    ds_status status = DS_OK;
+    if (cudaMemcpy(sorted, renderer->sorted_values, count * sizeof(uint32_t),
+                   cudaMemcpyDeviceToHost) != cudaSuccess) {
+        cudaGetLastError();
+        status = ds_fail(DS_ERR_CUDA, "verify: reading the sorted values failed");
+    }
+    for (size_t i = 0; status == DS_OK && i < count; i++) {
+        uint32_t want = ds_tiles_code_value(values[i], rects[i], plan->grid.columns,
+                                            plan->value_shift);
+        if (sorted[i] != want)
+            status = ds_fail(DS_ERR_MISMATCH,
+                             "verify: frame %llu: sorted value %zu is 0x%08x, expected "
+                             "0x%08x (primitive %u, tiles 0x%08x, codes at bit %d)",
+                             (unsigned long long)plan->frame, i, sorted[i], want, values[i],
+                             rects[i], plan->value_shift);
+    }
+    free(sorted);
+    return status;
+}
+
 /* A binned frame: the element buffer GL read (host_verify_elements) must
  * hold what ds_tiles_bin_host() makes of the sorted order `values` and the
  * tiles the frame found for each sorted position. */
@@ -90,6 +120,9 @@ static ds_status check_tiles(ds_renderer *renderer, const frame_plan *plan,
         count = visible < count ? visible : count;
         DS_CUDA_TRY("verify", cudaMemcpy(rects, renderer->tile_rects, count * sizeof(uint32_t),
                                          cudaMemcpyDeviceToHost));
+        ds_status status;
+        if (plan->value_shift && (status = check_codes(renderer, plan, values, rects, count)))
+            return status;
     } else if (record->culled) {
         count = record->drawn;
     }
@@ -190,6 +223,9 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
     } else {
         DS_CUDA_TRY("render", cudaMemcpy(values, renderer->sorted_values,
                                          n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+        /* The primitives; check_tiles() checks the tile codes. */
+        for (size_t i = 0; plan->value_shift && i < n; i++)
+            values[i] = ds_tiles_value_primitive(values[i], plan->value_shift);
     }
 
     /* The reference: the cpu sort of the same keys. The GPU order must give
