@@ -100,9 +100,14 @@ __global__ void __launch_bounds__(BLOCK_THREADS, KEYS_MIN_BLOCKS) k_distance_tri
     size_t stride = CULL ? (size_t)gridDim.x * blockDim.x : triangle_count;
     for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < triangle_count;
          t += stride) {
-        uint32_t a = indices[3 * t], b = indices[3 * t + 1], c = indices[3 * t + 2];
-        const float *pa = positions + 3 * (size_t)a, *pb = positions + 3 * (size_t)b,
-                    *pc = positions + 3 * (size_t)c;
+        uint32_t v[3] = {indices[3 * t], indices[3 * t + 1], indices[3 * t + 2]};
+        /* The nine coordinates loaded before any arithmetic, all in flight
+         * together. */
+        float p[9];
+#pragma unroll
+        for (int j = 0; j < 9; j++)
+            p[j] = positions[3 * (size_t)v[j / 3] + (size_t)(j % 3)];
+        const float *pa = p, *pb = p + 3, *pc = p + 6;
         float da, db, dc;
         ds_triangle_distances(key, pa, pb, pc, ex, ey, ez, &da, &db, &dc);
         /* One projection for the cull and the tiles (the same view). */
