@@ -162,7 +162,7 @@ void ds_cli_usage(void *stream)
             "\n"
             "Rendering:\n"
             "  --sort NAME|gl|all    what sorts each frame: gl, the stages as GL compute (the\n"
-            "                        default on a GPU whose GL can, up to 5.5M primitives),\n"
+            "                        default on a GPU whose GL can, up to 4.5M primitives),\n"
             "                        or a sort below that the stages run around in CUDA\n"
             "                        (cub where gl is not the default; cpu without a\n"
             "                        GPU); 'all' runs gl, then each sort (headless)\n"

@@ -94,7 +94,7 @@ typedef enum ds_draw_form {
  * and the CUDA path above: the GL stages save the GPU's two context
  * switches a frame, the CUDA sorts cost less per primitive, and the two
  * break even about here (docs/performance.md). */
-#define DS_RENDERER_GL_STAGES_AUTO_MAX 5500000
+#define DS_RENDERER_GL_STAGES_AUTO_MAX 4500000
 
 /* ds_renderer_desc.tile_pixels: 0, or a tile side in this range. Tiles too
  * small for tiles.h's DS_TILES_MAX are coarsened to fit; the largest makes
