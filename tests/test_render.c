@@ -1362,6 +1362,56 @@ static void test_tiles_binning(void **state)
     }
 }
 
+/* Tile codes (tiles.h): the shift leaves room for every primitive number
+ * and every tile plus the several code, or is 0; a one-tile primitive's
+ * value names its tile and gives back the primitive; any other rectangle
+ * gets the several code; without codes the value is the primitive. */
+static void test_tile_codes(void **state)
+{
+    (void)state;
+    assert_int_equal(ds_tiles_code_shift(1, 144), 1);
+    assert_int_equal(ds_tiles_code_shift(2, 144), 1);
+    assert_int_equal(ds_tiles_code_shift(3, 144), 2);
+    assert_int_equal(ds_tiles_code_shift(871414, 144), 20);
+    assert_int_equal(ds_tiles_code_shift(10022218, 144), 24);
+    assert_int_equal(ds_tiles_code_shift((size_t)1 << 24, 254), 24);
+    assert_int_equal(ds_tiles_code_shift((size_t)1 << 24, 255), 0); /* 255: the several code */
+    assert_int_equal(ds_tiles_code_shift(((size_t)1 << 24) + 1, 126), 25);
+    assert_int_equal(ds_tiles_code_shift(((size_t)1 << 24) + 1, 127), 0);
+    assert_int_equal(ds_tiles_code_shift(10022218, 510), 0);
+    assert_int_equal(ds_tiles_code_shift((size_t)1 << 31, 1), 0);
+    assert_int_equal(ds_tiles_code_shift(1000, 0), 0);
+    const size_t counts[] = {5, 871414, 10022218, (size_t)1 << 24, ((size_t)1 << 24) + 7};
+    const int grids[][2] = {{16, 9}, {30, 17}, {1, 1}, {255, 4}};
+    for (size_t c = 0; c < sizeof counts / sizeof *counts; c++)
+        for (size_t g = 0; g < sizeof grids / sizeof *grids; g++) {
+            int columns = grids[g][0], rows = grids[g][1];
+            int shift = ds_tiles_code_shift(counts[c], columns * rows);
+            if (!shift) {
+                assert_int_equal(ds_tiles_code_value(12345u, ds_tiles_pack(0, 0, 0, 0), columns,
+                                                     0), 12345u);
+                continue;
+            }
+            uint32_t several = DS_TILES_SEVERAL >> shift;
+            assert_true((uint32_t)(columns * rows) < several);
+            uint32_t last = (uint32_t)(counts[c] - 1);
+            for (int row = 0; row < rows; row += rows > 3 ? rows / 3 : 1)
+                for (int column = 0; column < columns; column += columns > 5 ? columns / 5 : 1) {
+                    uint32_t v = ds_tiles_code_value(last, ds_tiles_pack(column, column, row, row),
+                                                     columns, shift);
+                    assert_int_equal(ds_tiles_value_primitive(v, shift), last);
+                    assert_int_equal(v >> shift, (uint32_t)(row * columns + column));
+                }
+            uint32_t v = ds_tiles_code_value(last, DS_TILES_EMPTY, columns, shift);
+            assert_int_equal(v >> shift, several);
+            assert_int_equal(ds_tiles_value_primitive(v, shift), last);
+            if (columns > 1) {
+                v = ds_tiles_code_value(0, ds_tiles_pack(0, 1, 0, 0), columns, shift);
+                assert_int_equal(v, several << shift);
+            }
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1370,6 +1420,7 @@ int main(void)
         cmocka_unit_test(test_cull_conservative),
         cmocka_unit_test(test_tiles_conservative),
         cmocka_unit_test(test_tiles_binning),
+        cmocka_unit_test(test_tile_codes),
         cmocka_unit_test(test_points_sorted),
         cmocka_unit_test(test_points_tiles_agree),
         cmocka_unit_test(test_short_keys),
