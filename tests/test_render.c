@@ -1374,15 +1374,18 @@ static void test_tile_codes(void **state)
     assert_int_equal(ds_tiles_code_shift(3, 144), 2);
     assert_int_equal(ds_tiles_code_shift(871414, 144), 20);
     assert_int_equal(ds_tiles_code_shift(10022218, 144), 24);
-    assert_int_equal(ds_tiles_code_shift((size_t)1 << 24, 254), 24);
-    assert_int_equal(ds_tiles_code_shift((size_t)1 << 24, 255), 0); /* 255: the several code */
-    assert_int_equal(ds_tiles_code_shift(((size_t)1 << 24) + 1, 126), 25);
-    assert_int_equal(ds_tiles_code_shift(((size_t)1 << 24) + 1, 127), 0);
+    /* Tiles 0 .. 254 leave code 255, the several code, free; 256 do not. */
+    assert_int_equal(ds_tiles_code_shift((size_t)1 << 24, 255), 24);
+    assert_int_equal(ds_tiles_code_shift((size_t)1 << 24, 256), 0);
+    assert_int_equal(ds_tiles_code_shift(((size_t)1 << 24) + 1, 127), 25);
+    assert_int_equal(ds_tiles_code_shift(((size_t)1 << 24) + 1, 128), 0);
     assert_int_equal(ds_tiles_code_shift(10022218, 510), 0);
-    assert_int_equal(ds_tiles_code_shift((size_t)1 << 31, 1), 0);
+    assert_int_equal(ds_tiles_code_shift((size_t)1 << 31, 1), 31); /* one tile: code 0 */
+    assert_int_equal(ds_tiles_code_shift((size_t)1 << 31, 2), 0);
+    assert_int_equal(ds_tiles_code_shift(((size_t)1 << 31) + 1, 1), 0);
     assert_int_equal(ds_tiles_code_shift(1000, 0), 0);
     const size_t counts[] = {5, 871414, 10022218, (size_t)1 << 24, ((size_t)1 << 24) + 7};
-    const int grids[][2] = {{16, 9}, {30, 17}, {1, 1}, {255, 4}};
+    const int grids[][2] = {{16, 9}, {30, 17}, {1, 1}, {255, 4}, {51, 5}};
     for (size_t c = 0; c < sizeof counts / sizeof *counts; c++)
         for (size_t g = 0; g < sizeof grids / sizeof *grids; g++) {
             int columns = grids[g][0], rows = grids[g][1];
@@ -1393,7 +1396,7 @@ static void test_tile_codes(void **state)
                 continue;
             }
             uint32_t several = DS_TILES_SEVERAL >> shift;
-            assert_true((uint32_t)(columns * rows) < several);
+            assert_true((uint32_t)(columns * rows) <= several);
             uint32_t last = (uint32_t)(counts[c] - 1);
             for (int row = 0; row < rows; row += rows > 3 ? rows / 3 : 1)
                 for (int column = 0; column < columns; column += columns > 5 ? columns / 5 : 1) {

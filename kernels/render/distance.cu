@@ -42,7 +42,8 @@ static unsigned grid_for(size_t count)
 
 /* One thread owns vertex v: reads its position, writes its key (narrowed
  * by `narrow`; the full one into full_keys when not NULL) and its own
- * index as the sort value; with TILED, its splat's tiles as well. */
+ * index as the sort value; with TILED, its splat's tiles as well, and the
+ * value carries its tile code (tiles.h). */
 template <bool TILED>
 __global__ void k_distance_point_keys(const float *__restrict__ positions,
                                       size_t vertex_count, float ex, float ey,

@@ -39,10 +39,10 @@ typedef struct ds_keys_tiles {
 } ds_keys_tiles;
 
 /* Points mode, vertex v: keys[v] = ds_point_sort_key() of its camera
- * distance, narrowed by `narrow` (ds_narrow_key()), values[v] = v, for
- * the sort to permute; full_keys non-NULL: also full_keys[v], the key
- * before narrowing (for verification); with `tiles` non-NULL (a binned
- * frame), also tiles->rects[v], and values[v] carries v's tile code. */
+ * distance, narrowed by `narrow` (ds_narrow_key()), values[v] = v (with
+ * `tiles` non-NULL, a binned frame: v and its tile code), for the sort to
+ * permute; full_keys non-NULL: also full_keys[v], the key before
+ * narrowing (for verification); with `tiles`, also tiles->rects[v]. */
 ds_status ds_point_keys(const float *positions, size_t vertex_count, const float eye[3],
                         ds_key_range range, ds_key_narrow narrow, const ds_keys_tiles *tiles,
                         float *keys, float *full_keys, uint32_t *values, ds_stream stream);

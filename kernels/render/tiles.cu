@@ -101,7 +101,7 @@ __device__ __forceinline__ void each_tile(uint32_t r, int columns, Visit visit)
 }
 
 /* Thread j's BIN_ITEMS sorted positions of the round from `round`
- * (at[k] = end when past it): the primitive and its one tile (NO_TILE:
+ * (at[k] >= end: past it, nothing to load): the primitive and its one tile (NO_TILE:
  * rect[k] holds its gathered rectangle). With `all_rects`, every
  * rectangle is gathered, to be stored for ds_renderer_verify(). */
 __device__ __forceinline__ void load_items(const uint32_t *__restrict__ order, int shift,
@@ -383,7 +383,7 @@ extern "C" ds_status ds_tiles_bin(const uint32_t *order, const uint32_t *visible
     if (tiles < 1 || tiles > DS_TILES_MAX)
         return ds_fail(DS_ERR_INVALID_ARG, "tiles: %d tiles (at most %d)", tiles, DS_TILES_MAX);
     int shift = source->value_shift;
-    if (shift < 0 || shift > 31 || (shift && (uint32_t)tiles >= DS_TILES_SEVERAL >> shift))
+    if (shift < 0 || shift > 31 || (shift && (uint32_t)tiles > DS_TILES_SEVERAL >> shift))
         return ds_fail(DS_ERR_INVALID_ARG, "tiles: tile codes at bit %d cannot name %d tiles",
                        shift, tiles);
     tiles_scratch *table = (tiles_scratch *)scratch;

@@ -218,7 +218,7 @@ DS_HOST_DEVICE int ds_tiles_code_shift(size_t count, int tiles)
         bits++;
     if (bits >= 32 || tiles < 1)
         return 0;
-    return (uint32_t)tiles < (DS_TILES_SEVERAL >> bits) ? bits : 0;
+    return (uint32_t)tiles <= (DS_TILES_SEVERAL >> bits) ? bits : 0;
 }
 
 /* Primitive p's sort value, its tiles being `rect` on a grid of `columns`

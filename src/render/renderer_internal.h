@@ -217,7 +217,9 @@ struct ds_renderer {
     float *alt_keys;         /* the sort's second pair (ds_sorter_sort_pingpong) */
     uint32_t *alt_values;
     uint32_t *sorted_values; /* where the last frame's sorted order ended:
-                                values or alt_values (not in place) */
+                                values or alt_values (not in place); a
+                                binned CUDA frame's carry tile codes
+                                (frame_plan.value_shift) */
     float *shuffle_keys;
     uint32_t *shuffle_values;
     float *verify_keys;
