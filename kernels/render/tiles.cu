@@ -203,12 +203,12 @@ k_tiles_scan_tiles(const uint32_t *__restrict__ visible, size_t count, int tiles
     }
 }
 
-/* `indices` NULL: the entry is the primitive's number; else its three
- * indices. */
+/* INDEXED: the entry is triangle's three indices; else its number. */
+template <bool INDEXED>
 __device__ __forceinline__ void write_entry(uint32_t *elements, size_t at, uint32_t triangle,
                                             const uint32_t *indices)
 {
-    if (indices) {
+    if (INDEXED) {
         const uint32_t *v = indices + 3 * (size_t)triangle;
         elements[3 * at] = v[0];
         elements[3 * at + 1] = v[1];
@@ -217,6 +217,10 @@ __device__ __forceinline__ void write_entry(uint32_t *elements, size_t at, uint3
         elements[at] = triangle;
     }
 }
+
+/* The scatter's per-warp rows, each warp's next entry per tile (declared
+ * here so that rank_step() addresses shared memory directly). */
+__shared__ uint32_t s_warp_row[BIN_WARPS][DS_TILES_MAX];
 
 /* A lane's entries in one step of the scatter: one tile (single), the
  * tiles of a rectangle (several), or none. */
@@ -254,9 +258,9 @@ __device__ __forceinline__ lane_rect lane_rect_of(uint32_t tile, uint32_t r, int
  * lanes included; one-tile lanes left then find the others of their tile
  * by __match_any_sync. All lanes call it together. */
 template <typename Emit>
-__device__ __forceinline__ void rank_step(const lane_rect &l, int columns, uint32_t *row,
-                                          Emit emit)
+__device__ __forceinline__ void rank_step(const lane_rect &l, int columns, int warp, Emit emit)
 {
+    uint32_t *row = s_warp_row[warp];
     int lane = threadIdx.x & 31;
     uint32_t lower_lanes = (1u << lane) - 1u;
     int placed = !l.single;
@@ -305,6 +309,7 @@ __device__ __forceinline__ void rank_step(const lane_rect &l, int columns, uint3
  * per tile into its row; the rows become each warp's first entry per
  * tile (the block's cursor, then the warps before); each warp writes its
  * entries step by step (rank_step()) and clears its row. */
+template <bool INDEXED>
 __global__ void __launch_bounds__(BIN_THREADS)
 k_tiles_scatter(const uint32_t *__restrict__ order, const uint32_t *__restrict__ visible,
                 size_t count, int shift, const uint32_t *__restrict__ primitive_rects,
@@ -312,22 +317,21 @@ k_tiles_scatter(const uint32_t *__restrict__ order, const uint32_t *__restrict__
                 const tiles_scratch *__restrict__ scratch, uint32_t *__restrict__ elements)
 {
     __shared__ uint32_t cursor[DS_TILES_MAX]; /* the block's next entry per tile */
-    __shared__ uint32_t warp_row[BIN_WARPS][DS_TILES_MAX];
     size_t begin, end;
     chunk_of(visible, count, &begin, &end);
     if (scratch->overflow) {
         /* The plain sorted list, entry i at i. */
         for (size_t i = begin + threadIdx.x; i < end; i += BIN_THREADS)
-            write_entry(elements, i, value_primitive(order[i], shift), indices);
+            write_entry<INDEXED>(elements, i, value_primitive(order[i], shift), indices);
         return;
     }
     int tiles = grid.columns * grid.rows, columns = grid.columns;
     int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    uint32_t *row = warp_row[warp];
+    uint32_t *row = s_warp_row[warp];
     for (int t = threadIdx.x; t < tiles; t += BIN_THREADS) {
         cursor[t] = scratch->tile_first[t] + scratch->table[(size_t)t * BIN_BLOCKS + blockIdx.x];
         for (int w = 0; w < BIN_WARPS; w++)
-            warp_row[w][t] = 0;
+            s_warp_row[w][t] = 0;
     }
     __syncthreads();
     for (size_t round = begin; round < end; round += BIN_THREADS * BIN_ITEMS) {
@@ -350,8 +354,8 @@ k_tiles_scatter(const uint32_t *__restrict__ order, const uint32_t *__restrict__
         for (int t = threadIdx.x; t < tiles; t += BIN_THREADS) {
             uint32_t first = cursor[t];
             for (int w = 0; w < BIN_WARPS; w++) {
-                uint32_t n = warp_row[w][t];
-                warp_row[w][t] = first;
+                uint32_t n = s_warp_row[w][t];
+                s_warp_row[w][t] = first;
                 first += n;
             }
             cursor[t] = first;
@@ -362,8 +366,9 @@ k_tiles_scatter(const uint32_t *__restrict__ order, const uint32_t *__restrict__
         for (int k = 0; k < BIN_ITEMS; k++) {
             lane_rect l = lane_rect_of(tile[k], rect[k], columns);
             uint32_t entry = primitive[k];
-            rank_step(l, columns, row,
-                      [&](uint32_t, uint32_t place) { write_entry(elements, place, entry, indices); });
+            rank_step(l, columns, warp, [&](uint32_t, uint32_t place) {
+                write_entry<INDEXED>(elements, place, entry, indices);
+            });
         }
         /* The row is this warp's alone until the next round's sums, which
          * come after a block barrier. */
@@ -400,9 +405,13 @@ extern "C" ds_status ds_tiles_bin(const uint32_t *order, const uint32_t *visible
                                                        entry_indices ? 3 : 1, vertices, capacity,
                                                        table, commands);
     DS_CUDA_TRY_LAUNCH("tiles", "k_tiles_scan_tiles");
-    k_tiles_scatter<<<BIN_BLOCKS, BIN_THREADS, 0, s>>>(order, visible, count, shift,
-                                                       source->primitive_rects, entry_indices,
-                                                       *grid, table, elements);
+    if (entry_indices)
+        k_tiles_scatter<true><<<BIN_BLOCKS, BIN_THREADS, 0, s>>>(
+            order, visible, count, shift, source->primitive_rects, entry_indices, *grid, table,
+            elements);
+    else
+        k_tiles_scatter<false><<<BIN_BLOCKS, BIN_THREADS, 0, s>>>(
+            order, visible, count, shift, source->primitive_rects, NULL, *grid, table, elements);
     DS_CUDA_TRY_LAUNCH("tiles", "k_tiles_scatter");
     return DS_OK;
 }
