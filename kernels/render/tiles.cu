@@ -100,8 +100,8 @@ __device__ __forceinline__ void each_tile(uint32_t r, int columns, Visit visit)
             visit((uint32_t)(row * columns + column));
 }
 
-/* Thread j's BIN_ITEMS sorted positions of the round from `round`
- * (at[k] >= end: past it, nothing to load): the primitive and its one tile (NO_TILE:
+/* Thread j's BIN_ITEMS sorted positions of a round, at[k] (at or past
+ * `end`: nothing to load): the primitive and its one tile (NO_TILE:
  * rect[k] holds its gathered rectangle). With `all_rects`, every
  * rectangle is gathered, to be stored for ds_renderer_verify(). */
 __device__ __forceinline__ void load_items(const uint32_t *__restrict__ order, int shift,
