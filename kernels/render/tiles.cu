@@ -223,11 +223,12 @@ __device__ __forceinline__ void write_entry(uint32_t *elements, size_t at, uint3
 __shared__ uint32_t s_warp_row[BIN_WARPS][DS_TILES_MAX];
 
 /* A lane's entries in one step of the scatter: one tile (single), the
- * tiles of a rectangle (several), or none. */
+ * tiles of a rectangle (several), or none. `tile` is its first tile, or
+ * NO_TILE for none. */
 struct lane_rect {
     int c0, c1, r0, r1;
-    int single, several;
-    uint32_t tile; /* a one-tile lane's tile, else NO_TILE */
+    int several;
+    uint32_t tile;
 };
 
 __device__ __forceinline__ lane_rect lane_rect_of(uint32_t tile, uint32_t r, int columns)
@@ -238,33 +239,39 @@ __device__ __forceinline__ lane_rect lane_rect_of(uint32_t tile, uint32_t r, int
     l.r0 = r >> 16 & 0xFF;
     l.r1 = r >> 24;
     if (tile != NO_TILE) {
-        l.single = 1;
         l.several = 0;
         l.tile = tile;
         return l;
     }
-    l.single = l.c0 == l.c1 && l.r0 == l.r1;
-    l.several = !l.single && l.c0 <= l.c1 && l.r0 <= l.r1;
-    l.tile = l.single ? (uint32_t)(l.r0 * columns + l.c0) : NO_TILE;
+    int any = l.c0 <= l.c1 && l.r0 <= l.r1;
+    l.several = any && (l.c0 != l.c1 || l.r0 != l.r1);
+    l.tile = any ? (uint32_t)(l.r0 * columns + l.c0) : NO_TILE;
     return l;
 }
 
 /* One step of a warp's writes, 32 consecutive sorted positions: each
  * entry goes to row[tile] (the warp's next entry in that tile) plus the
  * number of lanes below it holding the tile, emit(tile, at) writes it,
- * and row moves past the step's entries. The tiles of lanes of several
- * are visited first, in increasing order and warp-uniformly (the smallest
- * any such lane still has next), with a ballot of their holders, one-tile
- * lanes included; one-tile lanes left then find the others of their tile
- * by __match_any_sync. All lanes call it together. */
+ * and row moves past the step's entries. A lane's first tile is its
+ * primary one; a lane of several tiles has the others as secondary ones.
+ * The tiles some lane holds as secondary are visited first, in
+ * increasing order and warp-uniformly (the smallest any lane still has
+ * next), with a ballot of all their holders, primary or secondary; the
+ * lanes whose primary tile no lane holds as secondary then find the
+ * others of their tile by __match_any_sync. All lanes call it together. */
 template <typename Emit>
 __device__ __forceinline__ void rank_step(const lane_rect &l, int columns, int warp, Emit emit)
 {
     uint32_t *row = s_warp_row[warp];
     int lane = threadIdx.x & 31;
     uint32_t lower_lanes = (1u << lane) - 1u;
-    int placed = !l.single;
-    int tile_row = l.r0, column = l.c0;
+    int placed = l.tile == NO_TILE;
+    /* The secondary tiles, from the one after the first, row by row. */
+    int tile_row = l.r0, column = l.c0 + 1;
+    if (column > l.c1) {
+        column = l.c0;
+        tile_row++;
+    }
     uint32_t next = l.several ? (uint32_t)(tile_row * columns + column) : NO_TILE;
     for (;;) {
         uint32_t tile = warp_min_u32(next);
