@@ -38,7 +38,7 @@ if [[ ${1:-} == --prepare ]]; then
     xz -T2 -c "$build/depthsort" >"$dest/depthsort.xz"
     [[ -x $build/bench/radix_timeline ]] &&
         xz -T2 -c "$build/bench/radix_timeline" >"$dest/radix_timeline.xz"
-    for t in test_render test_gl_sort test_gl_stages; do
+    for t in test_render test_tiles_gpu test_gl_sort test_gl_stages; do
         [[ -x $build/tests/$t ]] && xz -T2 -c "$build/tests/$t" >"$dest/$t.xz"
     done
     [[ ${4:-} == --no-models ]] && { du -sh "$dest"; exit 0; }
@@ -80,8 +80,8 @@ export PATH=/usr/local/cuda/bin:$PATH
 
 cp "$pack"/lib/* "$bin/lib/"
 cp "$pack/COMMIT" "$bin/"
-for f in test_sort_gpu bench_sort depthsort test_render test_gl_sort test_gl_stages \
-    radix_timeline; do
+for f in test_sort_gpu bench_sort depthsort test_render test_tiles_gpu test_gl_sort \
+    test_gl_stages radix_timeline; do
     [[ -f $pack/$f.xz ]] && xz -dc "$pack/$f.xz" >"$bin/$f"
 done
 for m in dragon_vrip bun_zipper; do gunzip -c "$pack/$m.ply.gz" >"$bin/$m.ply"; done
@@ -124,6 +124,7 @@ want realdata && {
 H="timeout 90 $bin/depthsort --headless --size 1920x1080"
 want headless && {
     echo "=== test_render"; timeout 60 "$bin/test_render"; echo "rc=$?"
+    echo "=== test_tiles_gpu"; timeout 120 "$bin/test_tiles_gpu"; echo "rc=$?"
     echo "=== dragon verify, every sort"; $H "$bin/dragon_vrip.ply" --frames 4 --sort all --verify; echo "rc=$?"
     echo "=== dragon timing"; $H "$bin/dragon_vrip.ply" --frames 200 --sort all --screenshot "$out/dragon.png"; echo "rc=$?"
     echo "=== dragon map interop"; $H "$bin/dragon_vrip.ply" --frames 200 --sort cub --interop map; echo "rc=$?"
