@@ -203,7 +203,7 @@ k_tiles_scan_tiles(const uint32_t *__restrict__ visible, size_t count, int tiles
     }
 }
 
-/* INDEXED: the entry is triangle's three indices; else its number. */
+/* INDEXED: the entry is the triangle's three indices; else its number. */
 template <bool INDEXED>
 __device__ __forceinline__ void write_entry(uint32_t *elements, size_t at, uint32_t triangle,
                                             const uint32_t *indices)
