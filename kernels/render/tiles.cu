@@ -286,7 +286,7 @@ __device__ __forceinline__ void rank_step(const lane_rect &l, int columns, int w
         __syncwarp();
         if (lane == __ffs(holders) - 1)
             row[tile] = first + (uint32_t)__popc(holders);
-        __syncwarp();
+        __syncwarp(); /* the move is seen by the next read of row[] */
         if (l.tile == tile)
             placed = 1;
         if (next == tile) {
@@ -307,7 +307,7 @@ __device__ __forceinline__ void rank_step(const lane_rect &l, int columns, int w
     __syncwarp();
     if (!placed && (same & lower_lanes) == 0)
         row[l.tile] = first + (uint32_t)__popc(same);
-    __syncwarp();
+    __syncwarp(); /* and the moves before the next step's reads */
 }
 
 /* Block b writes the entries of its chunk, in rounds of BIN_THREADS x
