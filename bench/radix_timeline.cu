@@ -7,7 +7,9 @@
  *
  *   radix_timeline [COUNT [KEY_BITS [RUNS]]]   defaults 871414 32 21
  *
- * COUNT must fit the single launch (one tile per resident block).
+ * COUNT must fit the single launch (one tile per resident block). Then
+ * prints the floor under any such sort: the event time of an empty
+ * cooperative launch of the same shape with 0 to 4 grid-wide barriers.
  * For measurement only: the stamps cost a little time themselves.
  */
 #define DS_RADIX_TIMELINE 1
@@ -18,6 +20,53 @@
 #include "sort_inputs.h"
 
 #define MAX_RUNS 101
+
+/* The index of the median of ms[0 .. runs). */
+static int median_index(const float *ms, int runs)
+{
+    int order[MAX_RUNS];
+    for (int i = 0; i < runs; i++)
+        order[i] = i;
+    for (int i = 1; i < runs; i++)
+        for (int j = i; j > 0 && ms[order[j]] < ms[order[j - 1]]; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    return order[runs / 2];
+}
+
+/* The floor of any single-launch sort: a cooperative launch of the same
+ * shape that does nothing but `barriers` grid-wide barriers. */
+__global__ void __launch_bounds__(kSmallThreads, kSmallMinBlocks) k_floor(int barriers)
+{
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    for (int i = 0; i < barriers; i++)
+        grid.sync();
+}
+
+static float floor_us(unsigned blocks, int barriers, int runs)
+{
+    typedef tile_smem<kSmallBits, kSmallThreads, kSmallItems> smem;
+    cudaFuncSetAttribute(k_floor, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem::bytes);
+    cudaEvent_t start, stop;
+    cudaEventCreate(&start);
+    cudaEventCreate(&stop);
+    float ms[MAX_RUNS];
+    for (int r = -2; r < runs; r++) {
+        void *args[] = {&barriers};
+        cudaEventRecord(start);
+        cudaLaunchCooperativeKernel((const void *)k_floor, dim3(blocks), dim3(kSmallThreads),
+                                    args, smem::bytes, 0);
+        cudaEventRecord(stop);
+        cudaEventSynchronize(stop);
+        if (r >= 0)
+            cudaEventElapsedTime(&ms[r], start, stop);
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    return ms[median_index(ms, runs)] * 1000.0f;
+}
 
 static int fail(const char *what, cudaError_t e)
 {
@@ -90,16 +139,7 @@ int main(int argc, char **argv)
             return fail("marks", e);
     }
     /* The run of median time. */
-    int order[MAX_RUNS];
-    for (int i = 0; i < runs; i++)
-        order[i] = i;
-    for (int i = 1; i < runs; i++)
-        for (int j = i; j > 0 && ms[order[j]] < ms[order[j - 1]]; j--) {
-            int t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
-    int m = order[runs / 2];
+    int m = median_index(ms, runs);
     printf("radix single launch: %zu pairs, %d-bit keys, %u blocks, median of %d sorts "
            "%.1f us (events)\n",
            n, key_bits, (unsigned)((n + kSmallThreads * kSmallItems - 1) /
@@ -131,6 +171,14 @@ int main(int argc, char **argv)
     for (int i = 0; i < 64 && marks[m][0][i]; i++)
         last0 = marks[m][0][i];
     printf("%-28s %10.2f\n", "block 0, first to last mark", (last0 - marks[m][0][0]) / 1000.0);
+    const unsigned blocks = (unsigned)((n + kSmallThreads * kSmallItems - 1) /
+                                       (kSmallThreads * kSmallItems));
+    const unsigned resident = s->small_limit / (kSmallThreads * kSmallItems);
+    printf("empty cooperative launch, %u and %u blocks of %d threads (events, median of %d):\n",
+           blocks, resident, kSmallThreads, runs);
+    for (int barriers = 0; barriers <= 4; barriers++)
+        printf("  %d grid barriers: %6.1f us  %6.1f us\n", barriers,
+               floor_us(blocks, barriers, runs), floor_us(resident, barriers, runs));
     ds_sort_backend_radix.destroy(state);
     cudaFree(keys);
     cudaFree(values);

@@ -32,6 +32,7 @@
 
 #include "sort.h"
 #include "sort_inputs.h"
+#include "sort_keys.cuh"
 
 #define GUARD_COUNT 1024          /* poisoned elements after count */
 #define POISON_BYTE 0xA5
@@ -734,6 +735,167 @@ static void gpu_sorter_checks_its_arguments(void **state)
     }
 }
 
+/* ---- radix against a stable sort ---------------------------------------- */
+
+/* Inputs for radix_sorts_stably, beyond the distributions. */
+enum { STABLE_FRAME = DS_DIST_COUNT, STABLE_SIGNED, STABLE_CLUSTER };
+
+/* The renderer's keys (distance_math.h): a culled primitive's 0, else a
+ * narrowed key, a denormal of bits 1 .. 2^24 - 1. */
+static void generate_frame_keys(size_t count, uint64_t seed, float *dest)
+{
+    ds_sort_input_generate(DS_DIST_UNIFORM, count, seed, dest);
+    for (size_t i = 0; i < count; i++) {
+        double unit = dest[i] / 2147483648.0;
+        uint32_t bits = unit < 0.5 ? 0u : 1u + (uint32_t)((unit - 0.5) * 2.0 * 16777214.0);
+        memcpy(&dest[i], &bits, sizeof bits);
+    }
+}
+
+static void generate_stable_input(int input, size_t count, uint64_t seed, float *dest)
+{
+    if (input < DS_DIST_COUNT) {
+        ds_sort_input_generate((ds_sort_dist)input, count, seed, dest);
+    } else if (input == STABLE_FRAME) {
+        generate_frame_keys(count, seed, dest);
+    } else if (input == STABLE_SIGNED) {
+        /* Both signs, both zeros, 32 values 0.25 apart: many ties. */
+        ds_sort_input_generate(DS_DIST_UNIFORM, count, seed, dest);
+        for (size_t i = 0; i < count; i++) {
+            float k = floorf(dest[i] / 268435456.0f * 4.0f) / 4.0f - 4.0f;
+            dest[i] = i % 7 == 3 ? (i % 2 ? -0.0f : 0.0f) : k;
+        }
+    } else {
+        /* One tight cluster between two far outliers. */
+        ds_sort_input_generate(DS_DIST_UNIFORM, count, seed, dest);
+        for (size_t i = 0; i < count; i++)
+            dest[i] = 1.0f + dest[i] * 0x1p-40f;
+        dest[count / 3] = -1e30f;
+        dest[count / 2] = 1e30f;
+    }
+}
+
+static const uint32_t *stable_keys; /* qsort's context: ordered keys */
+
+static int compare_stable(const void *a, const void *b)
+{
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    if (stable_keys[i] != stable_keys[j])
+        return stable_keys[i] < stable_keys[j] ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+/* radix sorts stably (every digit pass is stable), and the renderer's
+ * images rely on radix, cub and the GL stages agreeing on the order of
+ * ties. Each input is sorted by radix and compared pair by pair with a
+ * stable sort on the host, at sizes of the single launch (below about a
+ * million pairs) and of the multi-launch sort: the distributions with the
+ * most ties and odd values (all equal, few values, NaN and infinities),
+ * the renderer's keys with their culled zeros, both signs and both zeros,
+ * one cluster between two outliers; in both directions, with full and
+ * 24-bit keys (ties below the compared bits keep their input order), and
+ * from a sorter made for exactly the count. */
+static void radix_sorts_stably(void **state)
+{
+    (void)state;
+    if (!algo_wanted(DS_SORT_RADIX))
+        return;
+    static const size_t sizes[] = {4099, 65536, 300007, 871414, 1048577, 2000003};
+    static const int inputs[] = {DS_DIST_UNIFORM,    DS_DIST_SORTED,  DS_DIST_ZERO,
+                                 DS_DIST_FEW_UNIQUE, DS_DIST_GAUSSIAN, DS_DIST_SPECIAL,
+                                 STABLE_FRAME,       STABLE_SIGNED,   STABLE_CLUSTER};
+    const size_t capacity = 2000003;
+    float *original = malloc(capacity * sizeof(float));
+    float *out_keys = malloc(capacity * sizeof(float));
+    uint32_t *ordered = malloc(capacity * sizeof(uint32_t));
+    uint32_t *expected = malloc(capacity * sizeof(uint32_t));
+    uint32_t *out_values = malloc(capacity * sizeof(uint32_t));
+    assert_non_null(original);
+    assert_non_null(out_keys);
+    assert_non_null(ordered);
+    assert_non_null(expected);
+    assert_non_null(out_values);
+    float *keys = NULL;
+    uint32_t *values = NULL;
+    assert_int_equal(cudaMalloc((void **)&keys, capacity * sizeof(float)), cudaSuccess);
+    assert_int_equal(cudaMalloc((void **)&values, capacity * sizeof(uint32_t)), cudaSuccess);
+    ds_sorter *full = new_sorter(DS_SORT_RADIX, capacity, 0, 0);
+    ds_sorter *short_keys = new_sorter(DS_SORT_RADIX, capacity, 24, 0);
+    ds_sorter *small = new_sorter(DS_SORT_RADIX, 65536, 0, 0);
+    int failures = 0, cases = 0;
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        const size_t n = sizes[s];
+        if (!size_wanted(n))
+            continue;
+        for (size_t in = 0; in < sizeof inputs / sizeof *inputs; in++) {
+            const uint64_t seed = BASE_SEED + 97 * s + in;
+            generate_stable_input(inputs[in], n, seed, original);
+            for (int variant = 0; variant < 3; variant++) {
+                ds_sorter *sorter = variant == 0 ? full : variant == 1 ? short_keys : small;
+                if ((variant == 1 && n != 300007 && n != 871414) ||
+                    (variant == 2 && n != 65536))
+                    continue;
+                const uint32_t mask = variant == 1 ? 0xFFFFFF00u : 0xFFFFFFFFu;
+                for (int order = 0; order < 2; order++) {
+                    for (size_t i = 0; i < n; i++) {
+                        ordered[i] = ds_key_to_ordered(original[i], order) & mask;
+                        expected[i] = (uint32_t)i;
+                    }
+                    stable_keys = ordered;
+                    qsort(expected, n, sizeof *expected, compare_stable);
+                    assert_int_equal(cudaMemcpy(keys, original, n * sizeof(float),
+                                                cudaMemcpyHostToDevice),
+                                     cudaSuccess);
+                    uint32_t *iota = out_values;
+                    for (size_t i = 0; i < n; i++)
+                        iota[i] = (uint32_t)i;
+                    assert_int_equal(cudaMemcpy(values, iota, n * sizeof(uint32_t),
+                                                cudaMemcpyHostToDevice),
+                                     cudaSuccess);
+                    assert_int_equal(ds_sorter_sort(sorter, keys, values, n,
+                                                    (ds_sort_order)order, NULL),
+                                     DS_OK);
+                    assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+                    assert_int_equal(cudaMemcpy(out_keys, keys, n * sizeof(float),
+                                                cudaMemcpyDeviceToHost),
+                                     cudaSuccess);
+                    assert_int_equal(cudaMemcpy(out_values, values, n * sizeof(uint32_t),
+                                                cudaMemcpyDeviceToHost),
+                                     cudaSuccess);
+                    size_t bad = n;
+                    for (size_t i = 0; i < n && bad == n; i++)
+                        if (out_values[i] != expected[i] ||
+                            ds_key_to_ordered(out_keys[i], order) !=
+                                ds_key_to_ordered(original[expected[i]], order))
+                            bad = i;
+                    cases++;
+                    if (bad != n) {
+                        failures++;
+                        printf("FAIL radix stable: input %d n=%zu %s key_bits=%d "
+                               "max_count=%s: at %zu value %u, expected %u\n",
+                               inputs[in], n, order ? "descending" : "ascending",
+                               variant == 1 ? 24 : 32, variant == 2 ? "65536" : "2000003",
+                               bad, out_values[bad], expected[bad]);
+                    }
+                }
+            }
+        }
+    }
+    printf("radix against a stable sort: %d cases, %d failed\n", cases,
+           failures);
+    ds_sorter_destroy(full);
+    ds_sorter_destroy(short_keys);
+    ds_sorter_destroy(small);
+    cudaFree(keys);
+    cudaFree(values);
+    free(original);
+    free(out_keys);
+    free(ordered);
+    free(expected);
+    free(out_values);
+    assert_int_equal(failures, 0);
+}
+
 static void usage(const char *program)
 {
     fprintf(stderr,
@@ -801,6 +963,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(nonnegative_keys_sort_untransformed),
         cmocka_unit_test(low_key_bits_sort_exactly),
         cmocka_unit_test(pingpong_sorts_end_where_they_say),
+        cmocka_unit_test(radix_sorts_stably),
         cmocka_unit_test(every_algorithm_sorts_every_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
