@@ -4,7 +4,8 @@
 // the small-triangle cull and its visible count folded in, and, for a
 // binned frame, each primitive's tile rectangle (tiles.h), so that the
 // binning after the sort gathers one word a primitive instead of its
-// vertices. The arithmetic is distance.cu's and tiles.cu's, operation for
+// vertices, and in its sort value the tile code (stage_state.glsl), so
+// that it gathers only the rectangles of primitives on several tiles. The arithmetic is distance.cu's and tiles.cu's, operation for
 // operation as nvcc compiles them (fused where nvcc fuses, correctly
 // rounded square root and division), so that the keys, the culled set and
 // the rectangles are the CUDA path's to the bit: the same image.
@@ -46,6 +47,7 @@ layout(location = 16) uniform ivec2 grid;         // columns, rows
 layout(location = 17) uniform vec2 to_tile;       // columns / width, rows / height
 layout(location = 18) uniform float point_scale;
 layout(location = 19) uniform uvec2 narrow;       // ds_key_narrow base, top
+layout(location = 20) uniform int value_shift;    // tile codes in the values (0: none)
 
 layout(std430, binding = 0) readonly buffer Positions { float positions[]; };
 layout(std430, binding = 1) readonly buffer Indices { uint indices[]; };
@@ -391,12 +393,13 @@ uint narrow_key(uint bits)
     return bits > narrow.x ? min(bits - narrow.x, narrow.y) : 1u;
 }
 
-// The sort's key, and for verification the full key.
-void write_key(uint i, float key)
+// The sort's key and value (with the tile code of `rect` when the frame's
+// values carry codes), and for verification the full key.
+void write_key(uint i, float key, uint rect)
 {
     uint bits = floatBitsToUint(key);
     keys[i] = ~narrow_key(bits);
-    values[i] = i;
+    values[i] = tiles_code_value(i, rect, grid.x, value_shift);
     if (keep_keys)
         verify_keys[i] = ~bits;
 }
@@ -413,9 +416,10 @@ void main()
         float key = point_distance(p);
         if (key_range.y != 0.0)
             key = quantise_key(key);
-        write_key(i, key);
+        uint rect = tiled ? point_tiles(p) : DS_TILES_EMPTY;
+        write_key(i, key, rect);
         if (tiled)
-            primitive_rects[i] = point_tiles(p);
+            primitive_rects[i] = rect;
 #else
         vec3 pa = position(indices[3u * i]);
         vec3 pb = position(indices[3u * i + 1u]);
@@ -440,9 +444,10 @@ void main()
             kept = !triangle_misses_projected(where, sx, sy);
             key = kept ? max(key, FLT_MIN_NORMAL) : 0.0;
         }
-        write_key(i, key);
+        uint rect = tiled && kept ? triangle_tiles_projected(where, sx, sy) : DS_TILES_EMPTY;
+        write_key(i, key, rect);
         if (tiled)
-            primitive_rects[i] = kept ? triangle_tiles_projected(where, sx, sy) : DS_TILES_EMPTY;
+            primitive_rects[i] = rect;
         drawn_here += kept ? 1u : 0u;
 #endif
     }

@@ -1,9 +1,12 @@
 // tiles_count.comp.glsl — the GL binning's first pass (gl_stages.c), as
 // tiles.cu's k_tiles_count: workgroup b owns a contiguous chunk of the
 // first `drawn` sorted positions (drawn: the cull's visible count, read
-// here on the GPU, or all of them); it copies each position's tile
-// rectangle (the keys pass stored one per primitive) into sorted order and
-// counts its entries per tile in shared memory, into
+// here on the GPU, or all of them); it learns each position's tile
+// rectangle from the sort value's tile code (stage_state.glsl), or for
+// the several code (or without codes) from the keys pass's rectangle of
+// the primitive, writes it in sorted order when the scatter or
+// verification needs it (without codes, or verifying), and counts its
+// entries per tile in shared memory, into
 // table[b * DS_TILES_MAX + tile], and adds them into its span's row of
 // this binning's half of span_sums (zero before this dispatch: the
 // previous binning's tiles_scatter cleared it, or the stages' creation).
@@ -19,6 +22,8 @@ layout(location = 2) uniform int columns;
 layout(location = 3) uniform bool use_visible;
 layout(location = 4) uniform uint parity;
 layout(location = 5) uniform uint half_index;
+layout(location = 6) uniform int value_shift;    // tile codes in the values (0: none)
+layout(location = 7) uniform bool write_rects;   // rects[] in sorted order
 
 layout(std430, binding = 3) readonly buffer Values { uint order[]; };
 // binding 5: State (stage_state.glsl)
@@ -39,8 +44,11 @@ void main()
     uint end = min(chunk * group + chunk, n);
     uint begin = min(chunk * group, end);
     for (uint i = begin + local; i < end; i += uint(BIN_THREADS)) {
-        uint r = primitive_rects[order[i]];
-        rects[i] = r;
+        uint value = order[i], r;
+        if (!tiles_code_rect(value, columns, value_shift, r))
+            r = primitive_rects[tiles_value_primitive(value, value_shift)];
+        if (write_rects)
+            rects[i] = r;
         int c0 = int(r & 0xFFu), c1 = int(r >> 8 & 0xFFu);
         int r0 = int(r >> 16 & 0xFFu), r1 = int(r >> 24);
         for (int row = r0; row <= r1; row++)

@@ -50,11 +50,13 @@ layout(location = 7) uniform uint half_index;
 layout(location = 8) uniform uint saturated;
 layout(location = 9) uniform uint command_word;
 layout(location = 10) uniform uint vertices;    // 3 a triangle, 1 a point
+layout(location = 11) uniform int value_shift;  // tile codes in the values (0: none)
 
 layout(std430, binding = 1) readonly buffer Indices { uint indices[]; };
 layout(std430, binding = 3) readonly buffer Values { uint order[]; };
 layout(std430, binding = 4) writeonly buffer Elements { uint elements[]; };
 // binding 5: State (stage_state.glsl)
+layout(std430, binding = 6) readonly buffer PrimitiveRects { uint primitive_rects[]; };
 layout(std430, binding = 7) readonly buffer Rects { uint rects[]; };
 
 // The rounds' masks; before them, the scan's scratch.
@@ -192,7 +194,7 @@ void main()
     if (overflow) {
         // The plain sorted list, entry i at i.
         for (uint i = begin + local; i < end; i += uint(BIN_THREADS))
-            write_entry(i, order[i]);
+            write_entry(i, tiles_value_primitive(order[i], value_shift));
         return;
     }
     for (uint word = local; word < uint(MASK_WORDS); word += uint(BIN_THREADS))
@@ -204,8 +206,14 @@ void main()
     for (uint first = begin; first < end; first += round_size) {
         uint i = first + local;
         bool owned = local < round_size && i < end;
-        uint r = owned ? rects[i] : DS_TILES_EMPTY;
-        uint primitive = owned ? order[i] : 0u;
+        // The rectangle: from the tile code, else the keys pass's (the
+        // several code), or tiles_count's copy without codes.
+        uint value = owned ? order[i] : 0u, r = DS_TILES_EMPTY;
+        if (owned && value_shift == 0)
+            r = rects[i];
+        else if (owned && !tiles_code_rect(value, columns, value_shift, r))
+            r = primitive_rects[tiles_value_primitive(value, value_shift)];
+        uint primitive = tiles_value_primitive(value, value_shift);
         int c0 = int(r & 0xFFu), c1 = int(r >> 8 & 0xFFu);
         int r0 = int(r >> 16 & 0xFFu), r1 = int(r >> 24);
         for (int row = r0; row <= r1; row++)

@@ -5,7 +5,10 @@
  *   - the keys before the sort, bit for bit, against the host computing
  *     the shaders' formula (the distance as nvcc contracts it, fmaf, with
  *     a correctly rounded sqrtf);
- *   - the sorted order against a stable host sort of the same keys;
+ *   - the sorted order against a stable host sort of the same keys, and
+ *     in a binned frame each sorted value's tile code against its
+ *     position's rectangle (gl_stages.c's read-back checks them; one case
+ *     bins without codes, as when they do not fit);
  *   - every word of the element buffer (sorted list, scattered indices,
  *     culled draw command, or tiles.h's binned entries and commands)
  *     against the host's stages on that order (ds_tiles_bin_host());
@@ -114,6 +117,7 @@ typedef struct config {
     int tile_pixels;      /* 0: TILE_PIXELS */
     const ds_mesh *mesh;  /* NULL: the small scene */
     int full_width_keys;  /* 1: keys never narrowed */
+    int no_codes;         /* 1: sort values without tile codes, as when they do not fit */
 } config;
 
 static void run_config(const config *c)
@@ -167,8 +171,12 @@ static void run_config(const config *c)
     frame_plan plan;
     ds_render_plan(renderer, &camera, DS_RENDERER_OWN_FRAMEBUFFER, &plan);
     plan.gl = 1;
-    /* As a GL frame's plan narrows full keys (the CPU path's does not). */
+    /* As a GL frame's plan narrows full keys and codes the tiles in the
+     * sort values (the CPU path's does neither). */
     plan.narrow = ds_render_key_narrow(renderer, &plan);
+    plan.value_shift = c->no_codes ? 0 : ds_render_value_shift(renderer, &plan);
+    if (plan.tiled && !c->no_codes)
+        assert_int_not_equal(plan.value_shift, 0);
     if (c->key_bits == 32 && !c->full_width_keys && c->zoom >= 1.0f)
         assert_int_not_equal(plan.narrow.top, 0);
     if (c->key_bits != 32 || c->full_width_keys)
@@ -332,12 +340,12 @@ static void test_triangles(void **state)
         for (int f = 0; f < 2; f++)
             for (int k = 0; k < 2; k++) {
                 config c = {DS_PRIMITIVE_TRIANGLES, tiles[t], forms[f], culls[k], 32,
-                            DS_TRIANGLE_KEY_FARTHEST, 1.0f, 0, NULL, 0};
+                            DS_TRIANGLE_KEY_FARTHEST, 1.0f, 0, NULL, 0, 0};
                 run_config(&c);
             }
     /* Full keys as they are: the sort's four passes. */
     config full = {DS_PRIMITIVE_TRIANGLES, DS_TILES_ON, DS_DRAW_INDEXED, DS_CULL_ON, 32,
-                   DS_TRIANGLE_KEY_FARTHEST, 1.0f, 0, NULL, 1};
+                   DS_TRIANGLE_KEY_FARTHEST, 1.0f, 0, NULL, 1, 0};
     run_config(&full);
 }
 
@@ -347,17 +355,17 @@ static void test_keys(void **state)
     static const int bits[] = {24, 16};
     for (int b = 0; b < 2; b++) {
         config c = {DS_PRIMITIVE_TRIANGLES, DS_TILES_ON, DS_DRAW_INDEXED, DS_CULL_ON, bits[b],
-                    DS_TRIANGLE_KEY_FARTHEST, 1.0f, 0, NULL, 0};
+                    DS_TRIANGLE_KEY_FARTHEST, 1.0f, 0, NULL, 0, 0};
         run_config(&c);
     }
     for (int key = DS_TRIANGLE_KEY_MEAN; key <= DS_TRIANGLE_KEY_CENTROID; key++) {
         config c = {DS_PRIMITIVE_TRIANGLES, DS_TILES_OFF, DS_DRAW_PULL, DS_CULL_ON, 32,
-                    (ds_triangle_key)key, 1.0f, 0, NULL, 0};
+                    (ds_triangle_key)key, 1.0f, 0, NULL, 0, 0};
         run_config(&c);
     }
     /* Far away: most triangles are sub-pixel, so the cull has work. */
     config far = {DS_PRIMITIVE_TRIANGLES, DS_TILES_ON, DS_DRAW_PULL, DS_CULL_ON, 32,
-                  DS_TRIANGLE_KEY_FARTHEST, 6.0f, 0, NULL, 0};
+                  DS_TRIANGLE_KEY_FARTHEST, 6.0f, 0, NULL, 0, 0};
     run_config(&far);
 }
 
@@ -370,14 +378,18 @@ static void test_binning(void **state)
     ds_mesh large;
     assert_int_equal(ds_scene_build("shells", 150000, &large), DS_OK);
     config many = {DS_PRIMITIVE_TRIANGLES, DS_TILES_ON, DS_DRAW_INDEXED, DS_CULL_OFF, 32,
-                   DS_TRIANGLE_KEY_FARTHEST, 1.0f, 8, &large, 0};
+                   DS_TRIANGLE_KEY_FARTHEST, 1.0f, 8, &large, 0, 0};
+    run_config(&many);
+    /* The same without tile codes in the values: the rectangles from the
+     * keys pass for every position. */
+    many.no_codes = 1;
     run_config(&many);
     config points = {DS_PRIMITIVE_POINTS, DS_TILES_ON, DS_DRAW_AUTO, DS_CULL_OFF, 32,
-                     DS_TRIANGLE_KEY_FARTHEST, 1.0f, 4, &large, 0};
+                     DS_TRIANGLE_KEY_FARTHEST, 1.0f, 4, &large, 0, 0};
     run_config(&points);
     ds_mesh_free(&large);
     config close = {DS_PRIMITIVE_TRIANGLES, DS_TILES_ON, DS_DRAW_PULL, DS_CULL_ON, 32,
-                    DS_TRIANGLE_KEY_FARTHEST, 0.35f, 4, NULL, 0};
+                    DS_TRIANGLE_KEY_FARTHEST, 0.35f, 4, NULL, 0, 0};
     run_config(&close);
 }
 
@@ -389,7 +401,7 @@ static void test_points(void **state)
     for (int t = 0; t < 2; t++)
         for (int b = 0; b < 2; b++) {
             config c = {DS_PRIMITIVE_POINTS, tiles[t], DS_DRAW_AUTO, DS_CULL_OFF, bits[b],
-                        DS_TRIANGLE_KEY_FARTHEST, 1.0f, 0, NULL, 0};
+                        DS_TRIANGLE_KEY_FARTHEST, 1.0f, 0, NULL, 0, 0};
             run_config(&c);
         }
 }

@@ -46,6 +46,13 @@ static ds_key_range key_range(const ds_renderer *renderer, const float eye[3])
  * KEY_BOUND_SLACK, far more than the few float roundings of a key. Only
  * full keys on a GPU path: the CPU path sorts as it always has. */
 #define KEY_BOUND_SLACK 1e-5
+int ds_render_value_shift(const ds_renderer *renderer, const frame_plan *plan)
+{
+    if (!plan->tiled || (!plan->gl && renderer->cpu_path))
+        return 0;
+    return ds_tiles_code_shift(plan->count, plan->grid.columns * plan->grid.rows);
+}
+
 ds_key_narrow ds_render_key_narrow(const ds_renderer *renderer, const frame_plan *plan)
 {
     ds_key_narrow none = {0u, 0u};
@@ -106,8 +113,7 @@ void ds_render_plan(ds_renderer *renderer, const ds_camera *camera, uint32_t fra
     plan.gl = renderer->stages_gl && !plan.shuffle;
     plan.narrow = ds_render_key_narrow(renderer, &plan);
     plan.grid = ds_tile_grid_for(renderer->width, renderer->height, renderer->tile_pixels);
-    if (plan.tiled && !plan.gl && !renderer->cpu_path)
-        plan.value_shift = ds_tiles_code_shift(plan.count, plan.grid.columns * plan.grid.rows);
+    plan.value_shift = ds_render_value_shift(renderer, &plan);
     *dest = plan;
 }
 

@@ -384,6 +384,7 @@ static void run_keys(const ds_renderer *renderer, const frame_plan *plan)
                        (float)plan->grid.rows / view->height);
     glProgramUniform1f(program, 18, plan->point_scale);
     glProgramUniform2ui(program, 19, plan->narrow.base, plan->narrow.top);
+    glProgramUniform1i(program, 20, plan->value_shift);
     glDispatchCompute(groups_for(plan->count, KEYS_THREADS, KEYS_GROUPS_MAX), 1, 1);
 }
 
@@ -416,6 +417,11 @@ static void run_binning(const ds_renderer *renderer, const frame_plan *plan)
     glUseProgram(program);
     set_chunk_uniforms(program, count, tiles, plan->grid.columns, cull, parity);
     glProgramUniform1ui(program, 5, half);
+    glProgramUniform1i(program, 6, plan->value_shift);
+    /* Rectangles in sorted order: for the scatter without codes, and for
+     * verification. */
+    glProgramUniform1i(program, 7,
+                       !plan->value_shift || (plan->keep_keys && stages->verify_keys));
     glDispatchCompute(BIN_GROUPS, 1, 1);
     /* The scatter reads the count pass's table and span sums. */
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
@@ -432,6 +438,7 @@ static void run_binning(const ds_renderer *renderer, const frame_plan *plan)
     glProgramUniform1ui(program, 8, (GLuint)(renderer->command_word / per + 1));
     glProgramUniform1ui(program, 9, (GLuint)renderer->command_word);
     glProgramUniform1ui(program, 10, plan->points ? 1u : 3u);
+    glProgramUniform1i(program, 11, plan->value_shift);
     glDispatchCompute(BIN_GROUPS, 1, 1);
 }
 
@@ -566,5 +573,21 @@ ds_status ds_render_gl_stages_read_back(ds_renderer *renderer, const frame_plan 
     }
     if (rects && plan->tiled)
         glGetNamedBufferSubData(stages->rects, 0, (GLsizeiptr)(visible * sizeof(uint32_t)), rects);
-    return DS_OK;
+    if (!values || !plan->value_shift)
+        return DS_OK;
+    /* The primitives; with the keys kept (tiles_count then wrote each
+     * position's rectangle), their tile codes checked first. */
+    ds_status status = DS_OK;
+    if (rects && plan->tiled && plan->keep_keys && stages->verify_keys) {
+        uint32_t *primitives = malloc(visible * sizeof(uint32_t) + 1);
+        if (!primitives)
+            return ds_fail(DS_ERR_OUT_OF_MEMORY, "gl stages: out of host memory");
+        for (size_t i = 0; i < visible; i++)
+            primitives[i] = ds_tiles_value_primitive(values[i], plan->value_shift);
+        status = ds_render_check_codes(plan, values, primitives, rects, visible);
+        free(primitives);
+    }
+    for (size_t i = 0; i < n; i++)
+        values[i] = ds_tiles_value_primitive(values[i], plan->value_shift);
+    return status;
 }

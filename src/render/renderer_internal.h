@@ -77,7 +77,7 @@ typedef struct frame_plan {
                                 range (distance_math.h); top 0: not */
     ds_cull_view view;       /* the window transform: culling and tiles */
     ds_tile_grid grid;       /* the screen tiles (used when tiled) */
-    int value_shift;         /* a binned CUDA frame's sort values carry
+    int value_shift;         /* a binned GPU frame's sort values carry
                                 tile codes at this bit (tiles.h); 0: the
                                 values are the primitives' numbers */
 } frame_plan;
@@ -262,6 +262,17 @@ void ds_render_plan(ds_renderer *renderer, const ds_camera *camera, uint32_t fra
  * path), as ds_render_plan() sets plan->narrow. */
 ds_key_narrow ds_render_key_narrow(const ds_renderer *renderer, const frame_plan *plan);
 
+/* frame.c: the bit of the tile codes in the sort values of `plan` (its
+ * count, grid, tiling and path), as ds_render_plan() sets
+ * plan->value_shift: a binned frame on the GPU (CUDA or the GL stages). */
+int ds_render_value_shift(const ds_renderer *renderer, const frame_plan *plan);
+
+/* verify.c: sorted values with tile codes at plan->value_shift, coded[0
+ * .. count), must be the primitives values[] with the codes of the tiles
+ * the keys pass found for them, rects[]. */
+ds_status ds_render_check_codes(const frame_plan *plan, const uint32_t *coded,
+                                const uint32_t *values, const uint32_t *rects, size_t count);
+
 /* stages_cuda.c: keys, sort and the element buffer's contents on the GPU,
  * between the interop hand-over to CUDA and back to GL. */
 ds_status ds_render_cuda_stages(ds_renderer *renderer, const frame_plan *plan,
@@ -280,8 +291,10 @@ ds_status ds_render_cpu_stages(ds_renderer *renderer, const frame_plan *plan,
  * buffers for the renderer's mesh and element capacity (once); free:
  * all of it. read_back (verify; waits for GL): the last GL frame's keys
  * before the sort as floats, the sorted values (the primitive numbers,
- * plan->count of them), the binned frame's tile rectangles of the drawn
- * sorted positions and the count drawn (all of them without culling). */
+ * plan->count of them; tile codes checked against the rectangles, with
+ * the keys kept, and stripped), the binned frame's tile rectangles of the
+ * drawn sorted positions and the count drawn (all of them without
+ * culling). */
 int ds_render_gl_stages_supported(void);
 ds_status ds_render_gl_stages_create(ds_renderer *renderer);
 void ds_render_gl_stages_free(ds_renderer *renderer);
