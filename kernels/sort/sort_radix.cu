@@ -225,21 +225,6 @@ __device__ __forceinline__ uint32_t from_ordered(uint32_t ordered,
     return __float_as_uint(ds_ordered_to_key(ordered, descending));
 }
 
-/* Lanes of the warp holding the same BITS-bit digit as this lane, by one
- * ballot per digit bit (cheaper here than match.any.sync, as CUB's
- * warp_matcher_t notes for few bits). All 32 lanes must call it. */
-template <int BITS>
-__device__ __forceinline__ uint32_t match_digit(uint32_t digit)
-{
-    uint32_t peers = 0xFFFFFFFFu;
-#pragma unroll
-    for (int b = 0; b < BITS; b++) {
-        uint32_t set = __ballot_sync(0xFFFFFFFFu, (digit >> b) & 1u);
-        peers &= ((digit >> b) & 1u) ? set : ~set;
-    }
-    return peers;
-}
-
 /* Block-wide exclusive sum over WARPS warps; *total gets the sum.
  * Contains __syncthreads(); every thread must call it, and s_warp_sums
  * must not be reused before another barrier. */
@@ -384,15 +369,19 @@ __device__ __forceinline__ void load_values(uint32_t (&value)[ITEMS],
 }
 
 /* Shared memory of a block that ranks and scatters THREADS x ITEMS-key
- * tiles: the key and value exchanges and the per-warp digit counters are
- * dynamic (over the 48 KiB static limit); the digit-sized arrays are the
- * kernel's static ones. */
+ * tiles: the key and value exchanges, the per-warp digit counters and the
+ * per-warp match words (match_sets sets) are dynamic (over the 48 KiB static
+ * limit); the digit-sized arrays are the kernel's static ones. */
 template <int BITS, int THREADS, int ITEMS>
 struct tile_smem {
     static const int tile = THREADS * ITEMS;
     static const int warps = THREADS / 32;
+    /* Items matched at once, each in its own set of match words: four for
+     * 7-bit digits, two for 8-bit ones (whose words are twice as many). */
+    static const int match_sets = BITS <= 7 ? 4 : 2;
     static const size_t bytes =
-        (2 * (size_t)tile + (size_t)warps * (1 << BITS)) * sizeof(uint32_t);
+        (2 * (size_t)tile + (1 + match_sets) * (size_t)warps * (1 << BITS)) *
+        sizeof(uint32_t);
 };
 
 /* The shared arrays rank_scatter_tile works in. */
@@ -400,6 +389,7 @@ struct tile_arrays {
     uint32_t *key_exchange;   /* [tile] */
     uint32_t *value_exchange; /* [tile] */
     uint32_t *warp_counts;    /* [warps][radix] */
+    uint32_t *warp_match;     /* [match_sets][warps][radix], zero between uses */
     uint32_t *tile_hist;      /* [radix] */
     uint32_t *tile_start;     /* [radix] */
     uint32_t *dst_base;       /* [radix] */
@@ -416,17 +406,25 @@ struct tile_statics {
     uint32_t warp_sums[WARPS];
 };
 
-/* The arrays of a tile of `tile_size` keys: the exchanges and warp
- * counters in `dynamic` (tile_smem::bytes), the rest in `statics`. */
+/* The arrays of a tile of `tile_size` keys: the exchanges, warp counters
+ * and match words in `dynamic` (tile_smem::bytes), the rest in `statics`.
+ * Each warp zeroes its match words; a block barrier must follow before
+ * they are used. */
 template <int BITS, int WARPS>
 __device__ __forceinline__ tile_arrays
-make_tile_arrays(uint32_t *dynamic, int tile_size,
+make_tile_arrays(uint32_t *dynamic, int tile_size, int match_sets,
                  tile_statics<BITS, WARPS> &statics)
 {
+    const int radix = 1 << BITS;
+    uint32_t *match = dynamic + 2 * tile_size + WARPS * radix;
     const tile_arrays a = {dynamic,           dynamic + tile_size,
-                           dynamic + 2 * tile_size, statics.tile_hist,
-                           statics.tile_start, statics.dst_base,
-                           statics.warp_sums};
+                           dynamic + 2 * tile_size, match,
+                           statics.tile_hist, statics.tile_start,
+                           statics.dst_base,  statics.warp_sums};
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int set = 0; set < match_sets; set++)
+        for (int d = lane; d < radix; d += 32)
+            match[(set * WARPS + warp) * radix + d] = 0;
     return a;
 }
 
@@ -450,7 +448,7 @@ struct tile_pass {
  * 0xFFFFFFFF, which ranks after every real key. The block:
  *   - counts the tile's digits with shared atomics and publishes them
  *     before ranking, so that later tiles' look-backs find them sooner;
- *   - ranks the tile (per-warp digit counters, ballot matching in a warp);
+ *   - ranks the tile (per-warp digit counters, match words in a warp);
  *   - with LOAD_VALUES, loads the values from src_values (the tile's
  *     first pair; else value[] holds them already and src_values is not
  *     read): loading them only now keeps them out of the registers that
@@ -498,18 +496,43 @@ __device__ __forceinline__ void rank_scatter_tile(
     }
 
     /* Warp-local stable ranks: lanes with equal digits are counted
-     * together, lower lanes first. */
+     * together, lower lanes first. A lane finds the lanes of its digit by
+     * setting its bit in the warp's match word for the digit and reading
+     * the word back (one shared atomic and one load, where ballots cost
+     * one vote per digit bit); the lowest of them adds the group to the
+     * warp's counter, in item order, and clears the word. kMatchSets
+     * items at a time, each in its own set of words, so that their
+     * atomics and loads overlap. */
+    constexpr int SETS = tile_smem<BITS, THREADS, ITEMS>::match_sets;
     uint32_t rank[ITEMS];
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        uint32_t d = digit_of<BITS>(key[i], p.shift);
-        uint32_t peers = match_digit<BITS>(d);
-        int leader = __ffs(peers) - 1;
-        uint32_t before = 0;
-        if (lane == leader)
-            before = atomicAdd(&my_counts[d], (uint32_t)__popc(peers));
-        before = __shfl_sync(0xFFFFFFFFu, before, leader);
-        rank[i] = before + __popc(peers & lanes_below);
+    for (int first = 0; first < ITEMS; first += SETS) {
+        uint32_t *word[SETS];
+        uint32_t peers[SETS];
+#pragma unroll
+        for (int g = 0; g < SETS && first + g < ITEMS; g++) {
+            uint32_t d = digit_of<BITS>(key[first + g], p.shift);
+            word[g] = a.warp_match + (g * warps + warp) * radix + d;
+            atomicOr(word[g], 1u << lane);
+        }
+        __syncwarp(); /* every lane's bits are in */
+#pragma unroll
+        for (int g = 0; g < SETS && first + g < ITEMS; g++)
+            peers[g] = *word[g];
+        __syncwarp(); /* every lane has read before the words are cleared */
+#pragma unroll
+        for (int g = 0; g < SETS && first + g < ITEMS; g++) {
+            int leader = __ffs(peers[g]) - 1;
+            uint32_t before = 0;
+            if (lane == leader) {
+                uint32_t d = digit_of<BITS>(key[first + g], p.shift);
+                before = atomicAdd(&my_counts[d], (uint32_t)__popc(peers[g]));
+                *word[g] = 0;
+            }
+            before = __shfl_sync(0xFFFFFFFFu, before, leader);
+            rank[first + g] = before + __popc(peers[g] & lanes_below);
+        }
+        __syncwarp(); /* the words are clear for the next items */
     }
     if (LOAD_VALUES)
         load_values<ITEMS>(value, src_values + warp_base, lane,
@@ -702,7 +725,7 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
     __shared__ tile_statics<BITS, smem::warps> s_statics;
     __shared__ uint32_t s_tile;
     RADIX_MARK_RESET();
-    const tile_arrays arrays = make_tile_arrays(s_dynamic, tile_size, s_statics);
+    const tile_arrays arrays = make_tile_arrays(s_dynamic, tile_size, smem::match_sets, s_statics);
 
     if (!control->exec[pass])
         return; /* early exit: every key has the same digit here */
@@ -807,7 +830,7 @@ k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
     extern __shared__ uint32_t s_dynamic[];
     __shared__ tile_statics<BITS, smem::warps> s_statics;
     __shared__ uint32_t s_digit_base[(32 + BITS - 1) / BITS][1 << BITS];
-    const tile_arrays arrays = make_tile_arrays(s_dynamic, tile_size, s_statics);
+    const tile_arrays arrays = make_tile_arrays(s_dynamic, tile_size, smem::match_sets, s_statics);
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     RADIX_MARK_RESET();
     RADIX_MARK(); /* the same thread reads the reset count */
