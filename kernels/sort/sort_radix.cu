@@ -11,15 +11,16 @@
  *   1. k_radix_upsweep reads the keys once and counts the digits of every
  *      pass (a pass's histogram does not depend on the order earlier passes
  *      leave);
- *   2. k_radix_scan (one block) turns the counts into digit bases, skips
- *      every pass whose digit is the same for all keys (the paper's early
- *      exit, decided on the device so the host never waits) and plans which
- *      buffer each remaining pass reads;
+ *   2. its last block to finish (scan_and_plan) turns the counts into
+ *      digit bases, skips every pass whose digit is the same for all keys
+ *      (the paper's early exit, decided on the device so the host never
+ *      waits) and plans which buffer each remaining pass reads;
  *   3. k_radix_downsweep, once per pass: a block ranks a tile locally,
  *      learns how many keys of each digit precede the tile by decoupled
  *      look-back, and scatters the tile through shared memory so that each
  *      digit's run is written contiguously;
- *   4. k_radix_copy brings the result back when an odd number of passes ran.
+ *   4. k_radix_copy brings the result back when an odd number of passes
+ *      ran, and clears the counters for the next sort.
  * The key transform is fused into the first pass that runs and its inverse
  * into the last; passes alternate between the caller's arrays and one
  * scratch pair. Inputs of at most one tile per resident block run all of
@@ -83,9 +84,11 @@ constexpr int kSmallMinBlocks = 2;
 constexpr int kSmallBits = 8;
 constexpr int kSmallPasses = (32 + kSmallBits - 1) / kSmallBits;
 
-/* Top-level scan: one thread per digit of the widest digit built. */
+/* Top-level scan: one thread per digit of the widest digit built (the
+ * upsweep's block runs it). */
 constexpr int kScanThreads = 256;
 constexpr int kScanWarps = kScanThreads / 32;
+static_assert(kScanThreads == kUpsweepThreads, "the last upsweep block scans");
 
 /* Run-time choices; the sorter's state keeps a copy. */
 typedef struct radix_tuning {
@@ -133,7 +136,8 @@ constexpr uint32_t kEpochLimit = 1u << 30;
 typedef struct radix_control {
     uint32_t digit_base[kMaxPasses][kMaxRadix]; /* histogram, then its scan */
     uint32_t next_tile[kMaxPasses];             /* downsweep tile dispenser */
-    /* Written by k_radix_scan: */
+    uint32_t upsweeps_done;                     /* upsweep blocks finished */
+    /* Written by the last upsweep block (scan_and_plan): */
     int exec[kMaxPasses];        /* pass runs (not an early exit) */
     int src_scratch[kMaxPasses]; /* pass reads the scratch pair, else caller's */
     int in_float[kMaxPasses];    /* first pass that runs: transform on load */
@@ -606,6 +610,55 @@ __device__ __forceinline__ void rank_scatter_tile(
 
 /* ---- kernels ----------------------------------------------------------- */
 
+/* Top-level scan and pass plan, by the last upsweep block once every
+ * block's counts are in (kScanThreads threads): thread d owns digit d of
+ * every pass: it turns the histogram into exclusive digit bases and flags
+ * a pass whose digit is constant (early exit); thread 0 then plans the
+ * passes. */
+template <int BITS>
+__device__ __forceinline__ void scan_and_plan(uint32_t count, int pass_count,
+                                              radix_control *control)
+{
+    const int radix = 1 << BITS;
+    __shared__ uint32_t s_warp_sums[kScanWarps];
+    __shared__ int s_constant[kMaxPasses];
+    const int d = threadIdx.x;
+    for (int p = 0; p < pass_count; p++) {
+        uint32_t n = d < radix ? __ldcg(&control->digit_base[p][d]) : 0;
+        if (d == 0)
+            s_constant[p] = 0;
+        uint32_t total;
+        uint32_t base = block_exclusive_sum<kScanWarps>(n, s_warp_sums, &total);
+        if (d < radix) {
+            control->digit_base[p][d] = base;
+            if (n == count)
+                s_constant[p] = 1;
+        }
+        __syncthreads(); /* s_warp_sums is reused by the next pass */
+    }
+    if (d != 0)
+        return;
+    int exec[kMaxPasses], runs = 0;
+    for (int p = 0; p < pass_count; p++)
+        runs += exec[p] = !s_constant[p];
+    /* Each pass flips between the caller's and the scratch buffers; an odd
+     * number of runs leaves the result in the scratch, and k_radix_copy
+     * brings it back (a streaming copy is cheaper than re-running a skipped
+     * pass, which would also be a stable copy). */
+    int in_scratch = 0, seen = 0;
+    for (int p = 0; p < pass_count; p++) {
+        control->exec[p] = exec[p];
+        control->src_scratch[p] = in_scratch;
+        control->in_float[p] = exec[p] && seen == 0;
+        control->out_float[p] = exec[p] && seen == runs - 1;
+        if (exec[p]) {
+            seen++;
+            in_scratch ^= 1;
+        }
+    }
+    control->final_copy = in_scratch;
+}
+
 /* Upsweep: digit histograms of every pass in one read of the keys.
  * Block: 4096-key tiles, grid-stride; kUpsweepParts private histograms per
  * pass in shared memory (lane l adds to part l % kUpsweepParts; digit d's
@@ -656,53 +709,19 @@ k_radix_upsweep(const uint32_t *__restrict__ keys, uint32_t count,
         if (sum)
             atomicAdd(&control->digit_base[i / radix][i % radix], sum);
     }
-}
-
-/* Top-level scan and pass plan. One block; thread d owns digit d of every
- * pass: it turns the histogram into exclusive digit bases and flags a pass
- * whose digit is constant (early exit); thread 0 then plans the passes. */
-template <int BITS>
-__global__ void __launch_bounds__(kScanThreads)
-k_radix_scan(uint32_t count, int pass_count, radix_control *control)
-{
-    const int radix = 1 << BITS;
-    __shared__ uint32_t s_warp_sums[kScanWarps];
-    __shared__ int s_constant[kMaxPasses];
-    const int d = threadIdx.x;
-    for (int p = 0; p < pass_count; p++) {
-        uint32_t n = d < radix ? control->digit_base[p][d] : 0;
-        if (d == 0)
-            s_constant[p] = 0;
-        uint32_t total;
-        uint32_t base = block_exclusive_sum<kScanWarps>(n, s_warp_sums, &total);
-        if (d < radix) {
-            control->digit_base[p][d] = base;
-            if (n == count)
-                s_constant[p] = 1;
-        }
-        __syncthreads(); /* s_warp_sums is reused by the next pass */
+    /* The last block to finish scans the histograms and plans the passes
+     * (no scan launch): each block's fence orders its additions before
+     * its count of finished blocks, which the last block reads. */
+    __shared__ int s_last;
+    __threadfence();
+    __syncthreads(); /* every thread's additions are fenced */
+    if (threadIdx.x == 0)
+        s_last = atomicAdd(&control->upsweeps_done, 1u) == gridDim.x - 1;
+    __syncthreads(); /* s_last is known */
+    if (s_last) {
+        __threadfence();
+        scan_and_plan<BITS>(count, pass_count, control);
     }
-    if (d != 0)
-        return;
-    int exec[kMaxPasses], runs = 0;
-    for (int p = 0; p < pass_count; p++)
-        runs += exec[p] = !s_constant[p];
-    /* Each pass flips between the caller's and the scratch buffers; an odd
-     * number of runs leaves the result in the scratch, and k_radix_copy
-     * brings it back (a streaming copy is cheaper than re-running a skipped
-     * pass, which would also be a stable copy). */
-    int in_scratch = 0, seen = 0;
-    for (int p = 0; p < pass_count; p++) {
-        control->exec[p] = exec[p];
-        control->src_scratch[p] = in_scratch;
-        control->in_float[p] = exec[p] && seen == 0;
-        control->out_float[p] = exec[p] && seen == runs - 1;
-        if (exec[p]) {
-            seen++;
-            in_scratch ^= 1;
-        }
-    }
-    control->final_copy = in_scratch;
 }
 
 /* Downsweep: one stable digit pass. A block takes tiles of
@@ -961,8 +980,17 @@ k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
 __global__ void k_radix_copy(uint32_t *keys, uint32_t *values,
                              const uint32_t *scratch_keys,
                              const uint32_t *scratch_values, uint32_t count,
-                             int vector_ok, const radix_control *control)
+                             int vector_ok, radix_control *control)
 {
+    /* The sort's last kernel: block 0 zeroes the histograms, tile
+     * dispensers and upsweep count for the next multi-launch sort (all
+     * their readers have finished), so no memset precedes it. */
+    if (blockIdx.x == 0) {
+        uint32_t *words = reinterpret_cast<uint32_t *>(control);
+        for (size_t i = threadIdx.x; i < offsetof(radix_control, exec) / sizeof(uint32_t);
+             i += blockDim.x)
+            words[i] = 0;
+    }
     if (!control->final_copy)
         return;
     const size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -1070,9 +1098,10 @@ static void prepare_small(radix_state *s, int device, int sm_count)
     s->small_limit = (uint32_t)(sm_count * per_sm) * (uint32_t)smem::tile;
 }
 
-/* One sort: upsweep and scan, every pass's downsweep (a skipped pass
- * returns at once on the device), then the copy (which returns at once
- * unless an odd number of passes ran). */
+/* One sort: the upsweep (whose last block scans and plans), every pass's
+ * downsweep (a skipped pass returns at once on the device), then the copy
+ * (which returns at once unless an odd number of passes ran, and clears
+ * the counters for the next sort). */
 template <int BITS>
 static ds_status launch_passes(radix_state *s, uint32_t *keys,
                                uint32_t *values, uint32_t count,
@@ -1085,18 +1114,12 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
     s->last_small = 0;
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[0], stream));
-    /* Histograms and tile dispensers start from zero each sort; the plan
-     * after them is rewritten by k_radix_scan. */
-    DS_CUDA_TRY("sort radix",
-                cudaMemsetAsync(s->control, 0, offsetof(radix_control, exec),
-                                stream));
+    /* The histograms, tile dispensers and upsweep count start from zero:
+     * create, then each sort's k_radix_copy, clears them. */
     k_radix_upsweep<BITS><<<s->upsweep_grid, kUpsweepThreads, 0, stream>>>(
         keys, count, vector_ok, descending, low_bit, s->pass_count,
         s->control);
     DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_upsweep");
-    k_radix_scan<BITS><<<1, kScanThreads, 0, stream>>>(count, s->pass_count,
-                                                       s->control);
-    DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_scan");
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[1], stream));
 
