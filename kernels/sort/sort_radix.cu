@@ -326,28 +326,39 @@ __device__ __forceinline__ void load_upsweep_tile(
     }
 }
 
-/* Adds the digits of `keys` at one digit place to s_hist (digit d's
- * counter at s_hist[d * STRIDE]), one shared atomic per run of equal
- * digits: a digit that is the same for most keys (the top digits of depth
- * keys) then costs one atomic per thread, not per key. */
+/* Adds the digits of `ordered` at one digit place to s_hist (digit d's
+ * counter at s_hist[d * STRIDE]): one shared atomic a key, or one for all
+ * of them when their digit is the same (the top digits of depth keys),
+ * which `any` and `all`, the OR and AND of the keys, tell without
+ * looking at each. */
 template <int BITS, int STRIDE, int N>
-__device__ __forceinline__ void count_runs(uint32_t *s_hist,
-                                           const uint32_t (&ordered)[N],
-                                           int shift)
+__device__ __forceinline__ void count_digits(uint32_t *s_hist,
+                                             const uint32_t (&ordered)[N],
+                                             int shift, uint32_t any,
+                                             uint32_t all)
 {
-    uint32_t run_digit = digit_of<BITS>(ordered[0], shift), run = 1;
-#pragma unroll
-    for (int e = 1; e < N; e++) {
-        uint32_t d = digit_of<BITS>(ordered[e], shift);
-        if (d == run_digit) {
-            run++;
-        } else {
-            atomicAdd(&s_hist[run_digit * STRIDE], run);
-            run_digit = d;
-            run = 1;
-        }
+    if ((((any ^ all) >> shift) & ((1u << BITS) - 1u)) == 0) {
+        atomicAdd(&s_hist[digit_of<BITS>(all, shift) * STRIDE], (uint32_t)N);
+        return;
     }
-    atomicAdd(&s_hist[run_digit * STRIDE], run);
+#pragma unroll
+    for (int e = 0; e < N; e++)
+        atomicAdd(&s_hist[digit_of<BITS>(ordered[e], shift) * STRIDE], 1u);
+}
+
+/* The OR and AND of a thread's keys, for count_digits(). */
+template <int N>
+__device__ __forceinline__ void or_and(const uint32_t (&ordered)[N],
+                                       uint32_t *any, uint32_t *all)
+{
+    uint32_t o = 0, a = 0xFFFFFFFFu;
+#pragma unroll
+    for (int e = 0; e < N; e++) {
+        o |= ordered[e];
+        a &= ordered[e];
+    }
+    *any = o;
+    *all = a;
 }
 
 /* Loads a warp's ITEMS x 32 values (lane l: values l, l + 32, ...) from
@@ -686,9 +697,11 @@ k_radix_upsweep(const uint32_t *__restrict__ keys, uint32_t count,
     for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         uint32_t ordered[kUpsweepVectors * 4];
         load_upsweep_tile(keys, tile, descending, ordered);
+        uint32_t any, all;
+        or_and(ordered, &any, &all);
         for (int p = 0; p < pass_count; p++)
-            count_runs<BITS, kUpsweepParts>(my_hist + p * bins, ordered,
-                                            low_bit + p * BITS);
+            count_digits<BITS, kUpsweepParts>(my_hist + p * bins, ordered,
+                                              low_bit + p * BITS, any, all);
     }
     for (size_t i = (size_t)tiles * kUpsweepTile +
                     (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -882,8 +895,11 @@ k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
     }
     __syncthreads(); /* s_hist cleared */
     RADIX_MARK(); /* after the barrier, so that the reset is seen */
+    uint32_t any, all;
+    or_and(key, &any, &all);
     for (int p = 0; p < pass_count; p++)
-        count_runs<BITS, 1>(s_hist + p * radix, key, low_bit + p * BITS);
+        count_digits<BITS, 1>(s_hist + p * radix, key, low_bit + p * BITS, any,
+                              all);
     __syncthreads(); /* block histograms complete */
     RADIX_MARK();
     for (int i = threadIdx.x; i < pass_count * radix; i += kSmallThreads) {
