@@ -56,12 +56,19 @@ static float floor_us(unsigned blocks, int barriers, int runs)
     for (int r = -2; r < runs; r++) {
         void *args[] = {&barriers};
         cudaEventRecord(start);
-        cudaLaunchCooperativeKernel((const void *)k_floor, dim3(blocks), dim3(kSmallThreads),
-                                    args, smem::bytes, 0);
+        cudaError_t e = cudaLaunchCooperativeKernel((const void *)k_floor, dim3(blocks),
+                                                    dim3(kSmallThreads), args, smem::bytes, 0);
         cudaEventRecord(stop);
-        cudaEventSynchronize(stop);
-        if (r >= 0)
-            cudaEventElapsedTime(&ms[r], start, stop);
+        if (e == cudaSuccess)
+            e = cudaEventSynchronize(stop);
+        if (e == cudaSuccess && r >= 0)
+            e = cudaEventElapsedTime(&ms[r], start, stop);
+        if (e != cudaSuccess) {
+            fprintf(stderr, "radix_timeline: the empty launch: %s\n", cudaGetErrorString(e));
+            cudaEventDestroy(start);
+            cudaEventDestroy(stop);
+            return -1.0f;
+        }
     }
     cudaEventDestroy(start);
     cudaEventDestroy(stop);

@@ -5,10 +5,11 @@
 // binned frame, each primitive's tile rectangle (tiles.h), so that the
 // binning after the sort gathers one word a primitive instead of its
 // vertices, and in its sort value the tile code (stage_state.glsl), so
-// that it gathers only the rectangles of primitives on several tiles. The arithmetic is distance.cu's and tiles.cu's, operation for
-// operation as nvcc compiles them (fused where nvcc fuses, correctly
-// rounded square root and division), so that the keys, the culled set and
-// the rectangles are the CUDA path's to the bit: the same image.
+// that it gathers only the rectangles of primitives on several tiles.
+// The arithmetic is distance.cu's and tiles.cu's, operation for operation
+// as nvcc compiles them (fused where nvcc fuses, correctly rounded square
+// root and division), so that the keys, the culled set and the rectangles
+// are the CUDA path's to the bit: the same image.
 //
 // Prepended by gl_stages.c: #version, POINTS or TRIANGLES, FMA_FUSED, KEYS_THREADS,
 // the DS_* constants of distance_math.h and tiles.h.

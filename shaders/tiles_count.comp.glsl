@@ -4,8 +4,9 @@
 // here on the GPU, or all of them); it learns each position's tile
 // rectangle from the sort value's tile code (stage_state.glsl), or for
 // the several code (or without codes) from the keys pass's rectangle of
-// the primitive, writes it in sorted order when the scatter or
-// verification needs it (without codes, or verifying), and counts its
+// the primitive, writes the keys pass's rectangle in sorted order when the
+// scatter or verification needs it (without codes, or verifying), and
+// counts its
 // entries per tile in shared memory, into
 // table[b * DS_TILES_MAX + tile], and adds them into its span's row of
 // this binning's half of span_sums (zero before this dispatch: the
@@ -45,10 +46,13 @@ void main()
     uint begin = min(chunk * group, end);
     for (uint i = begin + local; i < end; i += uint(BIN_THREADS)) {
         uint value = order[i], r;
+        uint primitive = tiles_value_primitive(value, value_shift);
         if (!tiles_code_rect(value, columns, value_shift, r))
-            r = primitive_rects[tiles_value_primitive(value, value_shift)];
+            r = primitive_rects[primitive];
+        // The copy holds the keys pass's rectangle (what the scatter needs
+        // without codes, and what verification checks the codes against).
         if (write_rects)
-            rects[i] = r;
+            rects[i] = primitive_rects[primitive];
         int c0 = int(r & 0xFFu), c1 = int(r >> 8 & 0xFFu);
         int r0 = int(r >> 16 & 0xFFu), r1 = int(r >> 24);
         for (int row = r0; row <= r1; row++)

@@ -6,9 +6,9 @@
  *     the shaders' formula (the distance as nvcc contracts it, fmaf, with
  *     a correctly rounded sqrtf);
  *   - the sorted order against a stable host sort of the same keys, and
- *     in a binned frame each sorted value's tile code against its
- *     position's rectangle (gl_stages.c's read-back checks them; one case
- *     bins without codes, as when they do not fit);
+ *     in a binned frame each sorted value's tile code against the keys
+ *     pass's rectangle of its primitive (gl_stages.c's read-back checks
+ *     them; one case bins without codes, as when they do not fit);
  *   - every word of the element buffer (sorted list, scattered indices,
  *     culled draw command, or tiles.h's binned entries and commands)
  *     against the host's stages on that order (ds_tiles_bin_host());

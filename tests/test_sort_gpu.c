@@ -788,8 +788,9 @@ static int compare_stable(const void *a, const void *b)
 /* radix sorts stably (every digit pass is stable), and the renderer's
  * images rely on radix, cub and the GL stages agreeing on the order of
  * ties. Each input is sorted by radix and compared pair by pair with a
- * stable sort on the host, at sizes of the single launch (below about a
- * million pairs) and of the multi-launch sort: the distributions with the
+ * stable sort on the host, at sizes of the single launch (up to one tile
+ * per resident block: 1,081,344 pairs on an H100) and of the multi-launch
+ * sort (2,000,003, with 7- and, for 24-bit keys, 8-bit digits): the distributions with the
  * most ties and odd values (all equal, few values, NaN and infinities),
  * the renderer's keys with their culled zeros, both signs and both zeros,
  * one cluster between two outliers; in both directions, with full and
@@ -832,7 +833,7 @@ static void radix_sorts_stably(void **state)
             generate_stable_input(inputs[in], n, seed, original);
             for (int variant = 0; variant < 3; variant++) {
                 ds_sorter *sorter = variant == 0 ? full : variant == 1 ? short_keys : small;
-                if ((variant == 1 && n != 300007 && n != 871414) ||
+                if ((variant == 1 && n != 300007 && n != 871414 && n != 2000003) ||
                     (variant == 2 && n != 65536))
                     continue;
                 const uint32_t mask = variant == 1 ? 0xFFFFFF00u : 0xFFFFFFFFu;

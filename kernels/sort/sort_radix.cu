@@ -132,7 +132,8 @@ constexpr unsigned long long kStatusAggregate = 1ull; /* the tile's count */
 constexpr unsigned long long kStatusInclusive = 2ull; /* it and all earlier */
 constexpr uint32_t kEpochLimit = 1u << 30;
 
-/* Device-side plan and counters, cleared (up to `exec`) at each sort. */
+/* Device-side plan and counters; up to `exec` zeroed at create and by
+ * each multi-launch sort's k_radix_copy, for the next sort. */
 typedef struct radix_control {
     uint32_t digit_base[kMaxPasses][kMaxRadix]; /* histogram, then its scan */
     uint32_t next_tile[kMaxPasses];             /* downsweep tile dispenser */
@@ -173,6 +174,11 @@ struct radix_state {
     uint32_t small_limit;            /* largest count it sorts; 0: none */
     int small_half;                  /* its histogram set for the next sort */
     int last_small;                  /* the last sort was a single launch */
+    int control_dirty;               /* a multi-launch sort left its counters */
+    size_t downsweep_smem;           /* dynamic shared memory (shared_layout) */
+    int downsweep_separate;          /* the match words have their own room */
+    size_t small_smem;
+    int small_separate;
     int time_phases;
     cudaEvent_t events[4];
 };
@@ -384,9 +390,12 @@ __device__ __forceinline__ void load_values(uint32_t (&value)[ITEMS],
 }
 
 /* Shared memory of a block that ranks and scatters THREADS x ITEMS-key
- * tiles: the key and value exchanges, the per-warp digit counters and the
- * per-warp match words (match_sets sets) are dynamic (over the 48 KiB static
- * limit); the digit-sized arrays are the kernel's static ones. */
+ * tiles: the key and value exchanges and the per-warp digit counters are
+ * dynamic (over the 48 KiB static limit), and so are the per-warp match
+ * words of the ranking: after them (match_bytes more) where the GPU's
+ * blocks may have that much, else over the exchanges, which are not in
+ * use until the ranking is done (and must then be cleared every tile);
+ * the digit-sized arrays are the kernel's static ones. */
 template <int BITS, int THREADS, int ITEMS>
 struct tile_smem {
     static const int tile = THREADS * ITEMS;
@@ -394,9 +403,12 @@ struct tile_smem {
     /* Items matched at once, each in its own set of match words: four for
      * 7-bit digits, two for 8-bit ones (whose words are twice as many). */
     static const int match_sets = BITS <= 7 ? 4 : 2;
+    static_assert(match_sets * warps * (1 << BITS) <= 2 * tile,
+                  "the match words fit in the exchanges");
     static const size_t bytes =
-        (2 * (size_t)tile + (1 + match_sets) * (size_t)warps * (1 << BITS)) *
-        sizeof(uint32_t);
+        (2 * (size_t)tile + (size_t)warps * (1 << BITS)) * sizeof(uint32_t);
+    static const size_t match_bytes =
+        (size_t)match_sets * warps * (1 << BITS) * sizeof(uint32_t);
 };
 
 /* The shared arrays rank_scatter_tile works in. */
@@ -404,7 +416,7 @@ struct tile_arrays {
     uint32_t *key_exchange;   /* [tile] */
     uint32_t *value_exchange; /* [tile] */
     uint32_t *warp_counts;    /* [warps][radix] */
-    uint32_t *warp_match;     /* [match_sets][warps][radix], zero between uses */
+    uint32_t *warp_match;     /* [match_sets][warps][radix] */
     uint32_t *tile_hist;      /* [radix] */
     uint32_t *tile_start;     /* [radix] */
     uint32_t *dst_base;       /* [radix] */
@@ -421,26 +433,47 @@ struct tile_statics {
     uint32_t warp_sums[WARPS];
 };
 
-/* The arrays of a tile of `tile_size` keys: the exchanges, warp counters
- * and match words in `dynamic` (tile_smem::bytes), the rest in `statics`.
- * Each warp zeroes its match words; a block barrier must follow before
- * they are used. */
+/* The arrays of a tile of `tile_size` keys: the exchanges and warp
+ * counters in `dynamic` (tile_smem::bytes), the match words after them
+ * when `separate_match` (tile_smem::match_bytes more), else over the
+ * exchanges; the rest in `statics`. */
 template <int BITS, int WARPS>
 __device__ __forceinline__ tile_arrays
-make_tile_arrays(uint32_t *dynamic, int tile_size, int match_sets,
+make_tile_arrays(uint32_t *dynamic, int tile_size, int separate_match,
                  tile_statics<BITS, WARPS> &statics)
 {
-    const int radix = 1 << BITS;
-    uint32_t *match = dynamic + 2 * tile_size + WARPS * radix;
+    uint32_t *counts = dynamic + 2 * tile_size;
     const tile_arrays a = {dynamic,           dynamic + tile_size,
-                           dynamic + 2 * tile_size, match,
+                           counts,            separate_match
+                                                  ? counts + WARPS * (1 << BITS)
+                                                  : dynamic,
                            statics.tile_hist, statics.tile_start,
                            statics.dst_base,  statics.warp_sums};
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (int set = 0; set < match_sets; set++)
-        for (int d = lane; d < radix; d += 32)
-            match[(set * WARPS + warp) * radix + d] = 0;
     return a;
+}
+
+/* Each warp zeroes its counter row, and with `match` its match words,
+ * before a tile is ranked: every tile when the words lie over the
+ * exchanges, which the tile before used; once when they have their own
+ * room (the ranking leaves them zero). A block barrier must follow, after
+ * the exchanges' last reads. */
+template <int BITS, int WARPS, int SETS>
+__device__ __forceinline__ void clear_warp_rows(const tile_arrays &a,
+                                                bool match)
+{
+    const int radix = 1 << BITS;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int d = lane; d < radix; d += 32)
+        a.warp_counts[warp * radix + d] = 0;
+#pragma unroll
+    for (int set = 0; set < SETS; set++) {
+        if (!match)
+            break;
+        uint4 *row = reinterpret_cast<uint4 *>(a.warp_match +
+                                               (set * WARPS + warp) * radix);
+        for (int q = lane; q < radix / 4; q += 32)
+            row[q] = make_uint4(0, 0, 0, 0);
+    }
 }
 
 /* Where one tile of a digit pass goes, and what it knows of the pass. */
@@ -473,7 +506,8 @@ struct tile_pass {
  *     (thread d for digit d);
  *   - writes tile slots t, t + THREADS, ... from thread t, so consecutive
  *     threads write consecutive positions of a digit's run.
- * Expects a.tile_hist and the warp counters zeroed, and a barrier since.
+ * Expects a.tile_hist, the warp counters and the match words zeroed
+ * (clear_warp_rows), and a barrier since.
  * Ends with the stores: the caller's barrier frees the shared arrays. */
 template <int BITS, int THREADS, int ITEMS, bool LOAD_VALUES>
 __device__ __forceinline__ void rank_scatter_tile(
@@ -515,7 +549,7 @@ __device__ __forceinline__ void rank_scatter_tile(
      * setting its bit in the warp's match word for the digit and reading
      * the word back (one shared atomic and one load, where ballots cost
      * one vote per digit bit); the lowest of them adds the group to the
-     * warp's counter, in item order, and clears the word. kMatchSets
+     * warp's counter, in item order, and clears the word. match_sets
      * items at a time, each in its own set of words, so that their
      * atomics and loads overlap. */
     constexpr int SETS = tile_smem<BITS, THREADS, ITEMS>::match_sets;
@@ -677,7 +711,8 @@ __device__ __forceinline__ void scan_and_plan(uint32_t count, int pass_count,
  * banks), summed and added to the global ones at the end. Thread t:
  * 16-byte vectors t, t + 256, t + 512, t + 768 of the tile (coalesced),
  * i.e. 16 keys. Keys past the last whole tile (or all keys, for a
- * misaligned buffer) are counted one per thread. */
+ * misaligned buffer) are counted one per thread. The last block to finish
+ * then scans the histograms and plans the passes (scan_and_plan). */
 template <int BITS>
 __global__ void __launch_bounds__(kUpsweepThreads)
 k_radix_upsweep(const uint32_t *__restrict__ keys, uint32_t count,
@@ -742,7 +777,7 @@ k_radix_upsweep(const uint32_t *__restrict__ keys, uint32_t count,
  * control->next_tile[pass], so a tile only ever waits on tiles held by
  * running blocks (no deadlock), loads each tile's keys and ranks and
  * scatters it (rank_scatter_tile). */
-template <int BITS>
+template <int BITS, bool SEPARATE>
 __global__ void __launch_bounds__(kDownsweepThreads, kDownsweepMinBlocks)
 k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
                   uint32_t *scratch_values, uint32_t count, int pass,
@@ -757,7 +792,14 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
     __shared__ tile_statics<BITS, smem::warps> s_statics;
     __shared__ uint32_t s_tile;
     RADIX_MARK_RESET();
-    const tile_arrays arrays = make_tile_arrays(s_dynamic, tile_size, smem::match_sets, s_statics);
+    const tile_arrays arrays =
+        make_tile_arrays(s_dynamic, tile_size, SEPARATE, s_statics);
+    if (SEPARATE) { /* once: the ranking leaves the words zero */
+        const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+        for (int set = 0; set < smem::match_sets; set++)
+            for (int d = lane; d < radix; d += 32)
+                arrays.warp_match[(set * smem::warps + warp) * radix + d] = 0;
+    }
 
     if (!control->exec[pass])
         return; /* early exit: every key has the same digit here */
@@ -769,15 +811,14 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
 
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const uint32_t tiles = (count + tile_size - 1) / tile_size;
-    uint32_t *my_counts = arrays.warp_counts + warp * radix;
 
     if (threadIdx.x == 0)
         s_tile = atomicAdd(&control->next_tile[pass], 1u);
     for (;;) {
-        /* Each warp clears its own counter row; the barrier below (and the
-         * one ending the previous tile) orders it against other warps. */
-        for (int d = lane; d < radix; d += 32)
-            my_counts[d] = 0;
+        /* Each warp clears its own counter row and match words; the
+         * barrier below (and the one ending the previous tile, after the
+         * exchanges' last reads) orders it against other warps. */
+        clear_warp_rows<BITS, smem::warps, smem::match_sets>(arrays, !SEPARATE);
         for (int d = threadIdx.x; d < radix; d += kDownsweepThreads)
             arrays.tile_hist[d] = 0;
         __syncthreads(); /* s_tile and the cleared counters are ready */
@@ -847,7 +888,7 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
  * written it, so when an odd number of passes runs the first writes it in
  * place from registers: the last one then ends there too, and no copy
  * follows. Loads of data written in the launch bypass L1. */
-template <int BITS>
+template <int BITS, bool SEPARATE>
 __global__ void __launch_bounds__(kSmallThreads, kSmallMinBlocks)
 k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
               uint32_t *scratch_values, uint32_t count, int descending,
@@ -862,7 +903,8 @@ k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
     extern __shared__ uint32_t s_dynamic[];
     __shared__ tile_statics<BITS, smem::warps> s_statics;
     __shared__ uint32_t s_digit_base[(32 + BITS - 1) / BITS][1 << BITS];
-    const tile_arrays arrays = make_tile_arrays(s_dynamic, tile_size, smem::match_sets, s_statics);
+    const tile_arrays arrays =
+        make_tile_arrays(s_dynamic, tile_size, SEPARATE, s_statics);
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     RADIX_MARK_RESET();
     RADIX_MARK(); /* the same thread reads the reset count */
@@ -874,7 +916,6 @@ k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
     const uint32_t warp_base = warp * (ITEMS * 32);
     static_assert(BITS == kSmallBits, "the histogram sets are kSmallBits wide");
     uint32_t(*hist)[1 << kSmallBits] = control->small_hist[half];
-    uint32_t *my_counts = arrays.warp_counts + warp * radix;
 
     /* 1. The tile in registers (padding slots: maximal keys) and every
      * pass's counts; the warp counters' words hold the block's histograms
@@ -975,11 +1016,13 @@ k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
                                : 0;
             }
         }
-        for (int d = lane; d < radix; d += 32)
-            my_counts[d] = 0;
+        /* After the grid barrier (or phase 1, which leaves the exchanges
+         * alone): the exchanges' last reads are done. */
+        clear_warp_rows<BITS, smem::warps, smem::match_sets>(
+            arrays, !SEPARATE || done == 0);
         for (int d = threadIdx.x; d < radix; d += kSmallThreads)
             arrays.tile_hist[d] = 0;
-        __syncthreads(); /* counters cleared */
+        __syncthreads(); /* counters and match words cleared */
         RADIX_MARK();
         rank_scatter_tile<BITS, kSmallThreads, ITEMS, false>(
             arrays, tp, key, value, NULL, tile_status);
@@ -1067,8 +1110,9 @@ static ds_status launch_small(radix_state *s, uint32_t *keys,
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[0], stream));
     cudaError_t e = cudaLaunchCooperativeKernel(
-        (const void *)k_radix_small<kSmallBits>, dim3(blocks),
-        dim3(kSmallThreads), args, smem::bytes, stream);
+        s->small_separate ? (const void *)k_radix_small<kSmallBits, true>
+                          : (const void *)k_radix_small<kSmallBits, false>,
+        dim3(blocks), dim3(kSmallThreads), args, s->small_smem, stream);
     if (e == cudaErrorCooperativeLaunchTooLarge) {
         /* Fewer SMs than at create (a partitioned GPU): the multi-launch
          * sort instead. */
@@ -1088,6 +1132,50 @@ static ds_status launch_small(radix_state *s, uint32_t *keys,
     return DS_OK;
 }
 
+/* The shared memory layout of a kernel that ranks tiles (tile_smem): the
+ * match words in their own room (`separate`, bytes + match_bytes of
+ * dynamic shared memory) where that keeps as many blocks of `threads`
+ * resident an SM, else over the exchanges (`overlaid`, `bytes`). Opts the
+ * chosen kernel into its size and the most shared memory; *per_sm gets
+ * its resident blocks an SM. */
+template <class Kernel>
+static cudaError_t shared_layout(Kernel overlaid, Kernel separate, int threads,
+                                 size_t bytes, size_t match_bytes, int *per_sm,
+                                 size_t *dest_bytes, int *dest_separate)
+{
+    cudaError_t e = cudaFuncSetAttribute(
+        overlaid, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(overlaid,
+                                 cudaFuncAttributePreferredSharedMemoryCarveout,
+                                 cudaSharedmemCarveoutMaxShared);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, overlaid,
+                                                          threads, bytes);
+    if (e != cudaSuccess)
+        return e;
+    *dest_bytes = bytes;
+    *dest_separate = 0;
+    /* DS_RADIX_MATCH_OVERLAID=1 keeps the overlaid form on any GPU, so that
+     * the tests can run the form smaller GPUs get. */
+    const char *overlaid_only = getenv("DS_RADIX_MATCH_OVERLAID");
+    if (overlaid_only && overlaid_only[0] == '1')
+        return cudaSuccess;
+    int per_sm_separate = 0;
+    if (cudaFuncSetAttribute(separate, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)(bytes + match_bytes)) == cudaSuccess &&
+        cudaFuncSetAttribute(separate, cudaFuncAttributePreferredSharedMemoryCarveout,
+                             cudaSharedmemCarveoutMaxShared) == cudaSuccess &&
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm_separate, separate, threads, bytes + match_bytes) == cudaSuccess &&
+        per_sm_separate >= *per_sm && per_sm_separate > 0) {
+        *dest_bytes = bytes + match_bytes;
+        *dest_separate = 1;
+    }
+    cudaGetLastError(); /* a refused larger size leaves the overlaid form */
+    return cudaSuccess;
+}
+
 /* Sizes the single launch: every block resident, one tile each. Leaves
  * small_limit 0 (the multi-launch sort for every count) on a GPU without
  * cooperative launches or where the kernel cannot be set up; a setup
@@ -1099,15 +1187,10 @@ static void prepare_small(radix_state *s, int device, int sm_count)
     if (cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch,
                                device) != cudaSuccess ||
         !cooperative ||
-        cudaFuncSetAttribute(k_radix_small<kSmallBits>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             (int)smem::bytes) != cudaSuccess ||
-        cudaFuncSetAttribute(k_radix_small<kSmallBits>,
-                             cudaFuncAttributePreferredSharedMemoryCarveout,
-                             cudaSharedmemCarveoutMaxShared) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, k_radix_small<kSmallBits>, kSmallThreads, smem::bytes) !=
-            cudaSuccess) {
+        shared_layout(k_radix_small<kSmallBits, false>,
+                      k_radix_small<kSmallBits, true>, kSmallThreads, smem::bytes,
+                      smem::match_bytes, &per_sm, &s->small_smem,
+                      &s->small_separate) != cudaSuccess) {
         cudaGetLastError();
         return;
     }
@@ -1131,7 +1214,14 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[0], stream));
     /* The histograms, tile dispensers and upsweep count start from zero:
-     * create, then each sort's k_radix_copy, clears them. */
+     * create, then each sort's k_radix_copy, clears them; a sort that
+     * returned before its copy was queued leaves them dirty, and the next
+     * one clears them first. */
+    if (s->control_dirty)
+        DS_CUDA_TRY("sort radix",
+                    cudaMemsetAsync(s->control, 0, offsetof(radix_control, exec),
+                                    stream));
+    s->control_dirty = 1;
     k_radix_upsweep<BITS><<<s->upsweep_grid, kUpsweepThreads, 0, stream>>>(
         keys, count, vector_ok, descending, low_bit, s->pass_count,
         s->control);
@@ -1145,8 +1235,9 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
         /* Stream order separates the passes: pass p + 1 reads what pass p
          * wrote, and its look-back words carry a new epoch. */
         s->epoch++;
-        k_radix_downsweep<BITS>
-            <<<s->downsweep_grid, kDownsweepThreads, smem::bytes, stream>>>(
+        (s->downsweep_separate ? k_radix_downsweep<BITS, true>
+                               : k_radix_downsweep<BITS, false>)
+            <<<s->downsweep_grid, kDownsweepThreads, s->downsweep_smem, stream>>>(
                 keys, values, s->scratch_keys, s->scratch_values, count, p,
                 low_bit + p * BITS, descending, s->epoch, s->tile_status,
                 s->control);
@@ -1158,6 +1249,7 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
         keys, values, s->scratch_keys, s->scratch_values, count,
         vector_ok && ((uintptr_t)values & 15) == 0, s->control);
     DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_copy");
+    s->control_dirty = 0;
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[3], stream));
     return DS_OK;
@@ -1171,22 +1263,13 @@ static ds_status prepare_kernels(radix_state *s, int sm_count)
 {
     typedef tile_smem<BITS, kDownsweepThreads, kDownsweepItems> smem;
     int per_sm = 0;
-    DS_CUDA_TRY("sort radix",
-                cudaFuncSetAttribute(
-                    k_radix_downsweep<BITS>,
-                    cudaFuncAttributeMaxDynamicSharedMemorySize,
-                    (int)smem::bytes));
     /* Most shared memory, least L1: the persistent grid assumes every
      * block the occupancy query counts is resident. */
     DS_CUDA_TRY("sort radix",
-                cudaFuncSetAttribute(
-                    k_radix_downsweep<BITS>,
-                    cudaFuncAttributePreferredSharedMemoryCarveout,
-                    cudaSharedmemCarveoutMaxShared));
-    DS_CUDA_TRY("sort radix",
-                cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    &per_sm, k_radix_downsweep<BITS>, kDownsweepThreads,
-                    smem::bytes));
+                shared_layout(k_radix_downsweep<BITS, false>,
+                              k_radix_downsweep<BITS, true>, kDownsweepThreads,
+                              smem::bytes, smem::match_bytes, &per_sm,
+                              &s->downsweep_smem, &s->downsweep_separate));
     if (per_sm < 1)
         return ds_fail(DS_ERR_UNSUPPORTED,
                        "sort radix: a %d x %d tile does not fit on this GPU",
@@ -1270,9 +1353,14 @@ static ds_status radix_create(const ds_sorter_desc *desc, void **state)
                      cudaMemset(s->tile_status, 0, s->status_bytes));
         DS_CUDA_GOTO(status, fail, "sort radix",
                      cudaMalloc((void **)&s->control, sizeof(radix_control)));
-        /* The single launch's histogram sets start from zero. */
+        /* The single launch's histogram sets and the multi-launch
+         * sort's counters start from zero. */
         DS_CUDA_GOTO(status, fail, "sort radix",
                      cudaMemset(s->control, 0, sizeof(radix_control)));
+        /* The zeroes are in place before any sort, on any stream (the
+         * memsets ran on the legacy stream, which a non-blocking stream
+         * does not wait for). Create only. */
+        DS_CUDA_GOTO(status, fail, "sort radix", cudaDeviceSynchronize());
     }
     if (s->time_phases)
         for (int i = 0; i < 4; i++)

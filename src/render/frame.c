@@ -39,13 +39,6 @@ static ds_key_range key_range(const ds_renderer *renderer, const float eye[3])
     return range;
 }
 
-/* The narrowing of the frame's keys (distance_math.h). Every key is the
- * distance from the eye to a point of the model's box (a vertex, or a
- * mean or centroid of vertices), so it lies between the box's nearest
- * point and its farthest corner; the bounds are widened by a relative
- * KEY_BOUND_SLACK, far more than the few float roundings of a key. Only
- * full keys on a GPU path: the CPU path sorts as it always has. */
-#define KEY_BOUND_SLACK 1e-5
 int ds_render_value_shift(const ds_renderer *renderer, const frame_plan *plan)
 {
     if (!plan->tiled || (!plan->gl && renderer->cpu_path))
@@ -53,6 +46,13 @@ int ds_render_value_shift(const ds_renderer *renderer, const frame_plan *plan)
     return ds_tiles_code_shift(plan->count, plan->grid.columns * plan->grid.rows);
 }
 
+/* The narrowing of the frame's keys (distance_math.h). Every key is the
+ * distance from the eye to a point of the model's box (a vertex, or a
+ * mean or centroid of vertices), so it lies between the box's nearest
+ * point and its farthest corner; the bounds are widened by a relative
+ * KEY_BOUND_SLACK, far more than the few float roundings of a key. Only
+ * full keys on a GPU path: the CPU path sorts as it always has. */
+#define KEY_BOUND_SLACK 1e-5
 ds_key_narrow ds_render_key_narrow(const ds_renderer *renderer, const frame_plan *plan)
 {
     ds_key_narrow none = {0u, 0u};

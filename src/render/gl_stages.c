@@ -17,8 +17,10 @@
  * Folded to save dispatches: the cull count is the keys pass's (its last
  * workgroup writes the culled draw command and the count for the timings,
  * and zeroes the next frame's counter); the tile rectangles are computed
- * in the keys pass too, per primitive, so the binning gathers one word a
- * primitive; tiles.cu's two scans are one dispatch. A tiled frame is the
+ * in the keys pass too, per primitive, and a one-tile primitive's tile
+ * rides in its sort value (tiles.h's codes), so the binning gathers one
+ * word only for primitives of several tiles; tiles.cu's two scans are one
+ * dispatch. A tiled frame is the
  * keys pass, the sort's passes and three binning passes.
  *
  * Nothing here waits on the host, reads back or allocates per frame: the
@@ -90,14 +92,17 @@ extern const char ds_shader_stage_state[];
 struct gl_stages {
     GLuint keys_points, keys_triangles, scatter, tiles_count, tiles_scatter;
     GLuint unsorted_keys;    /* the keys pass's keys (~float bits, or ~the
-                                narrowed keys' bits) and primitive numbers,
-                                when a sort follows: its input */
+                                narrowed keys' bits) and primitive numbers
+                                (with tile codes when binned), when a sort
+                                follows: its input */
     GLuint unsorted_values;
     GLuint keys;             /* the sort's output keys (else the keys pass's) */
-    GLuint values;           /* primitive numbers (not in place) */
+    GLuint values;           /* primitive numbers, with tile codes when
+                                binned (not in place) */
     GLuint verify_keys;      /* desc.verify: the keys before the sort */
     GLuint primitive_rects;  /* tiles: each primitive's, from the keys pass */
-    GLuint rects;            /* tiles: each drawn sorted position's */
+    GLuint rects;            /* tiles: each drawn sorted position's, written
+                                without codes or when verifying */
     GLuint state;            /* counters, the binning's table and sums */
     GLuint bin_half;         /* the half of the span sums the next binning
                                 counts into (tiles_scatter zeroes the other) */
