@@ -466,9 +466,7 @@ __device__ __forceinline__ void clear_warp_rows(const tile_arrays &a,
     for (int d = lane; d < radix; d += 32)
         a.warp_counts[warp * radix + d] = 0;
 #pragma unroll
-    for (int set = 0; set < SETS; set++) {
-        if (!match)
-            break;
+    for (int set = 0; set < SETS && match; set++) {
         uint4 *row = reinterpret_cast<uint4 *>(a.warp_match +
                                                (set * WARPS + warp) * radix);
         for (int q = lane; q < radix / 4; q += 32)
@@ -794,7 +792,10 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
     RADIX_MARK_RESET();
     const tile_arrays arrays =
         make_tile_arrays(s_dynamic, tile_size, SEPARATE, s_statics);
-    if (SEPARATE) { /* once: the ranking leaves the words zero */
+    /* Once: the ranking leaves the words zero. Written out here rather
+     * than through clear_warp_rows(), whose call at this place made the
+     * kernel spill twice as much. */
+    if (SEPARATE) {
         const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
         for (int set = 0; set < smem::match_sets; set++)
             for (int d = lane; d < radix; d += 32)
