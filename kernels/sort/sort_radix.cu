@@ -526,12 +526,31 @@ __device__ __forceinline__ void rank_scatter_tile(
      * is the largest this pass can see (fewer than BITS bits may remain). */
     const uint32_t pad_digit = digit_of<BITS>(0xFFFFFFFFu, p.shift);
 
+    /* A warp whose keys all have one digit (runs of equal keys: the
+     * culled primitives' zero keys after the first pass, few distinct
+     * keys) counts and ranks them with one atomic, where the per-key
+     * atomics would all hit one word and serialise 32 ways. The OR and
+     * AND of a thread's keys tell whether its digits agree. */
+    uint32_t any, all;
+    or_and(key, &any, &all);
+    const uint32_t warp_digit =
+        __shfl_sync(0xFFFFFFFFu, digit_of<BITS>(all, p.shift), 0);
+    const bool one_digit = __all_sync(
+        0xFFFFFFFFu, (((any ^ all) >> p.shift) & (radix - 1u)) == 0 &&
+                         digit_of<BITS>(all, p.shift) == warp_digit);
+
     /* Thread d publishes digit d's count of the tile (padding slots
      * excluded): the aggregate, or the inclusive count for tile 0. */
+    if (one_digit) {
+        if (lane == 0 && valid > warp_base)
+            atomicAdd(&a.tile_hist[warp_digit],
+                      min(valid - warp_base, (uint32_t)(ITEMS * 32)));
+    } else {
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++)
-        if (warp_base + i * 32 + lane < valid)
-            atomicAdd(&a.tile_hist[digit_of<BITS>(key[i], p.shift)], 1u);
+        for (int i = 0; i < ITEMS; i++)
+            if (warp_base + i * 32 + lane < valid)
+                atomicAdd(&a.tile_hist[digit_of<BITS>(key[i], p.shift)], 1u);
+    }
     __syncthreads(); /* tile histogram complete */
     RADIX_MARK();
     if (threadIdx.x < radix) {
@@ -552,8 +571,18 @@ __device__ __forceinline__ void rank_scatter_tile(
      * atomics and loads overlap. */
     constexpr int SETS = tile_smem<BITS, THREADS, ITEMS>::match_sets;
     uint32_t rank[ITEMS];
+    if (one_digit) {
+        /* Every slot, padding too, in item order. */
+        uint32_t before = 0;
+        if (lane == 0)
+            before = atomicAdd(&my_counts[warp_digit], (uint32_t)(ITEMS * 32));
+        before = __shfl_sync(0xFFFFFFFFu, before, 0);
 #pragma unroll
-    for (int first = 0; first < ITEMS; first += SETS) {
+        for (int i = 0; i < ITEMS; i++)
+            rank[i] = before + i * 32 + lane;
+    }
+#pragma unroll
+    for (int first = 0; first < ITEMS && !one_digit; first += SETS) {
         uint32_t *word[SETS];
         uint32_t peers[SETS];
 #pragma unroll
