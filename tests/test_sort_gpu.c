@@ -450,14 +450,15 @@ static void nonnegative_keys_sort_untransformed(void **state)
 /* ds_sorter_set_low_key_bits: keys whose bits are below 2^16 or 2^24 (the
  * renderer's narrowed keys: +0, denormals and the smallest normals; each
  * distribution's keys mapped there in order, with ties) sort exactly, on
- * every algorithm (cub on the low bits alone, the others on full keys);
- * then, with 32, full-range keys sort again. */
+ * every algorithm (cub and radix on the low bits alone, the others on
+ * full keys; 2,000,003 pairs take radix's multi-launch sort); then, with
+ * 32, full-range keys sort again. */
 static void low_key_bits_sort_exactly(void **state)
 {
     (void)state;
     static const int bits[] = {24, 16};
-    static const size_t sizes[] = {33, 4099, 300001, 1000003};
-    const size_t capacity = 1000003;
+    static const size_t sizes[] = {33, 4099, 300001, 1000003, 2000003};
+    const size_t capacity = 2000003;
     suite_buffers buf;
     buffers_init(&buf, capacity);
     int failures = 0;

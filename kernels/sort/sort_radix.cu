@@ -150,15 +150,25 @@ typedef struct radix_control {
 } radix_control;
 
 typedef struct radix_state radix_state;
-typedef ds_status (*radix_launch_fn)(radix_state *s, uint32_t *keys,
-                                     uint32_t *values, uint32_t count,
-                                     int descending, cudaStream_t stream);
+typedef struct radix_digits radix_digits;
+typedef ds_status (*radix_launch_fn)(radix_state *s, const radix_digits *d,
+                                     int low_bit, int pass_count,
+                                     uint32_t *keys, uint32_t *values,
+                                     uint32_t count, int descending,
+                                     cudaStream_t stream);
+
+/* One digit width's multi-launch sort, sized at create. */
+struct radix_digits {
+    int bits;                /* digit width (7 or 8) */
+    int downsweep_grid;
+    size_t downsweep_smem;   /* dynamic shared memory (shared_layout) */
+    int downsweep_separate;  /* the match words have their own room */
+    radix_launch_fn launch;  /* launch_passes<bits> */
+};
 
 struct radix_state {
     radix_tuning tuning;
     int key_bits;
-    int digit_bits;
-    int pass_count;
     size_t max_count;
     uint32_t *scratch_keys;
     uint32_t *scratch_values;
@@ -168,15 +178,17 @@ struct radix_state {
     uint32_t epoch;                  /* last epoch used by a pass */
     int tile_size;                   /* downsweep keys per tile */
     int upsweep_grid;
-    int downsweep_grid;
     int copy_grid;
-    radix_launch_fn launch;          /* the digit width's kernels */
+    radix_digits digits;             /* for key_bits */
+    /* 8-bit digits over the keys' low bits, for sorts after
+     * set_low_bits() (prepared when create allows the promise; bits 0
+     * otherwise); low_bits 32: no promise. */
+    radix_digits low_digits;
+    int low_bits;
     uint32_t small_limit;            /* largest count it sorts; 0: none */
     int small_half;                  /* its histogram set for the next sort */
     int last_small;                  /* the last sort was a single launch */
     int control_dirty;               /* a multi-launch sort left its counters */
-    size_t downsweep_smem;           /* dynamic shared memory (shared_layout) */
-    int downsweep_separate;          /* the match words have their own room */
     size_t small_smem;
     int small_separate;
     int time_phases;
@@ -1113,17 +1125,31 @@ static ds_status reserve_epochs(radix_state *s, int passes,
     return DS_OK;
 }
 
+/* The multi-launch sort with digits `d`: over the top key_bits bits, or
+ * 8-bit digits over the low_bits bits after set_low_bits(). */
+static ds_status multi_launch(radix_state *s, const radix_digits *d,
+                              uint32_t *keys, uint32_t *values,
+                              uint32_t count, int descending,
+                              cudaStream_t stream)
+{
+    const int low = d == &s->low_digits;
+    const int low_bit = low ? 0 : 32 - s->key_bits;
+    const int bits = low ? s->low_bits : s->key_bits;
+    return d->launch(s, d, low_bit, (bits + d->bits - 1) / d->bits, keys,
+                     values, count, descending, stream);
+}
+
 /* One sort of at most s->small_limit pairs in a single cooperative
- * launch (k_radix_small): one block a tile, 8-bit digits over the top
- * key_bits bits. */
-static ds_status launch_small(radix_state *s, uint32_t *keys,
+ * launch (k_radix_small): one block a tile, 8-bit digits over pass_count
+ * digit places from low_bit; `d` for the multi-launch sort instead if
+ * the launch is refused. */
+static ds_status launch_small(radix_state *s, const radix_digits *d,
+                              int low_bit, int pass_count, uint32_t *keys,
                               uint32_t *values, uint32_t count,
                               int descending, cudaStream_t stream)
 {
     typedef tile_smem<kSmallBits, kSmallThreads, kSmallItems> smem;
     ds_status status;
-    int low_bit = 32 - s->key_bits;
-    int pass_count = (s->key_bits + kSmallBits - 1) / kSmallBits;
     if ((status = reserve_epochs(s, pass_count, stream)))
         return status;
     uint32_t epoch = s->epoch + 1; /* pass p uses epoch + p */
@@ -1147,7 +1173,7 @@ static ds_status launch_small(radix_state *s, uint32_t *keys,
         /* Fewer SMs than at create (a partitioned GPU): the multi-launch
          * sort instead. */
         cudaGetLastError();
-        return s->launch(s, keys, values, count, descending, stream);
+        return multi_launch(s, d, keys, values, count, descending, stream);
     }
     if (e != cudaSuccess)
         return ds_fail(DS_ERR_CUDA,
@@ -1232,13 +1258,12 @@ static void prepare_small(radix_state *s, int device, int sm_count)
  * (which returns at once unless an odd number of passes ran, and clears
  * the counters for the next sort). */
 template <int BITS>
-static ds_status launch_passes(radix_state *s, uint32_t *keys,
+static ds_status launch_passes(radix_state *s, const radix_digits *d,
+                               int low_bit, int pass_count, uint32_t *keys,
                                uint32_t *values, uint32_t count,
                                int descending, cudaStream_t stream)
 {
-    typedef tile_smem<BITS, kDownsweepThreads, kDownsweepItems> smem;
     ds_status status;
-    const int low_bit = 32 - s->key_bits;
     const int vector_ok = ((uintptr_t)keys & 15) == 0;
     s->last_small = 0;
     if (s->time_phases)
@@ -1253,21 +1278,20 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
                                     stream));
     s->control_dirty = 1;
     k_radix_upsweep<BITS><<<s->upsweep_grid, kUpsweepThreads, 0, stream>>>(
-        keys, count, vector_ok, descending, low_bit, s->pass_count,
-        s->control);
+        keys, count, vector_ok, descending, low_bit, pass_count, s->control);
     DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_upsweep");
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[1], stream));
 
-    if ((status = reserve_epochs(s, s->pass_count, stream)))
+    if ((status = reserve_epochs(s, pass_count, stream)))
         return status;
-    for (int p = 0; p < s->pass_count; p++) {
+    for (int p = 0; p < pass_count; p++) {
         /* Stream order separates the passes: pass p + 1 reads what pass p
          * wrote, and its look-back words carry a new epoch. */
         s->epoch++;
-        (s->downsweep_separate ? k_radix_downsweep<BITS, true>
+        (d->downsweep_separate ? k_radix_downsweep<BITS, true>
                                : k_radix_downsweep<BITS, false>)
-            <<<s->downsweep_grid, kDownsweepThreads, s->downsweep_smem, stream>>>(
+            <<<d->downsweep_grid, kDownsweepThreads, d->downsweep_smem, stream>>>(
                 keys, values, s->scratch_keys, s->scratch_values, count, p,
                 low_bit + p * BITS, descending, s->epoch, s->tile_status,
                 s->control);
@@ -1289,7 +1313,7 @@ static ds_status launch_passes(radix_state *s, uint32_t *keys,
  * the machine: every resident block of each kernel, no more (the
  * downsweep's blocks loop over tiles, so all of them must be resident). */
 template <int BITS>
-static ds_status prepare_kernels(radix_state *s, int sm_count)
+static ds_status prepare_kernels(radix_state *s, radix_digits *d, int sm_count)
 {
     typedef tile_smem<BITS, kDownsweepThreads, kDownsweepItems> smem;
     int per_sm = 0;
@@ -1299,16 +1323,17 @@ static ds_status prepare_kernels(radix_state *s, int sm_count)
                 shared_layout(k_radix_downsweep<BITS, false>,
                               k_radix_downsweep<BITS, true>, kDownsweepThreads,
                               smem::bytes, smem::match_bytes, &per_sm,
-                              &s->downsweep_smem, &s->downsweep_separate));
+                              &d->downsweep_smem, &d->downsweep_separate));
     if (per_sm < 1)
         return ds_fail(DS_ERR_UNSUPPORTED,
                        "sort radix: a %d x %d tile does not fit on this GPU",
                        kDownsweepThreads, kDownsweepItems);
-    s->downsweep_grid = sm_count * per_sm;
+    d->bits = BITS;
+    d->downsweep_grid = sm_count * per_sm;
+    d->launch = launch_passes<BITS>;
     s->upsweep_grid = sm_count * s->tuning.upsweep_blocks_per_sm;
     s->copy_grid = sm_count * s->tuning.copy_blocks_per_sm;
     s->tile_size = smem::tile;
-    s->launch = launch_passes<BITS>;
     return DS_OK;
 }
 
@@ -1343,8 +1368,7 @@ static ds_status radix_create(const ds_sorter_desc *desc, void **state)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "sort radix: out of host memory");
     s->tuning = *tuning;
     s->key_bits = key_bits;
-    s->digit_bits = digit_bits;
-    s->pass_count = (key_bits + digit_bits - 1) / digit_bits;
+    s->low_bits = 32;
     s->max_count = desc->max_count;
     s->time_phases = desc->time_phases;
 
@@ -1354,8 +1378,14 @@ static ds_status radix_create(const ds_sorter_desc *desc, void **state)
                  cudaDeviceGetAttribute(&sm_count,
                                         cudaDevAttrMultiProcessorCount,
                                         device));
-    status = digit_bits == 7 ? prepare_kernels<7>(s, sm_count)
-                             : prepare_kernels<8>(s, sm_count);
+    status = digit_bits == 7 ? prepare_kernels<7>(s, &s->digits, sm_count)
+                             : prepare_kernels<8>(s, &s->digits, sm_count);
+    /* Full keys that the caller may promise to hold in their low 16 or 24
+     * bits (set_low_bits) also get 8-bit digits over those bits: 3 passes
+     * for the renderer's narrowed keys where the 7-bit digits of full
+     * keys take 4. */
+    if (!status && desc->keys_nonnegative && key_bits == 32)
+        status = prepare_kernels<8>(s, &s->low_digits, sm_count);
     if (status)
         goto fail;
     prepare_small(s, device, sm_count);
@@ -1374,7 +1404,8 @@ static ds_status radix_create(const ds_sorter_desc *desc, void **state)
             s->small_limit ? (min(n, (size_t)s->small_limit) + kSmallThreads * kSmallItems - 1) /
                                  (kSmallThreads * kSmallItems)
                            : 0;
-        s->status_bytes = max(tiles << digit_bits, small_tiles << kSmallBits) *
+        const int widest = s->low_digits.bits ? s->low_digits.bits : digit_bits;
+        s->status_bytes = max(tiles << widest, small_tiles << kSmallBits) *
                           sizeof(unsigned long long);
         DS_CUDA_GOTO(status, fail, "sort radix",
                      cudaMalloc((void **)&s->tile_status, s->status_bytes));
@@ -1425,11 +1456,25 @@ static ds_status radix_sort(void *state, float *keys, uint32_t *values,
     radix_state *s = (radix_state *)state;
     uint32_t *k = (uint32_t *)keys; /* float bits; ordered between passes */
     const int descending = order == DS_SORT_DESCENDING;
+    /* Keys promised below 2^low_bits (set_low_bits): every key's bits
+     * above are the same, so the low bits alone order them. */
+    const int low = s->low_bits < 32 && s->low_digits.bits;
+    const radix_digits *d = low ? &s->low_digits : &s->digits;
     if (count && count <= s->small_limit)
-        return launch_small(s, k, values, (uint32_t)count, descending,
+        return launch_small(s, d, low ? 0 : 32 - s->key_bits,
+                            ((low ? s->low_bits : s->key_bits) + kSmallBits - 1) /
+                                kSmallBits,
+                            k, values, (uint32_t)count, descending,
                             (cudaStream_t)stream);
-    return s->launch(s, k, values, (uint32_t)count, descending,
-                     (cudaStream_t)stream);
+    return multi_launch(s, d, k, values, (uint32_t)count, descending,
+                        (cudaStream_t)stream);
+}
+
+/* The keys of later sorts are below 2^low_bits (16, 24, or 32: no
+ * promise); ds_sorter_set_low_key_bits(). */
+static void radix_set_low_bits(void *state, int low_bits)
+{
+    static_cast<radix_state *>(state)->low_bits = low_bits;
 }
 
 static int radix_phases(void *state, const char **names, float *ms,
@@ -1464,4 +1509,5 @@ static int radix_phases(void *state, const char **names, float *ms,
 }
 
 extern "C" const ds_sort_backend ds_sort_backend_radix = {
-    "radix", 0, radix_create, radix_destroy, radix_sort, radix_phases, NULL, NULL};
+    "radix", 0, radix_create, radix_destroy, radix_sort, radix_phases, radix_set_low_bits,
+    NULL};

@@ -141,10 +141,10 @@ void ds_sorter_set_shuffle(ds_sorter *sorter, int shuffle);
  * are below 2^low_bits (16 or 24), that is, each key is a float from +0
  * up to the small float whose bits are 2^low_bits - 1 (the renderer's
  * narrowed keys, distance_math.h), so that a backend may compare those low
- * bits alone (cub: 2 or 3 radix passes instead of 4; the others sort the
- * full keys, which order the same). 32 lifts the promise. Other sorters
- * and other values: ignored. A broken promise: the pairs still come out
- * permuted, in unspecified order. */
+ * bits alone (cub and radix: 2 or 3 radix passes instead of 4; the others
+ * sort the full keys, which order the same). 32 lifts the promise. Other
+ * sorters and other values: ignored. A broken promise: the pairs still
+ * come out permuted, in unspecified order. */
 void ds_sorter_set_low_key_bits(ds_sorter *sorter, int low_bits);
 
 /* The most phases any algorithm reports: a capacity for ds_sorter_phases(). */
