@@ -501,13 +501,16 @@ static void low_key_bits_sort_exactly(void **state)
 }
 
 /* ds_sorter_sort_pingpong: the sorted pairs are where *in_alt says, for
- * every algorithm, full keys and (cub: an odd pass count, ending in the
- * second pair) keys below 2^24; bad second pairs are refused. */
+ * every algorithm, full keys and (cub, and radix's multi-launch sort at
+ * 2,000,003 pairs: an odd pass count, ending in the second pair) keys
+ * below 2^24, also when they are below 2^16, so that the top pass is
+ * skipped and the result must be moved to where *in_alt said; bad second
+ * pairs are refused. */
 static void pingpong_sorts_end_where_they_say(void **state)
 {
     (void)state;
-    static const size_t sizes[] = {1, 4099, 300001};
-    const size_t capacity = 300001;
+    static const size_t sizes[] = {1, 4099, 300001, 2000003};
+    const size_t capacity = 2000003;
     float *keys = malloc(capacity * sizeof *keys), *out = malloc(capacity * sizeof *out);
     uint32_t *values = malloc(capacity * sizeof *values);
     float *d_keys, *d_alt_keys;
@@ -517,7 +520,7 @@ static void pingpong_sorts_end_where_they_say(void **state)
     assert_int_equal(cudaMalloc((void **)&d_values, capacity * 4), cudaSuccess);
     assert_int_equal(cudaMalloc((void **)&d_alt_keys, capacity * 4), cudaSuccess);
     assert_int_equal(cudaMalloc((void **)&d_alt_values, capacity * 4), cudaSuccess);
-    int failures = 0, ended_in_alt = 0;
+    int failures = 0, ended_in_alt = 0, radix_in_alt = 0;
     for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
         if (!algo_wanted((ds_sort_algo)a) || ds_sort_algo_on_host((ds_sort_algo)a))
             continue;
@@ -532,7 +535,7 @@ static void pingpong_sorts_end_where_they_say(void **state)
         ds_log_set_quiet(0);
         /* Only a backend that uses the second pair looks at it. */
         assert_true(bad == DS_ERR_INVALID_ARG || bad == DS_OK);
-        for (int low = 0; low < 2; low++) {
+        for (int low = 0; low < 3; low++) {
             ds_sorter_set_low_key_bits(sorter, low ? 24 : 32);
             for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
                 if (!size_wanted(sizes[s]))
@@ -543,7 +546,7 @@ static void pingpong_sorts_end_where_they_say(void **state)
                 for (size_t i = 0; low && i < n; i++) {
                     uint32_t word;
                     memcpy(&word, &keys[i], sizeof word);
-                    word >>= 7; /* below 2^24 */
+                    word >>= low == 1 ? 7 : 16; /* below 2^24, or 2^16 */
                     memcpy(&keys[i], &word, sizeof word);
                 }
                 ds_sort_input_iota(n, values);
@@ -554,6 +557,8 @@ static void pingpong_sorts_end_where_they_say(void **state)
                                                          &in_alt),
                                  DS_OK);
                 ended_in_alt += in_alt;
+                if (a == DS_SORT_RADIX)
+                    radix_in_alt += in_alt;
                 cudaMemcpy(out, in_alt ? d_alt_keys : d_keys, n * 4, cudaMemcpyDeviceToHost);
                 cudaMemcpy(values, in_alt ? d_alt_values : d_values, n * 4,
                            cudaMemcpyDeviceToHost);
@@ -576,9 +581,12 @@ static void pingpong_sorts_end_where_they_say(void **state)
     free(out);
     free(values);
     assert_int_equal(failures, 0);
-    /* cub's three passes over 24-bit keys end in the second pair. */
+    /* cub's three passes over 24-bit keys end in the second pair, and so
+     * do radix's above its single launch. */
     if (algo_wanted(DS_SORT_CUB) && size_wanted(4099))
         assert_true(ended_in_alt > 0);
+    if (algo_wanted(DS_SORT_RADIX) && size_wanted(2000003))
+        assert_true(radix_in_alt > 0);
 }
 
 /* Both shuffle methods permute: pairs stay together, every value once, and

@@ -45,6 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -132,6 +133,14 @@ constexpr unsigned long long kStatusAggregate = 1ull; /* the tile's count */
 constexpr unsigned long long kStatusInclusive = 2ull; /* it and all earlier */
 constexpr uint32_t kEpochLimit = 1u << 30;
 
+/* radix_control.final_copy: the result is where the host said it would
+ * be, or k_radix_copy moves it from the scratch pair to the caller's, or
+ * back (a ping-pong sort that promised the scratch pair, after an early
+ * exit changed the pass count's parity). */
+constexpr int kCopyNone = 0;
+constexpr int kCopyToCaller = 1;
+constexpr int kCopyToScratch = 2;
+
 /* Device-side plan and counters; up to `exec` zeroed at create and by
  * each multi-launch sort's k_radix_copy, for the next sort. */
 typedef struct radix_control {
@@ -143,7 +152,7 @@ typedef struct radix_control {
     int src_scratch[kMaxPasses]; /* pass reads the scratch pair, else caller's */
     int in_float[kMaxPasses];    /* first pass that runs: transform on load */
     int out_float[kMaxPasses];   /* last pass that runs: inverse on store */
-    int final_copy;              /* odd pass count: result is in the scratch */
+    int final_copy;              /* kCopy*: where k_radix_copy moves the result */
     /* Not cleared per sort: the single-launch sort's histograms, two sets
      * used alternately; each sort zeroes the set the next one uses. */
     uint32_t small_hist[2][kSmallPasses][1 << kSmallBits];
@@ -151,11 +160,18 @@ typedef struct radix_control {
 
 typedef struct radix_state radix_state;
 typedef struct radix_digits radix_digits;
+/* The pass sequence of one multi-launch sort. */
+typedef struct radix_run {
+    int low_bit;             /* the lowest compared bit */
+    int pass_count;          /* digit places from low_bit up */
+    uint32_t *scratch_keys;  /* the other pair the passes alternate with */
+    uint32_t *scratch_values;
+    int end_in_scratch;      /* the result must end there, not the caller's */
+} radix_run;
 typedef ds_status (*radix_launch_fn)(radix_state *s, const radix_digits *d,
-                                     int low_bit, int pass_count,
-                                     uint32_t *keys, uint32_t *values,
-                                     uint32_t count, int descending,
-                                     cudaStream_t stream);
+                                     const radix_run *run, uint32_t *keys,
+                                     uint32_t *values, uint32_t count,
+                                     int descending, cudaStream_t stream);
 
 /* One digit width's multi-launch sort, sized at create. */
 struct radix_digits {
@@ -701,6 +717,7 @@ __device__ __forceinline__ void rank_scatter_tile(
  * passes. */
 template <int BITS>
 __device__ __forceinline__ void scan_and_plan(uint32_t count, int pass_count,
+                                              int end_in_scratch,
                                               radix_control *control)
 {
     const int radix = 1 << BITS;
@@ -726,9 +743,10 @@ __device__ __forceinline__ void scan_and_plan(uint32_t count, int pass_count,
     for (int p = 0; p < pass_count; p++)
         runs += exec[p] = !s_constant[p];
     /* Each pass flips between the caller's and the scratch buffers; an odd
-     * number of runs leaves the result in the scratch, and k_radix_copy
-     * brings it back (a streaming copy is cheaper than re-running a skipped
-     * pass, which would also be a stable copy). */
+     * number of runs leaves the result in the scratch. Where the host
+     * promised the result (end_in_scratch) differs, k_radix_copy moves it
+     * there (a streaming copy is cheaper than re-running a skipped pass,
+     * which would also be a stable copy). */
     int in_scratch = 0, seen = 0;
     for (int p = 0; p < pass_count; p++) {
         control->exec[p] = exec[p];
@@ -740,7 +758,9 @@ __device__ __forceinline__ void scan_and_plan(uint32_t count, int pass_count,
             in_scratch ^= 1;
         }
     }
-    control->final_copy = in_scratch;
+    control->final_copy = in_scratch == end_in_scratch ? kCopyNone
+                          : in_scratch                 ? kCopyToCaller
+                                                       : kCopyToScratch;
 }
 
 /* Upsweep: digit histograms of every pass in one read of the keys.
@@ -756,7 +776,7 @@ template <int BITS>
 __global__ void __launch_bounds__(kUpsweepThreads)
 k_radix_upsweep(const uint32_t *__restrict__ keys, uint32_t count,
                 int vector_ok, int descending, int low_bit, int pass_count,
-                radix_control *control)
+                int end_in_scratch, radix_control *control)
 {
     const int radix = 1 << BITS;
     const int bins = radix * kUpsweepParts; /* shared words per pass */
@@ -807,7 +827,7 @@ k_radix_upsweep(const uint32_t *__restrict__ keys, uint32_t count,
     __syncthreads(); /* s_last is known */
     if (s_last) {
         __threadfence();
-        scan_and_plan<BITS>(count, pass_count, control);
+        scan_and_plan<BITS>(count, pass_count, end_in_scratch, control);
     }
 }
 
@@ -1075,13 +1095,15 @@ k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
     }
 }
 
-/* Final copy for an odd number of passes: the last pass left float keys and
- * values in the scratch pair. Thread: 4 pairs (16-byte loads) per
- * grid-stride step when both caller buffers are 16-byte aligned, else one. */
+/* The final copy, when the passes that ran left the result (float keys and
+ * values) in the other pair than the host said (radix_control.final_copy):
+ * an odd number in the scratch pair, or an even one in the caller's after
+ * a ping-pong sort promised the scratch. Thread: 4 pairs (16-byte loads)
+ * per grid-stride step when every buffer is 16-byte aligned, else one. */
 __global__ void k_radix_copy(uint32_t *keys, uint32_t *values,
-                             const uint32_t *scratch_keys,
-                             const uint32_t *scratch_values, uint32_t count,
-                             int vector_ok, radix_control *control)
+                             uint32_t *scratch_keys, uint32_t *scratch_values,
+                             uint32_t count, int vector_ok,
+                             radix_control *control)
 {
     /* The sort's last kernel: block 0 zeroes the histograms, tile
      * dispensers and upsweep count for the next multi-launch sort (all
@@ -1092,20 +1114,26 @@ __global__ void k_radix_copy(uint32_t *keys, uint32_t *values,
              i += blockDim.x)
             words[i] = 0;
     }
-    if (!control->final_copy)
+    const int direction = control->final_copy;
+    if (direction == kCopyNone)
         return;
+    const int to_caller = direction == kCopyToCaller;
+    uint32_t *dst_keys = to_caller ? keys : scratch_keys;
+    uint32_t *dst_values = to_caller ? values : scratch_values;
+    const uint32_t *src_keys = to_caller ? scratch_keys : keys;
+    const uint32_t *src_values = to_caller ? scratch_values : values;
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t vectors = vector_ok ? count / 4 : 0;
     for (size_t i = first; i < vectors; i += stride) {
-        reinterpret_cast<uint4 *>(keys)[i] =
-            reinterpret_cast<const uint4 *>(scratch_keys)[i];
-        reinterpret_cast<uint4 *>(values)[i] =
-            reinterpret_cast<const uint4 *>(scratch_values)[i];
+        reinterpret_cast<uint4 *>(dst_keys)[i] =
+            reinterpret_cast<const uint4 *>(src_keys)[i];
+        reinterpret_cast<uint4 *>(dst_values)[i] =
+            reinterpret_cast<const uint4 *>(src_values)[i];
     }
     for (size_t i = vectors * 4 + first; i < count; i += stride) {
-        keys[i] = scratch_keys[i];
-        values[i] = scratch_values[i];
+        dst_keys[i] = src_keys[i];
+        dst_values[i] = src_values[i];
     }
 }
 
@@ -1125,28 +1153,46 @@ static ds_status reserve_epochs(radix_state *s, int passes,
     return DS_OK;
 }
 
-/* The multi-launch sort with digits `d`: over the top key_bits bits, or
- * 8-bit digits over the low_bits bits after set_low_bits(). */
+/* The multi-launch sort with digits `d` (over the top key_bits bits, or
+ * 8-bit digits over the low_bits bits after set_low_bits()), alternating
+ * with (alt_keys, alt_values) or, when they are NULL, the scratch pair.
+ * With a second pair the result ends where *in_alt says: there after an
+ * odd number of passes that are likely to run (all, but for full keys in
+ * 7-bit digits the top one, whose 4 bits most depth keys share), else in
+ * the caller's; a skipped pass that flips the parity costs a copy. */
 static ds_status multi_launch(radix_state *s, const radix_digits *d,
                               uint32_t *keys, uint32_t *values,
+                              uint32_t *alt_keys, uint32_t *alt_values,
                               uint32_t count, int descending,
-                              cudaStream_t stream)
+                              cudaStream_t stream, int *in_alt)
 {
     const int low = d == &s->low_digits;
-    const int low_bit = low ? 0 : 32 - s->key_bits;
     const int bits = low ? s->low_bits : s->key_bits;
-    return d->launch(s, d, low_bit, (bits + d->bits - 1) / d->bits, keys,
-                     values, count, descending, stream);
+    radix_run run;
+    run.low_bit = low ? 0 : 32 - s->key_bits;
+    run.pass_count = (bits + d->bits - 1) / d->bits;
+    run.scratch_keys = alt_keys ? alt_keys : s->scratch_keys;
+    run.scratch_values = alt_keys ? alt_values : s->scratch_values;
+    const int likely_runs =
+        run.pass_count - (d->bits == 7 && bits == 32 ? 1 : 0);
+    run.end_in_scratch = alt_keys && (likely_runs & 1);
+    ds_status status = d->launch(s, d, &run, keys, values, count, descending,
+                                 stream);
+    if (!status && in_alt)
+        *in_alt = run.end_in_scratch;
+    return status;
 }
 
 /* One sort of at most s->small_limit pairs in a single cooperative
  * launch (k_radix_small): one block a tile, 8-bit digits over pass_count
- * digit places from low_bit; `d` for the multi-launch sort instead if
- * the launch is refused. */
+ * digit places from low_bit, ending in the caller's pair; if the launch is
+ * refused, the multi-launch sort with `d` and the second pair (if any). */
 static ds_status launch_small(radix_state *s, const radix_digits *d,
                               int low_bit, int pass_count, uint32_t *keys,
-                              uint32_t *values, uint32_t count,
-                              int descending, cudaStream_t stream)
+                              uint32_t *values, uint32_t *alt_keys,
+                              uint32_t *alt_values, uint32_t count,
+                              int descending, cudaStream_t stream,
+                              int *in_alt)
 {
     typedef tile_smem<kSmallBits, kSmallThreads, kSmallItems> smem;
     ds_status status;
@@ -1173,7 +1219,8 @@ static ds_status launch_small(radix_state *s, const radix_digits *d,
         /* Fewer SMs than at create (a partitioned GPU): the multi-launch
          * sort instead. */
         cudaGetLastError();
-        return multi_launch(s, d, keys, values, count, descending, stream);
+        return multi_launch(s, d, keys, values, alt_keys, alt_values, count,
+                            descending, stream, in_alt);
     }
     if (e != cudaSuccess)
         return ds_fail(DS_ERR_CUDA,
@@ -1259,10 +1306,11 @@ static void prepare_small(radix_state *s, int device, int sm_count)
  * the counters for the next sort). */
 template <int BITS>
 static ds_status launch_passes(radix_state *s, const radix_digits *d,
-                               int low_bit, int pass_count, uint32_t *keys,
+                               const radix_run *run, uint32_t *keys,
                                uint32_t *values, uint32_t count,
                                int descending, cudaStream_t stream)
 {
+    const int low_bit = run->low_bit, pass_count = run->pass_count;
     ds_status status;
     const int vector_ok = ((uintptr_t)keys & 15) == 0;
     s->last_small = 0;
@@ -1278,7 +1326,8 @@ static ds_status launch_passes(radix_state *s, const radix_digits *d,
                                     stream));
     s->control_dirty = 1;
     k_radix_upsweep<BITS><<<s->upsweep_grid, kUpsweepThreads, 0, stream>>>(
-        keys, count, vector_ok, descending, low_bit, pass_count, s->control);
+        keys, count, vector_ok, descending, low_bit, pass_count,
+        run->end_in_scratch, s->control);
     DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_upsweep");
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[1], stream));
@@ -1292,15 +1341,15 @@ static ds_status launch_passes(radix_state *s, const radix_digits *d,
         (d->downsweep_separate ? k_radix_downsweep<BITS, true>
                                : k_radix_downsweep<BITS, false>)
             <<<d->downsweep_grid, kDownsweepThreads, d->downsweep_smem, stream>>>(
-                keys, values, s->scratch_keys, s->scratch_values, count, p,
-                low_bit + p * BITS, descending, s->epoch, s->tile_status,
+                keys, values, run->scratch_keys, run->scratch_values, count,
+                p, low_bit + p * BITS, descending, s->epoch, s->tile_status,
                 s->control);
         DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_downsweep");
     }
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[2], stream));
     k_radix_copy<<<s->copy_grid, s->tuning.copy_threads, 0, stream>>>(
-        keys, values, s->scratch_keys, s->scratch_values, count,
+        keys, values, run->scratch_keys, run->scratch_values, count,
         vector_ok && ((uintptr_t)values & 15) == 0, s->control);
     DS_CUDA_TRY_LAUNCH("sort radix", "k_radix_copy");
     s->control_dirty = 0;
@@ -1380,14 +1429,18 @@ static ds_status radix_create(const ds_sorter_desc *desc, void **state)
                                         device));
     status = digit_bits == 7 ? prepare_kernels<7>(s, &s->digits, sm_count)
                              : prepare_kernels<8>(s, &s->digits, sm_count);
+    if (status)
+        goto fail;
     /* Full keys that the caller may promise to hold in their low 16 or 24
      * bits (set_low_bits) also get 8-bit digits over those bits: 3 passes
      * for the renderer's narrowed keys where the 7-bit digits of full
-     * keys take 4. */
-    if (!status && desc->keys_nonnegative && key_bits == 32)
-        status = prepare_kernels<8>(s, &s->low_digits, sm_count);
-    if (status)
-        goto fail;
+     * keys take 4. Where that tile does not fit a block (Turing's 64 KiB)
+     * the promise is ignored and the full keys are sorted. */
+    if (desc->keys_nonnegative && key_bits == 32 &&
+        prepare_kernels<8>(s, &s->low_digits, sm_count) != DS_OK) {
+        cudaGetLastError();
+        memset(&s->low_digits, 0, sizeof s->low_digits);
+    }
     prepare_small(s, device, sm_count);
 
     {
@@ -1449,12 +1502,15 @@ static void radix_destroy(void *state)
     free(s);
 }
 
-static ds_status radix_sort(void *state, float *keys, uint32_t *values,
+/* A sort; with a second pair (alt_keys non-NULL) the multi-launch sort
+ * alternates with it and *in_alt says where the result ends. */
+static ds_status sort_pairs(radix_state *s, float *keys, uint32_t *values,
+                            float *alt_keys, uint32_t *alt_values,
                             size_t count, ds_sort_order order,
-                            ds_stream stream)
+                            ds_stream stream, int *in_alt)
 {
-    radix_state *s = (radix_state *)state;
     uint32_t *k = (uint32_t *)keys; /* float bits; ordered between passes */
+    uint32_t *alt_k = (uint32_t *)alt_keys;
     const int descending = order == DS_SORT_DESCENDING;
     /* Keys promised below 2^low_bits (set_low_bits): every key's bits
      * above are the same, so the low bits alone order them. */
@@ -1464,10 +1520,32 @@ static ds_status radix_sort(void *state, float *keys, uint32_t *values,
         return launch_small(s, d, low ? 0 : 32 - s->key_bits,
                             ((low ? s->low_bits : s->key_bits) + kSmallBits - 1) /
                                 kSmallBits,
-                            k, values, (uint32_t)count, descending,
-                            (cudaStream_t)stream);
-    return multi_launch(s, d, k, values, (uint32_t)count, descending,
-                        (cudaStream_t)stream);
+                            k, values, alt_k, alt_values, (uint32_t)count,
+                            descending, (cudaStream_t)stream, in_alt);
+    return multi_launch(s, d, k, values, alt_k, alt_values, (uint32_t)count,
+                        descending, (cudaStream_t)stream, in_alt);
+}
+
+static ds_status radix_sort(void *state, float *keys, uint32_t *values,
+                            size_t count, ds_sort_order order,
+                            ds_stream stream)
+{
+    return sort_pairs((radix_state *)state, keys, values, NULL, NULL, count,
+                      order, stream, NULL);
+}
+
+/* ds_sorter_sort_pingpong(): the single launch ends in the caller's pair;
+ * the multi-launch sort alternates with the second pair instead of the
+ * scratch one, and ends where its likely pass count leaves it (so the
+ * renderer's narrowed keys, three 8-bit passes, need no copy back). */
+static ds_status radix_sort_pingpong(void *state, float *keys,
+                                     uint32_t *values, float *alt_keys,
+                                     uint32_t *alt_values, size_t count,
+                                     ds_sort_order order, ds_stream stream,
+                                     int *in_alt)
+{
+    return sort_pairs((radix_state *)state, keys, values, alt_keys,
+                      alt_values, count, order, stream, in_alt);
 }
 
 /* The keys of later sorts are below 2^low_bits (16, 24, or 32: no
@@ -1510,4 +1588,4 @@ static int radix_phases(void *state, const char **names, float *ms,
 
 extern "C" const ds_sort_backend ds_sort_backend_radix = {
     "radix", 0, radix_create, radix_destroy, radix_sort, radix_phases, radix_set_low_bits,
-    NULL};
+    radix_sort_pingpong};
