@@ -123,9 +123,10 @@ ds_status ds_sorter_sort(ds_sorter *sorter, float *keys, uint32_t *values,
  * is 1 on return. *in_alt is known on the host at once, before the sort
  * has run on the stream, so later work can be enqueued on the right
  * arrays. cub (whose pass count, with ds_sorter_set_low_key_bits(), may be
- * odd) then skips its copy back; the other algorithms sort in place and
- * set 0. The pair not holding the result holds unspecified data. Host
- * algorithms: as ds_sorter_sort(), *in_alt 0. */
+ * odd) and radix above its single launch (an odd number of likely passes:
+ * three for 24 low bits) then skip their copy back; the other algorithms
+ * sort in place and set 0. The pair not holding the result holds
+ * unspecified data. Host algorithms: as ds_sorter_sort(), *in_alt 0. */
 ds_status ds_sorter_sort_pingpong(ds_sorter *sorter, float *keys, uint32_t *values,
                                   float *alt_keys, uint32_t *alt_values, size_t count,
                                   ds_sort_order order, ds_stream stream, int *in_alt);
