@@ -20,12 +20,16 @@
  *      look-back, and scatters the tile through shared memory so that each
  *      digit's run is written contiguously;
  *   4. k_radix_copy brings the result back when an odd number of passes
- *      ran, and clears the counters for the next sort.
+ *      ran (or, for a ping-pong sort, moves it to the pair the host was
+ *      told), and clears the counters for the next sort.
  * The key transform is fused into the first pass that runs and its inverse
  * into the last; passes alternate between the caller's arrays and one
- * scratch pair. Inputs of at most one tile per resident block run all of
- * this in one cooperative launch instead (k_radix_small): the same passes,
- * separated by grid-wide barriers, with 8-bit digits and no copy.
+ * scratch pair (the caller's second pair, for ds_sorter_sort_pingpong).
+ * Keys promised below 2^16 or 2^24 (ds_sorter_set_low_key_bits) are sorted
+ * on those bits alone, in 8-bit digits. Inputs of at most one tile per
+ * resident block run all of this in one cooperative launch instead
+ * (k_radix_small): the same passes, separated by grid-wide barriers, with
+ * 8-bit digits and no copy.
  *
  * Complexity: O(n * passes), passes = ceil(key_bits / digit bits) less the
  * skipped ones; traffic per pair is 4 bytes for the upsweep plus 16 bytes
