@@ -1157,23 +1157,22 @@ static ds_status reserve_epochs(radix_state *s, int passes,
     return DS_OK;
 }
 
-/* The multi-launch sort with digits `d` (over the top key_bits bits, or
- * 8-bit digits over the low_bits bits after set_low_bits()), alternating
- * with (alt_keys, alt_values) or, when they are NULL, the scratch pair.
+/* The multi-launch sort of the `bits` compared bits from low_bit, in
+ * digits `d`, alternating with (alt_keys, alt_values) or, when they are
+ * NULL, the scratch pair.
  * With a second pair the result ends where *in_alt says: there after an
  * odd number of passes that are likely to run (all, but for full keys in
  * 7-bit digits the top one, whose 4 bits most depth keys share), else in
  * the caller's; a skipped pass that flips the parity costs a copy. */
 static ds_status multi_launch(radix_state *s, const radix_digits *d,
-                              uint32_t *keys, uint32_t *values,
-                              uint32_t *alt_keys, uint32_t *alt_values,
-                              uint32_t count, int descending,
-                              cudaStream_t stream, int *in_alt)
+                              int low_bit, int bits, uint32_t *keys,
+                              uint32_t *values, uint32_t *alt_keys,
+                              uint32_t *alt_values, uint32_t count,
+                              int descending, cudaStream_t stream,
+                              int *in_alt)
 {
-    const int low = d == &s->low_digits;
-    const int bits = low ? s->low_bits : s->key_bits;
     radix_run run;
-    run.low_bit = low ? 0 : 32 - s->key_bits;
+    run.low_bit = low_bit;
     run.pass_count = (bits + d->bits - 1) / d->bits;
     run.scratch_keys = alt_keys ? alt_keys : s->scratch_keys;
     run.scratch_values = alt_keys ? alt_values : s->scratch_values;
@@ -1188,11 +1187,12 @@ static ds_status multi_launch(radix_state *s, const radix_digits *d,
 }
 
 /* One sort of at most s->small_limit pairs in a single cooperative
- * launch (k_radix_small): one block a tile, 8-bit digits over pass_count
- * digit places from low_bit, ending in the caller's pair; if the launch is
- * refused, the multi-launch sort with `d` and the second pair (if any). */
+ * launch (k_radix_small): one block a tile, 8-bit digits over the `bits`
+ * compared bits from low_bit, ending in the caller's pair; if the launch
+ * is refused, the multi-launch sort with `d` and the second pair (if
+ * any). */
 static ds_status launch_small(radix_state *s, const radix_digits *d,
-                              int low_bit, int pass_count, uint32_t *keys,
+                              int low_bit, int bits, uint32_t *keys,
                               uint32_t *values, uint32_t *alt_keys,
                               uint32_t *alt_values, uint32_t count,
                               int descending, cudaStream_t stream,
@@ -1200,6 +1200,7 @@ static ds_status launch_small(radix_state *s, const radix_digits *d,
 {
     typedef tile_smem<kSmallBits, kSmallThreads, kSmallItems> smem;
     ds_status status;
+    int pass_count = (bits + kSmallBits - 1) / kSmallBits;
     if ((status = reserve_epochs(s, pass_count, stream)))
         return status;
     uint32_t epoch = s->epoch + 1; /* pass p uses epoch + p */
@@ -1223,8 +1224,8 @@ static ds_status launch_small(radix_state *s, const radix_digits *d,
         /* Fewer SMs than at create (a partitioned GPU): the multi-launch
          * sort instead. */
         cudaGetLastError();
-        return multi_launch(s, d, keys, values, alt_keys, alt_values, count,
-                            descending, stream, in_alt);
+        return multi_launch(s, d, low_bit, bits, keys, values, alt_keys,
+                            alt_values, count, descending, stream, in_alt);
     }
     if (e != cudaSuccess)
         return ds_fail(DS_ERR_CUDA,
@@ -1516,18 +1517,20 @@ static ds_status sort_pairs(radix_state *s, float *keys, uint32_t *values,
     uint32_t *k = (uint32_t *)keys; /* float bits; ordered between passes */
     uint32_t *alt_k = (uint32_t *)alt_keys;
     const int descending = order == DS_SORT_DESCENDING;
-    /* Keys promised below 2^low_bits (set_low_bits): every key's bits
-     * above are the same, so the low bits alone order them. */
+    /* The compared bits: the top key_bits; or, for keys promised below
+     * 2^low_bits (set_low_bits), whose bits above are all the same, the
+     * low bits alone, in 8-bit digits. */
     const int low = s->low_bits < 32 && s->low_digits.bits;
     const radix_digits *d = low ? &s->low_digits : &s->digits;
+    const int low_bit = low ? 0 : 32 - s->key_bits;
+    const int bits = low ? s->low_bits : s->key_bits;
     if (count && count <= s->small_limit)
-        return launch_small(s, d, low ? 0 : 32 - s->key_bits,
-                            ((low ? s->low_bits : s->key_bits) + kSmallBits - 1) /
-                                kSmallBits,
-                            k, values, alt_k, alt_values, (uint32_t)count,
-                            descending, (cudaStream_t)stream, in_alt);
-    return multi_launch(s, d, k, values, alt_k, alt_values, (uint32_t)count,
-                        descending, (cudaStream_t)stream, in_alt);
+        return launch_small(s, d, low_bit, bits, k, values, alt_k, alt_values,
+                            (uint32_t)count, descending, (cudaStream_t)stream,
+                            in_alt);
+    return multi_launch(s, d, low_bit, bits, k, values, alt_k, alt_values,
+                        (uint32_t)count, descending, (cudaStream_t)stream,
+                        in_alt);
 }
 
 static ds_status radix_sort(void *state, float *keys, uint32_t *values,
