@@ -435,6 +435,10 @@ static void test_fails_before_the_first_frame(void **state)
     static const char *const png_in_file[] = {"--headless", "--scene", "gyroid:2M", "--frames",
                                               "100000", "--screenshot", "plain.txt/z.png", NULL};
     assert_fails_fast(png_in_file, 0, 1, "plain.txt/z.png");
+    /* A folder that exists but takes no new files (for root too). */
+    static const char *const png_in_proc[] = {"--headless", "--scene", "gyroid:2M", "--frames",
+                                              "100000", "--screenshot", "/proc/z.png", NULL};
+    assert_fails_fast(png_in_proc, 0, 1, "/proc/z.png: cannot write the screenshot");
 
     /* 16.8M copies of 588 vertices: beyond uint32 indices. */
     static const char *const grid[] = {"--headless", "--scene", "planes:1000", "--grid",

@@ -900,6 +900,28 @@ static void u_changes_the_default_scene_first_frame(void **state)
     assert_true(changed >= FIRST_FRAME_MIN_DIFFERENCE);
 }
 
+/* A script is automation: a screenshot it cannot write fails the run
+ * (exit 1, the reason on the error line) after the script goes on. */
+static void failed_script_screenshot_fails_the_run(void **state)
+{
+    (void)state;
+    char script_path[300];
+    static char log[16384];
+    snprintf(script_path, sizeof script_path, "%s/bad_shot.txt", work_dir);
+    FILE *script = fopen(script_path, "w");
+    assert_non_null(script);
+    fprintf(script, "frames 1\nscreenshot /nonexistent-folder/v.png\nframes 1\nscreenshot %s/after.png\nquit\n",
+            work_dir);
+    assert_int_equal(fclose(script), 0);
+    assert_int_equal(run_depthsort("--sort cpu --size 160x120", script_path, "bad_shot", log,
+                                   sizeof log),
+                     1);
+    assert_non_null(strstr(log, "/nonexistent-folder/v.png: cannot write the PNG: "));
+    image after = {0};
+    assert_int_equal(load_shot("after", &after), 0);
+    stbi_image_free(after.rgba);
+}
+
 int main(void)
 {
     if (!have_program("xvfb-run")) {
@@ -931,6 +953,7 @@ int main(void)
         cmocka_unit_test(reload_and_drop_load_models),
         cmocka_unit_test(both_screenshot_keys_write_pngs),
         cmocka_unit_test(u_changes_the_default_scene_first_frame),
+        cmocka_unit_test(failed_script_screenshot_fails_the_run),
     };
     return cmocka_run_group_tests(tests, run_viewer, clean_up);
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "camera.h"
 #include "hotkeys.h"
@@ -144,11 +145,19 @@ int ds_compare_item_needs_triangles(ds_compare_item item)
            item == DS_COMPARE_KEY_CENTROID;
 }
 
+#define USAGE_LINE "usage: depthsort [MODEL.ply|MODEL.obj | --scene NAME[:SIZE]] [options]\n"
+
+/* After an error: the usage line alone, so that the error stays in view. */
+static void usage_line(FILE *out)
+{
+    fputs(USAGE_LINE "(depthsort --help lists the options)\n", out);
+}
+
 void ds_cli_usage(void *stream)
 {
     FILE *out = stream;
     fprintf(out,
-            "usage: depthsort [MODEL.ply|MODEL.obj | --scene NAME[:SIZE]] [options]\n"
+            USAGE_LINE
             "\n"
             "Draws a transparent model back to front, depth-sorted on the GPU every frame.\n"
             "Without MODEL or --scene it shows the built-in scene %s:%d.\n"
@@ -284,8 +293,7 @@ static ds_status usage_error(const char *fmt, ...)
     vsnprintf(message, sizeof message, fmt, args);
     va_end(args);
     ds_status status = ds_fail(DS_ERR_INVALID_ARG, "%s", message);
-    fputc('\n', stderr);
-    ds_cli_usage(stderr);
+    usage_line(stderr);
     return status;
 }
 
@@ -466,8 +474,7 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
             size_t triangles;
             if (ds_scene_parse(arg, scene, sizeof scene, &triangles) != DS_OK) {
                 /* ds_scene_parse has logged the one error line. */
-                fputc('\n', stderr);
-                ds_cli_usage(stderr);
+                usage_line(stderr);
                 return DS_ERR_INVALID_ARG;
             }
             dest->scene = arg;
@@ -555,9 +562,13 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
         case OPT_JSON:
             dest->json_path = arg;
             break;
-        case OPT_SCREENSHOT:
+        case OPT_SCREENSHOT: {
+            size_t length = strlen(arg);
+            if (length < 4 || strcasecmp(arg + length - 4, ".png") != 0)
+                ds_warn("--screenshot %s: the file is a PNG whatever its name", arg);
             dest->screenshot_path = arg;
             break;
+        }
         case OPT_VERIFY:
             dest->verify = 1;
             break;
@@ -639,8 +650,7 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
             ds_camera scratch = {0};
             if (ds_camera_parse(arg, "--camera", &scratch) != DS_OK) {
                 /* ds_camera_parse has logged the one error line. */
-                fputc('\n', stderr);
-                ds_cli_usage(stderr);
+                usage_line(stderr);
                 return DS_ERR_INVALID_ARG;
             }
             dest->camera = arg;

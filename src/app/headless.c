@@ -12,6 +12,7 @@
 #include "headless.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,6 +271,9 @@ static void print_table(const algo_run *runs, int run_count, const run_setup *se
     if (strcmp(setup->primitive, "points") == 0)
         printf(", point size %.4g", (double)setup->point_size);
     printf("\n  camera: %s\n  %s\n", setup->camera, HANDOVER_NOTE);
+    if (strstr(setup->gpu, "llvmpipe"))
+        printf("  llvmpipe: a CPU rasteriser, whose GL timestamps mark when it ran the "
+               "commands on the host: its stage times and GPU fps are no GPU's\n");
     for (int r = 0; r < run_count; r++) {
         const algo_run *run = &runs[r];
         printf("\n%s%s%s: %zu frames, %.1f fps wall, %.1f fps GPU (median frame), "
@@ -455,9 +459,11 @@ static ds_status write_json(FILE *file, const char *path, const algo_run *runs, 
     return ds_headless_close_written(file, path);
 }
 
-/* Opens --csv, --json and --timeline for writing and checks that --screenshot's
- * folder exists and is writable: a bad path fails with one line naming it
- * before anything is loaded or drawn, not after the last frame. */
+/* Opens --csv, --json and --timeline for writing and checks that --screenshot
+ * can be written (its folder, then the file itself: opened without
+ * truncating, or created and removed again): a bad path fails with one
+ * line naming it before anything is loaded or drawn, not after the last
+ * frame. */
 static ds_status open_outputs(const ds_options *opts, FILE **csv, FILE **json, FILE **timeline)
 {
     const char *const paths[3] = {opts->csv_path, opts->json_path, opts->timeline_path};
@@ -493,8 +499,15 @@ static ds_status open_outputs(const ds_options *opts, FILE **csv, FILE **json, F
         if (access(folder, W_OK | X_OK) != 0)
             return ds_fail(DS_ERR_IO, "%s: cannot write the screenshot: %s: %s", png, folder,
                            strerror(errno));
-        if (stat(png, &info) == 0 && S_ISDIR(info.st_mode))
+        int exists = stat(png, &info) == 0;
+        if (exists && S_ISDIR(info.st_mode))
             return ds_fail(DS_ERR_IO, "%s: cannot write the screenshot: it is a folder", png);
+        int probe = exists ? open(png, O_WRONLY) : open(png, O_WRONLY | O_CREAT | O_EXCL, 0644);
+        if (probe < 0)
+            return ds_fail(DS_ERR_IO, "%s: cannot write the screenshot: %s", png, strerror(errno));
+        close(probe);
+        if (!exists)
+            unlink(png);
     }
     return DS_OK;
 }

@@ -201,6 +201,7 @@ typedef struct viewer {
     char screenshot_path[DS_SCRIPT_MAX_LINE + 1]; /* "" when none pending */
     int screenshot_counter;
     int screenshot_scripted; /* the pending one is a script step's */
+    int script_failed;       /* a script's screenshot could not be written */
     ds_script script;
     size_t script_next;
     int script_frames_left;
@@ -353,8 +354,9 @@ static void reset_timings(viewer *v)
 }
 
 /* Selects a sort of the registry, around which the stages run; on failure
- * keeps the current selection and says why on the sort line. quiet: no
- * error line on the terminal (Tab probing). */
+ * keeps the current selection and says why on the sort line and, unless
+ * quiet (Tab probing), in a warning line on the terminal: the viewer goes
+ * on. */
 static int select_sort(viewer *v, ds_sort_algo algo, int quiet)
 {
     ds_status status;
@@ -362,14 +364,14 @@ static int select_sort(viewer *v, ds_sort_algo algo, int quiet)
         v->sort_note[0] = '\0';
         return 1;
     }
-    if (quiet)
-        ds_log_set_quiet(1);
+    ds_log_set_quiet(1);
     /* The sort first: should it fail, the stages stay where they were. */
     status = ds_renderer_set_sort(v->renderer, algo);
     if (status == DS_OK)
         status = ds_renderer_set_stages(v->renderer, DS_STAGES_SORTER);
-    if (quiet)
-        ds_log_set_quiet(0);
+    ds_log_set_quiet(0);
+    if (status != DS_OK && !quiet)
+        ds_warn("%s", ds_last_error());
     if (status != DS_OK) {
         v->unavailable[algo] = 1;
         snprintf(v->sort_note, sizeof v->sort_note, "(%s unavailable: %s)",
@@ -391,11 +393,11 @@ static int select_gl(viewer *v, int quiet)
         v->sort_note[0] = '\0';
         return 1;
     }
-    if (quiet)
-        ds_log_set_quiet(1);
+    ds_log_set_quiet(1);
     ds_status status = ds_renderer_set_stages(v->renderer, DS_STAGES_GL);
-    if (quiet)
-        ds_log_set_quiet(0);
+    ds_log_set_quiet(0);
+    if (status != DS_OK && !quiet)
+        ds_warn("%s", ds_last_error());
     if (status != DS_OK) {
         v->gl_unavailable = 1;
         snprintf(v->sort_note, sizeof v->sort_note, "(%s unavailable: %s)", DS_SORT_GL_NAME,
@@ -1441,6 +1443,8 @@ static void save_screenshot(viewer *v)
     uint8_t *flipped = malloc(row * (size_t)v->fb_height);
     if (!pixels || !flipped) {
         show_message(v, "screenshot: out of memory");
+        if (v->screenshot_scripted)
+            v->script_failed = 1;
     } else {
         glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
         glReadBuffer(GL_BACK);
@@ -1461,6 +1465,8 @@ static void save_screenshot(viewer *v)
                 show_message(v, "screenshot: %s", v->screenshot_path);
         } else {
             show_message(v, "screenshot failed: %s", ds_last_error());
+            if (v->screenshot_scripted)
+                v->script_failed = 1; /* the run's exit status says so */
         }
     }
     free(pixels);
@@ -1796,6 +1802,8 @@ int ds_viewer_run(const ds_options *opts)
         if (v->script_frames_left > 0)
             v->script_frames_left--;
     }
+    if (v->script_failed)
+        exit_status = 1;
     if (exit_status == 0 && ds_renderer_finish(v->renderer) != DS_OK)
         exit_status = 1;
     if (exit_status == 0 && ds_renderer_gl_errors(v->renderer) > 0) {

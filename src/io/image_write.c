@@ -16,12 +16,43 @@
 #pragma GCC diagnostic pop
 #endif
 
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    FILE *file;
+    int error; /* errno of the first failed write, or -1 without one */
+} png_output;
+
+/* stb's output callback: appends to the file, keeping the first failure. */
+static void write_to_file(void *context, void *data, int size)
+{
+    png_output *out = context;
+    if (out->error || size <= 0)
+        return;
+    errno = 0;
+    if (fwrite(data, 1, (size_t)size, out->file) != (size_t)size)
+        out->error = errno ? errno : -1;
+}
+
 ds_status ds_write_png(const char *path, int width, int height,
                        const uint8_t *rgba)
 {
     if (!path || !rgba || width <= 0 || height <= 0)
         return ds_fail(DS_ERR_INVALID_ARG, "png: bad image or path");
-    if (!stbi_write_png(path, width, height, 4, rgba, width * 4))
-        return ds_fail(DS_ERR_IO, "%s: cannot write the PNG", path);
+    /* Opened here rather than by stb, so that a failure says why. */
+    png_output out = {fopen(path, "wb"), 0};
+    if (!out.file)
+        return ds_fail(DS_ERR_IO, "%s: cannot write the PNG: %s", path, strerror(errno));
+    int encoded = stbi_write_png_to_func(write_to_file, &out, width, height, 4, rgba, width * 4);
+    errno = 0;
+    if (fclose(out.file) != 0 && !out.error)
+        out.error = errno ? errno : -1;
+    if (!encoded)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "%s: cannot write the PNG: out of memory", path);
+    if (out.error)
+        return ds_fail(DS_ERR_IO, "%s: cannot write the PNG: %s", path,
+                       out.error > 0 ? strerror(out.error) : "write error");
     return DS_OK;
 }

@@ -12,7 +12,8 @@ extern "C" {
 #endif
 
 /* Writes width × height RGBA8 pixels, top row first, as a PNG at `path`.
- * Errors: DS_ERR_INVALID_ARG, DS_ERR_IO (logged with the path). */
+ * Errors: DS_ERR_INVALID_ARG, DS_ERR_IO (logged with the path and the
+ * reason), DS_ERR_OUT_OF_MEMORY. */
 ds_status ds_write_png(const char *path, int width, int height,
                        const uint8_t *rgba);
 
