@@ -167,13 +167,18 @@ static ds_status check_diff_dir(const char *dir)
     return DS_OK;
 }
 
-/* The renderer of key width `bits`, made on first use from the options. */
+/* The renderer of key width `bits`, made on first use from the options;
+ * where an earlier one fell back to the cpu sort (no CUDA device), with
+ * that sort, so that the fallback's warning comes once. */
 static ds_status make_renderer(compare_state *s, int index, const ds_renderer_desc *base)
 {
     if (s->renderers[index])
         return DS_OK;
     ds_renderer_desc desc = *base;
     desc.key_bits = bits_of[index];
+    for (int i = 0; i < BITS_COUNT; i++)
+        if (s->renderers[i] && ds_renderer_sort(s->renderers[i]) == DS_SORT_CPU)
+            desc.sort_algo = DS_SORT_CPU;
     return ds_renderer_create(&desc, &s->renderers[index]);
 }
 

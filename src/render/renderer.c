@@ -486,13 +486,9 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
             goto fail;
         }
         renderer->cpu_path = 1;
-        /* Once a process: --compare makes a renderer per technique. */
-        static int warned;
         if (renderer->algo != DS_SORT_CPU && desc->interop != DS_INTEROP_NONE &&
-            desc->stages != DS_STAGES_GL && !warned) {
+            desc->stages != DS_STAGES_GL)
             ds_warn("render: no CUDA device drives this GL context; using the cpu sort");
-            warned = 1;
-        }
         renderer->algo = DS_SORT_CPU;
     }
     renderer->tiles_on = renderer->tiles && (desc->tiles == DS_TILES_ON || !renderer->cpu_path);
