@@ -37,18 +37,18 @@ static int median_index(const float *ms, int runs)
 }
 
 /* The floor of any single-launch sort: a cooperative launch of the same
- * shape that does nothing but `barriers` grid-wide barriers. */
-__global__ void __launch_bounds__(kSmallThreads, kSmallMinBlocks) k_floor(int barriers)
+ * block size and shared memory that does nothing but `barriers`
+ * grid-wide barriers. */
+__global__ void __launch_bounds__(kSmallThreads) k_floor(int barriers)
 {
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     for (int i = 0; i < barriers; i++)
         grid.sync();
 }
 
-static float floor_us(unsigned blocks, int barriers, int runs)
+static float floor_us(unsigned blocks, size_t smem_bytes, int barriers, int runs)
 {
-    typedef tile_smem<kSmallBits, kSmallThreads, kSmallItems> smem;
-    cudaFuncSetAttribute(k_floor, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem::bytes);
+    cudaFuncSetAttribute(k_floor, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_bytes);
     cudaEvent_t start, stop;
     cudaEventCreate(&start);
     cudaEventCreate(&stop);
@@ -57,7 +57,7 @@ static float floor_us(unsigned blocks, int barriers, int runs)
         void *args[] = {&barriers};
         cudaEventRecord(start);
         cudaError_t e = cudaLaunchCooperativeKernel((const void *)k_floor, dim3(blocks),
-                                                    dim3(kSmallThreads), args, smem::bytes, 0);
+                                                    dim3(kSmallThreads), args, smem_bytes, 0);
         cudaEventRecord(stop);
         if (e == cudaSuccess)
             e = cudaEventSynchronize(stop);
@@ -147,11 +147,11 @@ int main(int argc, char **argv)
     }
     /* The run of median time. */
     int m = median_index(ms, runs);
-    printf("radix single launch: %zu pairs, %d-bit keys, %u blocks, median of %d sorts "
-           "%.1f us (events)\n",
-           n, key_bits, (unsigned)((n + kSmallThreads * kSmallItems - 1) /
-                                   (kSmallThreads * kSmallItems)),
-           runs, ms[m] * 1000.0f);
+    const small_shape *shape = small_shape_for(s, (uint32_t)n);
+    const unsigned blocks = (unsigned)((n + shape->tile - 1) / shape->tile);
+    printf("radix single launch: %zu pairs, %d-bit keys, %u blocks of %d x %d keys, median of "
+           "%d sorts %.1f us (events)\n",
+           n, key_bits, blocks, kSmallThreads, shape->items, runs, ms[m] * 1000.0f);
     /* Marks: start, loaded, counted, histogram barrier, then per pass
      * ready, tile counts, ranked, offsets, look-back, scattered, barrier. */
     static const char *const head[] = {"load", "count digits", "histogram barrier"};
@@ -178,14 +178,13 @@ int main(int argc, char **argv)
     for (int i = 0; i < 64 && marks[m][0][i]; i++)
         last0 = marks[m][0][i];
     printf("%-28s %10.2f\n", "block 0, first to last mark", (last0 - marks[m][0][0]) / 1000.0);
-    const unsigned blocks = (unsigned)((n + kSmallThreads * kSmallItems - 1) /
-                                       (kSmallThreads * kSmallItems));
-    const unsigned resident = s->small_limit / (kSmallThreads * kSmallItems);
+    const unsigned resident = shape->limit / shape->tile;
     printf("empty cooperative launch, %u and %u blocks of %d threads (events, median of %d):\n",
            blocks, resident, kSmallThreads, runs);
     for (int barriers = 0; barriers <= 4; barriers++)
         printf("  %d grid barriers: %6.1f us  %6.1f us\n", barriers,
-               floor_us(blocks, barriers, runs), floor_us(resident, barriers, runs));
+               floor_us(blocks, shape->smem, barriers, runs),
+               floor_us(resident, shape->smem, barriers, runs));
     ds_sort_backend_radix.destroy(state);
     cudaFree(keys);
     cudaFree(values);
