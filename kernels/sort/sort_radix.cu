@@ -85,9 +85,8 @@ constexpr int kUpsweepParts = 8;
  * ranking. 512-thread blocks in one of kSmallShapeCount shapes (keys a
  * thread, blocks an SM): the first whose tiles, one block an SM, cover the
  * count, so that no SM ranks two tiles while another idles; else the first
- * that covers it at all. 8 keys below a 4,096-key tile an SM (smaller
- * tiles, shorter passes), 13 and 16 above (one 6,656- or 8,192-key tile an
- * SM: 871,414 pairs 0.064 -> 0.059 ms on an H100 against 8 keys two an SM). */
+ * that covers it at all. 8 keys up to a 4,096-key tile an SM (short tiles,
+ * short passes), 13 and 16 above (docs/algorithms/radix.md, Tuning). */
 constexpr int kSmallThreads = 512;
 constexpr int kSmallItems = 8; /* the first shape's; its tile bounds the tile count */
 constexpr int kSmallBits = 8;
