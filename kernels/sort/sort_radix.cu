@@ -73,6 +73,11 @@ constexpr int kDownsweepItems = 12;
 constexpr int kDownsweepMinBlocks = 2;
 /* Look-back reads this many predecessors' status words per round trip. */
 constexpr int kLookbackWindow = 4;
+/* The single launch's look-back groups this many tiles: a tile reads at
+ * most kLookbackGroup - 1 tile counts and one group count per earlier
+ * group (about 30 at a million pairs), in batches of kPrefixBatch. */
+constexpr int kLookbackGroup = 16;
+constexpr int kPrefixBatch = 8;
 /* Upsweep: 256 threads x 16 keys (four 16-byte loads) per tile. */
 constexpr int kUpsweepThreads = 256;
 constexpr int kUpsweepVectors = 4;
@@ -357,6 +362,58 @@ __device__ __forceinline__ void lookback(unsigned long long *tile_status,
     *before = sum;
 }
 
+/* The counts of the `count` status words word[0], word[stride], ...,
+ * each once it carries `epoch`: kPrefixBatch loads in flight, then a
+ * wait on any that is not yet published. */
+__device__ __forceinline__ uint32_t sum_published(const unsigned long long *word,
+                                                  int stride, uint32_t count,
+                                                  uint32_t epoch)
+{
+    const volatile unsigned long long *slot = word;
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < count; i += kPrefixBatch) {
+        unsigned long long w[kPrefixBatch];
+#pragma unroll
+        for (int j = 0; j < kPrefixBatch; j++)
+            w[j] = i + j < count ? slot[(size_t)(i + j) * stride]
+                                 : status_word(epoch, kStatusAggregate, 0);
+#pragma unroll
+        for (int j = 0; j < kPrefixBatch; j++) {
+            while ((uint32_t)(w[j] >> 34) != epoch)
+                w[j] = slot[(size_t)(i + j) * stride];
+            sum += (uint32_t)w[j];
+        }
+    }
+    return sum;
+}
+
+/* The single launch's look-back, in two levels. Its tiles all run at
+ * once, so a flat look-back has every tile walk back over the aggregates
+ * of nearly all before it at the same time (the inclusive counts
+ * propagate only a window per round trip): memory traffic that grows
+ * with the square of the tile count. Instead tile t adds, for digit d,
+ * the counts of the tiles before it in its group of kLookbackGroup and
+ * one count per earlier group, which the last tile of each full group
+ * publishes (its own count plus what it read). No wait can hang: tile
+ * counts are published before ranking, a group count needs only its
+ * group's tile counts, and every block of the launch is resident. */
+__device__ __forceinline__ uint32_t grouped_prefix(const unsigned long long *tile_status,
+                                                   unsigned long long *group_status,
+                                                   int radix, uint32_t d,
+                                                   uint32_t tile, uint32_t epoch,
+                                                   uint32_t own)
+{
+    const uint32_t group = tile / kLookbackGroup;
+    const uint32_t first = group * kLookbackGroup;
+    const uint32_t in_group = sum_published(
+        tile_status + (size_t)first * radix + d, radix, tile - first, epoch);
+    if (tile - first == kLookbackGroup - 1) {
+        volatile unsigned long long *slot = group_status + (size_t)group * radix + d;
+        *slot = status_word(epoch, kStatusAggregate, in_group + own);
+    }
+    return in_group + sum_published(group_status + d, radix, group, epoch);
+}
+
 /* One upsweep tile's keys for this thread, in the order-preserving form:
  * 16-byte vectors t, t + 256, t + 512, t + 768 of the tile (coalesced),
  * i.e. 16 keys. */
@@ -532,6 +589,9 @@ struct tile_pass {
     const uint32_t *digit_base; /* [radix] keys of smaller digits, all tiles */
     uint32_t *dst_keys;
     uint32_t *dst_values;
+    /* The single launch's group counts (grouped_prefix); NULL: the
+     * decoupled look-back. */
+    unsigned long long *group_status;
 };
 
 /* One tile of a stable digit pass, from keys in registers to keys and
@@ -700,11 +760,16 @@ __device__ __forceinline__ void rank_scatter_tile(
         /* Decoupled look-back: sum predecessors' counts of digit d until
          * one that already includes all tiles before it. */
         uint32_t before = 0;
-        lookback(tile_status, radix, d, (int)p.tile - 1, p.epoch, &before);
-        if (p.tile != 0) {
-            volatile unsigned long long *slot =
-                tile_status + (size_t)p.tile * radix + d;
-            *slot = status_word(p.epoch, kStatusInclusive, before + own);
+        if (p.group_status) {
+            before = grouped_prefix(tile_status, p.group_status, radix, d,
+                                    p.tile, p.epoch, own);
+        } else {
+            lookback(tile_status, radix, d, (int)p.tile - 1, p.epoch, &before);
+            if (p.tile != 0) {
+                volatile unsigned long long *slot =
+                    tile_status + (size_t)p.tile * radix + d;
+                *slot = status_word(p.epoch, kStatusInclusive, before + own);
+            }
         }
         /* Global position of tile slot j with digit d is
          * a.dst_base[d] + j (mod 2^32 arithmetic). */
@@ -942,7 +1007,8 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
                              epoch,
                              control->digit_base[pass],
                              from_scratch ? keys : scratch_keys,
-                             from_scratch ? values : scratch_values};
+                             from_scratch ? values : scratch_values,
+                             NULL};
         rank_scatter_tile<BITS, kDownsweepThreads, ITEMS, true>(
             arrays, p, key, value, src_values + tile_base, tile_status);
         if (threadIdx.x == 0)
@@ -1081,6 +1147,8 @@ k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
         tp.digit_base = s_digit_base[p];
         tp.dst_keys = into_scratch ? scratch_keys : keys;
         tp.dst_values = into_scratch ? scratch_values : values;
+        /* The group counts follow this launch's tile words. */
+        tp.group_status = tile_status + (size_t)gridDim.x * radix;
         if (done > 0) {
             /* The previous pass wrote the other pair (the first pass has
              * the caller's in registers). */
@@ -1514,13 +1582,14 @@ static ds_status radix_create(const ds_sorter_desc *desc, void **state)
                      cudaMalloc((void **)&s->scratch_values,
                                 n * sizeof(uint32_t)));
         /* Words for the multi-launch sort's tiles or the single
-         * launch's, whichever needs more. */
+         * launch's tiles and groups, whichever needs more. */
         size_t small_tiles =
             s->small_limit ? (min(n, (size_t)s->small_limit) + kSmallThreads * kSmallItems - 1) /
                                  (kSmallThreads * kSmallItems)
                            : 0;
         const int widest = s->low_digits.bits ? s->low_digits.bits : digit_bits;
-        s->status_bytes = max(tiles << widest, small_tiles << kSmallBits) *
+        const size_t small_groups = (small_tiles + kLookbackGroup - 1) / kLookbackGroup;
+        s->status_bytes = max(tiles << widest, (small_tiles + small_groups) << kSmallBits) *
                           sizeof(unsigned long long);
         DS_CUDA_GOTO(status, fail, "sort radix",
                      cudaMalloc((void **)&s->tile_status, s->status_bytes));
