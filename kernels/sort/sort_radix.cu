@@ -75,7 +75,7 @@ constexpr int kDownsweepMinBlocks = 2;
 constexpr int kLookbackWindow = 4;
 /* The single launch's look-back groups this many tiles: a tile reads at
  * most kLookbackGroup - 1 tile counts and one group count per earlier
- * group (about 30 at a million pairs), in batches of kPrefixBatch. */
+ * group (22 words for 132 tiles), in batches of kPrefixBatch. */
 constexpr int kLookbackGroup = 16;
 constexpr int kPrefixBatch = 8;
 /* Upsweep: 256 threads x 16 keys (four 16-byte loads) per tile. */
@@ -388,10 +388,9 @@ __device__ __forceinline__ uint32_t sum_published(const unsigned long long *word
 }
 
 /* The single launch's look-back, in two levels. Its tiles all run at
- * once, so a flat look-back has every tile walk back over the aggregates
- * of nearly all before it at the same time (the inclusive counts
- * propagate only a window per round trip): memory traffic that grows
- * with the square of the tile count. Instead tile t adds, for digit d,
+ * once, so in a flat look-back the inclusive counts propagate from tile 0
+ * a window per round trip while every tile walks back over the
+ * aggregates before it. Instead tile t adds, for digit d,
  * the counts of the tiles before it in its group of kLookbackGroup and
  * one count per earlier group, which the last tile of each full group
  * publishes (its own count plus what it read). No wait can hang: tile
