@@ -183,6 +183,20 @@ typedef struct radix_run {
     uint32_t *scratch_values;
     int end_in_scratch;      /* the result must end there, not the caller's */
 } radix_run;
+/* One sort as sort_pairs hands it to a launcher: the compared bits
+ * [low_bit, low_bit + bits) in `digits` (the multi-launch sort's digit
+ * width), the caller's pair and, for a ping-pong sort, the second pair
+ * and where *in_alt says the result ends. */
+typedef struct radix_request {
+    const radix_digits *digits;
+    int low_bit, bits;
+    uint32_t *keys, *values;         /* float bits in, sorted float bits out */
+    uint32_t *alt_keys, *alt_values; /* the second pair, or NULL */
+    uint32_t count;
+    int descending;
+    cudaStream_t stream;
+    int *in_alt;                     /* NULL without a second pair */
+} radix_request;
 typedef ds_status (*radix_launch_fn)(radix_state *s, const radix_digits *d,
                                      const radix_run *run, uint32_t *keys,
                                      uint32_t *values, uint32_t count,
@@ -1238,32 +1252,27 @@ static ds_status reserve_epochs(radix_state *s, int passes,
     return DS_OK;
 }
 
-/* The multi-launch sort of the `bits` compared bits from low_bit, in
- * digits `d`, alternating with (alt_keys, alt_values) or, when they are
- * NULL, the scratch pair.
+/* The multi-launch sort of the request, in its digits, alternating with
+ * its second pair or, without one, the scratch pair.
  * With a second pair the result ends where *in_alt says: there after an
  * odd number of passes that are likely to run (all, but for full keys in
  * 7-bit digits the top one, whose 4 bits most depth keys share), else in
  * the caller's; a skipped pass that flips the parity costs a copy. */
-static ds_status multi_launch(radix_state *s, const radix_digits *d,
-                              int low_bit, int bits, uint32_t *keys,
-                              uint32_t *values, uint32_t *alt_keys,
-                              uint32_t *alt_values, uint32_t count,
-                              int descending, cudaStream_t stream,
-                              int *in_alt)
+static ds_status multi_launch(radix_state *s, const radix_request *r)
 {
+    const radix_digits *d = r->digits;
     radix_run run;
-    run.low_bit = low_bit;
-    run.pass_count = (bits + d->bits - 1) / d->bits;
-    run.scratch_keys = alt_keys ? alt_keys : s->scratch_keys;
-    run.scratch_values = alt_keys ? alt_values : s->scratch_values;
+    run.low_bit = r->low_bit;
+    run.pass_count = (r->bits + d->bits - 1) / d->bits;
+    run.scratch_keys = r->alt_keys ? r->alt_keys : s->scratch_keys;
+    run.scratch_values = r->alt_keys ? r->alt_values : s->scratch_values;
     const int likely_runs =
-        run.pass_count - (d->bits == 7 && bits == 32 ? 1 : 0);
-    run.end_in_scratch = alt_keys && (likely_runs & 1);
-    ds_status status = d->launch(s, d, &run, keys, values, count, descending,
-                                 stream);
-    if (!status && in_alt)
-        *in_alt = run.end_in_scratch;
+        run.pass_count - (d->bits == 7 && r->bits == 32 ? 1 : 0);
+    run.end_in_scratch = r->alt_keys && (likely_runs & 1);
+    ds_status status = d->launch(s, d, &run, r->keys, r->values, r->count,
+                                 r->descending, r->stream);
+    if (!status && r->in_alt)
+        *r->in_alt = run.end_in_scratch;
     return status;
 }
 
@@ -1282,20 +1291,18 @@ static const small_shape *small_shape_for(const radix_state *s, uint32_t count)
 }
 
 /* One sort of at most s->small_limit pairs in a single cooperative
- * launch (k_radix_small): one block a tile, 8-bit digits over the `bits`
- * compared bits from low_bit, ending in the caller's pair; if the launch
- * is refused, the multi-launch sort with `d` and the second pair (if
- * any). */
-static ds_status launch_small(radix_state *s, const radix_digits *d,
-                              int low_bit, int bits, uint32_t *keys,
-                              uint32_t *values, uint32_t *alt_keys,
-                              uint32_t *alt_values, uint32_t count,
-                              int descending, cudaStream_t stream,
-                              int *in_alt)
+ * launch (k_radix_small): one block a tile, 8-bit digits over the
+ * request's compared bits, ending in the caller's pair; if the launch is
+ * refused, the multi-launch sort of the same request. */
+static ds_status launch_small(radix_state *s, const radix_request *r)
 {
+    uint32_t *keys = r->keys, *values = r->values;
+    uint32_t count = r->count;
+    int descending = r->descending, low_bit = r->low_bit;
+    cudaStream_t stream = r->stream;
     const small_shape *shape = small_shape_for(s, count);
     ds_status status;
-    int pass_count = (bits + kSmallBits - 1) / kSmallBits;
+    int pass_count = (r->bits + kSmallBits - 1) / kSmallBits;
     if ((status = reserve_epochs(s, pass_count, stream)))
         return status;
     uint32_t epoch = s->epoch + 1; /* pass p uses epoch + p */
@@ -1318,8 +1325,7 @@ static ds_status launch_small(radix_state *s, const radix_digits *d,
         /* Fewer SMs than at create (a partitioned GPU): the multi-launch
          * sort instead. */
         cudaGetLastError();
-        return multi_launch(s, d, low_bit, bits, keys, values, alt_keys,
-                            alt_values, count, descending, stream, in_alt);
+        return multi_launch(s, r);
     }
     if (e != cudaSuccess)
         return ds_fail(DS_ERR_CUDA,
@@ -1646,16 +1652,21 @@ static ds_status sort_pairs(radix_state *s, float *keys, uint32_t *values,
      * 2^low_bits (set_low_bits), whose bits above are all the same, the
      * low bits alone, in 8-bit digits. */
     const int low = s->low_bits < 32 && s->low_digits.bits;
-    const radix_digits *d = low ? &s->low_digits : &s->digits;
-    const int low_bit = low ? 0 : 32 - s->key_bits;
-    const int bits = low ? s->low_bits : s->key_bits;
+    radix_request r;
+    r.digits = low ? &s->low_digits : &s->digits;
+    r.low_bit = low ? 0 : 32 - s->key_bits;
+    r.bits = low ? s->low_bits : s->key_bits;
+    r.keys = k;
+    r.values = values;
+    r.alt_keys = alt_k;
+    r.alt_values = alt_values;
+    r.count = (uint32_t)count;
+    r.descending = descending;
+    r.stream = (cudaStream_t)stream;
+    r.in_alt = in_alt;
     if (count && count <= s->small_limit)
-        return launch_small(s, d, low_bit, bits, k, values, alt_k, alt_values,
-                            (uint32_t)count, descending, (cudaStream_t)stream,
-                            in_alt);
-    return multi_launch(s, d, low_bit, bits, k, values, alt_k, alt_values,
-                        (uint32_t)count, descending, (cudaStream_t)stream,
-                        in_alt);
+        return launch_small(s, &r);
+    return multi_launch(s, &r);
 }
 
 static ds_status radix_sort(void *state, float *keys, uint32_t *values,
