@@ -7,7 +7,9 @@
  *
  *   radix_timeline [COUNT [KEY_BITS [RUNS]]]   defaults 871414 32 21
  *
- * COUNT must fit the single launch (one tile per resident block). Then
+ * COUNT must fit the single launch (one tile per resident block); the
+ * tool runs the single launch even for counts that sort() gives the
+ * one-block kernel (k_radix_block, no stamps). Then
  * prints the floor under any such sort: the event time of an empty
  * cooperative launch of the same shape with 0 to 4 grid-wide barriers.
  * For measurement only: the stamps cost a little time themselves.
@@ -119,6 +121,14 @@ int main(int argc, char **argv)
                 s->small_limit);
         return 1;
     }
+    /* The request sort_pairs would make, for the single launch itself. */
+    radix_request request = {};
+    request.digits = &s->digits;
+    request.low_bit = 32 - key_bits;
+    request.bits = key_bits;
+    request.keys = (uint32_t *)keys;
+    request.values = values;
+    request.count = (uint32_t)n;
     cudaEvent_t start, stop;
     cudaEventCreate(&start);
     cudaEventCreate(&stop);
@@ -132,7 +142,7 @@ int main(int argc, char **argv)
                             cudaMemcpyHostToDevice)))
             return fail("upload", e);
         cudaEventRecord(start);
-        if (ds_sort_backend_radix.sort(state, keys, values, n, DS_SORT_ASCENDING, 0) != DS_OK) {
+        if (launch_small(s, &request) != DS_OK) {
             fprintf(stderr, "radix_timeline: %s\n", ds_last_error());
             return 1;
         }

@@ -15,7 +15,7 @@
 #                        (default: every built one)
 #   --test-args "ARGS"   extra test_sort_gpu arguments (e.g. "--quick" or
 #                        "--max-size 1100000")
-#   --san-max-size N     largest size under memcheck (default 5000)
+#   --san-max-size N     largest size under memcheck (default 8193)
 #   --mem-sizes LIST     extra sizes under memcheck, beyond --san-max-size
 #                        (large ones reach paths small sizes do not)
 #   --race-sizes LIST    sizes under racecheck (default 1,33,1025,4099: it
@@ -41,7 +41,7 @@ if [[ ${1:-} == --prepare ]]; then
     exit 0
 fi
 
-algos="" test_args="" san_max=5000 mem_sizes="" race_sizes=1,33,1025,4099 san_dists="uniform,special"
+algos="" test_args="" san_max=8193 mem_sizes="" race_sizes=1,33,1025,4099 san_dists="uniform,special"
 bench_args="--sizes 1024,4096,16384,65536,69451,262144,871414,1048576,4194304,5000000,16777216"
 skip="" budget_tests=150 budget_san=60 budget_bench=100
 while [[ $# -gt 1 ]]; do

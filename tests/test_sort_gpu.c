@@ -9,9 +9,10 @@
  *   --algo NAME      only this algorithm (repeatable; default all built)
  *   --dist NAME      only this distribution (repeatable; "mesh" included)
  *   --max-size N     skip sizes above N
- *   --quick          sizes up to 4099 plus 2^20 + 1 and 2,000,003 only
- *                    (radix on a 132-SM H100: its single launch up to
- *                    1,081,344 pairs, its multi-launch sort above)
+ *   --quick          sizes up to 8193 plus 2^20 + 1 and 2,000,003 only
+ *                    (radix: its one-block sort up to 8,192 pairs, on a
+ *                    132-SM H100 its single launch up to 1,081,344, its
+ *                    multi-launch sort above)
  *   --sizes LIST     only these sizes (comma separated), e.g. for racecheck
  *   --exact          allocate exactly count elements per case (no guard),
  *                    so that compute-sanitizer memcheck sees any read or
@@ -42,7 +43,7 @@
 #define MAX_REPORTED_FAILURES 40
 
 static const size_t all_sizes[] = {
-    0, 1, 2, 3, 4, 5, 7, 8, 31, 32, 33, 1023, 1024, 1025, 4099,
+    0, 1, 2, 3, 4, 5, 7, 8, 31, 32, 33, 1023, 1024, 1025, 4096, 4099, 8192, 8193,
     (1u << 20) - 1, (1u << 20) + 1, 2000003, 5000003, 16777216,
 };
 #define SIZE_COUNT (sizeof all_sizes / sizeof *all_sizes)
@@ -71,7 +72,7 @@ static int size_wanted(size_t n)
 {
     if (n > opts.max_size)
         return 0;
-    if (opts.quick && n > 4099 && n != (1u << 20) + 1 && n != 2000003)
+    if (opts.quick && n > 8193 && n != (1u << 20) + 1 && n != 2000003)
         return 0;
     if (opts.only_size_count) {
         for (int i = 0; i < opts.only_size_count; i++)

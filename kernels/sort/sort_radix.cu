@@ -99,6 +99,13 @@ constexpr int kSmallPasses = (32 + kSmallBits - 1) / kSmallBits;
 constexpr int kSmallShapeCount = 3;
 constexpr int kSmallShapeItems[kSmallShapeCount] = {kSmallItems, 13, 16};
 constexpr int kSmallShapeMinBlocks[kSmallShapeCount] = {2, 1, 1};
+/* Counts up to one block's tile sort in one ordinary launch of one block
+ * (k_radix_block), 8-bit digits, 512 threads, in the first of these
+ * shapes (keys a thread) whose tile holds them: 4,096 and 8,192 keys.
+ * Larger one-block tiles lost to the single launch (docs/algorithms/radix.md). */
+constexpr int kBlockThreads = 512;
+constexpr int kBlockShapeCount = 2;
+constexpr int kBlockShapeItems[kBlockShapeCount] = {8, 16};
 
 /* Top-level scan: one thread per digit of the widest digit built (the
  * upsweep's block runs it). */
@@ -211,6 +218,13 @@ struct radix_digits {
     radix_launch_fn launch;  /* launch_passes<bits> */
 };
 
+/* One shape of the one-block sort (kBlockShapeItems), sized at create. */
+typedef struct block_shape {
+    uint32_t tile;           /* kBlockThreads * items; 0: unusable */
+    size_t smem;             /* dynamic shared memory (shared_layout) */
+    const void *kernel;      /* the k_radix_block instance, in its layout */
+} block_shape;
+
 /* One shape of the single launch (kSmallShapeItems), sized at create. */
 typedef struct small_shape {
     int items;               /* keys a thread */
@@ -242,15 +256,19 @@ struct radix_state {
     int low_bits;
     uint32_t small_limit;            /* largest count it sorts; 0: none */
     int small_half;                  /* its histogram set for the next sort */
-    int last_small;                  /* the last sort was a single launch */
+    /* The last sort's one launch ("single launch" or "one block");
+     * NULL: it was a multi-launch sort. */
+    const char *last_launch;
     int control_dirty;               /* a multi-launch sort left its counters */
     small_shape small[kSmallShapeCount];
+    block_shape block[kBlockShapeCount];
     int time_phases;
     cudaEvent_t events[4];
 };
 
 static const char *const phase_names[3] = {"upsweep", "downsweep", "copy"};
 static const char *const small_phase_name = "single launch";
+static const char *const block_phase_name = "one block";
 
 /* ---- timeline (bench/radix_timeline.cu only) --------------------------- */
 
@@ -607,6 +625,135 @@ struct tile_pass {
     unsigned long long *group_status;
 };
 
+/* Whether all of a warp's keys, padding slots too, have one digit at
+ * `shift`, and which (*digit). Such a warp (runs of equal keys: the
+ * culled primitives' zero keys after the first pass, few distinct keys)
+ * counts and ranks its keys with one atomic, where the per-key atomics
+ * would all hit one word and serialise 32 ways. The OR and AND of a
+ * thread's keys tell whether its digits agree. */
+template <int BITS, int ITEMS>
+__device__ __forceinline__ bool warp_one_digit(const uint32_t (&key)[ITEMS],
+                                               int shift, uint32_t *digit)
+{
+    uint32_t any, all;
+    or_and(key, &any, &all);
+    *digit = __shfl_sync(0xFFFFFFFFu, digit_of<BITS>(all, shift), 0);
+    return __all_sync(0xFFFFFFFFu, digit_of<BITS>(any ^ all, shift) == 0 &&
+                                       digit_of<BITS>(all, shift) == *digit);
+}
+
+/* Warp-local stable ranks of a tile's keys at `shift`: lanes with equal
+ * digits are counted together, lower lanes first, and each warp's digit
+ * counts end in its counter row. A lane finds the lanes of its digit by
+ * setting its bit in the warp's match word for the digit and reading the
+ * word back (one shared atomic and one load, where ballots cost one vote
+ * per digit bit); the lowest of them adds the group to the warp's
+ * counter, in item order, and clears the word. match_sets items at a
+ * time, each in its own set of words, so that their atomics and loads
+ * overlap. A one_digit warp (warp_one_digit) ranks every slot, padding
+ * too, in item order with one atomic. */
+template <int BITS, int THREADS, int ITEMS>
+__device__ __forceinline__ void warp_ranks(const tile_arrays &a,
+                                           const uint32_t (&key)[ITEMS],
+                                           int shift, bool one_digit,
+                                           uint32_t warp_digit,
+                                           uint32_t (&rank)[ITEMS])
+{
+    typedef tile_smem<BITS, THREADS, ITEMS> smem;
+    constexpr int SETS = smem::match_sets;
+    const int radix = 1 << BITS;
+    const int warps = smem::warps;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint32_t lanes_below = (1u << lane) - 1u;
+    uint32_t *my_counts = a.warp_counts + warp * radix;
+    if (one_digit) {
+        uint32_t before = 0;
+        if (lane == 0)
+            before = atomicAdd(&my_counts[warp_digit], (uint32_t)(ITEMS * 32));
+        before = __shfl_sync(0xFFFFFFFFu, before, 0);
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++)
+            rank[i] = before + i * 32 + lane;
+        return;
+    }
+#pragma unroll
+    for (int first = 0; first < ITEMS; first += SETS) {
+        uint32_t *word[SETS];
+        uint32_t peers[SETS];
+#pragma unroll
+        for (int g = 0; g < SETS && first + g < ITEMS; g++) {
+            uint32_t d = digit_of<BITS>(key[first + g], shift);
+            word[g] = a.warp_match + (g * warps + warp) * radix + d;
+            atomicOr(word[g], 1u << lane);
+        }
+        __syncwarp(); /* every lane's bits are in */
+#pragma unroll
+        for (int g = 0; g < SETS && first + g < ITEMS; g++)
+            peers[g] = *word[g];
+        __syncwarp(); /* every lane has read before the words are cleared */
+#pragma unroll
+        for (int g = 0; g < SETS && first + g < ITEMS; g++) {
+            int leader = __ffs(peers[g]) - 1;
+            uint32_t before = 0;
+            if (lane == leader) {
+                uint32_t d = digit_of<BITS>(key[first + g], shift);
+                before = atomicAdd(&my_counts[d], (uint32_t)__popc(peers[g]));
+                *word[g] = 0;
+            }
+            before = __shfl_sync(0xFFFFFFFFu, before, leader);
+            rank[first + g] = before + __popc(peers[g] & lanes_below);
+        }
+        __syncwarp(); /* the words are clear for the next items */
+    }
+}
+
+/* After warp_ranks and a barrier: thread d turns digit d's counts per
+ * warp into warp offsets and returns the tile's count of digit d,
+ * padding slots included (threads past the radix: 0); the digits' tile
+ * starts go to a.tile_start and *start. Contains a barrier
+ * (block_exclusive_sum); a.tile_start is complete after the next. */
+template <int BITS, int WARPS>
+__device__ __forceinline__ uint32_t tile_offsets(const tile_arrays &a,
+                                                 uint32_t *start)
+{
+    const int radix = 1 << BITS;
+    uint32_t tile_count = 0;
+    if (threadIdx.x < radix) {
+        for (int w = 0; w < WARPS; w++) {
+            uint32_t c = a.warp_counts[w * radix + threadIdx.x];
+            a.warp_counts[w * radix + threadIdx.x] = tile_count;
+            tile_count += c;
+        }
+    }
+    uint32_t tile_total;
+    *start = block_exclusive_sum<WARPS>(tile_count, a.warp_sums, &tile_total);
+    if (threadIdx.x < radix)
+        a.tile_start[threadIdx.x] = *start;
+    return tile_count;
+}
+
+/* Keys and values into the exchanges in digit order: a key's slot is its
+ * warp rank plus its digit's tile start and warp offset (rank[] becomes
+ * the slot). After tile_offsets and a barrier. */
+template <int BITS, int ITEMS>
+__device__ __forceinline__ void exchange_tile(const tile_arrays &a,
+                                              const uint32_t (&key)[ITEMS],
+                                              const uint32_t (&value)[ITEMS],
+                                              uint32_t (&rank)[ITEMS],
+                                              int shift)
+{
+    const uint32_t *my_counts = a.warp_counts + (threadIdx.x >> 5) * (1 << BITS);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        uint32_t d = digit_of<BITS>(key[i], shift);
+        rank[i] += a.tile_start[d] + my_counts[d];
+        a.key_exchange[rank[i]] = key[i];
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++)
+        a.value_exchange[rank[i]] = value[i];
+}
+
 /* One tile of a stable digit pass, from keys in registers to keys and
  * values at their places in the pass's output. Warp w holds keys
  * [w * 32 * ITEMS, (w + 1) * 32 * ITEMS) of the tile, lane l the keys
@@ -614,7 +761,7 @@ struct tile_pass {
  * 0xFFFFFFFF, which ranks after every real key. The block:
  *   - counts the tile's digits with shared atomics and publishes them
  *     before ranking, so that later tiles' look-backs find them sooner;
- *   - ranks the tile (per-warp digit counters, match words in a warp);
+ *   - ranks the tile (warp_ranks);
  *   - with LOAD_VALUES, loads the values from src_values (the tile's
  *     first pair; else value[] holds them already and src_values is not
  *     read): loading them only now keeps them out of the registers that
@@ -636,28 +783,15 @@ __device__ __forceinline__ void rank_scatter_tile(
     typedef tile_smem<BITS, THREADS, ITEMS> smem;
     const int radix = 1 << BITS;
     const int tile_size = smem::tile;
-    const int warps = smem::warps;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const uint32_t lanes_below = (1u << lane) - 1u;
     const uint32_t warp_base = warp * (ITEMS * 32);
     const uint32_t valid = p.valid;
-    uint32_t *my_counts = a.warp_counts + warp * radix;
     /* Padding slots of a partial tile hold the maximal key; its digit here
      * is the largest this pass can see (fewer than BITS bits may remain). */
     const uint32_t pad_digit = digit_of<BITS>(0xFFFFFFFFu, p.shift);
 
-    /* A warp whose keys all have one digit (runs of equal keys: the
-     * culled primitives' zero keys after the first pass, few distinct
-     * keys) counts and ranks them with one atomic, where the per-key
-     * atomics would all hit one word and serialise 32 ways. The OR and
-     * AND of a thread's keys tell whether its digits agree. */
-    uint32_t any, all;
-    or_and(key, &any, &all);
-    const uint32_t warp_digit =
-        __shfl_sync(0xFFFFFFFFu, digit_of<BITS>(all, p.shift), 0);
-    const bool one_digit = __all_sync(
-        0xFFFFFFFFu, (((any ^ all) >> p.shift) & (radix - 1u)) == 0 &&
-                         digit_of<BITS>(all, p.shift) == warp_digit);
+    uint32_t warp_digit;
+    const bool one_digit = warp_one_digit<BITS>(key, p.shift, &warp_digit);
 
     /* Thread d publishes digit d's count of the tile (padding slots
      * excluded): the aggregate, or the inclusive count for tile 0. */
@@ -681,55 +815,9 @@ __device__ __forceinline__ void rank_scatter_tile(
                             a.tile_hist[threadIdx.x]);
     }
 
-    /* Warp-local stable ranks: lanes with equal digits are counted
-     * together, lower lanes first. A lane finds the lanes of its digit by
-     * setting its bit in the warp's match word for the digit and reading
-     * the word back (one shared atomic and one load, where ballots cost
-     * one vote per digit bit); the lowest of them adds the group to the
-     * warp's counter, in item order, and clears the word. match_sets
-     * items at a time, each in its own set of words, so that their
-     * atomics and loads overlap. */
-    constexpr int SETS = tile_smem<BITS, THREADS, ITEMS>::match_sets;
     uint32_t rank[ITEMS];
-    if (one_digit) {
-        /* Every slot, padding too, in item order. */
-        uint32_t before = 0;
-        if (lane == 0)
-            before = atomicAdd(&my_counts[warp_digit], (uint32_t)(ITEMS * 32));
-        before = __shfl_sync(0xFFFFFFFFu, before, 0);
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++)
-            rank[i] = before + i * 32 + lane;
-    }
-#pragma unroll
-    for (int first = 0; first < ITEMS && !one_digit; first += SETS) {
-        uint32_t *word[SETS];
-        uint32_t peers[SETS];
-#pragma unroll
-        for (int g = 0; g < SETS && first + g < ITEMS; g++) {
-            uint32_t d = digit_of<BITS>(key[first + g], p.shift);
-            word[g] = a.warp_match + (g * warps + warp) * radix + d;
-            atomicOr(word[g], 1u << lane);
-        }
-        __syncwarp(); /* every lane's bits are in */
-#pragma unroll
-        for (int g = 0; g < SETS && first + g < ITEMS; g++)
-            peers[g] = *word[g];
-        __syncwarp(); /* every lane has read before the words are cleared */
-#pragma unroll
-        for (int g = 0; g < SETS && first + g < ITEMS; g++) {
-            int leader = __ffs(peers[g]) - 1;
-            uint32_t before = 0;
-            if (lane == leader) {
-                uint32_t d = digit_of<BITS>(key[first + g], p.shift);
-                before = atomicAdd(&my_counts[d], (uint32_t)__popc(peers[g]));
-                *word[g] = 0;
-            }
-            before = __shfl_sync(0xFFFFFFFFu, before, leader);
-            rank[first + g] = before + __popc(peers[g] & lanes_below);
-        }
-        __syncwarp(); /* the words are clear for the next items */
-    }
+    warp_ranks<BITS, THREADS, ITEMS>(a, key, p.shift, one_digit, warp_digit,
+                                     rank);
     if (LOAD_VALUES)
         load_values<ITEMS>(value, src_values + warp_base, lane,
                            valid == (uint32_t)tile_size,
@@ -737,36 +825,15 @@ __device__ __forceinline__ void rank_scatter_tile(
     __syncthreads(); /* all warps' counters complete */
     RADIX_MARK();
 
-    /* Thread d: digit d's counts per warp become warp offsets; `own` is
-     * the tile's count of digit d without the padding slots. */
-    uint32_t tile_count = 0, own = 0;
-    if (threadIdx.x < radix) {
-        for (int w = 0; w < warps; w++) {
-            uint32_t c = a.warp_counts[w * radix + threadIdx.x];
-            a.warp_counts[w * radix + threadIdx.x] = tile_count;
-            tile_count += c;
-        }
-        own = tile_count;
-        if (threadIdx.x == pad_digit)
-            own -= tile_size - valid;
-    }
-    uint32_t tile_total;
-    uint32_t tile_start =
-        block_exclusive_sum<warps>(tile_count, a.warp_sums, &tile_total);
-    if (threadIdx.x < radix)
-        a.tile_start[threadIdx.x] = tile_start;
+    /* `own`: the tile's count of digit d without the padding slots. */
+    uint32_t tile_start;
+    uint32_t own = tile_offsets<BITS, smem::warps>(a, &tile_start);
+    if (threadIdx.x == pad_digit)
+        own -= tile_size - valid;
     __syncthreads(); /* tile starts and warp offsets ready */
     RADIX_MARK();
 
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        uint32_t d = digit_of<BITS>(key[i], p.shift);
-        rank[i] += a.tile_start[d] + my_counts[d];
-        a.key_exchange[rank[i]] = key[i];
-    }
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++)
-        a.value_exchange[rank[i]] = value[i];
+    exchange_tile<BITS>(a, key, value, rank, p.shift);
 
     if (threadIdx.x < radix) {
         const uint32_t d = threadIdx.x;
@@ -1194,6 +1261,105 @@ k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
     }
 }
 
+/* The sort of a count that fits one block's tile (THREADS x ITEMS keys),
+ * in one ordinary launch of one block: the keys stay on the chip between
+ * the digit passes, which rank the tile (warp_ranks) and exchange it
+ * through shared memory, and only the last pass that runs writes the
+ * caller's pair. No grid barrier, look-back, global round trip or control
+ * block between passes: a pass costs its ranking and one exchange. A digit that
+ * every key shares is skipped (the OR and AND of the keys tell); when
+ * every pass is skipped the keys are equal and the pair is left as it
+ * is, as the other launches do. */
+template <int BITS, bool SEPARATE, int THREADS, int ITEMS>
+__global__ void __launch_bounds__(THREADS, 1)
+k_radix_block(uint32_t *keys, uint32_t *values, uint32_t count,
+              int descending, int low_bit, int pass_count)
+{
+    typedef tile_smem<BITS, THREADS, ITEMS> smem;
+    const int tile_size = smem::tile;
+    extern __shared__ uint32_t s_dynamic[];
+    __shared__ tile_statics<BITS, smem::warps> s_statics;
+    __shared__ uint32_t s_any, s_all;
+    const tile_arrays arrays =
+        make_tile_arrays(s_dynamic, tile_size, SEPARATE, s_statics);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint32_t warp_base = warp * (ITEMS * 32);
+
+    if (threadIdx.x == 0) {
+        s_any = 0;
+        s_all = 0xFFFFFFFFu;
+    }
+    clear_warp_rows<BITS, smem::warps, smem::match_sets>(arrays, true);
+    uint32_t key[ITEMS], value[ITEMS];
+    uint32_t any = 0, all = 0xFFFFFFFFu; /* of the real keys only */
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        uint32_t local = warp_base + i * 32 + lane;
+        key[i] = 0xFFFFFFFFu;
+        value[i] = 0;
+        if (local < count) {
+            key[i] = to_ordered(keys[local], descending);
+            value[i] = values[local];
+            any |= key[i];
+            all &= key[i];
+        }
+    }
+    for (int delta = 16; delta > 0; delta >>= 1) {
+        any |= __shfl_xor_sync(0xFFFFFFFFu, any, delta);
+        all &= __shfl_xor_sync(0xFFFFFFFFu, all, delta);
+    }
+    __syncthreads(); /* s_any, s_all, counters and match words cleared */
+    if (lane == 0) {
+        atomicOr(&s_any, any);
+        atomicAnd(&s_all, all);
+    }
+    __syncthreads(); /* the block's OR and AND complete */
+    int exec_mask = 0;
+    for (int p = 0; p < pass_count; p++)
+        if (digit_of<BITS>(s_any ^ s_all, low_bit + p * BITS))
+            exec_mask |= 1 << p;
+
+    for (int p = 0; p < pass_count; p++) {
+        if (!((exec_mask >> p) & 1))
+            continue;
+        const int shift = low_bit + p * BITS;
+        uint32_t warp_digit, rank[ITEMS], start;
+        const bool one_digit = warp_one_digit<BITS>(key, shift, &warp_digit);
+        warp_ranks<BITS, THREADS, ITEMS>(arrays, key, shift, one_digit,
+                                         warp_digit, rank);
+        __syncthreads(); /* all warps' counters complete */
+        tile_offsets<BITS, smem::warps>(arrays, &start);
+        __syncthreads(); /* tile starts and warp offsets ready */
+        exchange_tile<BITS>(arrays, key, value, rank, shift);
+        __syncthreads(); /* the tile is in digit order in the exchanges */
+        if (exec_mask >> (p + 1) == 0) {
+            /* The last pass that runs: slots t, t + THREADS, ... from
+             * thread t, coalesced; the padding slots are last. */
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) {
+                uint32_t slot = i * THREADS + threadIdx.x;
+                if (slot < count) {
+                    keys[slot] = from_ordered(arrays.key_exchange[slot],
+                                              descending);
+                    values[slot] = arrays.value_exchange[slot];
+                }
+            }
+            return;
+        }
+        /* The next pass's keys, in the loading order, which keeps the
+         * order stable. */
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            key[i] = arrays.key_exchange[warp_base + i * 32 + lane];
+            value[i] = arrays.value_exchange[warp_base + i * 32 + lane];
+        }
+        __syncthreads(); /* the exchanges are read */
+        clear_warp_rows<BITS, smem::warps, smem::match_sets>(arrays,
+                                                            !SEPARATE);
+        __syncthreads(); /* counters (and overlaid match words) cleared */
+    }
+}
+
 /* The final copy, when the passes that ran left the result (float keys and
  * values) in the other pair than the host said (radix_control.final_copy):
  * an odd number in the scratch pair, or an even one in the caller's after
@@ -1315,7 +1481,7 @@ static ds_status launch_small(radix_state *s, const radix_request *r)
                     &pass_count,              &epoch,
                     &s->tile_status,          &s->control,
                     &half};
-    s->last_small = 1;
+    s->last_launch = small_phase_name;
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[0], stream));
     cudaError_t e = cudaLaunchCooperativeKernel(shape->kernel, dim3(blocks),
@@ -1337,6 +1503,38 @@ static ds_status launch_small(radix_state *s, const radix_request *r)
     s->small_half ^= 1;
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[1], stream));
+    return DS_OK;
+}
+
+/* The one-block shape for `count` pairs: the first whose tile holds them;
+ * NULL: none does. */
+static const block_shape *block_shape_for(const radix_state *s, uint32_t count)
+{
+    for (int i = 0; i < kBlockShapeCount; i++)
+        if (count <= s->block[i].tile)
+            return &s->block[i];
+    return NULL;
+}
+
+/* One sort of at most one block's tile (k_radix_block): an ordinary
+ * launch of one block, 8-bit digits over the request's compared bits,
+ * ending in the caller's pair. */
+static ds_status launch_block(radix_state *s, const radix_request *r,
+                              const block_shape *shape)
+{
+    uint32_t *keys = r->keys, *values = r->values;
+    uint32_t count = r->count;
+    int descending = r->descending, low_bit = r->low_bit;
+    int pass_count = (r->bits + kSmallBits - 1) / kSmallBits;
+    void *args[] = {&keys, &values, &count, &descending, &low_bit, &pass_count};
+    s->last_launch = block_phase_name;
+    if (s->time_phases)
+        DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[0], r->stream));
+    DS_CUDA_TRY("sort radix",
+                cudaLaunchKernel(shape->kernel, dim3(1), dim3(kBlockThreads),
+                                 args, shape->smem, r->stream));
+    if (s->time_phases)
+        DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[1], r->stream));
     return DS_OK;
 }
 
@@ -1412,6 +1610,30 @@ static void prepare_shape(radix_state *s, int sm_count)
     shape->limit = (uint32_t)(sm_count * per_sm) * smem::tile;
 }
 
+/* Sizes shape I of the one-block sort; leaves it zero (unusable) where
+ * its kernel cannot be set up (a setup error is cleared). */
+template <int I>
+static void prepare_block_shape(radix_state *s)
+{
+    constexpr int THREADS = kBlockThreads, ITEMS = kBlockShapeItems[I];
+    typedef tile_smem<kSmallBits, THREADS, ITEMS> smem;
+    block_shape *shape = &s->block[I];
+    int per_sm = 0, separate = 0;
+    memset(shape, 0, sizeof *shape);
+    if (shared_layout(k_radix_block<kSmallBits, false, THREADS, ITEMS>,
+                      k_radix_block<kSmallBits, true, THREADS, ITEMS>, THREADS,
+                      smem::bytes, smem::match_bytes, &per_sm, &shape->smem,
+                      &separate) != cudaSuccess ||
+        per_sm < 1) {
+        cudaGetLastError();
+        memset(shape, 0, sizeof *shape);
+        return;
+    }
+    shape->tile = smem::tile;
+    shape->kernel = separate ? (const void *)k_radix_block<kSmallBits, true, THREADS, ITEMS>
+                             : (const void *)k_radix_block<kSmallBits, false, THREADS, ITEMS>;
+}
+
 /* Sizes the single launch: every block resident, one tile each, in the
  * shapes of kSmallShapeItems. Leaves small_limit 0 (the multi-launch sort
  * for every count) on a GPU without cooperative launches or where no
@@ -1448,7 +1670,7 @@ static ds_status launch_passes(radix_state *s, const radix_digits *d,
     const int low_bit = run->low_bit, pass_count = run->pass_count;
     ds_status status;
     const int vector_ok = ((uintptr_t)keys & 15) == 0;
-    s->last_small = 0;
+    s->last_launch = NULL;
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[0], stream));
     /* The histograms, tile dispensers and upsweep count start from zero:
@@ -1577,6 +1799,9 @@ static ds_status radix_create(const ds_sorter_desc *desc, void **state)
         memset(&s->low_digits, 0, sizeof s->low_digits);
     }
     prepare_small(s, device, sm_count);
+    static_assert(kBlockShapeCount == 2, "a prepare_block_shape call per shape");
+    prepare_block_shape<0>(s);
+    prepare_block_shape<1>(s);
 
     {
         size_t n = desc->max_count > 0 ? desc->max_count : 1;
@@ -1664,6 +1889,9 @@ static ds_status sort_pairs(radix_state *s, float *keys, uint32_t *values,
     r.descending = descending;
     r.stream = (cudaStream_t)stream;
     r.in_alt = in_alt;
+    const block_shape *block = count ? block_shape_for(s, r.count) : NULL;
+    if (block)
+        return launch_block(s, &r, block);
     if (count && count <= s->small_limit)
         return launch_small(s, &r);
     return multi_launch(s, &r);
@@ -1705,13 +1933,13 @@ static int radix_phases(void *state, const char **names, float *ms,
     int written = 0;
     if (!s->time_phases)
         return 0;
-    if (s->last_small) {
+    if (s->last_launch) {
         float elapsed = 0.0f;
         if (capacity < 1 || cudaEventSynchronize(s->events[1]) != cudaSuccess ||
             cudaEventElapsedTime(&elapsed, s->events[0], s->events[1]) !=
                 cudaSuccess)
             return 0;
-        names[0] = small_phase_name;
+        names[0] = s->last_launch;
         ms[0] = elapsed;
         return 1;
     }
