@@ -111,6 +111,7 @@ static void assert_options_equal(const ds_options *actual, const ds_options *exp
     assert_int_equal(actual->tile_pixels, expected->tile_pixels);
     assert_int_equal(actual->draw_form, expected->draw_form);
     assert_int_equal(actual->vsync, expected->vsync);
+    assert_int_equal(actual->overlay, expected->overlay);
     assert_optional_string_equal(actual->script_path, expected->script_path);
     assert_int_equal(actual->color_mode, expected->color_mode);
     for (int k = 0; k < 3; k++) {
@@ -154,7 +155,7 @@ static void test_every_option(void **state)
         "bitonic2", "--shuffle", "--size", "640x480", "--primitive", "points", "--key", "centroid",
         "--interop", "external", "--orbit", "-90.5", "--alpha", "1", "--csv", "t.csv", "--json", "t.json",
         "--screenshot", "s.png", "--timeline", "t.timeline.csv", "--verify", "--no-sort", "--no-vsync", "--script", "keys.txt",
-        "--key-bits", "24", "--narrow-keys", "off", "--no-cull", "--tiles", "off", "--tile-pixels", "64", "--draw", "pull",
+        "--overlay", "compact", "--key-bits", "24", "--narrow-keys", "off", "--no-cull", "--tiles", "off", "--tile-pixels", "64", "--draw", "pull",
         "--color", "height", "--tint", "0.25,0.5,1", "--background", "1,0.5,0", "--opacity", "view",
         "--point-size", "0.125", "--msaa", "4", "--up", "-z", "--camera",
         "fov=30 target=1,2,3 eye=1,2,13", "--camera-file", "view.txt", NULL};
@@ -172,7 +173,8 @@ static void test_every_option(void **state)
         .csv_path = "t.csv", .json_path = "t.json", .screenshot_path = "s.png",
         .timeline_path = "t.timeline.csv", .verify = 1,
         .no_sort = 1, .full_width_keys = 1, .cull = DS_CULL_OFF, .tiles = DS_TILES_OFF, .tile_pixels = 64, .draw_form = DS_DRAW_PULL,
-        .vsync = 0, .script_path = "keys.txt", .color_mode = DS_COLOR_HEIGHT,
+        .vsync = 0, .overlay = DS_OVERLAY_START_COMPACT, .script_path = "keys.txt",
+        .color_mode = DS_COLOR_HEIGHT,
         .tint = {0.25f, 0.5f, 1.0f}, .background = {1.0f, 0.5f, 0.0f}, .background_given = 1,
         .opacity = DS_OPACITY_VIEW, .point_size = 0.125f, .msaa = 4, .up = DS_UP_NEG_Z,
         .camera = "fov=30 target=1,2,3 eye=1,2,13", .camera_file = "view.txt"};
@@ -263,9 +265,11 @@ static void test_choices_and_forms(void **state)
     assert_int_equal(opts.stages, DS_STAGES_SORTER);
 
     static const char *const a3[] = {"--interop", "auto", "--key", "farthest", "--scene", "gyroid",
-                                     "--tiles=off", "--draw=indexed", "--tile-pixels=16384", NULL};
+                                     "--tiles=off", "--draw=indexed", "--tile-pixels=16384",
+                                     "--overlay=off", NULL};
     r = parse_capturing(a3, &opts, 2);
     assert_int_equal(r.status, DS_OK);
+    assert_int_equal(opts.overlay, DS_OVERLAY_START_OFF);
     assert_int_equal(opts.draw_form, DS_DRAW_INDEXED);
     assert_int_equal(opts.tile_pixels, 16384);
     assert_int_equal(opts.interop, DS_INTEROP_AUTO);
@@ -288,7 +292,7 @@ static void test_help(void **state)
         "--key farthest|mean|centroid", "--interop auto|map|external|none", "--orbit DEG", "--alpha A",
         "--csv FILE", "--json FILE", "--screenshot FILE.png", "--timeline FILE", "--verify", "--no-sort", "--no-cull",
         "--tiles auto|on|off", "--tile-pixels N", "--draw auto|pull|indexed", "--no-vsync",
-        "--script FILE", "--help", "--version", "--cull auto|on|off",
+        "--script FILE", "--overlay auto|full|compact|off", "--help", "--version", "--cull auto|on|off",
         "--color auto|normal|tint|height|file", "--tint R,G,B", "--background R,G,B",
         "--opacity constant|view", "--point-size S", "--msaa 1|2|4|8", "--up +x|-x|+y|-y|+z|-z",
         "--camera \"eye=X,Y,Z target=X,Y,Z", "--camera-file F", "--compare LIST",
@@ -385,6 +389,7 @@ static void test_errors(void **state)
         {"--tile-pixels", "64px", NULL, "--tile-pixels"},
         {"--draw", "fast", NULL, "--draw 'fast'"},
         {"--draw", "PULL", NULL, "--draw"},
+        {"--overlay", "none", NULL, "--overlay 'none'"},
         {"--alpha", "0", NULL, "--alpha"},
         {"--alpha", "1.5", NULL, "--alpha"},
         {"--alpha", "nan", NULL, "--alpha"},

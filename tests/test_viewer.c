@@ -20,7 +20,9 @@
  *     back; R rebuilds it to the same picture; a dropped missing file
  *     shows an error and keeps the model, a dropped PLY replaces it;
  *   - L prints a --camera line (and writes it to --camera-file); a second
- *     run started from that line draws the same model region;
+ *     run started from that line draws the same model region, and without
+ *     --overlay full (which the first run gives) starts with the compact
+ *     panel, the full one being too wide for its window;
  *   - X cycles sorted, unsorted, WBOIT, exact and back, each changing the
  *     state line and the picture; D shows the error line against the
  *     exact reference, then its heatmap, then neither; backslash splits
@@ -398,7 +400,8 @@ static int run_viewer(void **state)
     snprintf(script_path, sizeof script_path, "%s/script.txt", work_dir);
     if (write_script(script_path) != 0 || write_tetrahedron() != 0)
         return -1;
-    snprintf(args, sizeof args, "--sort cpu --scene planes:2000 --size %dx%d --camera-file '%s/camera.txt'",
+    snprintf(args, sizeof args,
+             "--sort cpu --scene planes:2000 --size %dx%d --overlay full --camera-file '%s/camera.txt'",
              WIDTH, HEIGHT, work_dir);
     int status = run_depthsort(args, script_path, "main", log_text, sizeof log_text);
     if (status != 0) {
@@ -769,6 +772,24 @@ static void overlay_key_cycles_full_compact_off(void **state)
     assert_int_equal(differing_pixels(SHOT_COMPACT, SHOT_PANEL_OFF, 0, below, WIDTH / 2, HEIGHT / 2), 0);
 }
 
+/* The --camera run has no --overlay: in its 640-pixel window the full
+ * panel (about 370 pixels) would take more than 2/5 of the width, so it
+ * starts compact: the full panel's vsync line is gone, and below the
+ * compact lines the picture is the first run's compact one. */
+static void small_window_starts_with_the_compact_panel(void **state)
+{
+    (void)state;
+    int vsync_top = DS_OVERLAY_LINE_TOP(VSYNC_LINE, 1);
+    long gone = image_difference(&shots[SHOT_CAMERA_PRINTED], &camera_shot, DS_OVERLAY_MARGIN,
+                                 vsync_top, PANEL_RIGHT, vsync_top + DS_OVERLAY_LINE_HEIGHT);
+    long below = image_difference(&shots[SHOT_COMPACT], &camera_shot, 0, DS_OVERLAY_LINE_TOP(5, 1),
+                                  WIDTH / 2, HEIGHT / 2);
+    fprintf(stderr, "small window: the vsync line differs in %ld pixels, below the compact panel %ld\n",
+            gone, below);
+    assert_true(gone > TEXT_CHANGE);
+    assert_int_equal(below, 0);
+}
+
 static void view_keys_show_front_side_top(void **state)
 {
     (void)state;
@@ -880,10 +901,11 @@ static void u_changes_the_default_scene_first_frame(void **state)
     snprintf(script_path, sizeof script_path, "%s/first.txt", work_dir);
     FILE *script = fopen(script_path, "w");
     assert_non_null(script);
-    fprintf(script, "key O\nkey O\nscreenshot %s/first_sorted.png\nkey U\nscreenshot %s/first_unsorted.png\nquit\n",
+    fprintf(script, "screenshot %s/first_sorted.png\nkey U\nscreenshot %s/first_unsorted.png\nquit\n",
             work_dir, work_dir);
     assert_int_equal(fclose(script), 0);
-    snprintf(args, sizeof args, "--sort cpu --size %dx%d", FIRST_FRAME_WIDTH, FIRST_FRAME_HEIGHT);
+    snprintf(args, sizeof args, "--sort cpu --size %dx%d --overlay off", FIRST_FRAME_WIDTH,
+             FIRST_FRAME_HEIGHT);
     assert_int_equal(run_depthsort(args, script_path, "first", log, sizeof log), 0);
     image sorted = {0}, unsorted = {0};
     assert_int_equal(load_shot("first_sorted", &sorted), 0);
@@ -946,6 +968,7 @@ int main(void)
         cmocka_unit_test(screenshot_key_writes_a_png),
         cmocka_unit_test(camera_key_prints_a_line_that_restores_the_view),
         cmocka_unit_test(overlay_key_cycles_full_compact_off),
+        cmocka_unit_test(small_window_starts_with_the_compact_panel),
         cmocka_unit_test(view_keys_show_front_side_top),
         cmocka_unit_test(look_keys_change_the_picture_and_the_state_line),
         cmocka_unit_test(up_key_turns_the_model_and_comes_back),

@@ -60,6 +60,7 @@ enum {
     OPT_VSYNC,
     OPT_NO_VSYNC,
     OPT_SCRIPT,
+    OPT_OVERLAY,
     OPT_CULL,
     OPT_COLOR,
     OPT_TINT,
@@ -106,6 +107,7 @@ static const struct option long_options[] = {
     {"vsync", no_argument, NULL, OPT_VSYNC},
     {"no-vsync", no_argument, NULL, OPT_NO_VSYNC},
     {"script", required_argument, NULL, OPT_SCRIPT},
+    {"overlay", required_argument, NULL, OPT_OVERLAY},
     {"cull", required_argument, NULL, OPT_CULL},
     {"color", required_argument, NULL, OPT_COLOR},
     {"tint", required_argument, NULL, OPT_TINT},
@@ -130,6 +132,7 @@ static const char *const tiles_names[] = {"auto", "on", "off"};
 static const char *const cull_names[] = {"auto", "on", "off"}; /* ds_cull_mode order */
 static const char *const primitive_names[] = {"triangles", "points"};
 static const char *const draw_names[] = {"auto", "pull", "indexed"};
+static const char *const overlay_names[] = {"auto", "full", "compact", "off"}; /* ds_overlay_start order */
 static const char *const compare_names[DS_COMPARE_ITEM_COUNT] = {
     "unsorted", "sorted", "key-farthest", "key-mean", "key-centroid",
     "bits-16", "bits-24", "wboit", "peel", "abuffer"};
@@ -254,6 +257,9 @@ void ds_cli_usage(void *stream)
             "Viewer:\n"
             "  --no-vsync            start with vsync off (--vsync: on, the default)\n"
             "  --script FILE         feed scripted input (keys and frame counts)\n"
+            "  --overlay auto|full|compact|off\n"
+            "                        the stats panel at start (O cycles it); auto: full\n"
+            "                        where it takes at most 2/5 of the window's width\n"
             "\n"
             "  --help                this text\n"
             "  --version             print the version\n",
@@ -604,6 +610,12 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
             break;
         case OPT_SCRIPT:
             dest->script_path = arg;
+            break;
+        case OPT_OVERLAY:
+            choice = parse_choice(arg, overlay_names, 4);
+            if (choice < 0)
+                return usage_error("--overlay '%s': expected auto, full, compact or off", arg);
+            dest->overlay = (ds_overlay_start)choice;
             break;
         case OPT_CULL:
             choice = parse_choice(arg, cull_names, 3);

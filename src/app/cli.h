@@ -46,6 +46,14 @@ int ds_compare_item_needs_triangles(ds_compare_item item);
 #define DS_SORT_GL_HOTKEY '0'
 #define DS_SORT_GL_SUMMARY "GL compute stages, GL radix sort: no CUDA hand-over"
 
+/* The viewer's stats panel at start (--overlay); O cycles it. */
+typedef enum ds_overlay_start {
+    DS_OVERLAY_START_AUTO = 0, /* full where it fits, else compact */
+    DS_OVERLAY_START_FULL,
+    DS_OVERLAY_START_COMPACT,
+    DS_OVERLAY_START_OFF
+} ds_overlay_start;
+
 typedef struct ds_options {
     const char *model_path;   /* positional MODEL, or NULL */
     const char *scene;        /* --scene NAME[:SIZE], or NULL */
@@ -83,6 +91,7 @@ typedef struct ds_options {
                                  renderer's default */
     ds_draw_form draw_form;   /* --draw auto|pull|indexed */
     int vsync;                /* viewer: 1 default, --no-vsync */
+    ds_overlay_start overlay; /* viewer: --overlay auto|full|compact|off */
     const char *script_path;  /* viewer: --script FILE of scripted input */
     ds_color_mode color_mode; /* --color auto|normal|tint|height|file */
     float tint[3];            /* --tint R,G,B in [0,1]; all zero: default */

@@ -52,6 +52,10 @@
 #define GRAPH_HEIGHT 40
 /* The graph's vertical range is at least this (two 60 Hz frames). */
 #define GRAPH_MIN_RANGE_MS 33.3f
+/* About the full stats panel's width at scale 1 (its widest lines);
+ * --overlay auto starts it full where that is at most 2/5 of the
+ * window's width (1920 x 1080 at scale 2: 740 of 1920), else compact. */
+#define FULL_PANEL_WIDTH 370
 /* Mouse: radians per pixel of orbit drag, zoom factor per wheel notch. */
 #define ORBIT_RADIANS_PER_PIXEL 0.006f
 #define ZOOM_PER_NOTCH 1.12f
@@ -1571,6 +1575,24 @@ static ds_status open_window(viewer *v, const ds_options *opts, const char *titl
     return DS_OK;
 }
 
+/* The stats panel's first mode: --overlay's, or for auto, full where it
+ * fits the framebuffer of fb_width x fb_height, else compact. */
+static overlay_mode start_panel_mode(ds_overlay_start start, int fb_width, int fb_height)
+{
+    switch (start) {
+    case DS_OVERLAY_START_FULL:
+        return OVERLAY_FULL;
+    case DS_OVERLAY_START_COMPACT:
+        return OVERLAY_COMPACT;
+    case DS_OVERLAY_START_OFF:
+        return OVERLAY_OFF;
+    case DS_OVERLAY_START_AUTO:
+        break;
+    }
+    return 5 * FULL_PANEL_WIDTH * DS_OVERLAY_SCALE(fb_height) <= 2 * fb_width ? OVERLAY_FULL
+                                                                              : OVERLAY_COMPACT;
+}
+
 /* The options with the viewer's current settings, for re-creating the
  * renderer on a reload: what the keys changed carries over, except the
  * colour mode and point size for another model (flags RELOAD_NEW_MODEL),
@@ -1726,7 +1748,6 @@ static void initial_settings(viewer *v, const ds_options *opts)
         memcpy(v->background, opts->background, sizeof opts->background);
         v->background[3] = 1.0f;
     }
-    v->panel_mode = OVERLAY_FULL;
     v->vsync = opts->vsync;
     v->help_lines = ds_hotkey_help(HELP_KEY_COLUMN, HELP_WIDTH, v->help, DS_HOTKEY_LINES_MAX);
 }
@@ -1765,6 +1786,7 @@ int ds_viewer_run(const ds_options *opts)
         goto done;
     if (open_window(v, &v->opts, "depthsort") != DS_OK)
         goto done;
+    v->panel_mode = start_panel_mode(opts->overlay, v->fb_width, v->fb_height);
     set_title(v);
     apply_vsync(v);
     status = install_mesh(v, &v->opts, &mesh);
