@@ -26,14 +26,19 @@
  * into the last; passes alternate between the caller's arrays and one
  * scratch pair (the caller's second pair, for ds_sorter_sort_pingpong).
  * Keys promised below 2^16 or 2^24 (ds_sorter_set_low_key_bits) are sorted
- * on those bits alone, in 8-bit digits. Inputs of at most one tile per
- * resident block run all of this in one cooperative launch instead
- * (k_radix_small): the same passes, separated by grid-wide barriers, with
- * 8-bit digits and no copy.
+ * on those bits alone, in 8-bit digits. Two paths for small inputs, both
+ * 8-bit digits ending in the caller's pair without a copy:
+ *   - at most one tile per resident block: all of this in one cooperative
+ *     launch (k_radix_small), the same passes separated by grid-wide
+ *     barriers;
+ *   - at most 8,192 pairs: one block in an ordinary launch
+ *     (k_radix_block), the keys kept in shared memory between passes.
  *
  * Complexity: O(n * passes), passes = ceil(key_bits / digit bits) less the
  * skipped ones; traffic per pair is 4 bytes for the upsweep plus 16 bytes
  * per pass (plus 16 for the copy after an odd pass count).
+ *
+ * sort_pairs() picks the path by count.
  *
  * Memory (made at create for max_count): a scratch key/value pair (8 bytes
  * per pair), the look-back status words (one 64-bit word per tile and
