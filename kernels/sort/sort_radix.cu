@@ -1295,6 +1295,14 @@ k_radix_block(uint32_t *keys, uint32_t *values, uint32_t count,
         s_all = 0xFFFFFFFFu;
     }
     clear_warp_rows<BITS, smem::warps, smem::match_sets>(arrays, true);
+    /* With the match words in their own room the warp counters alternate
+     * between two sets (the second after the match words): each pass
+     * zeroes the set the next one counts in, whose last reads (the
+     * previous pass's exchange) are a barrier behind, so no barrier is
+     * spent on clearing. */
+    uint32_t *const second_counts =
+        arrays.warp_match + (size_t)smem::match_sets * smem::warps * (1 << BITS);
+    int parity = 0;
     uint32_t key[ITEMS], value[ITEMS];
     uint32_t any = 0, all = 0xFFFFFFFFu; /* of the real keys only */
 #pragma unroll
@@ -1328,14 +1336,23 @@ k_radix_block(uint32_t *keys, uint32_t *values, uint32_t count,
         if (!((exec_mask >> p) & 1))
             continue;
         const int shift = low_bit + p * BITS;
+        tile_arrays pass_arrays = arrays;
+        if (SEPARATE) {
+            pass_arrays.warp_counts = parity ? second_counts : arrays.warp_counts;
+            uint32_t *next = (parity ? arrays.warp_counts : second_counts) +
+                             (threadIdx.x >> 5) * (1 << BITS);
+            for (int d = lane; d < (1 << BITS); d += 32)
+                next[d] = 0;
+            parity ^= 1;
+        }
         uint32_t warp_digit, rank[ITEMS], start;
         const bool one_digit = warp_one_digit<BITS>(key, shift, &warp_digit);
-        warp_ranks<BITS, THREADS, ITEMS>(arrays, key, shift, one_digit,
+        warp_ranks<BITS, THREADS, ITEMS>(pass_arrays, key, shift, one_digit,
                                          warp_digit, rank);
         __syncthreads(); /* all warps' counters complete */
-        tile_offsets<BITS, smem::warps>(arrays, &start);
+        tile_offsets<BITS, smem::warps>(pass_arrays, &start);
         __syncthreads(); /* tile starts and warp offsets ready */
-        exchange_tile<BITS>(arrays, key, value, rank, shift);
+        exchange_tile<BITS>(pass_arrays, key, value, rank, shift);
         __syncthreads(); /* the tile is in digit order in the exchanges */
         if (exec_mask >> (p + 1) == 0) {
             /* The last pass that runs: slots t, t + THREADS, ... from
@@ -1358,10 +1375,13 @@ k_radix_block(uint32_t *keys, uint32_t *values, uint32_t count,
             key[i] = arrays.key_exchange[warp_base + i * 32 + lane];
             value[i] = arrays.value_exchange[warp_base + i * 32 + lane];
         }
-        __syncthreads(); /* the exchanges are read */
-        clear_warp_rows<BITS, smem::warps, smem::match_sets>(arrays,
-                                                            !SEPARATE);
-        __syncthreads(); /* counters (and overlaid match words) cleared */
+        if (!SEPARATE) {
+            __syncthreads(); /* the exchanges are read */
+            clear_warp_rows<BITS, smem::warps, smem::match_sets>(arrays, true);
+            __syncthreads(); /* counters and match words cleared */
+        }
+        /* With SEPARATE the next pass writes the exchanges only after its
+         * ranking's barrier, which every thread passes after these reads. */
     }
 }
 
@@ -1622,12 +1642,14 @@ static void prepare_block_shape(radix_state *s)
 {
     constexpr int THREADS = kBlockThreads, ITEMS = kBlockShapeItems[I];
     typedef tile_smem<kSmallBits, THREADS, ITEMS> smem;
+    /* The separate form's second counter set follows its match words. */
+    const size_t counts_bytes = (size_t)smem::warps * (1 << kSmallBits) * sizeof(uint32_t);
     block_shape *shape = &s->block[I];
     int per_sm = 0, separate = 0;
     memset(shape, 0, sizeof *shape);
     if (shared_layout(k_radix_block<kSmallBits, false, THREADS, ITEMS>,
-                      k_radix_block<kSmallBits, true, THREADS, ITEMS>, THREADS,
-                      smem::bytes, smem::match_bytes, &per_sm, &shape->smem,
+                      k_radix_block<kSmallBits, true, THREADS, ITEMS>, THREADS, smem::bytes,
+                      smem::match_bytes + counts_bytes, &per_sm, &shape->smem,
                       &separate) != cudaSuccess ||
         per_sm < 1) {
         cudaGetLastError();
