@@ -323,7 +323,7 @@ static void test_unsorted_and_ignored(void **state)
     static const char *const args[] = {
         "--headless", "--scene", "planes:1000", "--frames", "2", "--size", "48x32", "--no-sort",
         "--shuffle", "--verify", "--sort", "all", "--key", "centroid", "--key-bits", "16",
-        "--csv", "unsorted.csv", "--json", "unsorted.json", NULL};
+        "--overlay", "off", "--csv", "unsorted.csv", "--json", "unsorted.json", NULL};
     static run_result r;
     run_ok(args, "depthsort", &r);
     char path[512];
@@ -357,7 +357,7 @@ static void test_unsorted_and_ignored(void **state)
     assert_null(strstr(r.out, "verify:"));
     static const char *const warned[] = {"warning: --shuffle", "warning: --verify",
                                          "warning: --sort all", "warning: --key centroid",
-                                         "warning: --key-bits 16"};
+                                         "warning: --key-bits 16", "warning: --overlay"};
     for (size_t i = 0; i < sizeof warned / sizeof warned[0]; i++)
         if (count_of(r.err, warned[i]) != 1)
             fail_msg("'%s' warned %d times:\n%s", warned[i], count_of(r.err, warned[i]), r.err);

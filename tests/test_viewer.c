@@ -22,7 +22,8 @@
  *   - L prints a --camera line (and writes it to --camera-file); a second
  *     run started from that line draws the same model region, and without
  *     --overlay full (which the first run gives) starts with the compact
- *     panel, the full one being too wide for its window;
+ *     panel, the full one being too wide for its window; two runs in a
+ *     1000 x 600 window show that there --overlay auto starts it full;
  *   - X cycles sorted, unsorted, WBOIT, exact and back, each changing the
  *     state line and the picture; D shows the error line against the
  *     exact reference, then its heatmap, then neither; backslash splits
@@ -774,20 +775,76 @@ static void overlay_key_cycles_full_compact_off(void **state)
 
 /* The --camera run has no --overlay: in its 640-pixel window the full
  * panel (about 370 pixels) would take more than 2/5 of the width, so it
- * starts compact: the full panel's vsync line is gone, and below the
- * compact lines the picture is the first run's compact one. */
+ * starts compact: its line 0 is the first run's compact line 0 (the sort
+ * and state, no numbers; compared up to LINE0_RIGHT, left of the panel's
+ * right edge, which moves with line 1's numbers), which the panel-off
+ * shot lacks; the full
+ * panel's vsync line is gone; below the compact lines the picture is the
+ * first run's compact one. */
+#define LINE0_RIGHT 200
 static void small_window_starts_with_the_compact_panel(void **state)
 {
     (void)state;
-    int vsync_top = DS_OVERLAY_LINE_TOP(VSYNC_LINE, 1);
+    int line0 = DS_OVERLAY_LINE_TOP(0, 1), vsync_top = DS_OVERLAY_LINE_TOP(VSYNC_LINE, 1);
+    long as_compact = image_difference(&shots[SHOT_COMPACT], &camera_shot, DS_OVERLAY_MARGIN, line0,
+                                       LINE0_RIGHT, line0 + DS_OVERLAY_LINE_HEIGHT);
+    long as_off = image_difference(&shots[SHOT_PANEL_OFF], &camera_shot, DS_OVERLAY_MARGIN, line0,
+                                   LINE0_RIGHT, line0 + DS_OVERLAY_LINE_HEIGHT);
     long gone = image_difference(&shots[SHOT_CAMERA_PRINTED], &camera_shot, DS_OVERLAY_MARGIN,
                                  vsync_top, PANEL_RIGHT, vsync_top + DS_OVERLAY_LINE_HEIGHT);
     long below = image_difference(&shots[SHOT_COMPACT], &camera_shot, 0, DS_OVERLAY_LINE_TOP(5, 1),
                                   WIDTH / 2, HEIGHT / 2);
-    fprintf(stderr, "small window: the vsync line differs in %ld pixels, below the compact panel %ld\n",
-            gone, below);
+    fprintf(stderr,
+            "small window: line 0 differs from compact's in %ld pixels, from off's in %ld; the "
+            "vsync line in %ld; below the compact panel %ld\n",
+            as_compact, as_off, gone, below);
+    assert_int_equal(as_compact, 0);
+    assert_true(as_off > TEXT_CHANGE);
     assert_true(gone > TEXT_CHANGE);
     assert_int_equal(below, 0);
+}
+
+/* In a window where the full panel takes at most 2/5 of the width
+ * (1000 x 600: 370 of 1000), --overlay auto starts it full: its vsync
+ * line (settings only, no numbers) is drawn where an --overlay compact
+ * run of the same window shows the model or background. */
+#define WIDE_WIDTH 1000
+#define WIDE_HEIGHT 600
+static void wide_window_starts_with_the_full_panel(void **state)
+{
+    (void)state;
+    char script_path[300], args[256];
+    static char log[16384];
+    image shot[2] = {{0}};
+    snprintf(script_path, sizeof script_path, "%s/wide.txt", work_dir);
+    for (int compact = 0; compact < 2; compact++) {
+        FILE *script = fopen(script_path, "w");
+        assert_non_null(script);
+        fprintf(script, "frames 3\nscreenshot %s/wide%d.png\nquit\n", work_dir, compact);
+        assert_int_equal(fclose(script), 0);
+        snprintf(args, sizeof args, "--sort cpu --scene planes:2000 --size %dx%d%s", WIDE_WIDTH,
+                 WIDE_HEIGHT, compact ? " --overlay compact" : "");
+        assert_int_equal(run_depthsort(args, script_path, compact ? "wide1" : "wide0", log,
+                                       sizeof log),
+                         0);
+        char name[16];
+        snprintf(name, sizeof name, "wide%d", compact);
+        assert_int_equal(load_shot(name, &shot[compact]), 0);
+        assert_int_equal(shot[compact].width, WIDE_WIDTH);
+        assert_int_equal(shot[compact].height, WIDE_HEIGHT);
+    }
+    int top = DS_OVERLAY_LINE_TOP(VSYNC_LINE, 1);
+    long differ = 0;
+    for (int y = top; y < top + DS_OVERLAY_LINE_HEIGHT; y++)
+        for (int x = DS_OVERLAY_MARGIN; x < PANEL_RIGHT; x++) {
+            size_t at = 4 * ((size_t)y * WIDE_WIDTH + (size_t)x);
+            differ += memcmp(shot[0].rgba + at, shot[1].rgba + at, 3) != 0;
+        }
+    fprintf(stderr, "wide window: auto's vsync line differs from compact's in %ld pixels\n",
+            differ);
+    stbi_image_free(shot[0].rgba);
+    stbi_image_free(shot[1].rgba);
+    assert_true(differ > TEXT_CHANGE);
 }
 
 static void view_keys_show_front_side_top(void **state)
@@ -969,6 +1026,7 @@ int main(void)
         cmocka_unit_test(camera_key_prints_a_line_that_restores_the_view),
         cmocka_unit_test(overlay_key_cycles_full_compact_off),
         cmocka_unit_test(small_window_starts_with_the_compact_panel),
+        cmocka_unit_test(wide_window_starts_with_the_full_panel),
         cmocka_unit_test(view_keys_show_front_side_top),
         cmocka_unit_test(look_keys_change_the_picture_and_the_state_line),
         cmocka_unit_test(up_key_turns_the_model_and_comes_back),

@@ -536,6 +536,8 @@ static void warn_unused(const ds_options *opts)
         ds_warn("--sort all: --compare sorts with one algorithm, the default one");
     if (opts->script_path)
         ds_warn("--script %s: a script drives the viewer; --compare ignores it", opts->script_path);
+    if (opts->overlay != DS_OVERLAY_START_AUTO)
+        ds_warn("--overlay: the viewer's panel; --compare ignores it");
 }
 
 /* The runs: the listed items (for a point cloud without the key-* ones),

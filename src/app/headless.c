@@ -534,6 +534,8 @@ int ds_headless_run(const ds_options *opts)
         goto done;
     if (opts->script_path)
         ds_warn("--script %s: a script drives the viewer; --headless ignores it", opts->script_path);
+    if (opts->overlay != DS_OVERLAY_START_AUTO)
+        ds_warn("--overlay: the viewer's panel; --headless ignores it");
     time_t now = time(NULL);
     struct tm utc;
     if (!gmtime_r(&now, &utc) || !strftime(timestamp, sizeof timestamp, "%Y-%m-%dT%H:%M:%SZ", &utc))

@@ -53,8 +53,8 @@
 /* The graph's vertical range is at least this (two 60 Hz frames). */
 #define GRAPH_MIN_RANGE_MS 33.3f
 /* About the full stats panel's width at scale 1 (its widest lines);
- * --overlay auto starts it full where that is at most 2/5 of the
- * window's width (1920 x 1080 at scale 2: 740 of 1920), else compact. */
+ * --overlay auto starts it full where that is at most 2/5 of the asked
+ * window width (1920 x 1080 at scale 2: 740 of 1920), else compact. */
 #define FULL_PANEL_WIDTH 370
 /* Mouse: radians per pixel of orbit drag, zoom factor per wheel notch. */
 #define ORBIT_RADIANS_PER_PIXEL 0.006f
@@ -1576,8 +1576,10 @@ static ds_status open_window(viewer *v, const ds_options *opts, const char *titl
 }
 
 /* The stats panel's first mode: --overlay's, or for auto, full where it
- * fits the framebuffer of fb_width x fb_height, else compact. */
-static overlay_mode start_panel_mode(ds_overlay_start start, int fb_width, int fb_height)
+ * fits a window of the size asked (--size), else compact. The asked size,
+ * not the opened one: a window manager that trims the default window to
+ * its work area should not change the panel. */
+static overlay_mode start_panel_mode(ds_overlay_start start, int width, int height)
 {
     switch (start) {
     case DS_OVERLAY_START_FULL:
@@ -1589,8 +1591,8 @@ static overlay_mode start_panel_mode(ds_overlay_start start, int fb_width, int f
     case DS_OVERLAY_START_AUTO:
         break;
     }
-    return 5 * FULL_PANEL_WIDTH * DS_OVERLAY_SCALE(fb_height) <= 2 * fb_width ? OVERLAY_FULL
-                                                                              : OVERLAY_COMPACT;
+    return 5 * FULL_PANEL_WIDTH * DS_OVERLAY_SCALE(height) <= 2 * width ? OVERLAY_FULL
+                                                                        : OVERLAY_COMPACT;
 }
 
 /* The options with the viewer's current settings, for re-creating the
@@ -1748,6 +1750,7 @@ static void initial_settings(viewer *v, const ds_options *opts)
         memcpy(v->background, opts->background, sizeof opts->background);
         v->background[3] = 1.0f;
     }
+    v->panel_mode = start_panel_mode(opts->overlay, opts->width, opts->height);
     v->vsync = opts->vsync;
     v->help_lines = ds_hotkey_help(HELP_KEY_COLUMN, HELP_WIDTH, v->help, DS_HOTKEY_LINES_MAX);
 }
@@ -1786,7 +1789,6 @@ int ds_viewer_run(const ds_options *opts)
         goto done;
     if (open_window(v, &v->opts, "depthsort") != DS_OK)
         goto done;
-    v->panel_mode = start_panel_mode(opts->overlay, v->fb_width, v->fb_height);
     set_title(v);
     apply_vsync(v);
     status = install_mesh(v, &v->opts, &mesh);
