@@ -93,7 +93,7 @@ commit=$(cat "$bin/COMMIT")
 mkdir -p /tmp/suite
 want suite && OUT=/tmp/suite bash "$root/scripts/gpu-suite.sh" \
     --test-args "--max-size 1048577" \
-    --san-max-size 4099 --race-sizes 1,33,1025 --san-dists uniform \
+    --san-max-size 4099 --mem-sizes 8193 --race-sizes 1,33,8193 --san-dists uniform \
     --budget-tests 150 --budget-san 50 --budget-bench 110 \
     --bench-args "--sizes 1024,2048,4096,8192,16384,32768,65536,69451,131072,262144,524288,871414,1048576,2097152,4194304,5000000,8388608,14027872,16777216,28055742,33554432,67108864" \
     "$bin" >/tmp/suite/summary.txt 2>&1

@@ -18,7 +18,7 @@
 #   --san-max-size N     largest size under memcheck (default 8193)
 #   --mem-sizes LIST     extra sizes under memcheck, beyond --san-max-size
 #                        (large ones reach paths small sizes do not)
-#   --race-sizes LIST    sizes under racecheck (default 1,33,1025,4099: it
+#   --race-sizes LIST    sizes under racecheck (default 1,33,4099,8193: it
 #                        is slow, about 20 ms per kernel launch)
 #   --san-dists LIST     distributions under racecheck (default
 #                        uniform,special; memcheck runs them all)
@@ -26,7 +26,7 @@
 #                        2^10..2^24 and the model counts up to 5,000,000)
 #   --skip LIST          any of tests,memcheck,racecheck,bench
 #   --budget-tests S / --budget-san S / --budget-bench S   per-step
-#                        timeouts in seconds (defaults 150 / 60 each / 100; keep the
+#                        timeouts in seconds (defaults 150 / 120 each / 100; keep the
 #                        sum under the device call's limit)
 set -uo pipefail
 
@@ -41,9 +41,9 @@ if [[ ${1:-} == --prepare ]]; then
     exit 0
 fi
 
-algos="" test_args="" san_max=8193 mem_sizes="" race_sizes=1,33,1025,4099 san_dists="uniform,special"
+algos="" test_args="" san_max=8193 mem_sizes="" race_sizes=1,33,4099,8193 san_dists="uniform,special"
 bench_args="--sizes 1024,4096,16384,65536,69451,262144,871414,1048576,4194304,5000000,16777216"
-skip="" budget_tests=150 budget_san=60 budget_bench=100
+skip="" budget_tests=150 budget_san=120 budget_bench=100
 while [[ $# -gt 1 ]]; do
     case $1 in
     --algos) algos=$2 ;;

@@ -798,20 +798,23 @@ static int compare_stable(const void *a, const void *b)
 /* radix sorts stably (every digit pass is stable), and the renderer's
  * images rely on radix, cub and the GL stages agreeing on the order of
  * ties. Each input is sorted by radix and compared pair by pair with a
- * stable sort on the host, at sizes of the single launch (up to one tile
- * per resident block: 1,081,344 pairs on an H100) and of the multi-launch
- * sort (2,000,003, with 7- and, for 24-bit keys, 8-bit digits): the distributions with the
+ * stable sort on the host, at sizes of the one-block sort (up to 8,192
+ * pairs, both shapes), of the single launch (up to one tile per resident
+ * block: 1,081,344 pairs on an H100) and of the multi-launch sort
+ * (2,000,003, with 7- and, for 24-bit keys, 8-bit digits): the distributions with the
  * most ties and odd values (all equal, few values, NaN and infinities),
  * the renderer's keys with their culled zeros, both signs and both zeros,
  * one cluster between two outliers; in both directions, with full and
- * 24-bit keys (ties below the compared bits keep their input order), and
- * from a sorter made for exactly the count. */
+ * 24-bit keys (ties below the compared bits keep their input order), from
+ * a sorter made for exactly the count, and from one made with
+ * DS_RADIX_MATCH_OVERLAID=1 (the shared-memory layout of GPUs with less
+ * of it, whose kernels an H100 would not otherwise run). */
 static void radix_sorts_stably(void **state)
 {
     (void)state;
     if (!algo_wanted(DS_SORT_RADIX))
         return;
-    static const size_t sizes[] = {4099, 65536, 300007, 871414, 1048577, 2000003};
+    static const size_t sizes[] = {1000, 4096, 4099, 8192, 65536, 300007, 871414, 1048577, 2000003};
     static const int inputs[] = {DS_DIST_UNIFORM,    DS_DIST_SORTED,  DS_DIST_ZERO,
                                  DS_DIST_FEW_UNIQUE, DS_DIST_GAUSSIAN, DS_DIST_SPECIAL,
                                  STABLE_FRAME,       STABLE_SIGNED,   STABLE_CLUSTER};
@@ -833,6 +836,15 @@ static void radix_sorts_stably(void **state)
     ds_sorter *full = new_sorter(DS_SORT_RADIX, capacity, 0, 0);
     ds_sorter *short_keys = new_sorter(DS_SORT_RADIX, capacity, 24, 0);
     ds_sorter *small = new_sorter(DS_SORT_RADIX, 65536, 0, 0);
+    const char *layout = getenv("DS_RADIX_MATCH_OVERLAID");
+    char *saved_layout = layout ? strdup(layout) : NULL;
+    setenv("DS_RADIX_MATCH_OVERLAID", "1", 1);
+    ds_sorter *overlaid = new_sorter(DS_SORT_RADIX, capacity, 0, 0);
+    if (saved_layout)
+        setenv("DS_RADIX_MATCH_OVERLAID", saved_layout, 1);
+    else
+        unsetenv("DS_RADIX_MATCH_OVERLAID");
+    free(saved_layout);
     int failures = 0, cases = 0;
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
         const size_t n = sizes[s];
@@ -841,10 +853,12 @@ static void radix_sorts_stably(void **state)
         for (size_t in = 0; in < sizeof inputs / sizeof *inputs; in++) {
             const uint64_t seed = BASE_SEED + 97 * s + in;
             generate_stable_input(inputs[in], n, seed, original);
-            for (int variant = 0; variant < 3; variant++) {
-                ds_sorter *sorter = variant == 0 ? full : variant == 1 ? short_keys : small;
-                if ((variant == 1 && n != 300007 && n != 871414 && n != 2000003) ||
-                    (variant == 2 && n != 65536))
+            for (int variant = 0; variant < 4; variant++) {
+                ds_sorter *const sorters[4] = {full, short_keys, small, overlaid};
+                ds_sorter *sorter = sorters[variant];
+                if ((variant == 1 && n != 1000 && n != 4099 && n != 300007 && n != 871414 &&
+                     n != 2000003) ||
+                    (variant == 2 && n != 65536) || (variant == 3 && n > 871414))
                     continue;
                 const uint32_t mask = variant == 1 ? 0xFFFFFF00u : 0xFFFFFFFFu;
                 for (int order = 0; order < 2; order++) {
@@ -883,10 +897,11 @@ static void radix_sorts_stably(void **state)
                     if (bad != n) {
                         failures++;
                         printf("FAIL radix stable: input %d n=%zu %s key_bits=%d "
-                               "max_count=%s: at %zu value %u, expected %u\n",
+                               "max_count=%s%s: at %zu value %u, expected %u\n",
                                inputs[in], n, order ? "descending" : "ascending",
                                variant == 1 ? 24 : 32, variant == 2 ? "65536" : "2000003",
-                               bad, out_values[bad], expected[bad]);
+                               variant == 3 ? " overlaid" : "", bad, out_values[bad],
+                               expected[bad]);
                     }
                 }
             }
@@ -897,6 +912,7 @@ static void radix_sorts_stably(void **state)
     ds_sorter_destroy(full);
     ds_sorter_destroy(short_keys);
     ds_sorter_destroy(small);
+    ds_sorter_destroy(overlaid);
     cudaFree(keys);
     cudaFree(values);
     free(original);

@@ -27,18 +27,19 @@
  * scratch pair (the caller's second pair, for ds_sorter_sort_pingpong).
  * Keys promised below 2^16 or 2^24 (ds_sorter_set_low_key_bits) are sorted
  * on those bits alone, in 8-bit digits. Two paths for small inputs, both
- * 8-bit digits ending in the caller's pair without a copy:
+ * 8-bit digits ending in the caller's pair without a copy; sort_pairs()
+ * takes the first that holds the count:
+ *   - at most 8,192 pairs (4,096 where a block cannot hold the larger
+ *     tile, as on Turing): one block in an ordinary launch
+ *     (k_radix_block), the keys kept in shared memory between passes, so
+ *     its traffic is one read and one write of the pairs;
  *   - at most one tile per resident block: all of this in one cooperative
  *     launch (k_radix_small), the same passes separated by grid-wide
- *     barriers;
- *   - at most 8,192 pairs: one block in an ordinary launch
- *     (k_radix_block), the keys kept in shared memory between passes.
+ *     barriers.
  *
  * Complexity: O(n * passes), passes = ceil(key_bits / digit bits) less the
  * skipped ones; traffic per pair is 4 bytes for the upsweep plus 16 bytes
  * per pass (plus 16 for the copy after an odd pass count).
- *
- * sort_pairs() picks the path by count.
  *
  * Memory (made at create for max_count): a scratch key/value pair (8 bytes
  * per pair), the look-back status words (one 64-bit word per tile and
@@ -105,9 +106,11 @@ constexpr int kSmallShapeCount = 3;
 constexpr int kSmallShapeItems[kSmallShapeCount] = {kSmallItems, 13, 16};
 constexpr int kSmallShapeMinBlocks[kSmallShapeCount] = {2, 1, 1};
 /* Counts up to one block's tile sort in one ordinary launch of one block
- * (k_radix_block), 8-bit digits, 512 threads, in the first of these
- * shapes (keys a thread) whose tile holds them: 4,096 and 8,192 keys.
- * Larger one-block tiles lost to the single launch (docs/algorithms/radix.md). */
+ * (k_radix_block), 8-bit digits, in the first of these shapes (keys a
+ * thread) whose tile holds them: 4,096 and 8,192 keys. 512 threads: twice
+ * the radix, so that a pass's per-digit steps use half the block, and at
+ * most 128 registers a thread for the 16 keys, values and ranks. Larger
+ * one-block tiles lost to the single launch (docs/algorithms/radix.md). */
 constexpr int kBlockThreads = 512;
 constexpr int kBlockShapeCount = 2;
 constexpr int kBlockShapeItems[kBlockShapeCount] = {8, 16};
@@ -573,22 +576,36 @@ struct tile_statics {
     uint32_t warp_sums[WARPS];
 };
 
-/* The arrays of a tile of `tile_size` keys: the exchanges and warp
- * counters in `dynamic` (tile_smem::bytes), the match words after them
- * when `separate_match` (tile_smem::match_bytes more), else over the
- * exchanges; the rest in `statics`. */
+/* The dynamic arrays of a tile of `tile_size` keys: the exchanges and
+ * warp counters (tile_smem::bytes), the match words after them when
+ * `separate_match` (tile_smem::match_bytes more), else over the
+ * exchanges; the digit-sized arrays NULL, for the caller to set. */
+template <int BITS, int WARPS>
+__device__ __forceinline__ tile_arrays dynamic_tile_arrays(uint32_t *dynamic,
+                                                           int tile_size,
+                                                           int separate_match)
+{
+    uint32_t *counts = dynamic + 2 * tile_size;
+    tile_arrays a = {};
+    a.key_exchange = dynamic;
+    a.value_exchange = dynamic + tile_size;
+    a.warp_counts = counts;
+    a.warp_match = separate_match ? counts + WARPS * (1 << BITS) : dynamic;
+    return a;
+}
+
+/* dynamic_tile_arrays with the rest in `statics`. */
 template <int BITS, int WARPS>
 __device__ __forceinline__ tile_arrays
 make_tile_arrays(uint32_t *dynamic, int tile_size, int separate_match,
                  tile_statics<BITS, WARPS> &statics)
 {
-    uint32_t *counts = dynamic + 2 * tile_size;
-    const tile_arrays a = {dynamic,           dynamic + tile_size,
-                           counts,            separate_match
-                                                  ? counts + WARPS * (1 << BITS)
-                                                  : dynamic,
-                           statics.tile_hist, statics.tile_start,
-                           statics.dst_base,  statics.warp_sums};
+    tile_arrays a =
+        dynamic_tile_arrays<BITS, WARPS>(dynamic, tile_size, separate_match);
+    a.tile_hist = statics.tile_hist;
+    a.tile_start = statics.tile_start;
+    a.dst_base = statics.dst_base;
+    a.warp_sums = statics.warp_sums;
     return a;
 }
 
@@ -1271,10 +1288,13 @@ k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
  * the digit passes, which rank the tile (warp_ranks) and exchange it
  * through shared memory, and only the last pass that runs writes the
  * caller's pair. No grid barrier, look-back, global round trip or control
- * block between passes: a pass costs its ranking and one exchange. A digit that
- * every key shares is skipped (the OR and AND of the keys tell); when
- * every pass is skipped the keys are equal and the pair is left as it
- * is, as the other launches do. */
+ * block between passes: a pass costs its ranking and one exchange.
+ * Warp w holds keys [w * 32 * ITEMS, (w + 1) * 32 * ITEMS), lane l the
+ * keys l, l + 32, ... of them, in every pass (slots past `count`: the
+ * maximal key). A digit that every key shares is skipped (the OR and AND
+ * of the keys tell); when every pass is skipped the keys are equal in
+ * the compared bits and the pair is left as it is, as the other launches
+ * do. */
 template <int BITS, bool SEPARATE, int THREADS, int ITEMS>
 __global__ void __launch_bounds__(THREADS, 1)
 k_radix_block(uint32_t *keys, uint32_t *values, uint32_t count,
@@ -1283,10 +1303,15 @@ k_radix_block(uint32_t *keys, uint32_t *values, uint32_t count,
     typedef tile_smem<BITS, THREADS, ITEMS> smem;
     const int tile_size = smem::tile;
     extern __shared__ uint32_t s_dynamic[];
-    __shared__ tile_statics<BITS, smem::warps> s_statics;
+    /* Of the digit-sized arrays only the tile starts: no tile counts are
+     * published and no global bases are looked up. */
+    __shared__ uint32_t s_tile_start[1 << BITS];
+    __shared__ uint32_t s_warp_sums[smem::warps];
     __shared__ uint32_t s_any, s_all;
-    const tile_arrays arrays =
-        make_tile_arrays(s_dynamic, tile_size, SEPARATE, s_statics);
+    tile_arrays arrays =
+        dynamic_tile_arrays<BITS, smem::warps>(s_dynamic, tile_size, SEPARATE);
+    arrays.tile_start = s_tile_start;
+    arrays.warp_sums = s_warp_sums;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const uint32_t warp_base = warp * (ITEMS * 32);
 
@@ -1506,7 +1531,6 @@ static ds_status launch_small(radix_state *s, const radix_request *r)
                     &pass_count,              &epoch,
                     &s->tile_status,          &s->control,
                     &half};
-    s->last_launch = small_phase_name;
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[0], stream));
     cudaError_t e = cudaLaunchCooperativeKernel(shape->kernel, dim3(blocks),
@@ -1518,11 +1542,14 @@ static ds_status launch_small(radix_state *s, const radix_request *r)
         cudaGetLastError();
         return multi_launch(s, r);
     }
-    if (e != cudaSuccess)
+    if (e != cudaSuccess) {
+        cudaGetLastError(); /* not left for the next launch's check */
         return ds_fail(DS_ERR_CUDA,
                        "sort radix: cudaLaunchCooperativeKernel(k_radix_small) "
                        "failed: %s",
                        cudaGetErrorString(e));
+    }
+    s->last_launch = small_phase_name;
     /* Only a launched sort zeroes the other set, so only then does the
      * next one use it. */
     s->small_half ^= 1;
@@ -1552,12 +1579,17 @@ static ds_status launch_block(radix_state *s, const radix_request *r,
     int descending = r->descending, low_bit = r->low_bit;
     int pass_count = (r->bits + kSmallBits - 1) / kSmallBits;
     void *args[] = {&keys, &values, &count, &descending, &low_bit, &pass_count};
-    s->last_launch = block_phase_name;
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[0], r->stream));
-    DS_CUDA_TRY("sort radix",
-                cudaLaunchKernel(shape->kernel, dim3(1), dim3(kBlockThreads),
-                                 args, shape->smem, r->stream));
+    cudaError_t e = cudaLaunchKernel(shape->kernel, dim3(1), dim3(kBlockThreads),
+                                     args, shape->smem, r->stream);
+    if (e != cudaSuccess) {
+        cudaGetLastError(); /* not left for the next launch's check */
+        return ds_fail(DS_ERR_CUDA,
+                       "sort radix: cudaLaunchKernel(k_radix_block) failed: %s",
+                       cudaGetErrorString(e));
+    }
+    s->last_launch = block_phase_name;
     if (s->time_phases)
         DS_CUDA_TRY("sort radix", cudaEventRecord(s->events[1], r->stream));
     return DS_OK;
@@ -1566,13 +1598,14 @@ static ds_status launch_block(radix_state *s, const radix_request *r,
 /* The shared memory layout of a kernel that ranks tiles (tile_smem): the
  * match words in their own room (`separate`, bytes + match_bytes of
  * dynamic shared memory) where that keeps as many blocks of `threads`
- * resident an SM, else over the exchanges (`overlaid`, `bytes`). Opts the
- * chosen kernel into its size and the most shared memory; *per_sm gets
- * its resident blocks an SM. */
+ * resident an SM (for a `lone_block` grid, where one block fits), else
+ * over the exchanges (`overlaid`, `bytes`). Opts the chosen kernel into
+ * its size and the most shared memory; *per_sm gets the overlaid form's
+ * resident blocks an SM. */
 template <class Kernel>
 static cudaError_t shared_layout(Kernel overlaid, Kernel separate, int threads,
-                                 size_t bytes, size_t match_bytes, int *per_sm,
-                                 size_t *dest_bytes, int *dest_separate)
+                                 size_t bytes, size_t match_bytes, int lone_block,
+                                 int *per_sm, size_t *dest_bytes, int *dest_separate)
 {
     cudaError_t e = cudaFuncSetAttribute(
         overlaid, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
@@ -1599,7 +1632,7 @@ static cudaError_t shared_layout(Kernel overlaid, Kernel separate, int threads,
                              cudaSharedmemCarveoutMaxShared) == cudaSuccess &&
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(
             &per_sm_separate, separate, threads, bytes + match_bytes) == cudaSuccess &&
-        per_sm_separate >= *per_sm && per_sm_separate > 0) {
+        per_sm_separate >= (lone_block ? 1 : *per_sm) && per_sm_separate > 0) {
         *dest_bytes = bytes + match_bytes;
         *dest_separate = 1;
     }
@@ -1620,7 +1653,7 @@ static void prepare_shape(radix_state *s, int sm_count)
     memset(shape, 0, sizeof *shape);
     if (shared_layout(k_radix_small<kSmallBits, false, ITEMS, MIN_BLOCKS>,
                       k_radix_small<kSmallBits, true, ITEMS, MIN_BLOCKS>, kSmallThreads,
-                      smem::bytes, smem::match_bytes, &per_sm, &shape->smem,
+                      smem::bytes, smem::match_bytes, 0, &per_sm, &shape->smem,
                       &separate) != cudaSuccess ||
         per_sm < 1) {
         cudaGetLastError();
@@ -1649,7 +1682,7 @@ static void prepare_block_shape(radix_state *s)
     memset(shape, 0, sizeof *shape);
     if (shared_layout(k_radix_block<kSmallBits, false, THREADS, ITEMS>,
                       k_radix_block<kSmallBits, true, THREADS, ITEMS>, THREADS, smem::bytes,
-                      smem::match_bytes + counts_bytes, &per_sm, &shape->smem,
+                      smem::match_bytes + counts_bytes, 1, &per_sm, &shape->smem,
                       &separate) != cudaSuccess ||
         per_sm < 1) {
         cudaGetLastError();
@@ -1755,7 +1788,7 @@ static ds_status prepare_kernels(radix_state *s, radix_digits *d, int sm_count)
     DS_CUDA_TRY("sort radix",
                 shared_layout(k_radix_downsweep<BITS, false>,
                               k_radix_downsweep<BITS, true>, kDownsweepThreads,
-                              smem::bytes, smem::match_bytes, &per_sm,
+                              smem::bytes, smem::match_bytes, 0, &per_sm,
                               &d->downsweep_smem, &d->downsweep_separate));
     if (per_sm < 1)
         return ds_fail(DS_ERR_UNSUPPORTED,
@@ -1932,10 +1965,11 @@ static ds_status radix_sort(void *state, float *keys, uint32_t *values,
                       order, stream, NULL);
 }
 
-/* ds_sorter_sort_pingpong(): the single launch ends in the caller's pair;
- * the multi-launch sort alternates with the second pair instead of the
- * scratch one, and ends where its likely pass count leaves it (so the
- * renderer's narrowed keys, three 8-bit passes, need no copy back). */
+/* ds_sorter_sort_pingpong(): the one-block sort and the single launch end
+ * in the caller's pair; the multi-launch sort alternates with the second
+ * pair instead of the scratch one, and ends where its likely pass count
+ * leaves it (so the renderer's narrowed keys, three 8-bit passes, need no
+ * copy back). */
 static ds_status radix_sort_pingpong(void *state, float *keys,
                                      uint32_t *values, float *alt_keys,
                                      uint32_t *alt_values, size_t count,
