@@ -19,9 +19,10 @@
  * and zeroes the next frame's counter); the tile rectangles are computed
  * in the keys pass too, per primitive, and a one-tile primitive's tile
  * rides in its sort value (tiles.h's codes), so the binning gathers one
- * word only for primitives of several tiles; tiles.cu's two scans are one
- * dispatch. A tiled frame is the
- * keys pass, the sort's passes and three binning passes.
+ * word only for primitives of several tiles; tiles.cu's two scans are
+ * folded into the scatter, whose workgroups each sum the count's rows
+ * before them. A tiled frame is the keys pass, the sort's passes (two
+ * dispatches each) and two binning passes.
  *
  * Nothing here waits on the host, reads back or allocates per frame: the
  * buffers are made once, sized from the mesh, and the visible count is

@@ -3,7 +3,7 @@
  * and Simoncelli 2004) and the error heatmap; definitions, precision and
  * the border rule in image_metrics.h.
  *
- * Two compute passes per comparison, then one 36-byte read-back:
+ * Two compute passes per comparison, then one 40-byte read-back:
  *   metrics_tile    a workgroup per TILE × TILE tile: error terms, the
  *                   separable Gaussian over the SSIM moments in shared
  *                   memory, SSIM per pixel, one partial per tile;

@@ -49,7 +49,7 @@
  *   (horizontal, then vertical) over the five moments E[x], E[y], E[x²],
  *   E[y²], E[xy], evaluates SSIM per pixel and the error terms, and
  *   reduces the tile to one partial; a second pass (one workgroup) sums
- *   the partials. Only the final 32 bytes are read back. Precision: the
+ *   the partials. Only the final 40 bytes are read back. Precision: the
  *   squared errors, the maximum and the counts are integers (exact; a
  *   tile's sum of squared errors is below 2^26), summed across tiles in
  *   double, exact below 2^53 (more than the largest image allowed here

@@ -23,8 +23,10 @@ static const float DEFAULT_TINT[3] = {0.62f, 0.80f, 0.95f};
  * scratch of 8 bytes a pair for every GPU sort): cub and radix an
  * alternate key and value array plus temporary storage; hybrid two
  * padded pairs of arrays and per-chunk bucket bases; quick three auxiliary
- * arrays and its task lists; bitonic sorts in place. Used only to refuse
- * a mesh that cannot fit before anything is allocated. */
+ * arrays and its task lists; bitonic sorts in place; a GPU sort not
+ * listed is counted as the most a listed one takes, a host sort as none.
+ * Used only to refuse a mesh that cannot fit before anything is
+ * allocated. */
 static size_t sort_bytes_per_pair(ds_sort_algo algo)
 {
     switch (algo) {
@@ -35,7 +37,7 @@ static size_t sort_bytes_per_pair(ds_sort_algo algo)
     case DS_SORT_BITONIC0:
     case DS_SORT_BITONIC1:
     case DS_SORT_BITONIC2: return 9;
-    default: return 0; /* cpu: host memory */
+    default: return ds_sort_algo_on_host(algo) ? 0 : 30;
     }
 }
 
