@@ -510,6 +510,32 @@ __device__ __forceinline__ void or_and(const uint32_t (&ordered)[N],
     *all = a;
 }
 
+/* A tile's first load, from the caller's pair: warp w's keys (in ordered
+ * form) and values [w * 32 * ITEMS, (w + 1) * 32 * ITEMS) of the tile at
+ * `keys` and `values`, lane l holding l, l + 32, ... of them; slots at or
+ * past `valid` get the maximal key and value 0. Through L2 only
+ * (__ldcg): each pair is read once. */
+template <int ITEMS>
+__device__ __forceinline__ void load_tile(const uint32_t *keys,
+                                          const uint32_t *values,
+                                          uint32_t valid, int descending,
+                                          uint32_t (&key)[ITEMS],
+                                          uint32_t (&value)[ITEMS])
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint32_t warp_base = warp * (ITEMS * 32);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        uint32_t local = warp_base + i * 32 + lane;
+        key[i] = 0xFFFFFFFFu;
+        value[i] = 0;
+        if (local < valid) {
+            key[i] = to_ordered(__ldcg(keys + local), descending);
+            value[i] = __ldcg(values + local);
+        }
+    }
+}
+
 /* Loads a warp's ITEMS x 32 values (lane l: values l, l + 32, ...) from
  * `src`; when the tile is not whole, only the first `valid` exist and the
  * rest read as 0. For the downsweep only: the single launch loads what the
@@ -1172,16 +1198,8 @@ k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
     for (int i = threadIdx.x; i < pass_count * radix; i += kSmallThreads)
         s_hist[i] = 0;
     uint32_t key[ITEMS], value[ITEMS];
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        uint32_t local = warp_base + i * 32 + lane;
-        key[i] = 0xFFFFFFFFu;
-        value[i] = 0;
-        if (local < valid) {
-            key[i] = to_ordered(__ldcg(keys + tile_base + local), descending);
-            value[i] = __ldcg(values + tile_base + local);
-        }
-    }
+    load_tile(keys + tile_base, values + tile_base, valid, descending, key,
+              value);
     __syncthreads(); /* s_hist cleared */
     RADIX_MARK(); /* after the barrier, so that the reset is seen */
     uint32_t any, all;
@@ -1329,15 +1347,11 @@ k_radix_block(uint32_t *keys, uint32_t *values, uint32_t count,
         arrays.warp_match + (size_t)smem::match_sets * smem::warps * (1 << BITS);
     int parity = 0;
     uint32_t key[ITEMS], value[ITEMS];
+    load_tile(keys, values, count, descending, key, value);
     uint32_t any = 0, all = 0xFFFFFFFFu; /* of the real keys only */
 #pragma unroll
     for (int i = 0; i < ITEMS; i++) {
-        uint32_t local = warp_base + i * 32 + lane;
-        key[i] = 0xFFFFFFFFu;
-        value[i] = 0;
-        if (local < count) {
-            key[i] = to_ordered(keys[local], descending);
-            value[i] = values[local];
+        if (warp_base + i * 32 + lane < count) {
             any |= key[i];
             all &= key[i];
         }
