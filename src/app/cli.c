@@ -367,13 +367,27 @@ static int parse_rgb(const char *text, float dest[3])
     return 1;
 }
 
-static int parse_choice(const char *text, const char *const *names, int count)
+/* The index of `text` among names[0 .. count), or -1 after the usage
+ * error "OPTION 'text': expected a, b or c", listing the names in order
+ * (so that the message cannot drift from the accepted words). */
+static int parse_choice(const char *option, const char *text, const char *const *names,
+                        int count)
 {
     for (int i = 0; i < count; i++)
         if (!strcmp(text, names[i]))
             return i;
+    char expected[256];
+    size_t used = 0;
+    expected[0] = '\0';
+    for (int i = 0; i < count && used < sizeof expected; i++)
+        used += (size_t)snprintf(expected + used, sizeof expected - used, "%s%s",
+                                 i == 0 ? "" : i == count - 1 ? " or " : ", ", names[i]);
+    usage_error("%s '%s': expected %s", option, text, expected);
     return -1;
 }
+/* parse_choice over a whole names array. */
+#define PARSE_CHOICE(option, text, names) \
+    parse_choice(option, text, names, (int)(sizeof(names) / sizeof(names)[0]))
 
 /* --compare LIST: "all", or comma-separated item names, each at most
  * once. */
@@ -526,22 +540,19 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
                 return usage_error("--size '%s': expected WxH with W and H from 1 to %d", arg, MAX_IMAGE_SIDE);
             break;
         case OPT_PRIMITIVE:
-            choice = parse_choice(arg, primitive_names, 2);
-            if (choice < 0)
-                return usage_error("--primitive '%s': expected triangles or points", arg);
+            if ((choice = PARSE_CHOICE("--primitive", arg, primitive_names)) < 0)
+                return DS_ERR_INVALID_ARG;
             dest->primitive = (ds_primitive)choice;
             dest->primitive_given = 1;
             break;
         case OPT_KEY:
-            choice = parse_choice(arg, triangle_key_names, DS_TRIANGLE_KEY_COUNT);
-            if (choice < 0)
-                return usage_error("--key '%s': expected farthest, mean or centroid", arg);
+            if ((choice = PARSE_CHOICE("--key", arg, triangle_key_names)) < 0)
+                return DS_ERR_INVALID_ARG;
             dest->triangle_key = (ds_triangle_key)choice;
             break;
         case OPT_INTEROP:
-            choice = parse_choice(arg, interop_names, 4);
-            if (choice < 0)
-                return usage_error("--interop '%s': expected auto, map, external or none", arg);
+            if ((choice = PARSE_CHOICE("--interop", arg, interop_names)) < 0)
+                return DS_ERR_INVALID_ARG;
             dest->interop = (ds_interop_mode)choice;
             break;
         case OPT_KEY_BITS:
@@ -585,9 +596,8 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
             dest->cull = DS_CULL_OFF;
             break;
         case OPT_TILES:
-            choice = parse_choice(arg, tiles_names, 3);
-            if (choice < 0)
-                return usage_error("--tiles '%s': expected auto, on or off", arg);
+            if ((choice = PARSE_CHOICE("--tiles", arg, tiles_names)) < 0)
+                return DS_ERR_INVALID_ARG;
             dest->tiles = (ds_tiles_mode)choice;
             break;
         case OPT_TILE_PIXELS:
@@ -597,9 +607,8 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
             dest->tile_pixels = (int)value;
             break;
         case OPT_DRAW:
-            choice = parse_choice(arg, draw_names, 3);
-            if (choice < 0)
-                return usage_error("--draw '%s': expected auto, pull or indexed", arg);
+            if ((choice = PARSE_CHOICE("--draw", arg, draw_names)) < 0)
+                return DS_ERR_INVALID_ARG;
             dest->draw_form = (ds_draw_form)choice;
             break;
         case OPT_VSYNC:
@@ -612,15 +621,13 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
             dest->script_path = arg;
             break;
         case OPT_OVERLAY:
-            choice = parse_choice(arg, overlay_names, 4);
-            if (choice < 0)
-                return usage_error("--overlay '%s': expected auto, full, compact or off", arg);
+            if ((choice = PARSE_CHOICE("--overlay", arg, overlay_names)) < 0)
+                return DS_ERR_INVALID_ARG;
             dest->overlay = (ds_overlay_start)choice;
             break;
         case OPT_CULL:
-            choice = parse_choice(arg, cull_names, 3);
-            if (choice < 0)
-                return usage_error("--cull '%s': expected auto, on or off", arg);
+            if ((choice = PARSE_CHOICE("--cull", arg, cull_names)) < 0)
+                return DS_ERR_INVALID_ARG;
             dest->cull = (ds_cull_mode)choice;
             break;
         case OPT_COLOR:
