@@ -11,7 +11,9 @@
  * tool runs the single launch even for counts that sort() gives the
  * one-block kernel (k_radix_block, no stamps). Then
  * prints the floor under any such sort: the event time of an empty
- * cooperative launch of the same shape with 0 to 4 grid-wide barriers.
+ * cooperative launch of the same shape with 0 to 4 grid-wide barriers,
+ * and of an ordinary launch with counter barriers, for what the
+ * cooperative launch and its barrier cost.
  * For measurement only: the stamps cost a little time themselves.
  */
 #define DS_RADIX_TIMELINE 1
@@ -48,18 +50,57 @@ __global__ void __launch_bounds__(kSmallThreads) k_floor(int barriers)
         grid.sync();
 }
 
-static float floor_us(unsigned blocks, size_t smem_bytes, int barriers, int runs)
+/* The same in an ordinary launch, with a plain counter barrier: every
+ * block's thread 0 adds one to `arrived` and spins until all blocks of
+ * this barrier have. `arrived` only grows, so `base` (this launch's first
+ * target) keeps launches apart without a clear. Measurement only: an
+ * ordinary launch does not promise that its blocks run at once, which a
+ * sort cannot build on (docs/algorithms/radix.md). */
+__global__ void __launch_bounds__(kSmallThreads)
+    k_floor_plain(int barriers, unsigned long long *arrived, unsigned long long base)
+{
+    for (int i = 0; i < barriers; i++) {
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            const unsigned long long target = base + (unsigned long long)(i + 1) * gridDim.x;
+            __threadfence();
+            atomicAdd(arrived, 1ull);
+            while (*(volatile unsigned long long *)arrived < target) {
+            }
+            __threadfence();
+        }
+        __syncthreads();
+    }
+}
+
+static unsigned long long *g_arrived;      /* k_floor_plain's counter */
+static unsigned long long g_arrived_total; /* what it holds after the last launch */
+
+/* Event time (µs, median of `runs`) of an empty launch of `blocks` with
+ * `barriers` grid-wide barriers: cooperative with cooperative_groups'
+ * barrier, or (plain) ordinary with the counter above. */
+static float floor_us(unsigned blocks, size_t smem_bytes, int barriers, int runs, int plain)
 {
     cudaFuncSetAttribute(k_floor, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_bytes);
+    cudaFuncSetAttribute(k_floor_plain, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                         (int)smem_bytes);
     cudaEvent_t start, stop;
     cudaEventCreate(&start);
     cudaEventCreate(&stop);
     float ms[MAX_RUNS];
     for (int r = -2; r < runs; r++) {
         void *args[] = {&barriers};
+        cudaError_t e;
         cudaEventRecord(start);
-        cudaError_t e = cudaLaunchCooperativeKernel((const void *)k_floor, dim3(blocks),
-                                                    dim3(kSmallThreads), args, smem_bytes, 0);
+        if (plain) {
+            k_floor_plain<<<blocks, kSmallThreads, smem_bytes>>>(barriers, g_arrived,
+                                                                  g_arrived_total);
+            g_arrived_total += (unsigned long long)barriers * blocks;
+            e = cudaGetLastError();
+        } else {
+            e = cudaLaunchCooperativeKernel((const void *)k_floor, dim3(blocks),
+                                            dim3(kSmallThreads), args, smem_bytes, 0);
+        }
         cudaEventRecord(stop);
         if (e == cudaSuccess)
             e = cudaEventSynchronize(stop);
@@ -189,12 +230,19 @@ int main(int argc, char **argv)
         last0 = marks[m][0][i];
     printf("%-28s %10.2f\n", "block 0, first to last mark", (last0 - marks[m][0][0]) / 1000.0);
     const unsigned resident = shape->limit / shape->tile;
-    printf("empty cooperative launch, %u and %u blocks of %d threads (events, median of %d):\n",
-           blocks, resident, kSmallThreads, runs);
-    for (int barriers = 0; barriers <= 4; barriers++)
-        printf("  %d grid barriers: %6.1f us  %6.1f us\n", barriers,
-               floor_us(blocks, shape->smem, barriers, runs),
-               floor_us(resident, shape->smem, barriers, runs));
+    if ((e = cudaMalloc((void **)&g_arrived, sizeof *g_arrived)) ||
+        (e = cudaMemset(g_arrived, 0, sizeof *g_arrived)))
+        return fail("cudaMalloc", e);
+    for (int plain = 0; plain <= 1; plain++) {
+        printf("empty %s launch, %u and %u blocks of %d threads (events, median of %d):\n",
+               plain ? "ordinary (counter barriers)" : "cooperative", blocks, resident,
+               kSmallThreads, runs);
+        for (int barriers = 0; barriers <= 4; barriers++)
+            printf("  %d grid barriers: %6.1f us  %6.1f us\n", barriers,
+                   floor_us(blocks, shape->smem, barriers, runs, plain),
+                   floor_us(resident, shape->smem, barriers, runs, plain));
+    }
+    cudaFree(g_arrived);
     ds_sort_backend_radix.destroy(state);
     cudaFree(keys);
     cudaFree(values);
