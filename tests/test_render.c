@@ -296,21 +296,21 @@ static void test_draw_forms_agree(void **state)
     ds_mesh mesh;
     assert_int_equal(ds_scene_build("gyroid", 3000, &mesh), DS_OK);
     static uint8_t reference[3][WIDTH * HEIGHT * 4], pixels[WIDTH * HEIGHT * 4];
-    /* 0 default (at this size one tile), 1 pull, 2 no culling, 3 no
-     * tiles, 4 16-pixel tiles, 5 pull and 8-pixel tiles, 6 no culling and
-     * 16-pixel tiles. */
+    /* 0 default (at this size one tile; pulled, as tiled), 1 indexed,
+     * 2 no culling, 3 no tiles (so indexed), 4 16-pixel tiles, 5 indexed
+     * and 8-pixel tiles, 6 no culling and 16-pixel tiles. */
     for (int form = 0; form < 7; form++) {
         ds_renderer_desc desc = verified_desc(&mesh);
-        desc.draw_form = form == 1 || form == 5 ? DS_DRAW_PULL : DS_DRAW_AUTO;
+        desc.draw_form = form == 1 || form == 5 ? DS_DRAW_INDEXED : DS_DRAW_AUTO;
         desc.cull = (form == 2 || form == 6) ? DS_CULL_OFF : DS_CULL_ON;
         desc.tiles = form == 3 ? DS_TILES_OFF : DS_TILES_ON;
         desc.tile_pixels = form == 5 ? 8 : form == 4 || form == 6 ? 16 : 0;
         ds_renderer *renderer = NULL;
         assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
-        /* A small mesh: indexed unless asked (pull is there on llvmpipe
-         * and on NVIDIA). */
+        /* A small mesh: pulled where tiled, unless asked (pull is there
+         * on llvmpipe and on NVIDIA), indexed untiled. */
         assert_int_equal(ds_renderer_draw_form(renderer),
-                         form == 1 || form == 5 ? DS_DRAW_PULL : DS_DRAW_INDEXED);
+                         form == 1 || form == 3 || form == 5 ? DS_DRAW_INDEXED : DS_DRAW_PULL);
         for (int view = 0; view < 3; view++) {
             ds_camera camera = {0};
             camera.pitch = 0.35f;
