@@ -346,8 +346,18 @@ static void test_draw_forms_agree(void **state)
     desc.draw_form = DS_DRAW_PULL;
     ds_renderer *renderer = NULL;
     assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
-    float sorted[3];
+    float sorted[3], unsorted[3];
     composite_at((const int[]){2, 1, 0}, 3, WIDTH / 2, HEIGHT / 2, sorted);
+    composite_at((const int[]){0, 1, 2}, 3, WIDTH / 2, HEIGHT / 2, unsorted);
+    render(renderer, pixels);
+    assert_true(pixel_matches(pixels, WIDTH / 2, HEIGHT / 2, sorted));
+    assert_int_equal(ds_renderer_verify(renderer), DS_OK);
+    /* Unsorted frames of a pulling renderer draw indexed (frame.c), and
+     * the next sorted frame pulls again. */
+    ds_renderer_set_sorting(renderer, 0);
+    render(renderer, pixels);
+    assert_true(pixel_matches(pixels, WIDTH / 2, HEIGHT / 2, unsorted));
+    ds_renderer_set_sorting(renderer, 1);
     render(renderer, pixels);
     assert_true(pixel_matches(pixels, WIDTH / 2, HEIGHT / 2, sorted));
     assert_int_equal(ds_renderer_verify(renderer), DS_OK);

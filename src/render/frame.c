@@ -99,7 +99,9 @@ void ds_render_plan(ds_renderer *renderer, const ds_camera *camera, uint32_t fra
     plan.sorting = renderer->sorting;
     plan.shuffle = renderer->sorting && renderer->shuffle;
     plan.keep_keys = renderer->verify && renderer->sorting;
-    plan.pull = !plan.points && renderer->pull;
+    /* Unsorted frames draw indexed in mesh order, whatever the form: the
+     * post-transform cache finds the mesh's shared vertices there. */
+    plan.pull = !plan.points && renderer->pull && plan.sorting;
     plan.tiled = renderer->tiles_on && renderer->sorting;
     plan.in_place = (plan.points || plan.pull) && !plan.tiled;
     ds_cull_view_set(&plan.view, plan.view_projection, (float)renderer->width,

@@ -80,9 +80,9 @@ extern "C" {
  * three; drawn as one list, a mesh of about a million triangles draws
  * faster indexed, where the post-transform cache still finds the fans
  * that share a farthest vertex, and a mesh of ten million faster pulled
- * (docs/performance.md). Pull needs four shader storage blocks in the
- * vertex stage within the block size limit; without them every form
- * draws indexed. */
+ * (docs/performance.md). Unsorted frames draw indexed in mesh order in
+ * either form. Pull needs four shader storage blocks in the vertex stage
+ * within the block size limit; without them every form draws indexed. */
 typedef enum ds_draw_form {
     DS_DRAW_AUTO = 0,
     DS_DRAW_PULL,    /* glDrawArrays; mesh_pull.vert.glsl reads the sorted
