@@ -296,21 +296,21 @@ static void test_draw_forms_agree(void **state)
     ds_mesh mesh;
     assert_int_equal(ds_scene_build("gyroid", 3000, &mesh), DS_OK);
     static uint8_t reference[3][WIDTH * HEIGHT * 4], pixels[WIDTH * HEIGHT * 4];
-    /* 0 default (at this size one tile; pulled, as tiled), 1 indexed,
-     * 2 no culling, 3 no tiles (so indexed), 4 16-pixel tiles, 5 indexed
-     * and 8-pixel tiles, 6 no culling and 16-pixel tiles. */
+    /* 0 default (at this size one tile), 1 pull, 2 no culling, 3 no
+     * tiles, 4 16-pixel tiles, 5 pull and 8-pixel tiles, 6 no culling and
+     * 16-pixel tiles. */
     for (int form = 0; form < 7; form++) {
         ds_renderer_desc desc = verified_desc(&mesh);
-        desc.draw_form = form == 1 || form == 5 ? DS_DRAW_INDEXED : DS_DRAW_AUTO;
+        desc.draw_form = form == 1 || form == 5 ? DS_DRAW_PULL : DS_DRAW_AUTO;
         desc.cull = (form == 2 || form == 6) ? DS_CULL_OFF : DS_CULL_ON;
         desc.tiles = form == 3 ? DS_TILES_OFF : DS_TILES_ON;
         desc.tile_pixels = form == 5 ? 8 : form == 4 || form == 6 ? 16 : 0;
         ds_renderer *renderer = NULL;
         assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
-        /* A small mesh: pulled where tiled, unless asked (pull is there
-         * on llvmpipe and on NVIDIA), indexed untiled. */
+        /* A small mesh: indexed unless asked (pull is there on llvmpipe
+         * and on NVIDIA). */
         assert_int_equal(ds_renderer_draw_form(renderer),
-                         form == 1 || form == 3 || form == 5 ? DS_DRAW_INDEXED : DS_DRAW_PULL);
+                         form == 1 || form == 5 ? DS_DRAW_PULL : DS_DRAW_INDEXED);
         for (int view = 0; view < 3; view++) {
             ds_camera camera = {0};
             camera.pitch = 0.35f;
@@ -364,6 +364,42 @@ static void test_draw_forms_agree(void **state)
     assert_int_equal(ds_renderer_gl_errors(renderer), 0);
     ds_renderer_destroy(renderer);
     ds_mesh_free(&mesh);
+}
+
+/* DS_DRAW_AUTO's choice (renderer.h): indexed below the tiled floor,
+ * pulled from it with tiles, indexed from it without (below the untiled
+ * one); the form asked for whatever the size. Creates only: no frame. */
+static void test_draw_form_auto(void **state)
+{
+    (void)state;
+    ds_mesh small, large;
+    assert_int_equal(ds_scene_build("gyroid", 3000, &small), DS_OK);
+    assert_int_equal(ds_scene_build("gyroid", 260000, &large), DS_OK);
+    assert_true(small.triangle_count < DS_RENDERER_PULL_TILED_MIN_TRIANGLES);
+    assert_true(large.triangle_count >= DS_RENDERER_PULL_TILED_MIN_TRIANGLES &&
+                large.triangle_count < DS_RENDERER_PULL_MIN_TRIANGLES);
+    const struct {
+        const ds_mesh *mesh;
+        ds_tiles_mode tiles;
+        ds_draw_form asked, expected;
+    } cases[] = {
+        {&small, DS_TILES_ON, DS_DRAW_AUTO, DS_DRAW_INDEXED},
+        {&large, DS_TILES_ON, DS_DRAW_AUTO, DS_DRAW_PULL},
+        {&large, DS_TILES_OFF, DS_DRAW_AUTO, DS_DRAW_INDEXED},
+        {&large, DS_TILES_ON, DS_DRAW_INDEXED, DS_DRAW_INDEXED},
+        {&small, DS_TILES_OFF, DS_DRAW_PULL, DS_DRAW_PULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ds_renderer_desc desc = verified_desc(cases[i].mesh);
+        desc.tiles = cases[i].tiles;
+        desc.draw_form = cases[i].asked;
+        ds_renderer *renderer = NULL;
+        assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
+        assert_int_equal(ds_renderer_draw_form(renderer), cases[i].expected);
+        ds_renderer_destroy(renderer);
+    }
+    ds_mesh_free(&small);
+    ds_mesh_free(&large);
 }
 
 static void test_points_sorted(void **state)
@@ -1430,6 +1466,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layers_sorted_and_unsorted),
         cmocka_unit_test(test_draw_forms_agree),
+        cmocka_unit_test(test_draw_form_auto),
         cmocka_unit_test(test_cull_conservative),
         cmocka_unit_test(test_tiles_conservative),
         cmocka_unit_test(test_tiles_binning),

@@ -510,11 +510,12 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
         status = ds_fail(DS_ERR_INVALID_ARG, "render: bad draw form %d", (int)desc->draw_form);
         goto fail;
     }
-    /* AUTO pulls when the frames start binned by screen tile, or for a
-     * large mesh (renderer.h). */
+    /* AUTO: pull from one size when the frames start binned by screen
+     * tile, from a larger one when not (renderer.h). */
     renderer->pull = t > 0 && desc->draw_form != DS_DRAW_INDEXED &&
-                     (desc->draw_form == DS_DRAW_PULL || renderer->tiles_on ||
-                      t >= DS_RENDERER_PULL_MIN_TRIANGLES) &&
+                     (desc->draw_form == DS_DRAW_PULL ||
+                      t >= (renderer->tiles_on ? DS_RENDERER_PULL_TILED_MIN_TRIANGLES
+                                               : DS_RENDERER_PULL_MIN_TRIANGLES)) &&
                      pull_supported(mesh);
     /* Each element buffer: the list, then the draw commands. */
     size_t list = 3 * t > mesh->vertex_count ? 3 * t : mesh->vertex_count;

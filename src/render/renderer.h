@@ -73,16 +73,18 @@ extern "C" {
 #define DS_RENDERER_OWN_FRAMEBUFFER 0xFFFFFFFFu
 
 /* How triangles are drawn in sorted order; both give the same image.
- * DS_DRAW_AUTO pulls when the renderer starts with screen tiles on (the
- * default on a GPU), and otherwise from DS_RENDERER_PULL_MIN_TRIANGLES
- * triangles on. Drawn tile by tile, pulled triangles draw faster at every
- * size measured, and their binning moves one word an entry instead of
- * three; drawn as one list, a mesh of about a million triangles draws
- * faster indexed, where the post-transform cache still finds the fans
- * that share a farthest vertex, and a mesh of ten million faster pulled
- * (docs/performance.md). Unsorted frames draw indexed in mesh order in
- * either form. Pull needs four shader storage blocks in the vertex stage
- * within the block size limit; without them every form draws indexed. */
+ * DS_DRAW_AUTO pulls from DS_RENDERER_PULL_TILED_MIN_TRIANGLES triangles
+ * on when the renderer starts with screen tiles on (the default on a
+ * GPU), else from DS_RENDERER_PULL_MIN_TRIANGLES on, and draws smaller
+ * meshes indexed. Drawn tile by tile on the H100, pulled triangles drew
+ * 8-15 % faster from 300k triangles up and their binning moves one word
+ * an entry instead of three, while up to 200k the indexed draw, whose
+ * post-transform cache finds the fans that share a farthest vertex, was
+ * as fast or up to 3.5 % faster; drawn as one list a mesh of ten million
+ * draws faster pulled and saves the scatter (docs/performance.md).
+ * Unsorted frames draw indexed in mesh order in either form. Pull needs
+ * four shader storage blocks in the vertex stage within the block size
+ * limit; without them every form draws indexed. */
 typedef enum ds_draw_form {
     DS_DRAW_AUTO = 0,
     DS_DRAW_PULL,    /* glDrawArrays; mesh_pull.vert.glsl reads the sorted
@@ -92,6 +94,8 @@ typedef enum ds_draw_form {
 } ds_draw_form;
 #define DS_RENDERER_PULL_MIN_TRIANGLES 3000000 /* untiled: between the two
                                   measured sizes (geometric middle, rounded) */
+#define DS_RENDERER_PULL_TILED_MIN_TRIANGLES 250000 /* tiled: between the
+                                  200k and 300k measured (middle, rounded) */
 
 /* DS_STAGES_AUTO takes the GL stages up to this many sorted primitives
  * and the CUDA path above: the GL stages save the GPU's two context
