@@ -18,6 +18,7 @@
 
 #include "cuda_check.h"
 #include "distance_math.h"
+#include "launch_bounds.cuh"
 #include "warp_reduce.cuh"
 
 /* ---- tuning --------------------------------------------------------------- */
@@ -30,7 +31,8 @@
  * the fastest of 2 to 128 in a sweep). */
 #define KEYS_BLOCKS_PER_SM 32
 /* The keys pass's registers: 6 blocks an SM (40 registers) keep more
- * gathers in flight than the 55 it takes unbounded (docs/performance.md). */
+ * gathers in flight than the 55 it takes unbounded (docs/performance.md);
+ * sm_75, which holds 4, gets no minimum (DS_MIN_BLOCKS). */
 #define KEYS_MIN_BLOCKS 6
 
 static unsigned grid_for(size_t count)
@@ -80,7 +82,7 @@ __global__ void k_distance_point_keys(const float *__restrict__ positions,
  * no loop, which is faster. With TILED, also the triangle's tiles (none
  * when culled: it sorts after the visible ones, which alone are binned). */
 template <bool CULL, bool TILED>
-__global__ void __launch_bounds__(BLOCK_THREADS, KEYS_MIN_BLOCKS) k_distance_triangle_keys(const uint32_t *__restrict__ indices,
+__global__ void __launch_bounds__(BLOCK_THREADS, DS_MIN_BLOCKS(BLOCK_THREADS, KEYS_MIN_BLOCKS)) k_distance_triangle_keys(const uint32_t *__restrict__ indices,
                                          size_t triangle_count,
                                          const float *__restrict__ positions,
                                          float ex, float ey, float ez,
