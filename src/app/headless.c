@@ -290,9 +290,16 @@ static void print_table(const algo_run *runs, int run_count, const run_setup *se
             printf(", keys sorted on %d to %d bits", run->bits_least, run->bits_most);
         printf("\n");
         printf("  %-10s %10s %10s %10s\n", "stage (ms)", "median", "p95", "min");
-        for (int s = 0; s < STAGE_COUNT; s++)
-            printf("  %-10s %10.4f %10.4f %10.4f\n", stage_names[s], run->median[s],
-                   run->p95[s], run->min[s]);
+        for (int s = 0; s < STAGE_COUNT; s++) {
+            /* None in any frame: a stage that did not run, or no hand-over
+             * (renderer.h: they read 0). */
+            if (run->median[s] == 0.0f && run->p95[s] == 0.0f && run->min[s] == 0.0f)
+                printf("  %-10s %10s %10s %10s   (none)\n", stage_names[s], "-", "-",
+                       "-");
+            else
+                printf("  %-10s %10.4f %10.4f %10.4f\n", stage_names[s], run->median[s],
+                       run->p95[s], run->min[s]);
+        }
         float pipeline = run->median[STAGE_DISTANCES] + run->median[STAGE_KEYS] +
                          run->median[STAGE_SHUFFLE] + run->median[STAGE_SORT] +
                          run->median[STAGE_SCATTER];

@@ -136,6 +136,8 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     ds_render_plan(renderer, camera, framebuffer, &plan);
     record->culled = plan.cull;
     record->drawn = (uint32_t)plan.count;
+    record->points = plan.points;
+    record->shuffled = plan.shuffle;
     record->sorted_bits = !plan.sorting || renderer->technique != DS_TECHNIQUE_SORTED ? 0
                           : renderer->key_bits != 32 ? renderer->key_bits
                                                      : ds_key_narrow_bits(plan.narrow);

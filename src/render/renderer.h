@@ -241,12 +241,14 @@ typedef struct ds_abuffer_info {
 #define DS_ABUFFER_SORTED_FRAGMENTS 32
 
 /* GPU times of one completed frame, milliseconds. Stages that did not run
- * (shuffle off, keys in points mode, interop on the CPU path) are 0. On the
- * CPU path the sort stage is host wall time. */
+ * (shuffle off, distances in triangles mode and keys in points mode on the
+ * GPU, interop on the CPU path) are 0. On the CPU path the stages are host
+ * wall times. */
 typedef struct ds_frame_timings {
     uint64_t frame;       /* 0-based frame number since create */
     float distances_ms;   /* points mode: the per-vertex key kernel; on the
-                             CPU path, the per-vertex distances */
+                             CPU path, the per-vertex distances (both
+                             modes); 0 for triangles on the GPU */
     float keys_ms;        /* per-triangle key kernel (triangles mode) */
     float shuffle_ms;     /* optional shuffle before the sort */
     float sort_ms;        /* the sort itself (without the shuffle) */

@@ -105,6 +105,9 @@ typedef struct frame_record {
     int culled;          /* drawn by the indirect command of the visible */
     uint32_t drawn;      /* CPU path, or no culling: the count drawn */
     int sorted_bits;     /* the key bits the sort compared; 0 unsorted */
+    int points;          /* points mode: the distances stage ran, the
+                            keys stage did not (triangles: the other way) */
+    int shuffled;        /* the shuffle ran */
 } frame_record;
 
 /* The order-independent techniques' GL objects (oit.c), each made on the

@@ -108,6 +108,17 @@ int ds_render_collect_timings(ds_renderer *renderer, int wait)
         t.scatter_ms = event_ms(record, EV_SORT, EV_SCATTER);
         stages_ms = event_ms(record, EV_START, EV_SCATTER);
     }
+    /* On the GPU a stage that did not run still spans its two marks (a
+     * microsecond or two); it reads 0, as renderer.h says. The CPU path
+     * runs distances and keys in both modes, its shuffle inside the sort. */
+    if (record->gl || cuda) {
+        if (record->points)
+            t.keys_ms = 0.0f;
+        else
+            t.distances_ms = 0.0f;
+        if (!record->shuffled)
+            t.shuffle_ms = 0.0f;
+    }
     t.interop_ms = record->host_interop_ms;
     if (record->gl)
         t.drawn = ds_render_gl_stages_drawn(renderer, record);
