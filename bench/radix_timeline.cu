@@ -84,6 +84,19 @@ static float floor_us(unsigned blocks, size_t smem_bytes, int barriers, int runs
     cudaFuncSetAttribute(k_floor, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_bytes);
     cudaFuncSetAttribute(k_floor_plain, cudaFuncAttributeMaxDynamicSharedMemorySize,
                          (int)smem_bytes);
+    if (plain && barriers > 0) {
+        /* The counter barrier would wait forever for blocks that cannot
+         * run beside the others. */
+        int per_sm = 0, sms = 0, device = 0;
+        cudaGetDevice(&device);
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_floor_plain, kSmallThreads,
+                                                          smem_bytes) != cudaSuccess ||
+            (unsigned)(per_sm * sms) < blocks) {
+            fprintf(stderr, "radix_timeline: %u blocks do not all fit at once\n", blocks);
+            return -1.0f;
+        }
+    }
     cudaEvent_t start, stop;
     cudaEventCreate(&start);
     cudaEventCreate(&stop);
@@ -95,8 +108,9 @@ static float floor_us(unsigned blocks, size_t smem_bytes, int barriers, int runs
         if (plain) {
             k_floor_plain<<<blocks, kSmallThreads, smem_bytes>>>(barriers, g_arrived,
                                                                   g_arrived_total);
-            g_arrived_total += (unsigned long long)barriers * blocks;
             e = cudaGetLastError();
+            if (e == cudaSuccess) /* a launch that failed added nothing */
+                g_arrived_total += (unsigned long long)barriers * blocks;
         } else {
             e = cudaLaunchCooperativeKernel((const void *)k_floor, dim3(blocks),
                                             dim3(kSmallThreads), args, smem_bytes, 0);

@@ -639,7 +639,10 @@ int ds_headless_run(const ds_options *opts)
         .gpu = ds_renderer_gpu_name(renderer), .driver = driver, .label = label,
         .timestamp = timestamp, .camera = camera_line, .mesh = &mesh, .elements = elements,
         .primitive = primitive, .interop = interop,
-        .draw = points ? "points" : ds_renderer_draw_form(renderer) == DS_DRAW_PULL ? "pull" : "indexed",
+        /* Unsorted frames draw indexed in either form (renderer.h). */
+        .draw = points                                                          ? "points"
+                : sorting && ds_renderer_draw_form(renderer) == DS_DRAW_PULL ? "pull"
+                                                                               : "indexed",
         .key = points ? "vertex" : (unsigned)key < DS_TRIANGLE_KEY_COUNT ? key_names[key] : "unknown",
         .color = ds_color_mode_name(ds_renderer_color_mode(renderer)),
         .opacity = ds_opacity_mode_name(ds_renderer_opacity_mode(renderer)),

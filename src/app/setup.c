@@ -212,6 +212,8 @@ void ds_app_warn_ignored(const ds_options *opts, const ds_mesh *mesh, const ds_r
             ds_warn("--key %s: nothing is sorted with --no-sort", key_names[opts->triangle_key]);
         if (opts->key_bits && opts->key_bits != 32)
             ds_warn("--key-bits %d: nothing is sorted with --no-sort", opts->key_bits);
+        if (!points && opts->draw_form == DS_DRAW_PULL)
+            ds_warn("--draw pull: unsorted frames draw indexed in mesh order");
     }
     if (opts->cull == DS_CULL_ON && !ds_renderer_culling(renderer))
         ds_warn("--cull on: culling needs triangles, sorting and one sample per pixel; it is off in "

@@ -81,8 +81,10 @@ extern "C" {
  * an entry instead of three, while up to 200k the indexed draw, whose
  * post-transform cache finds the fans that share a farthest vertex, was
  * as fast or up to 3.5 % faster; drawn as one list a mesh of ten million
- * draws faster pulled and saves the scatter (docs/performance.md).
- * Unsorted frames draw indexed in mesh order in either form. Pull needs
+ * draws faster pulled and saves the scatter (docs/performance.md); on
+ * llvmpipe, which starts untiled, pulling draws about twice as slowly.
+ * The form is chosen at create. Unsorted frames draw indexed in mesh
+ * order in either form. Pull needs
  * four shader storage blocks in the vertex stage within the block size
  * limit; without them every form draws indexed. */
 typedef enum ds_draw_form {
@@ -92,8 +94,8 @@ typedef enum ds_draw_form {
     DS_DRAW_INDEXED  /* scatter of the sorted triangles' indices into the
                         element buffer, glDrawElements */
 } ds_draw_form;
-#define DS_RENDERER_PULL_MIN_TRIANGLES 3000000 /* untiled: between the two
-                                  measured sizes (geometric middle, rounded) */
+#define DS_RENDERER_PULL_MIN_TRIANGLES 3000000 /* untiled (llvmpipe, --tiles
+                                  off): set between two sizes before tiles */
 #define DS_RENDERER_PULL_TILED_MIN_TRIANGLES 250000 /* tiled: between the
                                   200k and 300k measured (middle, rounded) */
 
