@@ -243,8 +243,8 @@ typedef struct ds_abuffer_info {
 #define DS_ABUFFER_SORTED_FRAGMENTS 32
 
 /* GPU times of one completed frame, milliseconds. Stages that did not run
- * (shuffle off, distances in triangles mode and keys in points mode on the
- * GPU, interop on the CPU path) are 0. On the CPU path the stages are host
+ * (the sort of an unsorted frame, shuffle off, distances in triangles mode
+ * and keys in points mode on the GPU, interop on the CPU path) are 0. On the CPU path the stages are host
  * wall times. */
 typedef struct ds_frame_timings {
     uint64_t frame;       /* 0-based frame number since create */

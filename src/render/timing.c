@@ -110,7 +110,10 @@ int ds_render_collect_timings(ds_renderer *renderer, int wait)
     }
     /* On the GPU a stage that did not run still spans its two marks (a
      * microsecond or two); it reads 0, as renderer.h says. The CPU path
-     * runs distances and keys in both modes, its shuffle inside the sort. */
+     * runs distances and keys in both modes, its shuffle inside the sort.
+     * An unsorted frame (sorted_bits 0) sorts nothing on any path. */
+    if (!record->sorted_bits)
+        t.sort_ms = 0.0f;
     if (record->gl || cuda) {
         if (record->points)
             t.keys_ms = 0.0f;
