@@ -1363,7 +1363,9 @@ static void draw_stats(viewer *v, int scale)
             add_line(&p, text_color, "%s", names[i]);
             text_line *line = &p.lines[p.count - 1];
             line->indent = STAGE_INDENT;
-            if (v->history_count > 0)
+            /* '-' before any frame, and for a stage that ran in none of
+             * them (renderer.h: it reads 0), as the headless table. */
+            if (v->history_count > 0 && values[i] != 0.0f)
                 snprintf(line->value, sizeof line->value, "%8.3f", (double)values[i]);
             else
                 snprintf(line->value, sizeof line->value, "%8s", "-");
