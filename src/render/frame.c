@@ -142,6 +142,7 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
                           : renderer->key_bits != 32 ? renderer->key_bits
                                                      : ds_key_narrow_bits(plan.narrow);
     record->gl = 0;
+    record->oit = 0;
     /* The stages set it; the GL stages have no interop, and the hand-back
      * fence after the draw adds to it. */
     record->host_interop_ms = 0.0f;
@@ -150,11 +151,10 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     renderer->last_output = output ? output : DS_RENDERER_OWN_FRAMEBUFFER;
 
     if (renderer->technique != DS_TECHNIQUE_SORTED) {
-        /* Order-independent: no sort stage runs. Their times read 0: the
-         * events are recorded back to back (the CPU path's are zeroed). */
+        /* Order-independent: no stage runs, and the frame leaves CUDA
+         * alone (timing.c reads its stages as 0). */
         memset(record->host_stage_ms, 0, sizeof record->host_stage_ms);
-        for (int e = 0; !renderer->cpu_path && e < EV_COUNT; e++)
-            DS_CUDA_TRY("render", cudaEventRecord(record->events[e], renderer->stream));
+        record->oit = 1;
         glQueryCounter(record->begin_query, GL_TIMESTAMP);
         if ((status = ds_render_oit_frame(renderer, &plan, record)))
             return status;

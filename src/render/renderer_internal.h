@@ -108,6 +108,8 @@ typedef struct frame_record {
     int points;          /* points mode: the distances stage ran, the
                             keys stage did not (triangles: the other way) */
     int shuffled;        /* the shuffle ran */
+    int oit;             /* an order-independent technique's frame: no
+                            stage ran, no CUDA event was recorded */
 } frame_record;
 
 /* The order-independent techniques' GL objects (oit.c), each made on the

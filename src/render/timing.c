@@ -73,7 +73,8 @@ int ds_render_collect_timings(ds_renderer *renderer, int wait)
     frame_record *record = &renderer->records[renderer->next_collect % TIMING_RING];
     if (!record->pending || record->frame != renderer->next_collect)
         return 0;
-    int cuda = !record->gl && !renderer->cpu_path; /* the stages ran in CUDA */
+    /* The stages ran in CUDA (an order-independent frame ran none). */
+    int cuda = !record->gl && !record->oit && !renderer->cpu_path;
     if (!wait) {
         if (!query_available(record->end_query))
             return 0;
@@ -97,7 +98,7 @@ int ds_render_collect_timings(ds_renderer *renderer, int wait)
         t.keys_ms = record->host_stage_ms[EV_KEYS];
         t.sort_ms = record->host_stage_ms[EV_SORT];
         t.scatter_ms = record->host_stage_ms[EV_SCATTER];
-    } else {
+    } else if (cuda) {
         /* The frame's last event: its stages are done, and the pinned
          * visible count copied before it has landed. */
         cudaEventSynchronize(record->events[EV_SCATTER]);
@@ -135,7 +136,7 @@ int ds_render_collect_timings(ds_renderer *renderer, int wait)
         t.frame_ms = span_ms(renderer->last_end_timestamp, end_ns);
     /* The hand-over (see the top of the file): only where the GPU ran
      * the stages; the CPU path's ran on the host. */
-    if (renderer->have_last_end && (cuda || record->gl)) {
+    if (renderer->have_last_end && (cuda || record->gl || (record->oit && !renderer->cpu_path))) {
         float between_ms = span_ms(renderer->last_end_timestamp, query_ns(record->begin_query));
         t.handover_ms = between_ms > stages_ms ? between_ms - stages_ms : 0.0f;
     }
