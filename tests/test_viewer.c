@@ -332,16 +332,22 @@ static int write_script(const char *path)
 static int run_depthsort(const char *args, const char *script_path, const char *name, char *log,
                          size_t log_capacity)
 {
-    char log_path[300], command[4096];
+    char log_path[300], code_path[300], command[4096];
     snprintf(log_path, sizeof log_path, "%s/%s.log", work_dir, name);
+    snprintf(code_path, sizeof code_path, "%s/%s.code", work_dir, name);
+    remove(code_path);
     /* LeakSanitizer is off for the viewer process only: Mesa's driver is
      * unloaded (dlclose) before the leak check, so its one-time allocations
      * cannot be told from ours or suppressed by name. AddressSanitizer
-     * and UBSan stay on. `timeout` ends the run if Esc does not. */
+     * and UBSan stay on. `timeout` ends the run if Esc does not. The
+     * viewer's own exit status goes to NAME.code: xvfb-run returns its own
+     * (5) when it fails to clean up its temporary directory afterwards. */
     snprintf(command, sizeof command,
              "cd '%s' && ASAN_OPTIONS=detect_leaks=0 timeout 120 xvfb-run -a -s '-screen 0 %dx%dx24' "
+             "sh -c '\"$0\" \"$@\"; echo $? > \"%s\"' "
              "'%s' %s --no-vsync --script '%s' > '%s' 2>&1",
-             work_dir, SCREEN_WIDTH, SCREEN_HEIGHT, DS_DEPTHSORT, args, script_path, log_path);
+             work_dir, SCREEN_WIDTH, SCREEN_HEIGHT, code_path, DS_DEPTHSORT, args, script_path,
+             log_path);
     int status = system(command);
     FILE *file = fopen(log_path, "r");
     size_t length = file ? fread(log, 1, log_capacity - 1, file) : 0;
@@ -349,6 +355,15 @@ static int run_depthsort(const char *args, const char *script_path, const char *
     if (file)
         fclose(file);
     fprintf(stderr, "viewer log (%s):\n%s", name, log);
+    int code = -1;
+    file = fopen(code_path, "r");
+    if (file) {
+        if (fscanf(file, "%d", &code) != 1)
+            code = -1;
+        fclose(file);
+        return code;
+    }
+    /* No code: the run never ended on its own (timeout) or never began. */
     return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
