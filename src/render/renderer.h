@@ -76,17 +76,15 @@ extern "C" {
  * DS_DRAW_AUTO pulls from DS_RENDERER_PULL_TILED_MIN_TRIANGLES triangles
  * on when the renderer starts with screen tiles on (the default on a
  * GPU), else from DS_RENDERER_PULL_MIN_TRIANGLES on, and draws smaller
- * meshes indexed. Drawn tile by tile on the H100, pulled triangles drew
- * 8-15 % faster from 300k triangles up and their binning moves one word
- * an entry instead of three, while up to 200k the indexed draw, whose
- * post-transform cache finds the fans that share a farthest vertex, was
- * as fast or up to 3.5 % faster; drawn as one list a mesh of ten million
- * draws faster pulled and saves the scatter (docs/performance.md); on
- * llvmpipe, which starts untiled, pulling draws about twice as slowly.
- * The form is chosen at create. Unsorted frames draw indexed in mesh
- * order in either form. Pull needs
- * four shader storage blocks in the vertex stage within the block size
- * limit; without them every form draws indexed. */
+ * meshes indexed. Drawn tile by tile, a large mesh draws faster pulled
+ * and its binning moves one word an entry instead of three; a small one
+ * draws as fast or faster indexed, whose post-transform cache finds the
+ * fans that share a farthest vertex. Drawn as one list, only very large
+ * meshes gain from pulling, and on a CPU rasteriser (which starts
+ * untiled) pulling is the slower form (docs/performance.md). The form is
+ * chosen at create. Unsorted frames draw indexed in mesh order in either
+ * form. Pull needs four shader storage blocks in the vertex stage within
+ * the block size limit; without them every form draws indexed. */
 typedef enum ds_draw_form {
     DS_DRAW_AUTO = 0,
     DS_DRAW_PULL,    /* glDrawArrays; mesh_pull.vert.glsl reads the sorted
