@@ -82,7 +82,8 @@ __global__ void k_distance_point_keys(const float *__restrict__ positions,
  * no loop, which is faster. With TILED, also the triangle's tiles (none
  * when culled: it sorts after the visible ones, which alone are binned). */
 template <bool CULL, bool TILED>
-__global__ void __launch_bounds__(BLOCK_THREADS, DS_MIN_BLOCKS(BLOCK_THREADS, KEYS_MIN_BLOCKS)) k_distance_triangle_keys(const uint32_t *__restrict__ indices,
+__global__ void __launch_bounds__(BLOCK_THREADS, DS_MIN_BLOCKS(BLOCK_THREADS, KEYS_MIN_BLOCKS))
+    k_distance_triangle_keys(const uint32_t *__restrict__ indices,
                                          size_t triangle_count,
                                          const float *__restrict__ positions,
                                          float ex, float ey, float ez,

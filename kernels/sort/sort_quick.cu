@@ -1522,7 +1522,8 @@ __device__ void run_task(const quick_args &q, const quick_task task)
  * iterations. Does nothing while phase one is not finished (a later
  * launch, queued after more iterations, does the work). */
 template <int T>
-__global__ void __launch_bounds__(T, DS_MIN_BLOCKS(T, QUICK_TASK_THREADS_PER_SM / T)) k_quick_tasks(quick_args q)
+__global__ void __launch_bounds__(T, DS_MIN_BLOCKS(T, QUICK_TASK_THREADS_PER_SM / T))
+    k_quick_tasks(quick_args q)
 {
     __shared__ uint32_t s_next;
     TRACE_ARRIVE

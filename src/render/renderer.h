@@ -242,8 +242,8 @@ typedef struct ds_abuffer_info {
 
 /* GPU times of one completed frame, milliseconds. Stages that did not run
  * (the sort of an unsorted frame, shuffle off, distances in triangles mode
- * and keys in points mode on the GPU, interop on the CPU path) are 0. On the CPU path the stages are host
- * wall times. */
+ * and keys in points mode on the GPU, interop on the CPU path) are 0. On
+ * the CPU path the stages are host wall times. */
 typedef struct ds_frame_timings {
     uint64_t frame;       /* 0-based frame number since create */
     float distances_ms;   /* points mode: the per-vertex key kernel; on the
