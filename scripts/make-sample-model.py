@@ -8,7 +8,8 @@ reduces it by vertex clustering (Rossignac & Borrel, "Multi-resolution 3D
 approximations for rendering complex scenes", 1993): the bounding box is cut
 into cubic cells, every vertex moves to the mean of its cell's vertices,
 triangles whose corners fall into fewer than three cells are dropped, and so
-are repeated triangles. Writes binary little-endian PLY with float x y z and
+are repeated triangles and both sides of a fold (a triangle kept with its
+reverse). Writes binary little-endian PLY with float x y z and
 `list uchar uint vertex_indices`. Python's standard library only.
 """
 import struct
@@ -54,6 +55,11 @@ def read_ascii_ply(path):
     return vertices, faces
 
 
+def rotation_min(t):
+    """The triangle's smallest rotation: one name for its three rotations."""
+    return min((t[0], t[1], t[2]), (t[1], t[2], t[0]), (t[2], t[0], t[1]))
+
+
 def cluster(vertices, faces, cells_across):
     lo = [min(v[a] for v in vertices) for a in range(3)]
     hi = [max(v[a] for v in vertices) for a in range(3)]
@@ -79,11 +85,15 @@ def cluster(vertices, faces, cells_across):
         t = (vertex_cell[a], vertex_cell[b], vertex_cell[c])
         if len(set(t)) < 3:
             continue
-        canonical = min((t[0], t[1], t[2]), (t[1], t[2], t[0]), (t[2], t[0], t[1]))
+        canonical = rotation_min(t)
         if canonical in seen:
             continue
         seen.add(canonical)
         kept.append(t)
+    # A triangle kept with its reverse is a fold the clustering flattened
+    # to zero volume: its two sides would blend twice at one place, and
+    # their normals cancel at its corners. Both sides go.
+    kept = [t for t in kept if rotation_min((t[0], t[2], t[1])) not in seen]
     # Keep only the cells a triangle uses, renumbered in first-use order.
     renumber = {}
     out_faces = []
