@@ -92,7 +92,7 @@ static int bench_file(const char *path, int repeats)
     ds_mesh mesh;
     for (int r = 0; r < repeats; r++) {
         double t0 = now_seconds();
-        ds_status status = is_ply ? ds_parse_ply(data, size, path, &mesh) : ds_parse_obj(data, size, path, &mesh);
+        ds_status status = is_ply ? ds_parse_ply(data, size, path, NULL, &mesh) : ds_parse_obj(data, size, path, NULL, &mesh);
         double t1 = now_seconds();
         if (status != DS_OK)
             return 1;

@@ -6,7 +6,9 @@
  * so far, and a face may only refer to vertices defined before it. Polygons
  * are fan-triangulated from their first corner. Every other statement (vt,
  * o, g, s, usemtl, mtllib, l, p, ...) and `#` comments are ignored; CRLF
- * line ends are accepted.
+ * line ends are accepted, and so is a leading UTF-8 byte order mark. A
+ * control character other than white space is binary, not text: the file
+ * is refused at its first one.
  *
  * Normals: OBJ attaches normals to face corners, the mesh to vertices. The
  * file's normals are used only when every face corner names one and every
@@ -242,13 +244,27 @@ static size_t resolve_index(int64_t index, size_t defined)
     return SIZE_MAX;
 }
 
-static ds_status bad_index(const obj_parser *ps, int64_t index, size_t defined, const char *what)
+/* `text` is where the index starts in the file: the message quotes its
+ * digits as written, since parse_int saturates a 23-digit index. */
+static ds_status bad_index(const obj_parser *ps, int64_t index, const char *text, size_t defined,
+                           const char *what)
 {
     if (index == 0)
         return ds_fail(DS_ERR_PARSE, "%s: line %zu: face uses %s index 0 (OBJ indices start at 1)",
                        ps->name, ps->line, what);
-    return ds_fail(DS_ERR_PARSE, "%s: line %zu: face refers to %s %lld but only %zu are defined so far",
-                   ps->name, ps->line, what, (long long)index, defined);
+    char digits[32];
+    size_t n = 0;
+    if (text < ps->end && (*text == '-' || *text == '+'))
+        digits[n++] = *text++;
+    while (text < ps->end && is_digit(*text) && n + 4 < sizeof digits)
+        digits[n++] = *text++;
+    if (text < ps->end && is_digit(*text)) {
+        memcpy(digits + n, "...", 3);
+        n += 3;
+    }
+    digits[n] = '\0';
+    return ds_fail(DS_ERR_PARSE, "%s: line %zu: face refers to %s %s but only %zu are defined so far",
+                   ps->name, ps->line, what, digits, defined);
 }
 
 /* Records that vertex v is used with file normal n (or none when n is
@@ -282,6 +298,7 @@ static ds_status parse_face(obj_parser *ps)
             break;
         const char *token = ps->p;
         int64_t v = 0, vn = 0;
+        const char *vn_text = NULL;
         bool has_vn = false;
         const char *q = parse_int(token, ps->end, &v);
         if (!q)
@@ -295,7 +312,8 @@ static ds_status parse_face(obj_parser *ps)
                     return bad_number(ps, token, "face corner");
             }
             if (q < ps->end && *q == '/') {
-                q = parse_int(q + 1, ps->end, &vn);
+                vn_text = q + 1;
+                q = parse_int(vn_text, ps->end, &vn);
                 if (!q)
                     return bad_number(ps, token, "face corner");
                 has_vn = true;
@@ -307,12 +325,12 @@ static ds_status parse_face(obj_parser *ps)
 
         size_t vertex = resolve_index(v, ps->vertices_defined);
         if (vertex == SIZE_MAX)
-            return bad_index(ps, v, ps->vertices_defined, "vertex");
+            return bad_index(ps, v, token, ps->vertices_defined, "vertex");
         size_t normal = SIZE_MAX; /* the corner names no normal */
         if (has_vn) {
             normal = resolve_index(vn, ps->normals_defined);
             if (normal == SIZE_MAX)
-                return bad_index(ps, vn, ps->normals_defined, "normal");
+                return bad_index(ps, vn, vn_text, ps->normals_defined, "normal");
         }
         pair_normal(ps, vertex, normal);
 
@@ -378,13 +396,25 @@ static void finish_normals(float *normals, size_t count)
     }
 }
 
-ds_status ds_parse_obj(const void *data, size_t size, const char *name, ds_mesh *dest)
+ds_status ds_parse_obj(const void *data, size_t size, const char *name, const ds_load_budget *budget,
+                       ds_mesh *dest)
 {
     ds_status status = begin_parse("ds_parse_obj", data, size, &name, dest);
     if (status != DS_OK)
         return status;
 
     const char *text = data;
+    /* Exporters on Windows may start the text with a UTF-8 byte order
+     * mark; left in place it would hide the first statement. */
+    if (starts_with_bom(text, size)) {
+        text += 3;
+        size -= 3;
+    }
+    /* Binary data is refused at its first byte, before it is counted. */
+    size_t bad = first_non_text_byte(text, size);
+    if (bad < size)
+        return ds_fail(DS_ERR_PARSE, "%s: byte %zu: 0x%02x cannot be text (a binary file, not an OBJ)",
+                       name, bad + (size_t)(text - (const char *)data), (unsigned char)text[bad]);
     obj_counts counts;
     count_statements(text, text + size, &counts);
     if (counts.vertices == 0)
@@ -393,6 +423,10 @@ ds_status ds_parse_obj(const void *data, size_t size, const char *name, ds_mesh 
         return ds_fail(DS_ERR_TOO_LARGE, "%s: %llu vertices and %llu triangles exceed the limit of %u",
                        name, (unsigned long long)counts.vertices,
                        (unsigned long long)counts.triangles, DS_MESH_MAX_ELEMENTS);
+    /* The file's normals are held beside the mesh until faces pair them. */
+    if ((status = ds_load_check_budget(budget, name, counts.vertices, counts.triangles,
+                                       counts.normals * 3 * sizeof(float))))
+        return status;
 
     obj_parser ps = {
         .name = name,

@@ -47,7 +47,7 @@
  * its end in search of a newline. Real headers take a few hundred bytes. */
 #define MAX_ELEMENTS 64
 #define MAX_PROPERTIES 512
-#define MAX_HEADER_BYTES (64 * 1024)
+#define MAX_HEADER_BYTES LOAD_HEADER_BYTES
 
 /* Minimum bytes an ascii value takes: one character and a separator. */
 #define ASCII_MIN_VALUE_BYTES 2
@@ -147,6 +147,8 @@ typedef struct ply_parser {
     bool swap;   /* binary: file byte order differs from the host's */
     ply_header *header;
     ds_mesh *mesh;
+    const ds_load_budget *budget;
+    uint64_t header_triangles; /* the face count, checked against the budget */
     size_t triangle_capacity;
     /* The last position or normal value that was finite but beyond float's
      * range; it narrows to infinity, so it is only read when the vertex that
@@ -306,6 +308,11 @@ static ds_status parse_header(ply_parser *ps)
     size_t size = (size_t)(end - s);
     size_t line = 1;
     bool have_format = false, too_long = false;
+    if (starts_with_bom(s, size))
+        return ds_fail(DS_ERR_PARSE, "%s: line 1: not a PLY file: it starts with a UTF-8 byte order "
+                                     "mark (EF BB BF) before \"ply\"; the magic must be the first bytes "
+                                     "(save the file without the mark)",
+                       ps->name);
     if (size < 3 || memcmp(s, "ply", 3) != 0 ||
         (size > 3 && s[3] != '\n' && (s[3] != '\r' || (size > 4 && s[4] != '\n'))))
         return ds_fail(DS_ERR_PARSE, "%s: line 1: not a PLY file (the first line is not \"ply\")",
@@ -525,6 +532,14 @@ static ds_status reserve_triangles(ply_parser *ps, uint64_t extra, const char *w
         capacity = needed;
     if (capacity > DS_MESH_MAX_ELEMENTS)
         capacity = DS_MESH_MAX_ELEMENTS;
+    /* Face lists longer than triangles (a uchar list of 255 corners is 253
+     * triangles in 256 bytes) cost more than the header's face count said:
+     * the budget is asked again before every growth. */
+    if (needed > ps->header_triangles) {
+        ds_status status = ds_load_check_budget(ps->budget, ps->name, mesh->vertex_count, capacity, 0);
+        if (status != DS_OK)
+            return status;
+    }
     uint32_t *indices = realloc(mesh->indices, (size_t)capacity * 3 * sizeof *indices);
     if (!indices)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "%s: out of memory for %llu triangles", ps->name,
@@ -1116,7 +1131,8 @@ static bool host_is_big_endian(void)
     return first == 0;
 }
 
-ds_status ds_parse_ply(const void *data, size_t size, const char *name, ds_mesh *dest)
+ds_status ds_parse_ply(const void *data, size_t size, const char *name, const ds_load_budget *budget,
+                       ds_mesh *dest)
 {
     ds_status status = begin_parse("ds_parse_ply", data, size, &name, dest);
     if (status != DS_OK)
@@ -1133,12 +1149,15 @@ ds_status ds_parse_ply(const void *data, size_t size, const char *name, ds_mesh 
         .end = (const char *)data + size,
         .header = header,
         .mesh = dest,
+        .budget = budget,
     };
     size_t vertex_count = 0, face_count = 0;
     bool has_normals = false, has_colors = false, has_alpha = false;
     status = parse_header(&ps);
     if (status == DS_OK)
         status = resolve_header(&ps, &vertex_count, &face_count, &has_normals, &has_colors, &has_alpha);
+    if (status == DS_OK)
+        status = ds_load_check_budget(budget, name, vertex_count, face_count, 0);
     if (status != DS_OK)
         goto fail;
     ps.swap = header->format != FORMAT_ASCII &&
@@ -1156,6 +1175,7 @@ ds_status ds_parse_ply(const void *data, size_t size, const char *name, ds_mesh 
     }
     if (has_colors && !has_alpha)
         memset(dest->colors, 255, vertex_count * 4);
+    ps.header_triangles = face_count;
     if (face_count > 0) {
         status = reserve_triangles(&ps, face_count, "line", 1);
         if (status != DS_OK)
@@ -1192,5 +1212,33 @@ ds_status ds_parse_ply(const void *data, size_t size, const char *name, ds_mesh 
 fail:
     free(header);
     ds_mesh_free(dest);
+    return status;
+}
+
+ds_status ds_check_ply_header(const void *data, size_t file_size, const char *name,
+                              const ds_load_budget *budget)
+{
+    ply_header *header = malloc(sizeof *header);
+    if (!header)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "%s: out of memory for the PLY header", name);
+    memset(header, 0, offsetof(ply_header, elements));
+    /* `end` is where the file ends, not where the bytes read so far do:
+     * parse_header reads no further than MAX_HEADER_BYTES, which the
+     * caller has read, and resolve_header only measures the body. */
+    ply_parser ps = {
+        .name = name,
+        .data = data,
+        .p = data,
+        .end = (const char *)data + file_size,
+        .header = header,
+    };
+    size_t vertex_count = 0, face_count = 0;
+    bool has_normals = false, has_colors = false, has_alpha = false;
+    ds_status status = parse_header(&ps);
+    if (status == DS_OK)
+        status = resolve_header(&ps, &vertex_count, &face_count, &has_normals, &has_colors, &has_alpha);
+    if (status == DS_OK)
+        status = ds_load_check_budget(budget, name, vertex_count, face_count, 0);
+    free(header);
     return status;
 }
