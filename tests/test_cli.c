@@ -308,7 +308,8 @@ static void test_help(void **state)
             fail_msg("--help lacks '%s'", expected[i]);
 }
 
-/* --compare: `all` in registry order, a list in its own order; points
+/* --compare: `all` in the technique registry's order with the sorted
+ * draw's variants after "sorted", a list in its own order; points
  * keep `all` (the runner leaves the key-* items out) and the bits-*. */
 static void test_compare_lists(void **state)
 {
@@ -318,9 +319,12 @@ static void test_compare_lists(void **state)
     assert_int_equal(parse_capturing(all, &opts, 2).status, DS_OK);
     assert_string_equal(opts.compare, "all");
     assert_int_equal(opts.compare_all, 1);
+    static const char *const order[DS_COMPARE_ITEM_COUNT] = {
+        "unsorted", "sorted", "key-farthest", "key-mean", "key-centroid",
+        "bits-16", "bits-24", "wboit", "peel", "abuffer"};
     assert_int_equal(opts.compare_count, DS_COMPARE_ITEM_COUNT);
     for (int i = 0; i < DS_COMPARE_ITEM_COUNT; i++)
-        assert_int_equal(opts.compare_items[i], i);
+        assert_string_equal(ds_compare_item_name(opts.compare_items[i]), order[i]);
     assert_string_equal(opts.diff_dir, "heat");
     static const char *const list[] = {"--compare", "abuffer,bits-16,unsorted,key-centroid", NULL};
     assert_int_equal(parse_capturing(list, &opts, 2).status, DS_OK);

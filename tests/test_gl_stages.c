@@ -42,6 +42,7 @@
 
 #include "camera.h"
 #include "egl_context.h"
+#include "raster.h"
 #include "renderer_internal.h"
 #include "scene.h"
 #include "tiles.h"
@@ -183,7 +184,7 @@ static void run_config(const config *c)
         assert_int_equal(plan.narrow.top, 0);
     frame_record *record = &renderer->records[plan.frame % TIMING_RING];
     assert_int_equal(ds_render_gl_stages(renderer, &plan, record), DS_OK);
-    ds_render_draw(renderer, &plan, record);
+    ds_render_raster_draw(renderer, &plan, record);
     assert_int_equal(ds_renderer_read_pixels(renderer, gl_image), DS_OK);
 
     float *keys = malloc((n + 1) * sizeof(float));

@@ -133,13 +133,58 @@ static const char *const cull_names[] = {"auto", "on", "off"}; /* ds_cull_mode o
 static const char *const primitive_names[] = {"triangles", "points"};
 static const char *const draw_names[] = {"auto", "pull", "indexed"};
 static const char *const overlay_names[] = {"auto", "full", "compact", "off"}; /* ds_overlay_start order */
-static const char *const compare_names[DS_COMPARE_ITEM_COUNT] = {
-    "unsorted", "sorted", "key-farthest", "key-mean", "key-centroid",
-    "bits-16", "bits-24", "wboit", "peel", "abuffer"};
+static const char *const compare_variants[DS_COMPARE_VARIANT_COUNT][2] = {
+#define DS_COMPARE_VARIANT(ID, name, summary) [DS_COMPARE_VARIANT_##ID] = {name, summary},
+    DS_COMPARE_VARIANTS(DS_COMPARE_VARIANT)
+#undef DS_COMPARE_VARIANT
+};
 
 const char *ds_compare_item_name(ds_compare_item item)
 {
-    return (unsigned)item < DS_COMPARE_ITEM_COUNT ? compare_names[item] : "unknown";
+    if ((unsigned)item < DS_TECHNIQUE_COUNT)
+        return ds_technique_name((ds_technique)item);
+    if ((unsigned)item < DS_COMPARE_ITEM_COUNT)
+        return compare_variants[item - DS_TECHNIQUE_COUNT][0];
+    return "unknown";
+}
+
+const char *ds_compare_item_summary(ds_compare_item item)
+{
+    if ((unsigned)item < DS_TECHNIQUE_COUNT)
+        return ds_technique_summary((ds_technique)item);
+    if ((unsigned)item < DS_COMPARE_ITEM_COUNT)
+        return compare_variants[item - DS_TECHNIQUE_COUNT][1];
+    return "unknown";
+}
+
+ds_technique ds_compare_item_technique(ds_compare_item item)
+{
+    return (unsigned)item < DS_TECHNIQUE_COUNT ? (ds_technique)item : DS_TECHNIQUE_SORTED;
+}
+
+int ds_compare_all(ds_compare_item dest[DS_COMPARE_ITEM_COUNT])
+{
+    int count = 0;
+    for (int t = 0; t < DS_TECHNIQUE_COUNT; t++) {
+        dest[count++] = (ds_compare_item)t;
+        if (t == DS_TECHNIQUE_SORTED)
+            for (int v = 0; v < DS_COMPARE_VARIANT_COUNT; v++)
+                dest[count++] = (ds_compare_item)(DS_TECHNIQUE_COUNT + v);
+    }
+    return count;
+}
+
+/* The names of every item in `all`'s order, joined by ", ". */
+static void compare_names_list(char *dest, size_t capacity)
+{
+    ds_compare_item all[DS_COMPARE_ITEM_COUNT];
+    int count = ds_compare_all(all);
+    dest[0] = 0;
+    for (int i = 0; i < count; i++) {
+        size_t used = strlen(dest);
+        snprintf(dest + used, capacity - used, "%s%s", i ? ", " : "",
+                 ds_compare_item_name(all[i]));
+    }
 }
 
 int ds_compare_item_needs_triangles(ds_compare_item item)
@@ -247,10 +292,9 @@ void ds_cli_usage(void *stream)
             "Transparency comparison (headless; docs/transparency.md):\n"
             "  --compare LIST        each technique's image error against the exact\n"
             "                        reference (A-buffer) and its frame time, over the\n"
-            "                        orbit: 'all' or a comma list of unsorted, sorted\n"
-            "                        (with --sort, --key, --key-bits), key-farthest,\n"
-            "                        key-mean, key-centroid, bits-16, bits-24, wboit,\n"
-            "                        peel, abuffer; --csv and --json write the table\n"
+            "                        orbit: 'all' or a comma list of the techniques\n"
+            "                        below (sorted: with --sort, --key, --key-bits);\n"
+            "                        --csv and --json write the table\n"
             "  --diff-dir DIR        write each technique's worst frame, its error\n"
             "                        heatmap (NAME-heat-0-16.png: yellow = 16 levels or\n"
             "                        more) and the reference image into DIR\n"
@@ -273,6 +317,17 @@ void ds_cli_usage(void *stream)
         char hotkey = ds_sort_algo_hotkey((ds_sort_algo)a);
         fprintf(out, "  %-10s %c  %s\n", ds_sort_algo_name((ds_sort_algo)a), hotkey ? hotkey : ' ',
                 ds_sort_algo_summary((ds_sort_algo)a));
+    }
+    fprintf(out, "\nTechniques (--compare NAME, in the order of 'all'; the viewer's X cycle):\n");
+    ds_compare_item all[DS_COMPARE_ITEM_COUNT];
+    int items = ds_compare_all(all);
+    for (int i = 0; i < items; i++) {
+        int cycle = (int)all[i] < DS_TECHNIQUE_COUNT ? ds_technique_cycle((ds_technique)all[i]) : 0;
+        char place[8] = "";
+        if (cycle)
+            snprintf(place, sizeof place, "%d", cycle);
+        fprintf(out, "  %-13s %2s  %s\n", ds_compare_item_name(all[i]), place,
+                ds_compare_item_summary(all[i]));
     }
     fprintf(out, "\nScenes:\n");
     for (int s = 0; s < ds_scene_count(); s++)
@@ -397,9 +452,7 @@ static ds_status parse_compare_list(const char *list, ds_options *dest)
     dest->compare_count = 0;
     dest->compare_all = 0;
     if (!strcmp(list, "all")) {
-        for (int i = 0; i < DS_COMPARE_ITEM_COUNT; i++)
-            dest->compare_items[i] = (ds_compare_item)i;
-        dest->compare_count = DS_COMPARE_ITEM_COUNT;
+        dest->compare_count = ds_compare_all(dest->compare_items);
         dest->compare_all = 1;
         dest->compare = list;
         return DS_OK;
@@ -408,17 +461,21 @@ static ds_status parse_compare_list(const char *list, ds_options *dest)
     for (;;) {
         size_t length = strcspn(at, ",");
         int found = -1;
-        for (int i = 0; i < DS_COMPARE_ITEM_COUNT; i++)
-            if (strlen(compare_names[i]) == length && !strncmp(at, compare_names[i], length))
+        for (int i = 0; i < DS_COMPARE_ITEM_COUNT; i++) {
+            const char *name = ds_compare_item_name((ds_compare_item)i);
+            if (strlen(name) == length && !strncmp(at, name, length))
                 found = i;
-        if (found < 0)
-            return usage_error("--compare '%s': unknown technique '%.*s'; known: all, unsorted, "
-                               "sorted, key-farthest, key-mean, key-centroid, bits-16, bits-24, "
-                               "wboit, peel, abuffer", list, (int)length, at);
+        }
+        if (found < 0) {
+            char known[512];
+            compare_names_list(known, sizeof known);
+            return usage_error("--compare '%s': unknown technique '%.*s'; known: all, %s", list,
+                               (int)length, at, known);
+        }
         for (int i = 0; i < dest->compare_count; i++)
             if (dest->compare_items[i] == (ds_compare_item)found)
                 return usage_error("--compare '%s': '%s' is listed twice", list,
-                                   compare_names[found]);
+                                   ds_compare_item_name((ds_compare_item)found));
         dest->compare_items[dest->compare_count++] = (ds_compare_item)found;
         if (!at[length])
             break;

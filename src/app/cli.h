@@ -12,29 +12,50 @@
 extern "C" {
 #endif
 
-/* What --compare measures against the exact reference (the A-buffer), in
- * the order `all` runs them. "sorted" is the per-primitive sort with the
- * command line's --sort, --key and --key-bits; key-* change only the
- * triangle key and bits-* only the key bits of that. */
+/* What --compare measures against the exact reference (the A-buffer):
+ * every technique of the registry (technique_registry.h), with the same
+ * value as its ds_technique, then the variants of the sorted draw, which
+ * change only its triangle key (key-*) or its key bits (bits-*); "sorted"
+ * is the per-primitive sort with the command line's --sort, --key and
+ * --key-bits. `all` runs them in the registry's order with the variants
+ * right after "sorted" (ds_compare_all). */
+#define DS_COMPARE_VARIANTS(X)                                                   \
+    X(KEY_FARTHEST, "key-farthest", "sorted, by the farthest vertex (--key)")   \
+    X(KEY_MEAN, "key-mean", "sorted, by the mean vertex distance (--key)")      \
+    X(KEY_CENTROID, "key-centroid", "sorted, by the centroid distance (--key)") \
+    X(BITS_16, "bits-16", "sorted, on 16-bit keys (--key-bits)")                \
+    X(BITS_24, "bits-24", "sorted, on 24-bit keys (--key-bits)")
+
+typedef enum ds_compare_variant {
+#define DS_COMPARE_VARIANT(ID, name, summary) DS_COMPARE_VARIANT_##ID,
+    DS_COMPARE_VARIANTS(DS_COMPARE_VARIANT)
+#undef DS_COMPARE_VARIANT
+    DS_COMPARE_VARIANT_COUNT
+} ds_compare_variant;
+
 typedef enum ds_compare_item {
-    DS_COMPARE_UNSORTED = 0,
-    DS_COMPARE_SORTED,
-    DS_COMPARE_KEY_FARTHEST,
-    DS_COMPARE_KEY_MEAN,
-    DS_COMPARE_KEY_CENTROID,
-    DS_COMPARE_BITS_16,
-    DS_COMPARE_BITS_24,
-    DS_COMPARE_WBOIT,
-    DS_COMPARE_PEEL,
-    DS_COMPARE_ABUFFER,
-    DS_COMPARE_ITEM_COUNT
+#define DS_COMPARE_TECHNIQUE(ID, name, file, label, cycle, summary) \
+    DS_COMPARE_##ID = DS_TECHNIQUE_##ID,
+    DS_TECHNIQUE_REGISTRY(DS_COMPARE_TECHNIQUE)
+#undef DS_COMPARE_TECHNIQUE
+#define DS_COMPARE_VARIANT(ID, name, summary) \
+    DS_COMPARE_##ID = DS_TECHNIQUE_COUNT + DS_COMPARE_VARIANT_##ID,
+    DS_COMPARE_VARIANTS(DS_COMPARE_VARIANT)
+#undef DS_COMPARE_VARIANT
+    DS_COMPARE_ITEM_COUNT = DS_TECHNIQUE_COUNT + DS_COMPARE_VARIANT_COUNT
 } ds_compare_item;
 
-/* "unsorted", "sorted", "key-farthest", ...; "unknown" for others. */
+/* "unsorted", "sorted", "key-farthest", ...; "unknown" for others. The
+ * summary: the registry's for a technique, the list's for a variant. */
 const char *ds_compare_item_name(ds_compare_item item);
+const char *ds_compare_item_summary(ds_compare_item item);
 /* 1 for the items that need triangles (the key-* ones: points are sorted
  * by their own distance, so a triangle key does not apply). */
 int ds_compare_item_needs_triangles(ds_compare_item item);
+/* The technique an item draws with: its own, or SORTED for a variant. */
+ds_technique ds_compare_item_technique(ds_compare_item item);
+/* Every item in the order `all` runs them; returns DS_COMPARE_ITEM_COUNT. */
+int ds_compare_all(ds_compare_item dest[DS_COMPARE_ITEM_COUNT]);
 
 /* The GL stages (renderer.h, desc.stages DS_STAGES_GL) are chosen and
  * named like a sort: --sort gl, the viewer's key, and the name every

@@ -102,17 +102,6 @@ static ds_renderer *renderer_of(const compare_state *s, ds_compare_item item)
     return main_renderer(s);
 }
 
-static ds_technique technique_of(ds_compare_item item)
-{
-    switch (item) {
-    case DS_COMPARE_UNSORTED: return DS_TECHNIQUE_UNSORTED;
-    case DS_COMPARE_WBOIT: return DS_TECHNIQUE_WBOIT;
-    case DS_COMPARE_PEEL: return DS_TECHNIQUE_PEEL;
-    case DS_COMPARE_ABUFFER: return DS_TECHNIQUE_ABUFFER;
-    default: return DS_TECHNIQUE_SORTED;
-    }
-}
-
 /* Sets the renderer `item` draws with to draw it; returns that renderer. */
 static ds_status configure(compare_state *s, ds_compare_item item, ds_renderer **dest)
 {
@@ -126,7 +115,7 @@ static ds_status configure(compare_state *s, ds_compare_item item, ds_renderer *
         key = DS_TRIANGLE_KEY_CENTROID;
     ds_renderer_set_triangle_key(renderer, key);
     *dest = renderer;
-    return ds_renderer_set_technique(renderer, technique_of(item));
+    return ds_renderer_set_technique(renderer, ds_compare_item_technique(item));
 }
 
 static int compare_doubles(const void *a, const void *b)

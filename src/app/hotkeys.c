@@ -1,10 +1,12 @@
 /* hotkeys.c — the viewer's hotkey table and help text (see hotkeys.h). The
  * sort hotkeys come from the sort registry, with the GL stages' key
- * (cli.h) before them; the others are listed here, in the order of
+ * (cli.h) before them, and X's techniques from the technique registry;
+ * the others are listed here, in the order of
  * handle_key() in viewer.c, which acts on them. */
 #include "hotkeys.h"
 
 #include "cli.h"
+#include "render_types.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -20,8 +22,7 @@ static const char *const other_keys[][2] = {
     {"P", "triangles / points"},
     {"K", "triangle key: farthest, mean, centroid"},
     {"U", "sorted / unsorted draw"},
-    {"X", "transparency: sorted, unsorted, WBOIT,"},
-    {"", "exact (A-buffer)"},
+    {"X", NULL}, /* the technique registry's cycle (technique_lines) */
     {"D", "error vs exact: numbers, heatmap, off"},
     {"\\", "split view: left as drawn, right exact"},
     {"T", "screen tiles on/off (same image)"},
@@ -124,6 +125,37 @@ static void sort_keys_name(char *dest, size_t capacity)
         snprintf(dest, capacity, "digits");
 }
 
+/* "transparency: sorted, UNSORTED, ...": the technique registry's X cycle
+ * (technique_registry.h) by label, wrapped to `room` characters after
+ * `key`. Returns the new count. */
+static int technique_lines(char (*dest)[DS_HOTKEY_LINE_MAX], int count, int capacity,
+                           int key_column, size_t room, const char *key)
+{
+    char text[DS_HOTKEY_LINE_MAX] = "transparency:";
+    int places = 0;
+    for (int t = 0; t < DS_TECHNIQUE_COUNT; t++)
+        if (ds_technique_cycle((ds_technique)t) > places)
+            places = ds_technique_cycle((ds_technique)t);
+    for (int place = 1; place <= places; place++)
+        for (int t = 0; t < DS_TECHNIQUE_COUNT; t++) {
+            if (ds_technique_cycle((ds_technique)t) != place)
+                continue;
+            const char *label = ds_technique_label((ds_technique)t);
+            size_t used = strlen(text);
+            int last = place == places;
+            /* The label and its comma must fit, else the line breaks. */
+            if (used && used + 2 + strlen(label) > room) {
+                count = add_line(dest, count, capacity, key_column, key, text);
+                key = "";
+                text[0] = 0;
+                used = 0;
+            }
+            snprintf(text + used, sizeof text - used, "%s%s%s", used ? " " : "", label,
+                     last ? "" : ",");
+        }
+    return add_line(dest, count, capacity, key_column, key, text);
+}
+
 int ds_hotkey_help(int key_column, int width, char (*dest)[DS_HOTKEY_LINE_MAX], int capacity)
 {
     int count = 0;
@@ -151,6 +183,9 @@ int ds_hotkey_help(int key_column, int width, char (*dest)[DS_HOTKEY_LINE_MAX], 
     }
     count = add_line(dest, count, capacity, key_column, key, text);
     for (size_t i = 0; i < sizeof other_keys / sizeof other_keys[0]; i++)
-        count = add_line(dest, count, capacity, key_column, other_keys[i][0], other_keys[i][1]);
+        count = other_keys[i][1]
+                    ? add_line(dest, count, capacity, key_column, other_keys[i][0],
+                               other_keys[i][1])
+                    : technique_lines(dest, count, capacity, key_column, room, other_keys[i][0]);
     return count;
 }

@@ -16,7 +16,7 @@ extern "C" {
 
 /* Longest help line, terminator included, and most help lines. */
 #define DS_HOTKEY_LINE_MAX 128
-#define DS_HOTKEY_LINES_MAX 40
+#define DS_HOTKEY_LINES_MAX 48
 
 /* The GLFW key code of a registry hotkey character ('1'..'9' are
  * GLFW_KEY_1.., '0' is GLFW_KEY_0), or GLFW_KEY_UNKNOWN for any other. */

@@ -105,12 +105,6 @@ typedef enum overlay_mode { OVERLAY_FULL = 0, OVERLAY_COMPACT, OVERLAY_OFF, OVER
 /* D cycles the error view: off, the numbers, the numbers and the heatmap. */
 typedef enum error_view { ERROR_OFF = 0, ERROR_NUMBERS, ERROR_HEATMAP, ERROR_VIEW_COUNT } error_view;
 
-/* X cycles the transparency technique in this order (depth peeling, the
- * second exact method, is for checking: --compare peel). */
-static const ds_technique technique_cycle[] = {DS_TECHNIQUE_SORTED, DS_TECHNIQUE_UNSORTED,
-                                               DS_TECHNIQUE_WBOIT, DS_TECHNIQUE_ABUFFER};
-#define TECHNIQUE_CYCLE (int)(sizeof technique_cycle / sizeof technique_cycle[0])
-
 /* Y cycles the up axis in this order: the common ones first. */
 static const ds_up_axis up_cycle[DS_UP_COUNT] = {DS_UP_POS_Y, DS_UP_POS_Z, DS_UP_POS_X,
                                                  DS_UP_NEG_Y, DS_UP_NEG_Z, DS_UP_NEG_X};
@@ -612,25 +606,22 @@ static void select_technique(viewer *v, ds_technique technique)
     reset_timings(v);
 }
 
-/* X: sorted, unsorted, WBOIT, exact (A-buffer), and round again. */
+/* X: the techniques in the order of the registry's cycle column
+ * (technique_registry.h), and round again; from one outside the cycle
+ * (depth peeling, the second exact method, is for checking: --compare
+ * peel), the first. */
 static void cycle_technique(viewer *v)
 {
-    int at = 0;
-    while (at < TECHNIQUE_CYCLE && technique_cycle[at] != v->technique)
-        at++; /* depth peeling is not in the cycle: from it, X goes to the first */
-    select_technique(v, technique_cycle[at < TECHNIQUE_CYCLE ? (at + 1) % TECHNIQUE_CYCLE : 0]);
-}
-
-static const char *technique_label(ds_technique technique)
-{
-    switch (technique) {
-    case DS_TECHNIQUE_SORTED: return "sorted";
-    case DS_TECHNIQUE_UNSORTED: return "UNSORTED";
-    case DS_TECHNIQUE_WBOIT: return "WBOIT";
-    case DS_TECHNIQUE_PEEL: return "peel (exact)";
-    case DS_TECHNIQUE_ABUFFER: return "A-buffer (exact)";
-    default: return "unknown";
+    int place = ds_technique_cycle(v->technique);
+    ds_technique first = DS_TECHNIQUE_COUNT, next = DS_TECHNIQUE_COUNT;
+    for (int t = 0; t < DS_TECHNIQUE_COUNT; t++) {
+        int at = ds_technique_cycle((ds_technique)t);
+        if (at && (first == DS_TECHNIQUE_COUNT || at < ds_technique_cycle(first)))
+            first = (ds_technique)t;
+        if (place && at > place && (next == DS_TECHNIQUE_COUNT || at < ds_technique_cycle(next)))
+            next = (ds_technique)t;
     }
+    select_technique(v, next != DS_TECHNIQUE_COUNT ? next : first);
 }
 
 /* ---- the error against the exact reference ------------------------------ */
@@ -1266,7 +1257,7 @@ static void state_lines(viewer *v, panel *p, const char *unit)
     format_count(ds_renderer_sorted_count(v->renderer), count, sizeof count);
     add_line(p, text_color, "elements: %s %s | alpha %.2f", count, unit, (double)v->alpha);
     add_line(p, text_color, "shuffle %s | %s | key %s | %s | tiles %s", v->shuffle ? "ON" : "off",
-             unit, triangle_key_names[v->triangle_key], technique_label(v->technique),
+             unit, triangle_key_names[v->triangle_key], ds_technique_label(v->technique),
              ds_renderer_tiles(v->renderer) ? "on" : "off");
     add_line(p, text_color, "color %s | opacity %s | msaa %d | up %s | point %.3g",
              ds_color_mode_name(v->color_mode), ds_opacity_mode_name(v->opacity), v->msaa,
@@ -1295,7 +1286,7 @@ static void error_lines(viewer *v, panel *p)
     if (v->error_mode == ERROR_HEATMAP)
         add_line(p, dim_color, "heatmap: largest channel error, 0 to %d+ levels", HEAT_LEVELS);
     if (v->split)
-        add_line(p, dim_color, "split: left %s, right exact", technique_label(v->technique));
+        add_line(p, dim_color, "split: left %s, right exact", ds_technique_label(v->technique));
 }
 
 /* " | 24-bit keys" when the latest timed frame's sort compared fewer than
@@ -1326,7 +1317,7 @@ static void draw_stats(viewer *v, int scale)
 
     if (v->panel_mode == OVERLAY_COMPACT) {
         add_line(&p, v->sort_note[0] ? warn_color : text_color, "sort: %s | %s | %s | color %s",
-                 sort, technique_label(v->technique),
+                 sort, ds_technique_label(v->technique),
                  v->primitive == DS_PRIMITIVE_POINTS ? "points" : "triangles",
                  ds_color_mode_name(v->color_mode));
         /* The frame and the part of it that no stage accounts for. */

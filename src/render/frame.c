@@ -1,8 +1,9 @@
 /* frame.c — one frame, as renderer.h describes it: the plan (every mode
- * decision of the frame, made here once), then the stages as GL compute
- * (gl_stages.c), in CUDA (stages_cuda.c) or on the host (stages_cpu.c),
- * then the draw (draw.c). */
+ * decision of the frame, made here once), then the technique's frame
+ * (technique.h): for the sorted draw (technique_sorted.c) the stages and
+ * the raster path's draw. */
 #include "renderer_internal.h"
+#include "technique.h"
 
 #include <float.h>
 #include <math.h>
@@ -107,7 +108,7 @@ void ds_render_plan(ds_renderer *renderer, const ds_camera *camera, uint32_t fra
     ds_cull_view_set(&plan.view, plan.view_projection, (float)renderer->width,
                      (float)renderer->height);
     plan.cull = renderer->cull && renderer->sorting && !plan.points &&
-                renderer->technique == DS_TECHNIQUE_SORTED &&
+                ds_render_technique_backend(renderer->technique)->sorts &&
                 single_sampled(renderer, plan.target);
     plan.point_scale = renderer->point_size * projection[5] * 0.5f * (float)renderer->height;
     plan.range = key_range(renderer, plan.eye);
@@ -138,7 +139,8 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     record->drawn = (uint32_t)plan.count;
     record->points = plan.points;
     record->shuffled = plan.shuffle;
-    record->sorted_bits = !plan.sorting || renderer->technique != DS_TECHNIQUE_SORTED ? 0
+    int sorts = ds_render_technique_backend(renderer->technique)->sorts;
+    record->sorted_bits = !plan.sorting || !sorts ? 0
                           : renderer->key_bits != 32 ? renderer->key_bits
                                                      : ds_key_narrow_bits(plan.narrow);
     record->gl = 0;
@@ -150,44 +152,8 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     GLuint output = plan.resolve ? plan.resolve_target : plan.target;
     renderer->last_output = output ? output : DS_RENDERER_OWN_FRAMEBUFFER;
 
-    if (renderer->technique != DS_TECHNIQUE_SORTED) {
-        /* Order-independent: no stage runs, and the frame leaves CUDA
-         * alone (timing.c reads its stages as 0). */
-        memset(record->host_stage_ms, 0, sizeof record->host_stage_ms);
-        record->oit = 1;
-        glQueryCounter(record->begin_query, GL_TIMESTAMP);
-        if ((status = ds_render_oit_frame(renderer, &plan, record)))
-            return status;
-        record->pending = 1;
-        renderer->frame_count++;
-        DS_TIMELINE_HOST(timeline, "frame_end");
-        return DS_OK;
-    }
-
-    DS_TIMELINE_HOST(timeline, "stages_begin");
-    status = plan.gl ? ds_render_gl_stages(renderer, &plan, record)
-             : renderer->cpu_path ? ds_render_cpu_stages(renderer, &plan, record)
-                                  : ds_render_cuda_stages(renderer, &plan, record);
-    if (status)
+    if ((status = ds_render_technique_frame(renderer, &plan, record)))
         return status;
-    DS_TIMELINE_HOST(timeline, "stages_end");
-    renderer->last_plan = plan;
-
-    DS_TIMELINE_HOST(timeline, "draw_submit_begin");
-    /* When the GPU gets to the draw: with the previous frame's end, the
-     * hand-over (timing.c). */
-    glQueryCounter(record->begin_query, GL_TIMESTAMP);
-    ds_render_draw(renderer, &plan, record);
-    DS_TIMELINE_HOST(timeline, "draw_submit_end");
-    if (!renderer->cpu_path) {
-        /* GL -> CUDA: the commands reading element buffer `slot` are
-         * issued; the interop notes when GL is done with it, and CUDA
-         * waits for that before writing it again two frames on. */
-        double interop_ms = 0.0;
-        if ((status = ds_interop_gl_used(renderer->interop, plan.slot, &interop_ms)))
-            return status;
-        record->host_interop_ms += (float)interop_ms;
-    }
     record->pending = 1;
     renderer->frame_count++;
     DS_TIMELINE_HOST(timeline, "frame_end");

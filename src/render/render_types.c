@@ -1,4 +1,5 @@
-/* render_types.c — the names of the render modes (render_types.h). */
+/* render_types.c — the names of the render modes (render_types.h); the
+ * techniques' and raster paths' from their registries. */
 #include "render_types.h"
 
 #include <string.h>
@@ -11,12 +12,6 @@ static const char *const color_names[DS_COLOR_MODE_COUNT] = {
 static const char *const opacity_names[DS_OPACITY_MODE_COUNT] = {
     [DS_OPACITY_CONSTANT] = "constant",
     [DS_OPACITY_VIEW] = "view",
-};
-
-static const char *const technique_names[DS_TECHNIQUE_COUNT] = {
-    [DS_TECHNIQUE_SORTED] = "sorted", [DS_TECHNIQUE_UNSORTED] = "unsorted",
-    [DS_TECHNIQUE_WBOIT] = "wboit",   [DS_TECHNIQUE_PEEL] = "peel",
-    [DS_TECHNIQUE_ABUFFER] = "abuffer",
 };
 
 static const char *const stages_names[DS_STAGES_MODE_COUNT] = {
@@ -54,15 +49,60 @@ ds_opacity_mode ds_opacity_mode_from_name(const char *name)
     return DS_OPACITY_MODE_COUNT;
 }
 
+/* The technique registry's columns, by enum value. */
+static const struct {
+    const char *name, *label, *summary;
+    int cycle;
+} techniques[DS_TECHNIQUE_COUNT] = {
+#define DS_TECHNIQUE_ROW(ID, name, file, label, cycle, summary) \
+    [DS_TECHNIQUE_##ID] = {#name, label, summary, cycle},
+    DS_TECHNIQUE_REGISTRY(DS_TECHNIQUE_ROW)
+#undef DS_TECHNIQUE_ROW
+};
+
+static const char *const raster_names[DS_RASTER_PATH_COUNT] = {
+#define DS_RASTER_ROW(ID, name, file, summary) [DS_RASTER_##ID] = #name,
+    DS_RASTER_REGISTRY(DS_RASTER_ROW)
+#undef DS_RASTER_ROW
+};
+
 const char *ds_technique_name(ds_technique technique)
 {
-    return (unsigned)technique < DS_TECHNIQUE_COUNT ? technique_names[technique] : "unknown";
+    return (unsigned)technique < DS_TECHNIQUE_COUNT ? techniques[technique].name : "unknown";
 }
 
 ds_technique ds_technique_from_name(const char *name)
 {
     for (int t = 0; name && t < DS_TECHNIQUE_COUNT; t++)
-        if (!strcmp(name, technique_names[t]))
+        if (!strcmp(name, techniques[t].name))
             return (ds_technique)t;
     return DS_TECHNIQUE_COUNT;
+}
+
+const char *ds_technique_label(ds_technique technique)
+{
+    return (unsigned)technique < DS_TECHNIQUE_COUNT ? techniques[technique].label : "unknown";
+}
+
+const char *ds_technique_summary(ds_technique technique)
+{
+    return (unsigned)technique < DS_TECHNIQUE_COUNT ? techniques[technique].summary : "unknown";
+}
+
+int ds_technique_cycle(ds_technique technique)
+{
+    return (unsigned)technique < DS_TECHNIQUE_COUNT ? techniques[technique].cycle : 0;
+}
+
+const char *ds_raster_path_name(ds_raster_path path)
+{
+    return (unsigned)path < DS_RASTER_PATH_COUNT ? raster_names[path] : "unknown";
+}
+
+ds_raster_path ds_raster_path_from_name(const char *name)
+{
+    for (int r = 0; name && r < DS_RASTER_PATH_COUNT; r++)
+        if (!strcmp(name, raster_names[r]))
+            return (ds_raster_path)r;
+    return DS_RASTER_PATH_COUNT;
 }

@@ -1,9 +1,12 @@
 /* render_types.h — the renderer's modes (primitive, triangle key, interop,
- * screen tiles, colour, opacity, culling, transparency technique) as plain
- * enums: the app parses them into ds_options and the render kernels read
+ * screen tiles, colour, opacity, culling, transparency technique, raster
+ * path) as plain enums (the last two from their registries): the app parses them into ds_options and the render kernels read
  * them, so they live below both. */
 #ifndef DS_RENDER_TYPES_H
 #define DS_RENDER_TYPES_H
+
+#include "raster_registry.h"
+#include "technique_registry.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,19 +83,26 @@ typedef enum ds_cull_mode {
     DS_CULL_OFF
 } ds_cull_mode;
 
-/* How translucent surfaces are composited (renderer.h states each one's
+/* How translucent surfaces are composited: one enum value per line of
+ * technique_registry.h, in its order (renderer.h states each one's
  * passes). SORTED and UNSORTED are the per-primitive sort (on or off);
- * the others need no sort: WBOIT approximates (McGuire and Bavoil 2013),
- * PEEL and ABUFFER are exact per-pixel references. Every technique draws
- * triangles and points alike. */
+ * the others need no sort. Every technique draws triangles and points
+ * alike. */
 typedef enum ds_technique {
-    DS_TECHNIQUE_SORTED = 0, /* primitives sorted far first, "over" */
-    DS_TECHNIQUE_UNSORTED,   /* the mesh's order, "over" */
-    DS_TECHNIQUE_WBOIT,      /* weighted blended order-independent */
-    DS_TECHNIQUE_PEEL,       /* depth peeling, front to back, exact */
-    DS_TECHNIQUE_ABUFFER,    /* per-pixel linked lists, sorted, exact */
+#define DS_TECHNIQUE_ENUM(ID, name, file, label, cycle, summary) DS_TECHNIQUE_##ID,
+    DS_TECHNIQUE_REGISTRY(DS_TECHNIQUE_ENUM)
+#undef DS_TECHNIQUE_ENUM
     DS_TECHNIQUE_COUNT
 } ds_technique;
+
+/* What turns a sorted frame's primitives into pixels: one enum value per
+ * line of raster_registry.h, in its order; 0 is the default. */
+typedef enum ds_raster_path {
+#define DS_RASTER_ENUM(ID, name, file, summary) DS_RASTER_##ID,
+    DS_RASTER_REGISTRY(DS_RASTER_ENUM)
+#undef DS_RASTER_ENUM
+    DS_RASTER_PATH_COUNT
+} ds_raster_path;
 
 /* Names as the command line spells them ("auto", "normal", ...);
  * "unknown" for others. from_name returns the COUNT value for an unknown
@@ -103,9 +113,19 @@ const char *ds_opacity_mode_name(ds_opacity_mode mode);
 ds_opacity_mode ds_opacity_mode_from_name(const char *name);
 /* "auto", "sorter", "gl". */
 const char *ds_stages_mode_name(ds_stages_mode mode);
-/* "sorted", "unsorted", "wboit", "peel", "abuffer". */
+/* The registry's columns of a technique (technique_registry.h): its name
+ * ("unsorted", "sorted", ...), its viewer label, its one-line summary and
+ * its place in the viewer's X cycle (1 first, 0 for none). "unknown" (0)
+ * for others. */
 const char *ds_technique_name(ds_technique technique);
 ds_technique ds_technique_from_name(const char *name);
+const char *ds_technique_label(ds_technique technique);
+const char *ds_technique_summary(ds_technique technique);
+int ds_technique_cycle(ds_technique technique);
+/* The raster path's name ("hw", ...; "unknown" for others); from_name
+ * returns DS_RASTER_PATH_COUNT for an unknown name. */
+const char *ds_raster_path_name(ds_raster_path path);
+ds_raster_path ds_raster_path_from_name(const char *name);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,9 @@
  * or the CPU path's host copies; all per-frame storage is made here),
  * destroy, the settings, the facts, and the read-back of the own
  * framebuffer. One frame is frame.c's; renderer_internal.h maps the rest. */
+#include "raster.h"
 #include "renderer_internal.h"
+#include "technique.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -41,18 +43,6 @@ static size_t sort_bytes_per_pair(ds_sort_algo algo)
     }
 }
 
-/* Shader sources, embedded from shaders/ by cmake/embed.cmake. Every
- * program is compiled as GLSL_VERSION, shade.glsl (the colour modes and
- * the headlight every draw form shares), then its stage's file. */
-#define GLSL_VERSION "#version 450 core\n"
-extern const char ds_shader_shade[];
-extern const char ds_shader_mesh_vert[];
-extern const char ds_shader_mesh_frag[];
-extern const char ds_shader_mesh_pull_vert[];
-extern const char ds_shader_points_vert[];
-extern const char ds_shader_points_frag[];
-extern const char ds_shader_blend_frag[];
-
 static void GLAD_API_PTR on_gl_debug(GLenum source, GLenum type, GLuint id,
                                  GLenum severity, GLsizei length,
                                  const GLchar *message, const void *user)
@@ -63,51 +53,6 @@ static void GLAD_API_PTR on_gl_debug(GLenum source, GLenum type, GLuint id,
     ds_renderer *renderer = (ds_renderer *)user;
     renderer->gl_errors++;
     ds_warn("GL error: %s", message);
-}
-
-ds_status ds_render_compile_program(const char *vertex, const char *surface,
-                                    const char *fragment_main, const char *name, GLuint *dest)
-{
-    const GLenum stages[2] = {GL_VERTEX_SHADER, GL_FRAGMENT_SHADER};
-    char log[1024];
-    GLint ok = 0;
-    GLuint program = glCreateProgram();
-    for (int i = 0; i < 2; i++) {
-        GLuint shader = glCreateShader(stages[i]);
-        /* #line: compiler messages count each file's own lines (the
-         * fragment stage's surface file is source string 3, its main 5). */
-        const char *strings[6] = {GLSL_VERSION, ds_shader_shade, "\n#line 1\n",
-                                  i ? (surface ? surface : "") : vertex, "\n#line 1\n",
-                                  i ? fragment_main : ""};
-        glShaderSource(shader, 6, strings, NULL);
-        glCompileShader(shader);
-        glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-        if (!ok) {
-            glGetShaderInfoLog(shader, sizeof log, NULL, log);
-            glDeleteShader(shader);
-            glDeleteProgram(program);
-            return ds_fail(DS_ERR_GL, "render: shader %s.%s.glsl: %s", name,
-                           i ? "frag" : "vert", log);
-        }
-        glAttachShader(program, shader);
-        glDeleteShader(shader); /* freed with the program */
-    }
-    glLinkProgram(program);
-    glGetProgramiv(program, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        glGetProgramInfoLog(program, sizeof log, NULL, log);
-        glDeleteProgram(program);
-        return ds_fail(DS_ERR_GL, "render: linking %s: %s", name, log);
-    }
-    *dest = program;
-    return DS_OK;
-}
-
-static ds_status compile_program(const char *vertex_source, const char *surface_source,
-                                 const char *name, GLuint *dest)
-{
-    return ds_render_compile_program(vertex_source, surface_source, ds_shader_blend_frag, name,
-                                     dest);
 }
 
 static void free_framebuffer(ds_renderer *renderer)
@@ -220,17 +165,6 @@ void ds_render_vertex_attributes(const ds_renderer *renderer, GLuint vao)
     glVertexArrayAttribIFormat(vao, 1, words, GL_UNSIGNED_INT, 0);
     glVertexArrayAttribBinding(vao, 1, 1);
     glEnableVertexArrayAttrib(vao, 1);
-}
-
-/* Vertex arrays, one per element buffer. */
-static void make_vertex_arrays(ds_renderer *renderer)
-{
-    glCreateVertexArrays(DS_INTEROP_SLOTS, renderer->vertex_arrays);
-    for (int s = 0; s < DS_INTEROP_SLOTS; s++) {
-        GLuint vao = renderer->vertex_arrays[s];
-        ds_render_vertex_attributes(renderer, vao);
-        glVertexArrayElementBuffer(vao, ds_render_element_buffer(renderer, s));
-    }
 }
 
 /* Vertex pulling needs four shader storage blocks in the vertex stage, each
@@ -470,6 +404,11 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     renderer->tile_pixels = desc->tile_pixels;
     renderer->technique = DS_TECHNIQUE_SORTED;
     renderer->abuffer_initial_nodes = desc->abuffer_initial_nodes;
+    if ((unsigned)desc->raster >= DS_RASTER_PATH_COUNT) {
+        free(renderer);
+        return ds_fail(DS_ERR_INVALID_ARG, "render: bad raster path %d", (int)desc->raster);
+    }
+    renderer->raster = desc->raster;
 
     /* Errors from here on are counted, so tests can fail on any. */
     glEnable(GL_DEBUG_OUTPUT);
@@ -541,14 +480,6 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
             goto fail;
     }
 
-    if ((status = compile_program(ds_shader_mesh_vert, ds_shader_mesh_frag, "mesh",
-                                  &renderer->mesh_program)) ||
-        (status = compile_program(ds_shader_points_vert, ds_shader_points_frag, "points",
-                                  &renderer->points_program)) ||
-        (renderer->pull &&
-         (status = compile_program(ds_shader_mesh_pull_vert, ds_shader_mesh_frag,
-                                   "mesh_pull", &renderer->pull_program))))
-        goto fail;
     if ((status = make_attribute_buffer(renderer, mesh)))
         goto fail;
     /* The mesh's indices in GL: pulled triangles read them, and the
@@ -556,8 +487,6 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     glCreateBuffers(1, &renderer->index_buffer);
     glNamedBufferStorage(renderer->index_buffer, (GLsizeiptr)((t ? 3 * t : 1) * sizeof(uint32_t)),
                          t ? mesh->indices : NULL, 0);
-    if (renderer->pull)
-        glCreateVertexArrays(1, &renderer->pull_vertex_array);
     if ((status = make_framebuffer(renderer)))
         goto fail;
 
@@ -565,7 +494,9 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
                                 : create_cuda(renderer, mesh, desc->interop, device);
     if (status)
         goto fail;
-    make_vertex_arrays(renderer);
+    /* The raster path's programs and vertex arrays (raster.h). */
+    if ((status = ds_render_raster_create(renderer)))
+        goto fail;
     for (int r = 0; r < TIMING_RING; r++) {
         glCreateQueries(GL_TIME_ELAPSED, 1, &renderer->records[r].draw_query);
         glCreateQueries(GL_TIMESTAMP, 1, &renderer->records[r].begin_query);
@@ -609,7 +540,8 @@ void ds_renderer_destroy(ds_renderer *renderer)
     ds_timeline_free(renderer->timeline);
     ds_sorter_destroy(renderer->sorter);
     ds_sorter_destroy(renderer->reference_sorter);
-    ds_render_oit_free(renderer);
+    ds_render_techniques_free(renderer);
+    ds_render_rasters_free(renderer);
     ds_render_gl_stages_free(renderer);
     ds_interop_destroy(renderer->interop);
     cudaFree(renderer->keys);
@@ -640,17 +572,8 @@ void ds_renderer_destroy(ds_renderer *renderer)
     }
     if (renderer->stream)
         cudaStreamDestroy(renderer->stream);
-    if (renderer->mesh_program)
-        glDeleteProgram(renderer->mesh_program);
-    if (renderer->points_program)
-        glDeleteProgram(renderer->points_program);
-    if (renderer->pull_program)
-        glDeleteProgram(renderer->pull_program);
     if (renderer->index_buffer)
         glDeleteBuffers(1, &renderer->index_buffer);
-    if (renderer->pull_vertex_array)
-        glDeleteVertexArrays(1, &renderer->pull_vertex_array);
-    glDeleteVertexArrays(DS_INTEROP_SLOTS, renderer->vertex_arrays);
     if (renderer->attribute_buffer)
         glDeleteBuffers(1, &renderer->attribute_buffer);
     if (renderer->cpu_position_buffer)
@@ -692,10 +615,8 @@ ds_status ds_renderer_resize(ds_renderer *renderer, int width, int height)
     if (status)
         return status;
     /* The order-independent images follow the viewport. */
-    ds_render_oit_free_images(renderer);
-    if (renderer->technique != DS_TECHNIQUE_SORTED)
-        return ds_render_oit_prepare(renderer, renderer->technique);
-    return DS_OK;
+    ds_render_techniques_free_images(renderer);
+    return ds_render_technique_prepare(renderer, renderer->technique);
 }
 
 ds_status ds_renderer_set_sort(ds_renderer *renderer, ds_sort_algo algo)
@@ -771,15 +692,21 @@ void ds_renderer_set_sorting(ds_renderer *renderer, int sorting) { renderer->sor
 
 ds_status ds_renderer_set_technique(ds_renderer *renderer, ds_technique technique)
 {
-    if ((unsigned)technique >= DS_TECHNIQUE_COUNT)
-        return ds_fail(DS_ERR_INVALID_ARG, "render: technique %d is not one of sorted, "
-                       "unsorted, wboit, peel, abuffer", (int)technique);
+    if ((unsigned)technique >= DS_TECHNIQUE_COUNT) {
+        char names[256] = "";
+        for (int t = 0; t < DS_TECHNIQUE_COUNT; t++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", t ? ", " : "",
+                     ds_technique_name((ds_technique)t));
+        return ds_fail(DS_ERR_INVALID_ARG, "render: technique %d is not one of %s",
+                       (int)technique, names);
+    }
+    /* Sorted and unsorted are one technique, the sort on or off. */
     if (technique == DS_TECHNIQUE_SORTED || technique == DS_TECHNIQUE_UNSORTED) {
         renderer->sorting = technique == DS_TECHNIQUE_SORTED;
         renderer->technique = DS_TECHNIQUE_SORTED;
         return DS_OK;
     }
-    ds_status status = ds_render_oit_prepare(renderer, technique);
+    ds_status status = ds_render_technique_prepare(renderer, technique);
     if (status == DS_OK)
         renderer->technique = technique;
     return status;
@@ -791,6 +718,8 @@ ds_technique ds_renderer_technique(const ds_renderer *renderer)
         return DS_TECHNIQUE_UNSORTED;
     return renderer->technique;
 }
+
+ds_raster_path ds_renderer_raster(const ds_renderer *renderer) { return renderer->raster; }
 
 unsigned ds_renderer_color_texture(const ds_renderer *renderer)
 {
@@ -891,7 +820,8 @@ int ds_renderer_msaa(const ds_renderer *renderer) { return renderer->msaa; }
 
 int ds_renderer_culling(const ds_renderer *renderer)
 {
-    return renderer->cull && renderer->sorting && renderer->technique == DS_TECHNIQUE_SORTED &&
+    return renderer->cull && renderer->sorting &&
+           ds_render_technique_backend(renderer->technique)->sorts &&
            renderer->primitive == DS_PRIMITIVE_TRIANGLES &&
            renderer->msaa <= 1 && renderer->target_samples <= 1;
 }

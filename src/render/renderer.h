@@ -214,6 +214,9 @@ typedef struct ds_renderer_desc {
                                      knob: the pool grows to what a frame
                                      needs either way (a tiny one forces
                                      a grow) */
+    ds_raster_path raster;        /* what draws a sorted frame's
+                                     primitives (raster_registry.h);
+                                     default (0) DS_RASTER_HW */
 } ds_renderer_desc;
 
 /* The A-buffer's first pool, per pixel of the viewport, unless desc sets
@@ -388,6 +391,9 @@ int ds_renderer_msaa(const ds_renderer *renderer);
  * DS_ERR_OUT_OF_MEMORY; on error the technique stays as it was. */
 ds_status ds_renderer_set_technique(ds_renderer *renderer, ds_technique technique);
 ds_technique ds_renderer_technique(const ds_renderer *renderer);
+
+/* The raster path of sorted frames (desc.raster). */
+ds_raster_path ds_renderer_raster(const ds_renderer *renderer);
 
 /* The GL name of a single-sampled GL_TEXTURE_2D, GL_RGBA8, width x
  * height, that holds the last frame's image whatever the technique and

@@ -2,17 +2,22 @@
  * files; only the .c files of src/render include it. One frame runs as
  *
  *   frame.c         plan: every mode decision of the frame, made once
+ *   technique.c     then the technique's frame (technique.h); the sorted
+ *                   draw's (technique_sorted.c) runs
  *   gl_stages.c     the stages (keys, sort, binning) as GL compute in the
  *                   draw's context, with gl_sort.c's sort
  *   stages_cuda.c   or in CUDA around the sorter (interop, keys, sort,
  *                   binning)
  *   stages_cpu.c    or the same stages on the host (no CUDA behind GL)
- *   draw.c          the GL draw of the sorted elements in one of its forms
+ *   raster.c        the raster path's draw of the sorted elements
+ *                   (raster.h; raster_hw.c: the GL draw in its forms)
  *   timing.c        the ring of per-frame timer results
  *   timeline.c      a few frames' events on one clock (on request)
  *   verify.c        the off-line check of the last frame
  *
- * and renderer.c creates, destroys and sets. */
+ * while the other techniques (technique_wboit.c, technique_peel.c,
+ * technique_abuffer.c, with oit_common.c) draw the mesh in its own order
+ * with no stage; renderer.c creates, destroys and sets. */
 #ifndef DS_RENDERER_INTERNAL_H
 #define DS_RENDERER_INTERNAL_H
 
@@ -112,34 +117,6 @@ typedef struct frame_record {
                             stage ran, no CUDA event was recorded */
 } frame_record;
 
-/* The order-independent techniques' GL objects (oit.c), each made on the
- * first switch to its technique; the images again on resize. */
-typedef struct oit_state {
-    int width, height;          /* the images' size */
-    GLuint vertex_array;        /* the mesh in its own order: positions,
-                                   attributes, the mesh's indices */
-    GLuint empty_vertex_array;  /* the full-screen triangle's */
-    GLuint gather_framebuffer;  /* no attachments, width x height: the
-                                   A-buffer's and the peels' passes */
-    /* A-buffer: [0] triangles, [1] points */
-    GLuint abuffer_store[2], abuffer_resolve;
-    GLuint heads;               /* r32ui, one list head per pixel */
-    GLuint counter;             /* nodes taken, then the longest list */
-    GLuint nodes;               /* the pool */
-    size_t node_capacity, nodes_used;
-    unsigned grow_count, peeled_frames;
-    /* depth peeling */
-    GLuint peel[2], peel_resolve;
-    GLuint peel_depth[2], peel_primitive[2]; /* r32ui: this peel's and
-                                   the last one's (depth bits, primitive) */
-    GLuint peel_sum;            /* rgba32f: the front-to-back sum */
-    GLuint peel_query;          /* GL_ANY_SAMPLES_PASSED of pass 0 */
-    int peels;                  /* peels of the last frame */
-    /* weighted blended */
-    GLuint wboit[2], wboit_composite;
-    GLuint wboit_framebuffer, wboit_accumulation, wboit_revealage;
-} oit_state;
-
 struct ds_renderer {
     /* settings */
     int width, height;
@@ -170,7 +147,11 @@ struct ds_renderer {
     ds_technique technique; /* SORTED stands for both sorted and
                              unsorted (`sorting` tells which) */
     size_t abuffer_initial_nodes;
-    oit_state oit;
+    void *technique_state[DS_TECHNIQUE_COUNT]; /* each technique's own
+                             (technique.h), made on its first use */
+    ds_raster_path raster;  /* the raster path of sorted frames */
+    void *raster_state[DS_RASTER_PATH_COUNT]; /* each path's own
+                             (raster.h), made on its first use */
     int cpu_path;
     ds_stages_mode stages;       /* asked for: AUTO, SORTER or GL */
     int stages_gl;               /* resolved: the stages run in GL */
@@ -191,7 +172,6 @@ struct ds_renderer {
     float *host_positions;   /* CPU path */
 
     /* GL */
-    GLuint mesh_program, points_program, pull_program;
     GLuint attribute_buffer;  /* per vertex: RGBA8 colour, then the normal
                                  packed as signed 10:10:10:2 (8 bytes);
                                  with normals_only the normal alone */
@@ -199,9 +179,7 @@ struct ds_renderer {
                                  colour is the normal's (shade.glsl), so
                                  the draw fetches 4 bytes a vertex, not 8 */
     GLuint index_buffer;      /* pull: the mesh's indices, for the shader */
-    GLuint pull_vertex_array; /* pull: no attributes */
     GLuint cpu_position_buffer, cpu_element_buffer; /* CPU path */
-    GLuint vertex_arrays[DS_INTEROP_SLOTS];
     /* the own framebuffer: a colour texture when single-sampled, else a
      * multisampled colour renderbuffer */
     GLuint framebuffer, color_texture, color_renderbuffer, depth_renderbuffer;
@@ -310,25 +288,6 @@ uint32_t ds_render_gl_stages_drawn(const ds_renderer *renderer, const frame_reco
 ds_status ds_render_gl_stages_read_back(ds_renderer *renderer, const frame_plan *plan,
                                         float *keys, uint32_t *values, uint32_t *rects,
                                         uint32_t *drawn);
-
-/* draw.c: the GL draw of the frame, timed into `record`. */
-void ds_render_draw(ds_renderer *renderer, const frame_plan *plan, frame_record *record);
-/* draw.c: glUseProgram and shade.glsl's uniforms for this frame. */
-void ds_render_use_program(const ds_renderer *renderer, const frame_plan *plan, GLuint program);
-
-/* renderer.c: a program of `vertex`, then `surface` (mesh.frag.glsl or
- * points.frag.glsl, or NULL) and `main` for the fragment stage, each
- * stage after GLSL 4.50 and shade.glsl. */
-ds_status ds_render_compile_program(const char *vertex, const char *surface,
-                                    const char *fragment_main, const char *name, GLuint *dest);
-
-/* oit.c: the technique's GL objects, made if missing (set_technique,
- * resize); the frame of an order-independent technique, timed into
- * `record`; the images freed (resize) or everything (destroy). */
-ds_status ds_render_oit_prepare(ds_renderer *renderer, ds_technique technique);
-ds_status ds_render_oit_frame(ds_renderer *renderer, const frame_plan *plan, frame_record *record);
-void ds_render_oit_free_images(ds_renderer *renderer);
-void ds_render_oit_free(ds_renderer *renderer);
 
 /* timing.c: the record for the frame about to start (its previous frame's
  * results collected first), and the collection of finished frames:

@@ -1,4 +1,5 @@
-/* draw.c — the GL draw of one frame's sorted elements, back to front with
+/* raster_hw.c — the hardware raster path (raster.h, raster_registry.h):
+ * the GL draw of one frame's sorted elements, back to front with
  * straight alpha "over". The forms (renderer.h, ds_draw_form):
  *   indexed: glDrawElements over the scattered indices of the sorted
  *            triangles, or over the sorted vertex numbers for points;
@@ -8,36 +9,67 @@
  * each either one plain draw, one indirect draw whose count the culling
  * keys pass wrote after the elements, or, with screen tiles, one
  * scissored indirect draw per tile and the overflow draw (tiles.h). */
-#include "renderer_internal.h"
+#include "gl_program.h"
+#include "raster.h"
 
-/* Uniform locations fixed in shade.glsl. */
-enum {
-    U_VIEW_PROJECTION = 0,
-    U_ALPHA = 1,
-    U_POINT_SCALE = 2,
-    U_EYE = 3,
-    U_COLOR_MODE = 4,
-    U_TINT = 5,
-    U_HEIGHT_RANGE = 6,
-    U_VIEW_OPACITY = 7,
-    U_NORMALS_ONLY = 12
-};
+extern const char ds_shader_mesh_vert[];
+extern const char ds_shader_mesh_frag[];
+extern const char ds_shader_mesh_pull_vert[];
+extern const char ds_shader_points_vert[];
+extern const char ds_shader_points_frag[];
+extern const char ds_shader_blend_frag[];
 
-void ds_render_use_program(const ds_renderer *renderer, const frame_plan *plan, GLuint program)
+/* The path's GL objects: a program per form, and the vertex arrays. */
+typedef struct hw_state {
+    GLuint mesh_program, points_program, pull_program;
+    GLuint pull_vertex_array;  /* pull: no attributes */
+    GLuint vertex_arrays[DS_INTEROP_SLOTS]; /* one per element buffer */
+} hw_state;
+
+static ds_status compile_program(const char *vertex_source, const char *surface_source,
+                                 const char *name, GLuint *dest)
 {
-    glUseProgram(program);
-    glUniformMatrix4fv(U_VIEW_PROJECTION, 1, GL_FALSE, plan->view_projection);
-    glUniform1f(U_ALPHA, renderer->alpha);
-    glUniform3fv(U_EYE, 1, plan->eye);
-    glUniform1i(U_COLOR_MODE, (GLint)renderer->color_mode);
-    glUniform3fv(U_TINT, 1, renderer->tint);
-    glUniform2f(U_HEIGHT_RANGE, renderer->height_lo, renderer->height_inv);
-    glUniform1i(U_VIEW_OPACITY, renderer->opacity == DS_OPACITY_VIEW);
-    glUniform1i(U_NORMALS_ONLY, renderer->normals_only);
-    if (plan->points) {
-        glEnable(GL_PROGRAM_POINT_SIZE);
-        glUniform1f(U_POINT_SCALE, plan->point_scale);
+    return ds_render_compile_program(vertex_source, surface_source, ds_shader_blend_frag, name,
+                                     dest);
+}
+
+static ds_status hw_create(ds_renderer *renderer, void *state)
+{
+    hw_state *hw = state;
+    ds_status status;
+    if ((status = compile_program(ds_shader_mesh_vert, ds_shader_mesh_frag, "mesh",
+                                  &hw->mesh_program)) ||
+        (status = compile_program(ds_shader_points_vert, ds_shader_points_frag, "points",
+                                  &hw->points_program)) ||
+        (renderer->pull &&
+         (status = compile_program(ds_shader_mesh_pull_vert, ds_shader_mesh_frag,
+                                   "mesh_pull", &hw->pull_program))))
+        return status;
+    if (renderer->pull)
+        glCreateVertexArrays(1, &hw->pull_vertex_array);
+    glCreateVertexArrays(DS_INTEROP_SLOTS, hw->vertex_arrays);
+    for (int s = 0; s < DS_INTEROP_SLOTS; s++) {
+        GLuint vao = hw->vertex_arrays[s];
+        ds_render_vertex_attributes(renderer, vao);
+        glVertexArrayElementBuffer(vao, ds_render_element_buffer(renderer, s));
     }
+    return DS_OK;
+}
+
+static void hw_free(ds_renderer *renderer, void *state)
+{
+    hw_state *hw = state;
+    (void)renderer;
+    if (hw->mesh_program)
+        glDeleteProgram(hw->mesh_program);
+    if (hw->points_program)
+        glDeleteProgram(hw->points_program);
+    if (hw->pull_program)
+        glDeleteProgram(hw->pull_program);
+    if (hw->pull_vertex_array)
+        glDeleteVertexArrays(1, &hw->pull_vertex_array);
+    if (hw->vertex_arrays[0])
+        glDeleteVertexArrays(DS_INTEROP_SLOTS, hw->vertex_arrays);
 }
 
 /* The binned draw: each tile's command under its scissor, then the
@@ -67,12 +99,13 @@ static void draw_tiles(const ds_renderer *renderer, const ds_tile_grid *grid, in
         glDrawElementsIndirect(mode, GL_UNSIGNED_INT, overflow);
 }
 
-void ds_render_draw(ds_renderer *renderer, const frame_plan *plan, frame_record *record)
+static void hw_draw(ds_renderer *renderer, void *state, const frame_plan *plan,
+                    frame_record *record)
 {
+    const hw_state *hw = state;
     int points = plan->points, pull = plan->pull;
     size_t n = plan->count;
-    GLuint program = points ? renderer->points_program
-                            : pull ? renderer->pull_program : renderer->mesh_program;
+    GLuint program = points ? hw->points_program : pull ? hw->pull_program : hw->mesh_program;
     /* The draw: straight alpha "over", back to front; the depth test stays
      * on (for opaque geometry a caller may add) but nothing writes depth. */
     if (renderer->timeline)
@@ -113,11 +146,11 @@ void ds_render_draw(ds_renderer *renderer, const frame_plan *plan, frame_record 
                                (GLsizeiptr)(renderer->vertex_count *
                                             (renderer->normals_only ? 4 : 8))};
         glBindBuffersRange(GL_SHADER_STORAGE_BUFFER, 0, 4, buffers, offsets, sizes);
-        glBindVertexArray(renderer->pull_vertex_array);
+        glBindVertexArray(hw->pull_vertex_array);
     } else {
         /* The slot's element buffer, or the GL stages' own. */
-        glVertexArrayElementBuffer(renderer->vertex_arrays[plan->slot], element_buffer);
-        glBindVertexArray(renderer->vertex_arrays[plan->slot]);
+        glVertexArrayElementBuffer(hw->vertex_arrays[plan->slot], element_buffer);
+        glBindVertexArray(hw->vertex_arrays[plan->slot]);
     }
     if (plan->tiled)
         draw_tiles(renderer, &plan->grid, pull, points ? GL_POINTS : GL_TRIANGLES);
@@ -145,3 +178,10 @@ void ds_render_draw(ds_renderer *renderer, const frame_plan *plan, frame_record 
     if (renderer->timeline)
         ds_timeline_gl_now(renderer->timeline, "draw_end");
 }
+
+const ds_raster_backend ds_raster_hw = {
+    .state_size = sizeof(hw_state),
+    .create = hw_create,
+    .draw = hw_draw,
+    .free = hw_free,
+};

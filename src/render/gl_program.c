@@ -1,0 +1,75 @@
+/* gl_program.c — the draws' GL programs (gl_program.h): compiled as
+ * GLSL_VERSION, shade.glsl, then each stage's file; made current with
+ * shade.glsl's uniforms. */
+#include "gl_program.h"
+
+#define GLSL_VERSION "#version 450 core\n"
+extern const char ds_shader_shade[];
+
+ds_status ds_render_compile_program(const char *vertex, const char *surface,
+                                    const char *fragment_main, const char *name, GLuint *dest)
+{
+    const GLenum stages[2] = {GL_VERTEX_SHADER, GL_FRAGMENT_SHADER};
+    char log[1024];
+    GLint ok = 0;
+    GLuint program = glCreateProgram();
+    for (int i = 0; i < 2; i++) {
+        GLuint shader = glCreateShader(stages[i]);
+        /* #line: compiler messages count each file's own lines (the
+         * fragment stage's surface file is source string 3, its main 5). */
+        const char *strings[6] = {GLSL_VERSION, ds_shader_shade, "\n#line 1\n",
+                                  i ? (surface ? surface : "") : vertex, "\n#line 1\n",
+                                  i ? fragment_main : ""};
+        glShaderSource(shader, 6, strings, NULL);
+        glCompileShader(shader);
+        glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+        if (!ok) {
+            glGetShaderInfoLog(shader, sizeof log, NULL, log);
+            glDeleteShader(shader);
+            glDeleteProgram(program);
+            return ds_fail(DS_ERR_GL, "render: shader %s.%s.glsl: %s", name,
+                           i ? "frag" : "vert", log);
+        }
+        glAttachShader(program, shader);
+        glDeleteShader(shader); /* freed with the program */
+    }
+    glLinkProgram(program);
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        glGetProgramInfoLog(program, sizeof log, NULL, log);
+        glDeleteProgram(program);
+        return ds_fail(DS_ERR_GL, "render: linking %s: %s", name, log);
+    }
+    *dest = program;
+    return DS_OK;
+}
+
+/* Uniform locations fixed in shade.glsl. */
+enum {
+    U_VIEW_PROJECTION = 0,
+    U_ALPHA = 1,
+    U_POINT_SCALE = 2,
+    U_EYE = 3,
+    U_COLOR_MODE = 4,
+    U_TINT = 5,
+    U_HEIGHT_RANGE = 6,
+    U_VIEW_OPACITY = 7,
+    U_NORMALS_ONLY = 12
+};
+
+void ds_render_use_program(const ds_renderer *renderer, const frame_plan *plan, GLuint program)
+{
+    glUseProgram(program);
+    glUniformMatrix4fv(U_VIEW_PROJECTION, 1, GL_FALSE, plan->view_projection);
+    glUniform1f(U_ALPHA, renderer->alpha);
+    glUniform3fv(U_EYE, 1, plan->eye);
+    glUniform1i(U_COLOR_MODE, (GLint)renderer->color_mode);
+    glUniform3fv(U_TINT, 1, renderer->tint);
+    glUniform2f(U_HEIGHT_RANGE, renderer->height_lo, renderer->height_inv);
+    glUniform1i(U_VIEW_OPACITY, renderer->opacity == DS_OPACITY_VIEW);
+    glUniform1i(U_NORMALS_ONLY, renderer->normals_only);
+    if (plan->points) {
+        glEnable(GL_PROGRAM_POINT_SIZE);
+        glUniform1f(U_POINT_SCALE, plan->point_scale);
+    }
+}
