@@ -10,8 +10,12 @@
 #     (a second pack, binaries only, for the compare part's baseline)
 # Run on the GPU host (carry [".dev/all", ".rt"], and the baseline pack):
 #   bash scripts/device-all.sh [--parts suite,dists,realdata,headless,stages,
-#        screens,compare,compare-bench,lab]
+#        screens,compare,compare-bench,lab,tables]
 #        [--baseline .dev/before] .dev/all
+# tables runs scripts/perf-tables.sh: the measurements behind
+# docs/performance.md, written as its tables (GPU, driver, commit and
+# command above each) into $OUT/tables.md, printed last; the raw CSVs and
+# logs in $OUT/tables-raw.tar. About 5 minutes: run it alone in a call.
 # screens writes headless screenshots (bunny, dragon, points, the default
 # scene; sorted and unsorted; each colour mode) into $OUT/screens.tar.
 # stages checks the GL stages (tests, --verify over the draw forms, the
@@ -36,6 +40,7 @@ if [[ ${1:-} == --prepare ]]; then
     "$root/scripts/gpu-suite.sh" --prepare "$build" "$dest" >/dev/null
     for f in test_sort_gpu bench_sort; do xz -T2 -f "$dest/$f"; done
     xz -T2 -c "$build/depthsort" >"$dest/depthsort.xz"
+    [[ -x $build/bench/bench_load ]] && xz -T2 -c "$build/bench/bench_load" >"$dest/bench_load.xz"
     [[ -x $build/bench/radix_timeline ]] &&
         xz -T2 -c "$build/bench/radix_timeline" >"$dest/radix_timeline.xz"
     for t in test_render test_tiles_gpu test_gl_sort test_gl_stages; do
@@ -44,8 +49,8 @@ if [[ ${1:-} == --prepare ]]; then
     [[ ${4:-} == --no-models ]] && { du -sh "$dest"; exit 0; }
     # The shared models travel gzipped (34 MB of ASCII dragon -> 10 MB).
     models=$root/../shared/models
-    for m in dragon_vrip bun_zipper; do
-        gzip -c "$models/$m.ply" >"$dest/$m.ply.gz"
+    for m in dragon_vrip.ply bun_zipper.ply stanford-bunny.obj; do
+        gzip -c "$models/$m" >"$dest/$m.gz"
     done
     cp "$models/dragon_100k_binary_le.ply" "$dest/"
     du -sh "$dest"
@@ -79,37 +84,52 @@ vendor=$(find /usr /etc /opt -name 10_nvidia.json 2>/dev/null | head -1)
 export PATH=/usr/local/cuda/bin:$PATH
 
 cp "$pack"/lib/* "$bin/lib/"
-cp "$pack/COMMIT" "$bin/"
-for f in test_sort_gpu bench_sort depthsort test_render test_tiles_gpu test_gl_sort \
+cp "$pack/COMMIT" "$bin/" || echo unknown >"$bin/COMMIT"
+# What the pack lacks is named once here; a part that needs it says so
+# in one line (need, below) and the other parts still run.
+for f in test_sort_gpu bench_sort bench_load depthsort test_render test_tiles_gpu test_gl_sort \
     test_gl_stages radix_timeline; do
-    [[ -f $pack/$f.xz ]] && xz -dc "$pack/$f.xz" >"$bin/$f"
+    if [[ -f $pack/$f.xz ]]; then xz -dc "$pack/$f.xz" >"$bin/$f" && chmod +x "$bin/$f"
+    else echo "device-all.sh: $f not in the pack"; fi
 done
-for m in dragon_vrip bun_zipper; do gunzip -c "$pack/$m.ply.gz" >"$bin/$m.ply"; done
-cp "$pack/dragon_100k_binary_le.ply" "$bin/"
-chmod +x "$bin"/*
+for m in dragon_vrip.ply bun_zipper.ply stanford-bunny.obj; do
+    if [[ -f $pack/$m.gz ]]; then gunzip -c "$pack/$m.gz" >"$bin/$m"
+    else echo "device-all.sh: $m not in the pack"; fi
+done
+cp "$pack/dragon_100k_binary_le.ply" "$bin/" 2>/dev/null ||
+    echo "device-all.sh: dragon_100k_binary_le.ply not in the pack"
+cp "$root/assets/bunny.ply" "$bin/bunny.ply"
 commit=$(cat "$bin/COMMIT")
+# need PART FILE...: the part's files are here, or one line says which is not.
+need() {
+    local part=$1 f
+    shift
+    for f in "$@"; do
+        [[ -f $bin/$f ]] || { echo "device-all.sh: part $part skipped: $f missing"; return 1; }
+    done
+}
 
 # 1. The sort suite. Budgets keep the whole call inside 10 minutes.
 mkdir -p /tmp/suite
-want suite && OUT=/tmp/suite bash "$root/scripts/gpu-suite.sh" \
+want suite && need suite test_sort_gpu bench_sort && OUT=/tmp/suite bash "$root/scripts/gpu-suite.sh" \
     --test-args "--max-size 1048577" \
     --san-max-size 4099 --mem-sizes 8193 --race-sizes 1,33,8193 --san-dists uniform \
     --budget-tests 150 --budget-san 50 --budget-bench 110 \
     --bench-args "--sizes 1024,2048,4096,8192,16384,32768,65536,69451,131072,262144,524288,871414,1048576,2097152,4194304,5000000,8388608,14027872,16777216,28055742,33554432,67108864" \
     "$bin" >/tmp/suite/summary.txt 2>&1
-want suite && cp /tmp/suite/bench.csv "$out/bench.csv"
+want suite && cp /tmp/suite/bench.csv "$out/bench.csv" 2>/dev/null
 want suite && { cat /tmp/suite/summary.txt; for f in /tmp/suite/*.log; do echo "##### $f"; tail -n 40 "$f"; done; } >"$out/suite.log"
 
 # 2. Every distribution against uniform, for the hybrid (<= 3x) and quick
 # (<= 2x) claims.
-want dists && timeout 100 "$bin/bench_sort" --algo hybrid,quick,radix --dist all \
+want dists && need dists bench_sort && timeout 100 "$bin/bench_sort" --algo hybrid,quick,radix --dist all \
     --sizes 65536,1048576,16777216 --commit "$commit" >"$out/dists.log" 2>&1
 
 # 3. Real-data experiments: the hybrid paper's Fig. 10 (distances from a
 # viewpoint off the model, with and without shuffle) and the quicksort
 # paper's (viewer at the origin).
 B="timeout 60 $bin/bench_sort --runs 20 --commit $commit"
-want realdata && {
+want realdata && need realdata bench_sort dragon_vrip.ply && {
     for src in "--model $bin/dragon_vrip.ply" "--model $bin/dragon_vrip.ply --grid 4x4" "--scene gyroid:5M"; do
         echo "=== fig10 $src"; $B $src
         echo "=== fig10 $src --shuffle"; $B $src --shuffle --algo hybrid,radix,cub --phases
@@ -122,7 +142,7 @@ want realdata && {
 
 # 4. Headless frames, verified, then timed.
 H="timeout 90 $bin/depthsort --headless --size 1920x1080"
-want headless && {
+want headless && need headless depthsort dragon_vrip.ply && {
     echo "=== test_render"; timeout 60 "$bin/test_render"; echo "rc=$?"
     echo "=== test_tiles_gpu"; timeout 120 "$bin/test_tiles_gpu"; echo "rc=$?"
     echo "=== dragon verify, every sort"; $H "$bin/dragon_vrip.ply" --frames 4 --sort all --verify; echo "rc=$?"
@@ -148,7 +168,7 @@ want headless && {
 # forms, the same image as the CUDA path's byte for byte, and the frame
 # rates against the CUDA path (and the baseline pack, if given), rounds
 # interleaved.
-if want stages; then
+if want stages && need stages depthsort dragon_vrip.ply; then
     {
         for t in test_gl_sort test_gl_stages test_render; do
             echo "=== $t"; timeout 120 "$bin/$t"; echo "rc=$?"
@@ -196,11 +216,10 @@ if want stages; then
 fi
 
 # 5. Screenshots, one tar (the device tool returns at most 8 files).
-if want screens; then
+if want screens && need screens depthsort dragon_vrip.ply; then
     shots=/tmp/screens
     mkdir -p "$shots"
     S="timeout 60 $bin/depthsort --headless --size 1920x1080 --frames 1 --orbit 0"
-    cp "$root/assets/bunny.ply" "$bin/bunny.ply"
     {
         $S "$bin/bunny.ply" --screenshot "$shots/bunny.png"
         $S "$bin/bunny.ply" --no-sort --screenshot "$shots/bunny-unsorted.png"
@@ -218,7 +237,7 @@ if want screens; then
 fi
 
 # 5b. The transparency lab (docs/transparency.md's H100 tables), one tar.
-if want lab; then
+if want lab && need lab depthsort; then
     rm -rf /tmp/lab
     timeout 540 bash "$root/scripts/transparency-lab.sh" "$bin" --models "$bin" \
         --size 1920x1080 --frames 60 --out /tmp/lab >/tmp/lab-run.log 2>&1
@@ -226,6 +245,12 @@ if want lab; then
     mkdir -p /tmp/lab && cp /tmp/lab-run.log /tmp/lab/run.log
     # The heatmaps compress to little; the 1080p frames do not: left out.
     tar -C /tmp --exclude='*frame-*.png' -cf "$out/lab.tar" lab
+fi
+
+# 5c. The tables of docs/performance.md (scripts/perf-tables.sh).
+if want tables; then
+    timeout 560 bash "$root/scripts/perf-tables.sh" "$bin" "$out" >/tmp/tables-run.log 2>&1
+    echo "rc=$?" >>/tmp/tables-run.log
 fi
 
 # 6. Baseline against this pack, interleaved: bench_sort rounds, then
@@ -280,4 +305,9 @@ want stages && {
     grep -E "^=== |^sort |fps|handover" "$out/stages-time.log" | head -150
 }
 want headless && { echo "==== headless (rc lines) ===="; grep -E "^===|^rc=|fps|frame |sum |identical|PASSED|FAIL" "$out/headless.log" | head -130; }
+want tables && {
+    echo "==== tables (scripts/perf-tables.sh: $out/tables.md) ===="
+    grep -v "^#" /tmp/tables-run.log | grep -E "perf-tables|^rc=" | head -20
+    cat "$out/tables.md" 2>/dev/null || echo "no tables.md (see the lines above)"
+}
 exit 0
