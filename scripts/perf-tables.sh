@@ -10,12 +10,16 @@
 # one line a file, which is read field by field.
 #
 #   scripts/perf-tables.sh [--smoke] BINDIR OUTDIR
+#   scripts/perf-tables.sh --update TABLES_MD FILE...
 #
 # BINDIR holds depthsort, bench_sort, bench_load, COMMIT and the models
 # dragon_vrip.ply, bun_zipper.ply, dragon_100k_binary_le.ply and
 # stanford-bunny.obj (what device-all.sh unpacks into /tmp/ds-bin; its
 # --parts tables runs this). Writes OUTDIR/tables.md and
-# OUTDIR/tables-raw.tar (every CSV and log), and prints tables.md.
+# OUTDIR/tables-raw.tar (every CSV and log), and prints tables.md. Each
+# table sits in a block marked "<!-- perf-tables NAME -->" ...
+# "<!-- /perf-tables -->", as in docs/performance.md and README.md, and
+# --update puts tables.md's blocks in place of theirs.
 # A tool or model that is missing, or a run that fails, costs its table
 # (one line says why); the other tables are still made.
 # --smoke: small sizes, few frames and 320x180, to check the script and
@@ -25,6 +29,27 @@
 # Sized (frame counts, sizes) to finish in about 5 minutes on an
 # H100-class GPU; device-all.sh stops it at 560 s.
 set -uo pipefail
+
+# --update TABLES_MD FILE...: replace each marked block of FILE
+# ("<!-- perf-tables NAME -->" to "<!-- /perf-tables -->") by the block of
+# the same name in TABLES_MD; blocks TABLES_MD lacks stay as they are.
+if [[ ${1:-} == --update ]]; then
+    tables=${2:?usage: perf-tables.sh --update TABLES_MD FILE...}
+    shift 2
+    for file in "$@"; do
+        awk 'FNR == NR {
+                 if ($0 ~ /^<!-- perf-tables [a-z-]+ -->$/) { name = $3; copying = 1; block[name] = "" }
+                 if (copying) block[name] = block[name] $0 "\n"
+                 if ($0 == "<!-- /perf-tables -->") copying = 0
+                 next
+             }
+             $0 ~ /^<!-- perf-tables [a-z-]+ -->$/ && ($3 in block) { printf "%s", block[$3]; skipping = 1; next }
+             skipping { if ($0 == "<!-- /perf-tables -->") skipping = 0; next }
+             { print }' "$tables" "$file" >"$file.new" && mv "$file.new" "$file" &&
+            echo "perf-tables: $file updated from $tables"
+    done
+    exit 0
+fi
 
 smoke=0
 [[ ${1:-} == --smoke ]] && { smoke=1; shift; }
@@ -93,19 +118,22 @@ commands() {
         awk '!seen[$0]++ { print "`" $0 "`" }'
 }
 
-# heading TITLE LOG [TEMPLATE]: a table's title and header: GPU, driver,
-# commit, and the command (the one run; or TEMPLATE, the shape of the
-# several runs, whose exact lines are in the raw logs).
-heading() {
-    local title=$1 log=$2 template=${3:-}
+# begin NAME TITLE LOG [TEMPLATE]: a section's title, then the start of
+# its block (what --update replaces) with the GPU, driver, commit and the
+# command (the one run; or TEMPLATE, the shape of several runs, whose exact
+# lines are in the raw logs). end closes the block.
+begin() {
+    local name=$1 title=$2 log=$3 template=${4:-}
     {
         echo "## $title"
         echo
+        echo "<!-- perf-tables $name -->"
         echo "$gpu_line:"
         if [[ -n $template ]]; then echo "\`$template\`"; else commands "$log"; fi
         echo
     } >>"$md"
 }
+end() { printf '%s\n\n' "<!-- /perf-tables -->" >>"$md"; }
 
 # ---- awk: CSV fields, medians, numbers -----------------------------------
 
@@ -209,7 +237,7 @@ END {
                 }
             line = line " " (worst > 0 ? ratio(worst) " (" where ")" : "") " |"
         }
-        if (a in bad) sub(/^\| [^|]*/, "| " a " (WRONG:" bad[a] ")", line)
+        if (a in bad) sub(/^\| [^|]*\|/, "| " a " (WRONG:" bad[a] ") |", line)
         print line
     }
 }
@@ -334,6 +362,49 @@ END {
 }
 EOF
 
+# The 16M row of the sizes CSV and the distributions CSV -> the issues'
+# goals for each algorithm, met or not.
+read -r -d '' AWK_GOALS <<'EOF'
+BEGIN { FS = "," }
+FNR == 1 { file++; delete col; for (i = 1; i <= NF; i++) col[$i] = i; next }
+file == 1 && $col["n"] == 16777216 { t[$col["algo"]] = $col["median_ms"] }
+file == 2 {
+    a = $col["algo"]; n = $col["n"]; d = $col["dist"]
+    dt[a, n, d] = $col["median_ms"]; ns[n] = 1; ds[d] = 1
+}
+function worst(a,    n, d, w, u) {
+    w = 0
+    for (n in ns) {
+        u = dt[a, n, "uniform"]
+        if (u > 0) for (d in ds) if (d != "uniform" && (a, n, d) in dt && dt[a, n, d] / u > w) w = dt[a, n, d] / u
+    }
+    return w
+}
+function row(a, goal, limit, dist_limit,    r, rc, w, v, m) {
+    if (!(t[a] > 0)) return
+    r = t[a] / raw; rc = t[a] / cub; w = worst(a)
+    v = r <= limit ? "met" : rc <= limit ? "met against `cub`" : "not met"
+    m = sprintf("%.2f× cub-raw, %.2f× `cub`", r, rc)
+    if (dist_limit) {
+        m = m "; worst " (w > 0 ? sprintf("%.2f×", w) : "not measured")
+        if (w > dist_limit) v = "not met"
+    }
+    printf "| %s | %s | %s | %s |\n", a, goal, m, v
+}
+END {
+    raw = t["cub-raw"]; cub = t["cub"]
+    if (!(raw > 0 && cub > 0)) exit 1
+    print "| algorithm | goal at 16M uniform pairs | measured | |"
+    print "|---|---|---|---|"
+    if (t["radix"] > 0)
+        printf "| radix | ≥ 0.8× CUB's throughput | %.2f× cub-raw's, %.2f× `cub`'s | %s |\n", raw / t["radix"],
+               cub / t["radix"], (raw / t["radix"] >= 0.8 ? "met" : cub / t["radix"] >= 0.8 ? "met against `cub`" : "not met")
+    row("bitonic2", "≤ 4× CUB's time", 4, 0)
+    row("hybrid", "≤ 2× CUB's time; every distribution ≤ 3× its uniform time", 2, 3)
+    row("quick", "≤ 3× CUB's time; every distribution ≤ 2× its uniform time", 3, 2)
+}
+EOF
+
 # csv_awk PROGRAM [-v NAME=VALUE]... FILE...: PROGRAM with the functions above.
 csv_awk() {
     local prog=$1 opts=()
@@ -359,14 +430,9 @@ hl() {
 if have bench_sort; then
     if run sizes 150 bench_sort --algo all --runs "$runs" --sizes "$sort_sizes" \
         --commit "$commit" --csv "$raw/sizes.csv"; then
-        heading "Every sort by size" "$raw/sizes.log"
-        cat >>"$md" <<EOF
-Medians in ms of $runs sorts of (float key, uint32 value) pairs, uniform
-keys, ascending; "× cub-raw" is the time over cub-raw's in the same run.
-
-EOF
+        begin sizes "Every sort by size" "$raw/sizes.log"
         csv_awk "$AWK_SORT_SIZES" "$raw/sizes.csv" >>"$md" 2>>"$raw/errors.log"
-        echo >>"$md"
+        end
     fi
 fi
 
@@ -374,15 +440,25 @@ fi
 if have bench_sort; then
     if run dists 120 bench_sort --algo all --dist all --runs 10 --sizes "$dist_sizes" \
         --commit "$commit" --csv "$raw/dists.csv"; then
-        heading "Key distributions" "$raw/dists.log"
-        cat >>"$md" <<EOF
-The slowest of the nine other distributions against uniform keys at the
-same size (time ÷ uniform's; below 1: faster), and which it was.
-
-EOF
+        begin dists "Key distributions" "$raw/dists.log"
         csv_awk "$AWK_DISTS" "$raw/dists.csv" >>"$md" 2>>"$raw/errors.log"
-        echo >>"$md"
+        end
     fi
+fi
+
+# The issues' goals, from both (16M: the real run only).
+if [[ -s $raw/sizes.csv ]] && grep -q ",16777216," "$raw/sizes.csv"; then
+    {
+        echo "## Goals"
+        echo
+        echo "<!-- perf-tables goals -->"
+        echo "$gpu_line: the two tables above."
+        echo
+        dists=$raw/dists.csv
+        [[ -s $dists ]] || dists=/dev/null
+        csv_awk "$AWK_GOALS" "$raw/sizes.csv" "$dists" 2>>"$raw/errors.log"
+    } >>"$md"
+    end
 fi
 
 # ---- 3. real data -------------------------------------------------------------
@@ -400,17 +476,12 @@ if have bench_sort bun_zipper.ply dragon_vrip.ply; then
     real "dragon, eye at the origin" --model "$bin/dragon_vrip.ply" --eye 0,0,0
     real "dragon, eye off the model" --model "$bin/dragon_vrip.ply"
     real "dragon 4×4, eye off the model" --model "$bin/dragon_vrip.ply" --grid 4x4
-    real "$mid vertices, eye off the model" --scene "$mid"
+    real "$mid's vertices, eye off the model" --scene "$mid"
     if ((${#files[@]})); then
-        heading "Real data" "$raw/real.log" \
+        begin real "Real data" "$raw/real.log" \
             "bench_sort --algo all --runs $runs (--model MODEL [--eye 0,0,0] [--grid 4x4] | --scene $mid)"
-        cat >>"$md" <<EOF
-Camera distances to every vertex of a model (the sort papers'
-experiments), ms.
-
-EOF
         csv_awk "$AWK_REAL" -v "labels=$labels" "${files[@]}" >>"$md" 2>>"$raw/errors.log"
-        echo >>"$md"
+        end
     fi
 fi
 
@@ -428,17 +499,10 @@ if have depthsort dragon_vrip.ply bun_zipper.ply; then
         hl frames "$big" 120 --scene "$big" "${H[@]}" --frames "$frames_big" --sort $s
     done
     if [[ -s $raw/frames.tsv ]]; then
-        heading "Frames by scene and path" "$raw/frames.log" \
+        begin frames "Frames by scene and path" "$raw/frames.log" \
             "depthsort --headless --size $size (MODEL | --scene S) --frames $frames ($frames_big for $big) --sort S [--primitive points]"
-        cat >>"$md" <<EOF
-Headless frames at $size over a 360° orbit, medians in ms; culling,
-screen tiles and the draw form as chosen by default. \`gl\` runs the
-stages as GL compute in the draw's context; the CUDA sorts run them in
-CUDA, and the hand-over is the GPU's switch between the two contexts.
-
-EOF
         csv_awk "$AWK_FRAMES" "$raw/frames.tsv" >>"$md"
-        echo >>"$md"
+        end
     fi
 fi
 
@@ -461,16 +525,10 @@ if have depthsort dragon_vrip.ply bun_zipper.ply dragon_100k_binary_le.ply; then
     forms bunny "$small" "$frames" "$bin/bun_zipper.ply"
     forms dragon "$small" "$frames" "$bin/dragon_vrip.ply"
     if [[ -s $raw/forms.tsv ]]; then
-        heading "Draw forms and screen tiles" "$raw/forms.log" \
+        begin forms "Draw forms and screen tiles" "$raw/forms.log" \
             "depthsort --headless (MODEL | --scene S) --size WxH --frames $frames ($frames_big for the gyroids) --draw indexed|pull [--tiles off]"
-        cat >>"$md" <<EOF
-The same frames drawn indexed (an element buffer of sorted triangles) and
-pulled (the vertex shader fetches each sorted triangle's corners), with
-screen tiles on (the default) and off; medians in ms.
-
-EOF
         csv_awk "$AWK_FORMS" "$raw/forms.tsv" >>"$md"
-        echo >>"$md"
+        end
     fi
 fi
 
@@ -478,53 +536,49 @@ fi
 if have bench_load dragon_vrip.ply bun_zipper.ply; then
     run load 60 bench_load --write-binary "$bin/dragon_vrip.ply" "$raw/dragon_le.ply" le &&
         run load 60 bench_load --write-binary "$bin/dragon_vrip.ply" "$raw/dragon_be.ply" be
-    files=("$bin/dragon_vrip.ply" "$raw/dragon_le.ply" "$raw/dragon_be.ply" "$bin/bun_zipper.ply")
-    [[ -f $bin/stanford-bunny.obj ]] && files+=("$bin/stanford-bunny.obj")
-    [[ -f $bin/bunny.ply ]] && files+=("$bin/bunny.ply")
-    have_files=()
-    for f in "${files[@]}"; do [[ -f $f ]] && have_files+=("$f"); done
-    run load 150 bench_load --repeat "$repeat" "${have_files[@]}"
+    files=()
+    for f in "$bin/dragon_vrip.ply" "$raw/dragon_le.ply" "$raw/dragon_be.ply" "$bin/bun_zipper.ply" \
+        "$bin/stanford-bunny.obj" "$bin/bunny.ply"; do
+        [[ -f $f ]] && files+=("$f")
+    done
+    run load 150 bench_load --repeat "$repeat" "${files[@]}"
     for f in "$bin/dragon_vrip.ply" "$raw/dragon_le.ply" "$bin/stanford-bunny.obj"; do
         [[ -f $f ]] && run load 30 bench_load --memory "$f"
     done
     if grep -q " parse " "$raw/load.log"; then
-        heading "Loading" "$raw/load.log" \
-            "bench_load --repeat $repeat FILE...; bench_load --memory FILE; bench_load --write-binary dragon_vrip.ply OUT le|be"
         cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
-        cat >>"$md" <<EOF
-On the host's CPU ($cpu, $(nproc) threads): the loading thread's CPU time,
-median of $repeat, the file in the page cache. *parse* is the loader
-alone, *load* adds \`ds_mesh_finish()\` (bounds, normals, colours);
-dragon_le and dragon_be are the dragon written as binary PLY by
-\`bench_load --write-binary\`.
-
-EOF
-        csv_awk "$AWK_LOAD" "$raw/load.log" >>"$md" 2>>"$raw/errors.log"
+        begin load "Loading" "$raw/load.log" \
+            "bench_load --repeat $repeat FILE...; bench_load --memory FILE; bench_load --write-binary dragon_vrip.ply OUT le|be"
+        echo "The host's CPU: $cpu, $(nproc) threads." >>"$md"
         echo >>"$md"
+        csv_awk "$AWK_LOAD" "$raw/load.log" >>"$md" 2>>"$raw/errors.log"
+        end
     fi
 fi
 
 # ---- the README's headline blocks ----------------------------------------------------
-{
-    echo "## README headline blocks"
-    echo
-    if [[ -s $raw/sizes.csv ]]; then
-        echo "$gpu_line. Sorting"
-        echo "16,777,216 (key, value) pairs, uniform float keys, ascending, median of $runs"
-        echo "runs after warm-up (\`bench_sort --algo all --runs $runs\`); cub-raw is plain"
-        echo "\`cub::DeviceRadixSort::SortPairs\` on the float keys, the others keep the"
-        echo "full sort semantics (NaN last, −0 = +0, in place):"
+echo "## README headline blocks" >>"$md"
+echo >>"$md"
+if grep -q ",16777216," "$raw/sizes.csv" 2>/dev/null; then
+    {
+        echo "<!-- perf-tables readme-sort -->"
+        echo "$gpu_line (\`bench_sort --algo all --runs $runs\`):"
+        echo "16,777,216 pairs, uniform float keys, ascending, median of $runs runs; cub-raw is plain"
+        echo "\`cub::DeviceRadixSort::SortPairs\`, the others keep the full sort semantics (NaN last,"
+        echo "−0 = +0, in place):"
         echo
         csv_awk "$AWK_SORT_SIZES" "$raw/sizes.csv" |
             awk -v n="16,777,216" 'NR <= 2 || next_too || index($0, "| " n " |") == 1 {
                 print; next_too = index($0, "| " n " |") == 1 }' | sed 's/^| n |/| n, ms |/'
-        echo
-    fi
-    if [[ -s $raw/frames.tsv ]]; then
-        echo "$gpu_line. Headless, the Stanford dragon (871,414 triangles) at $size,"
-        echo "the defaults (culling, screen tiles, pulled triangles, narrowed keys),"
-        echo "medians of $frames frames (\`depthsort --headless --size $size"
-        echo "dragon_vrip.ply --frames $frames --sort all\`):"
+    } >>"$md"
+    end
+fi
+if [[ -s $raw/frames.tsv ]]; then
+    {
+        echo "<!-- perf-tables readme-frames -->"
+        echo "$gpu_line (\`depthsort --headless --size"
+        echo "$size dragon_vrip.ply --frames $frames --sort all\`): the Stanford dragon (871,414 triangles) with the"
+        echo "defaults (culling, screen tiles, pulled triangles, narrowed keys), medians of the frames:"
         echo
         echo "| stages | keys + sort + binning | hand-over | draw | frame − draw | frame | fps |"
         echo "|---|---:|---:|---:|---:|---:|---:|"
@@ -535,9 +589,9 @@ fi
                 printf "| %s | %s ms | %s ms | %s ms | %s ms | %s ms | %.0f |\n", name, ms($7 + $8 + $9),
                        ms($10), ms($11), ms($12 - $11), ms($12), ($12 > 0 ? 1000 / $12 : 0)
             }' "$raw/frames.tsv"
-        echo
-    fi
-} >>"$md"
+    } >>"$md"
+    end
+fi
 
 [[ -s $raw/errors.log ]] && { echo "## Errors"; echo; sed 's/^/    /' "$raw/errors.log"; } >>"$md"
 tar -C "$raw" -cf "$out/tables-raw.tar" . 2>/dev/null
