@@ -305,6 +305,11 @@ static void test_line_errors(void **state)
         {"eye=0,5,0 target=0,0,0", "straight up or down"},
         {"eye=0,0,5 target=0,0,0 up=0,0,1", "up must be +Y"},
         {"eye=0,0,5 target=0,0,0 zoom=2", "expected eye=X,Y,Z"},
+        /* A distance that overflows float is not "the same point". */
+        {"eye=-3e38,0,3e38 target=3e38,0,-3e38", "eye and target are 8.49e+38 apart"},
+        {"eye=0,0,1e20 target=0,0,0", "apart; the camera's float arithmetic holds"},
+        {"eye=0,0,1e-20 target=0,0,0", "eye and target are 1e-20 apart"},
+        {"eye=1e30,0,1 target=1e30,0,0", "over 2^20 times the eye's distance"},
     };
     ds_log_set_quiet(1);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -317,6 +322,46 @@ static void test_line_errors(void **state)
     ds_log_set_quiet(0);
 }
 
+static int matrix_is_finite(const float m[16])
+{
+    for (int i = 0; i < 16; i++)
+        if (!isfinite(m[i]))
+            return 0;
+    return 1;
+}
+
+/* Framing, zooming and panning never make NaN or infinity, whatever the
+ * radius: spheres beyond the float range the projection holds are framed
+ * as the nearest one inside it, and zoom and pan stop at the bounds. */
+static void test_extreme_scales_stay_finite(void **state)
+{
+    (void)state;
+    static const float radii[] = {1e-30f, 1e-20f, 1e-15f, 1.0f, 1e16f, 1e20f, 1e30f, 3e38f, INFINITY};
+    const float origin[3] = {0.0f, 0.0f, 0.0f};
+    for (size_t i = 0; i < sizeof radii / sizeof radii[0]; i++) {
+        ds_camera camera = {.pitch = 0.3f};
+        ds_camera_frame(&camera, origin, radii[i], 16.0f / 9.0f);
+        float m[16];
+        ds_camera_view_projection(&camera, m);
+        if (!matrix_is_finite(m) || !(camera.near_plane > 0.0f) ||
+            !(camera.far_plane > camera.near_plane) || !isfinite(camera.far_plane))
+            fail_msg("radius %g: near %g far %g distance %g", (double)radii[i],
+                     (double)camera.near_plane, (double)camera.far_plane, (double)camera.distance);
+        for (int step = 0; step < 200; step++)
+            ds_camera_zoom(&camera, 10.0f);
+        ds_camera_pan(&camera, 1e30f, 1e30f);
+        ds_camera_view_projection(&camera, m);
+        if (!matrix_is_finite(m))
+            fail_msg("radius %g zoomed out: near %g far %g distance %g", (double)radii[i],
+                     (double)camera.near_plane, (double)camera.far_plane, (double)camera.distance);
+        for (int step = 0; step < 400; step++)
+            ds_camera_zoom(&camera, 0.1f);
+        ds_camera_view_projection(&camera, m);
+        assert_true(matrix_is_finite(m));
+        assert_true(camera.distance > 0.0f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_pan_and_zoom),
         cmocka_unit_test(test_line_round_trip),
         cmocka_unit_test(test_line_errors),
+        cmocka_unit_test(test_extreme_scales_stay_finite),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

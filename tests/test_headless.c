@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -440,15 +441,19 @@ static void test_fails_before_the_first_frame(void **state)
                                               "100000", "--screenshot", "/proc/z.png", NULL};
     assert_fails_fast(png_in_proc, 0, 1, "/proc/z.png: cannot write the screenshot");
 
-    /* 16.8M copies of 588 vertices: beyond uint32 indices. */
+    /* 16.8M copies of 588 vertices: beyond uint32 indices. A --grid that
+     * asks too much is a usage error: exit 2, as for any bad option. */
     static const char *const grid[] = {"--headless", "--scene", "planes:1000", "--grid",
                                        "4096x4096", NULL};
-    assert_fails_fast(grid, 0, 1, "--grid 4096x4096");
+    assert_fails_fast(grid, 0, 2, "--grid 4096x4096");
+    static const char *const grid_info[] = {"--info", "--scene", "planes:1000", "--grid",
+                                            "4096x4096", NULL};
+    assert_fails_fast(grid_info, 0, 2, "--grid 4096x4096");
     /* 1.73G triangles: within uint32 vertices, beyond what the renderer
      * draws; the grid would need about 30 GB of host memory. */
     static const char *const draw_count[] = {"--headless", "--scene", "planes:1000", "--grid",
                                              "2000x1000", NULL};
-    assert_fails_fast(draw_count, 0, 1, "triangles");
+    assert_fails_fast(draw_count, 0, 2, "triangles");
 
     work_path("bad_camera.txt", path, sizeof path);
     file = fopen(path, "w");
@@ -593,6 +598,96 @@ static void covered_box(const char *png, int *width, int *height)
     assert_true(x1 >= 0);
     *width = x1 - x0 + 1;
     *height = y1 - y0 + 1;
+}
+
+/* Coordinates whose extent or centre the camera's float arithmetic cannot
+ * hold (the projection's 2 near far overflowed from about 4e18, the radius
+ * was infinite from about 7e37, tiny models underflowed): drawn recentred
+ * and rescaled with one warning line, a non-blank image that --verify
+ * passes (every key finite), the camera line finite. */
+static void test_extreme_coordinates(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        double scale, shift;
+    } cases[] = {
+        {"huge.obj", 1e30, 0.0},   {"huge_far.obj", 1e30, -1e30}, {"edge.obj", 1e38, -1.5e38},
+        {"tiny.obj", 1e-30, 0.0},  {"offset.obj", 1e15, 1e20},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[512];
+        work_path(cases[i].name, path, sizeof path);
+        FILE *file = fopen(path, "w");
+        assert_non_null(file);
+        /* Two overlapping quads, a little apart in depth. */
+        static const double quad[8][3] = {{-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0},
+                                          {-0.5, -0.5, 0.3}, {1.5, -0.5, 0.3}, {1.5, 1.5, 0.3},
+                                          {-0.5, 1.5, 0.3}};
+        for (int v = 0; v < 8; v++)
+            fprintf(file, "v %.9g %.9g %.9g\n", quad[v][0] * cases[i].scale + cases[i].shift,
+                    quad[v][1] * cases[i].scale + cases[i].shift,
+                    quad[v][2] * cases[i].scale + cases[i].shift);
+        fprintf(file, "f 1 2 3 4\nf 5 6 7 8\n");
+        fclose(file);
+        static run_result r;
+        const char *args[] = {"--headless", cases[i].name, "--frames", "2", "--size", "64x48",
+                              "--verify", "--screenshot", "extreme.png", NULL};
+        run(args, 0, &r);
+        if (r.exit_status != 0)
+            fail_msg("%s: exit %d:\n%s", cases[i].name, r.exit_status, r.err);
+        if (count_of(r.err, "beyond what the camera's float arithmetic holds") != 1)
+            fail_msg("%s: no single warning:\n%s", cases[i].name, r.err);
+        assert_non_null(strstr(r.out, "verify: 2 frames OK"));
+        if (strstr(r.out, "nan") || strstr(r.out, "inf"))
+            fail_msg("%s: a non-finite number in the output:\n%s", cases[i].name, r.out);
+        int width = 0, height = 0;
+        covered_box("extreme.png", &width, &height);
+        printf("%s: covers %dx%d of 64x48\n", cases[i].name, width, height);
+        assert_true(width >= 16 && height >= 12);
+    }
+    /* In range: no warning, and --info reports the file's own bounds. */
+    static run_result r;
+    static const char *const info[] = {"--info", "huge.obj", NULL};
+    run(info, 0, &r);
+    assert_int_equal(r.exit_status, 0);
+    assert_non_null(strstr(r.out, "bounds=-1.00000002e+30,-1.00000002e+30,0,1.49999995e+30"));
+    assert_string_equal(r.err, "");
+}
+
+/* --camera-file naming a FIFO: refused at once (opening it for reading
+ * would wait for a writer), one line naming it. */
+static void test_camera_file_fifo(void **state)
+{
+    (void)state;
+    char path[512];
+    work_path("camera.fifo", path, sizeof path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    static const char *const args[] = {"--headless", "--scene", "planes:1000", "--frames", "100000",
+                                       "--camera-file", "camera.fifo", NULL};
+    assert_fails_fast(args, 0, 1, "camera.fifo: the camera file is a FIFO");
+    unlink(path);
+}
+
+/* A --grid too large for the model is refused from the header's counts,
+ * before the body is read (the body here is broken: its error would come
+ * first otherwise), with the usage status 2. */
+static void test_grid_checked_before_body(void **state)
+{
+    (void)state;
+    char path[512];
+    work_path("grid_body.ply", path, sizeof path);
+    FILE *file = fopen(path, "w");
+    assert_non_null(file);
+    fprintf(file, "ply\nformat ascii 1.0\nelement vertex 1000\nproperty float x\n"
+                  "property float y\nproperty float z\nend_header\n");
+    for (int v = 0; v < 1000; v++)
+        fprintf(file, "%d 0 x\n", v);
+    fclose(file);
+    static const char *const args[] = {"--headless", "grid_body.ply", "--grid", "4096x4096", NULL};
+    assert_fails_fast(args, 0, 2, "grid_body.ply: --grid 4096x4096 makes 16777216000 vertices");
+    static const char *const one[] = {"--headless", "grid_body.ply", NULL};
+    assert_fails_fast(one, 0, 1, "is not a valid float value");
 }
 
 /* A flat slab 2.5 wide (X), 0.1 thick (Y) and 4 long (Z), as a Z-up scan
@@ -815,6 +910,9 @@ int main(void)
         cmocka_unit_test(test_timeline),
         cmocka_unit_test(test_up_axis),
         cmocka_unit_test(test_camera_round_trip),
+        cmocka_unit_test(test_extreme_coordinates),
+        cmocka_unit_test(test_camera_file_fifo),
+        cmocka_unit_test(test_grid_checked_before_body),
     };
     return cmocka_run_group_tests(tests, make_work_dir, remove_work_dir);
 }

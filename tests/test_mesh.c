@@ -244,6 +244,57 @@ static void test_grid_errors(void **state)
     ds_log_set_quiet(0);
 }
 
+/* Coordinates the camera's float arithmetic cannot hold are moved and
+ * scaled into range, in double, keeping the shape; others are untouched. */
+static void test_fit_range(void **state)
+{
+    (void)state;
+    static const struct {
+        float scale, shift; /* positions: unit tetrahedron * scale + shift */
+        int changed;
+    } cases[] = {
+        {1.0f, 0.0f, 0},        {1e15f, 0.0f, 0},   {1e-14f, 0.0f, 0},   {1e30f, 0.0f, 1},
+        {1e30f, 1e30f, 1},      {1e-30f, 0.0f, 1},  {1e-30f, 1e-28f, 1},   {1.0f, 1e20f, 1},
+        {1e38f, -1e38f, 1},     {1e-3f, 1e4f, 1},   {1.0f, 1000.0f, 0},
+    };
+    static const float unit[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    static const uint32_t tris[] = {0, 1, 2, 0, 2, 3, 0, 3, 1, 1, 3, 2};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        float positions[12];
+        for (int k = 0; k < 12; k++)
+            positions[k] = unit[k] * cases[i].scale + cases[i].shift;
+        ds_mesh mesh = make_mesh(positions, 4, tris, 4);
+        double offset[3], scale;
+        int changed = ds_mesh_fit_range(&mesh, offset, &scale);
+        if (changed != cases[i].changed)
+            fail_msg("scale %g shift %g: changed %d", (double)cases[i].scale,
+                     (double)cases[i].shift, changed);
+        /* A shape lost in float's rounding (1 unit at 1e20) is a point: the
+         * camera frames it at radius 1. */
+        int point = mesh.radius == 0.0f;
+        double framed = point ? 1.0 : (double)mesh.radius;
+        if (!point && !((double)mesh.radius <= DS_MESH_MAX_RADIUS &&
+                        (double)mesh.radius >= DS_MESH_MIN_RADIUS))
+            fail_msg("scale %g shift %g: radius %g", (double)cases[i].scale,
+                     (double)cases[i].shift, (double)mesh.radius);
+        for (int k = 0; k < 3; k++)
+            assert_true(fabs((double)mesh.center[k]) <= DS_MESH_MAX_CENTER_RADII * framed);
+        if (changed) {
+            /* The same tetrahedron: edge 0-1 along x, as long as 0-2. */
+            float e01 = mesh.positions[3] - mesh.positions[0];
+            float e02 = mesh.positions[7] - mesh.positions[1];
+            assert_true(point || e01 > 0.0f);
+            assert_float_equal(e01, e02, 1e-5f * e01);
+            for (int k = 0; k < 12; k++)
+                assert_true(isfinite(mesh.positions[k]));
+        } else {
+            assert_memory_equal(mesh.positions, positions, sizeof positions);
+            assert_true(scale == 1.0);
+        }
+        ds_mesh_free(&mesh);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -256,6 +307,7 @@ int main(void)
         cmocka_unit_test(test_point_cloud_colors_by_height),
         cmocka_unit_test(test_grid),
         cmocka_unit_test(test_grid_errors),
+        cmocka_unit_test(test_fit_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

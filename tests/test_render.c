@@ -41,6 +41,7 @@
 #include "headless.h"
 #include "image_write.h"
 #include "load.h"
+#include "host_memory.h"
 #include "renderer.h"
 #include "renderer_internal.h" /* the last frame's plan: which form drew */
 #include "scene.h"
@@ -212,6 +213,32 @@ static void render(ds_renderer *renderer, uint8_t *pixels)
     layer_camera(&camera);
     assert_int_equal(ds_renderer_frame(renderer, &camera, DS_RENDERER_OWN_FRAMEBUFFER), DS_OK);
     assert_int_equal(ds_renderer_read_pixels(renderer, pixels), DS_OK);
+}
+
+/* --verify must not pass a frame whose keys are NaN: a camera that
+ * overflowed float (here a NaN target) makes every distance NaN, and the
+ * sorts may put NaN keys anywhere. */
+static void test_verify_refuses_nan_keys(void **state)
+{
+    (void)state;
+    ds_mesh mesh;
+    make_layers(&mesh);
+    ds_renderer *renderer = make_renderer(&mesh, DS_PRIMITIVE_TRIANGLES, 1);
+    ds_camera camera;
+    layer_camera(&camera);
+    assert_int_equal(ds_renderer_frame(renderer, &camera, DS_RENDERER_OWN_FRAMEBUFFER), DS_OK);
+    assert_int_equal(ds_renderer_verify(renderer), DS_OK);
+    camera.target[0] = NAN;
+    ds_log_set_quiet(1);
+    ds_status status = ds_renderer_frame(renderer, &camera, DS_RENDERER_OWN_FRAMEBUFFER);
+    if (status == DS_OK)
+        status = ds_renderer_verify(renderer);
+    ds_log_set_quiet(0);
+    printf("%s\n", ds_last_error());
+    assert_int_equal(status, DS_ERR_MISMATCH);
+    assert_non_null(strstr(ds_last_error(), "is NaN"));
+    ds_renderer_destroy(renderer);
+    ds_mesh_free(&mesh);
 }
 
 static void test_layers_sorted_and_unsorted(void **state)
@@ -683,17 +710,29 @@ static void test_msaa(void **state)
 }
 
 /* The size check: the index format's limits, in one line naming the
- * count and the limit; on the CPU path nothing else is refused. */
+ * count and the limit; on the CPU path the buffers' bytes against the
+ * host memory available. */
 static void test_check_fits(void **state)
 {
     (void)state;
     ds_renderer_desc desc = {0};
     desc.interop = DS_INTEROP_NONE;
     assert_int_equal(ds_renderer_check_fits(&desc, 1000, 2000), DS_OK);
-    assert_int_equal(ds_renderer_check_fits(&desc, DS_RENDERER_MAX_VERTICES,
-                                            DS_RENDERER_MAX_TRIANGLES),
-                     DS_OK);
     ds_log_set_quiet(1);
+    uint64_t need = ds_renderer_buffer_bytes(&desc, DS_RENDERER_MAX_VERTICES,
+                                             DS_RENDERER_MAX_TRIANGLES);
+    uint64_t available = ds_host_memory_available();
+    assert_true(need > 64ull * DS_RENDERER_MAX_TRIANGLES);
+    ds_status at_limits = ds_renderer_check_fits(&desc, DS_RENDERER_MAX_VERTICES,
+                                                 DS_RENDERER_MAX_TRIANGLES);
+    if (available && need > available) {
+        assert_int_equal(at_limits, DS_ERR_TOO_LARGE);
+        printf("%s\n", ds_last_error());
+        assert_non_null(strstr(ds_last_error(), "render: 715.8M triangles need about "));
+        assert_non_null(strstr(ds_last_error(), "of host memory for the renderer's buffers"));
+    } else {
+        assert_int_equal(at_limits, DS_OK);
+    }
     assert_int_equal(ds_renderer_check_fits(&desc, 1000, (size_t)DS_RENDERER_MAX_TRIANGLES + 1),
                      DS_ERR_TOO_LARGE);
     printf("%s\n", ds_last_error());
@@ -1496,6 +1535,7 @@ int main(void)
         cmocka_unit_test(test_color_modes),
         cmocka_unit_test(test_msaa),
         cmocka_unit_test(test_check_fits),
+        cmocka_unit_test(test_verify_refuses_nan_keys),
         cmocka_unit_test(test_invalid_arguments),
         cmocka_unit_test(test_headless_smoke),
     };

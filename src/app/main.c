@@ -35,8 +35,8 @@ static int print_info(const ds_options *opts)
     double start = ds_now_ms();
     ds_status status = ds_app_build_mesh(opts, &mesh);
     double elapsed = ds_now_ms() - start;
-    if (status != DS_OK)
-        return 1; /* the one error line is already on stderr */
+    if (status != DS_OK) /* the one error line is already on stderr */
+        return status == DS_ERR_INVALID_ARG ? 2 : 1; /* 2: an option (--grid) asked too much */
     input_format(opts, &mesh, format, sizeof format);
     printf("vertices=%zu triangles=%zu format=%s bounds=%.9g,%.9g,%.9g,%.9g,%.9g,%.9g load_ms=%.3f\n",
            mesh.vertex_count, mesh.triangle_count, format, (double)mesh.bounds_min[0],

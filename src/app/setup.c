@@ -4,9 +4,14 @@
 #include "setup.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "host_memory.h"
+#include "interop.h"
 #include "load.h"
 #include "scene.h"
 
@@ -23,16 +28,24 @@ static const char *input_name(const ds_options *opts)
     return opts->model_path ? opts->model_path : ds_app_scene_spec(opts);
 }
 
+/* Whether the renderer will take its CPU path, asked before any GL
+ * context exists: no CUDA device, or --interop none. */
+static int cpu_path(const ds_options *opts)
+{
+    return opts->interop == DS_INTEROP_NONE || !ds_interop_cuda_available();
+}
+
 /* Refuses a --grid whose counts exceed what the mesh holds (uint32 indices,
  * DS_MESH_MAX_ELEMENTS) or, unless only --info is asked for, what the
  * renderer and the chosen sort can take (ds_renderer_check_fits()): from
- * the single copy's counts, before the grid allocates anything. */
+ * the single copy's counts, before the grid allocates anything. A --grid
+ * that makes too much is a usage error (DS_ERR_INVALID_ARG, exit 2). */
 static ds_status check_grid_fits(const ds_options *opts, const ds_mesh *single, int nx, int ny)
 {
     size_t cells = (size_t)nx * (size_t)ny;
     size_t nv = single->vertex_count, nt = single->triangle_count;
     if ((nv && cells > DS_MESH_MAX_ELEMENTS / nv) || (nt && cells > DS_MESH_MAX_ELEMENTS / nt))
-        return ds_fail(DS_ERR_TOO_LARGE,
+        return ds_fail(DS_ERR_INVALID_ARG,
                        "%s: --grid %dx%d makes %.0f vertices and %.0f triangles; a mesh holds at "
                        "most %u of each (uint32 indices)",
                        input_name(opts), nx, ny, (double)cells * (double)nv,
@@ -43,7 +56,83 @@ static ds_status check_grid_fits(const ds_options *opts, const ds_mesh *single, 
     ds_status status = ds_app_renderer_desc(opts, single, &desc);
     if (status == DS_OK)
         status = ds_renderer_check_fits(&desc, cells * nv, cells * nt);
+    if (status == DS_ERR_TOO_LARGE && cells > 1)
+        status = DS_ERR_INVALID_ARG; /* the line names the counts --grid made */
     return status;
+}
+
+typedef struct load_plan {
+    const ds_options *opts;
+    int nx, ny;
+} load_plan;
+
+/* The loader's budget check (ds_load_budget.check), on the header's counts
+ * before the body is parsed: the grid's counts against the mesh's limits,
+ * and the host memory of the mesh, its grid copies and, on the CPU path,
+ * the renderer's buffers against what is available. */
+static ds_status check_load(void *context, const char *name, uint64_t vertices,
+                            uint64_t triangles, uint64_t mesh_bytes)
+{
+    const load_plan *plan = context;
+    const ds_options *opts = plan->opts;
+    uint64_t cells = (uint64_t)plan->nx * (uint64_t)plan->ny;
+    if ((vertices && cells > DS_MESH_MAX_ELEMENTS / vertices) ||
+        (triangles && cells > DS_MESH_MAX_ELEMENTS / triangles))
+        return ds_fail(DS_ERR_INVALID_ARG,
+                       "%s: --grid %dx%d makes %.0f vertices and %.0f triangles; a mesh holds at "
+                       "most %u of each (uint32 indices)",
+                       name, plan->nx, plan->ny, (double)cells * (double)vertices,
+                       (double)cells * (double)triangles, DS_MESH_MAX_ELEMENTS);
+    uint64_t one = mesh_bytes, all = mesh_bytes + (cells > 1 ? cells * mesh_bytes : 0);
+    if (!opts->info && cpu_path(opts)) {
+        ds_mesh shape = {.vertex_count = (size_t)vertices, .triangle_count = (size_t)triangles};
+        ds_renderer_desc desc;
+        ds_status status = ds_app_renderer_desc(opts, &shape, &desc);
+        if (status != DS_OK)
+            return status;
+        one += ds_renderer_buffer_bytes(&desc, (size_t)vertices, (size_t)triangles);
+        all += ds_renderer_buffer_bytes(&desc, (size_t)(cells * vertices), (size_t)(cells * triangles));
+    }
+    uint64_t available = ds_host_memory_available();
+    if (!available || all <= available)
+        return DS_OK;
+    char need[32], have[32], single[32];
+    ds_format_bytes(all, need, sizeof need);
+    ds_format_bytes(available, have, sizeof have);
+    ds_format_bytes(one, single, sizeof single);
+    const char *what = opts->info ? "" : cpu_path(opts) ? " with the renderer's buffers" : "";
+    if (cells > 1 && one <= available)
+        return ds_fail(DS_ERR_INVALID_ARG,
+                       "%s: --grid %dx%d: %llu copies of %llu vertices and %llu triangles need about "
+                       "%s of host memory%s; %s is available (one copy needs %s)",
+                       name, plan->nx, plan->ny, (unsigned long long)cells,
+                       (unsigned long long)vertices, (unsigned long long)triangles, need, what, have,
+                       single);
+    return ds_fail(DS_ERR_TOO_LARGE,
+                   "%s: %llu vertices and %llu triangles need about %s of host memory%s; %s is "
+                   "available",
+                   name, (unsigned long long)vertices, (unsigned long long)triangles, single, what,
+                   have);
+}
+
+/* Brings coordinates that the camera's float arithmetic cannot hold into
+ * range (ds_mesh_fit_range), saying so in one line. --info reports the
+ * file's own coordinates and draws nothing, so it is left alone. */
+static void fit_range(const ds_options *opts, ds_mesh *mesh)
+{
+    float old_min[3], old_max[3];
+    memcpy(old_min, mesh->bounds_min, sizeof old_min);
+    memcpy(old_max, mesh->bounds_max, sizeof old_max);
+    double offset[3], scale;
+    if (opts->info || !ds_mesh_fit_range(mesh, offset, &scale))
+        return;
+    ds_warn("%s: bounds %.3g,%.3g,%.3g to %.3g,%.3g,%.3g are beyond what the camera's float "
+            "arithmetic holds (a radius of %g to %g, a centre within %g radii and %g of the "
+            "origin); drawn moved by %.3g,%.3g,%.3g and scaled by %.3g",
+            input_name(opts), (double)old_min[0], (double)old_min[1], (double)old_min[2],
+            (double)old_max[0], (double)old_max[1], (double)old_max[2], DS_MESH_MIN_RADIUS,
+            DS_MESH_MAX_RADIUS, DS_MESH_MAX_CENTER_RADII, DS_MESH_MAX_RADIUS, -offset[0],
+            -offset[1], -offset[2], scale);
 }
 
 ds_status ds_app_build_mesh(const ds_options *opts, ds_mesh *dest)
@@ -51,8 +140,11 @@ ds_status ds_app_build_mesh(const ds_options *opts, ds_mesh *dest)
     ds_mesh single = {0};
     ds_status status;
     memset(dest, 0, sizeof *dest);
+    int nx = opts->grid_x > 0 ? opts->grid_x : 1, ny = opts->grid_y > 0 ? opts->grid_y : 1;
     if (opts->model_path) {
-        status = ds_load_mesh(opts->model_path, &single);
+        load_plan plan = {opts, nx, ny};
+        ds_load_budget budget = {.check = check_load, .context = &plan};
+        status = ds_load_mesh_budget(opts->model_path, &budget, &single);
     } else {
         char name[64];
         size_t triangles = 0;
@@ -65,7 +157,7 @@ ds_status ds_app_build_mesh(const ds_options *opts, ds_mesh *dest)
     /* Upright first: the grid lays its copies out in the XZ plane of the
      * turned model. */
     ds_mesh_set_up(&single, opts->up);
-    int nx = opts->grid_x > 0 ? opts->grid_x : 1, ny = opts->grid_y > 0 ? opts->grid_y : 1;
+    fit_range(opts, &single);
     if ((status = check_grid_fits(opts, &single, nx, ny))) {
         ds_mesh_free(&single);
         return status;
@@ -76,6 +168,8 @@ ds_status ds_app_build_mesh(const ds_options *opts, ds_mesh *dest)
     }
     status = ds_mesh_grid(&single, nx, ny, dest);
     ds_mesh_free(&single);
+    if (status == DS_OK)
+        fit_range(opts, dest); /* the copies span nx by ny of it */
     return status;
 }
 
@@ -130,15 +224,36 @@ ds_status ds_app_renderer_desc(const ds_options *opts, const ds_mesh *mesh, ds_r
 }
 
 /* The first line of --camera-file into dest (without its line end).
- * Returns DS_OK with *found 0 when the file does not exist. */
+ * Returns DS_OK with *found 0 when the file does not exist. Anything but a
+ * regular file is refused before it is opened: opening a FIFO for reading
+ * would wait for a writer. */
 static ds_status read_camera_line(const char *path, char *dest, size_t capacity, int *found)
 {
     *found = 0;
-    FILE *file = fopen(path, "r");
-    if (!file) {
+    struct stat info;
+    if (stat(path, &info) != 0) {
         if (errno == ENOENT)
             return DS_OK;
         return ds_fail(DS_ERR_IO, "%s: cannot read the camera file: %s", path, strerror(errno));
+    }
+    if (!S_ISREG(info.st_mode))
+        return ds_fail(DS_ERR_IO, "%s: the camera file %s, not a regular file", path,
+                       S_ISDIR(info.st_mode)    ? "is a directory"
+                       : S_ISFIFO(info.st_mode) ? "is a FIFO (named pipe)"
+                       : S_ISCHR(info.st_mode)  ? "is a character device"
+                                                : "is a special file");
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *file = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!file) {
+        int error = errno;
+        if (fd >= 0)
+            close(fd);
+        return ds_fail(DS_ERR_IO, "%s: cannot read the camera file: %s", path, strerror(error));
+    }
+    struct stat opened;
+    if (fstat(fd, &opened) != 0 || !S_ISREG(opened.st_mode)) { /* replaced since stat() */
+        fclose(file);
+        return ds_fail(DS_ERR_IO, "%s: the camera file is not a regular file", path);
     }
     errno = 0;
     int got = fgets(dest, (int)capacity, file) != NULL;

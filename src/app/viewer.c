@@ -1778,8 +1778,11 @@ int ds_viewer_run(const ds_options *opts)
         goto done;
 
     /* The model first: a long load shows its progress before a window. */
-    if (build_mesh(&v->opts, &mesh) != DS_OK)
+    if ((status = build_mesh(&v->opts, &mesh)) != DS_OK) {
+        if (status == DS_ERR_INVALID_ARG)
+            exit_status = 2; /* an option (--grid) asked too much */
         goto done;
+    }
     if (open_window(v, &v->opts, "depthsort") != DS_OK)
         goto done;
     set_title(v);

@@ -23,6 +23,39 @@
 #define DEPTH_SLACK 0.9f
 /* near never drops below this fraction of far (depth precision). */
 #define MIN_NEAR_FRACTION 1e-5f
+/* Radii and eye distances stay where the projection's 2 near far and the
+ * keys' squared distances are finite, normal floats (mesh.h's
+ * DS_MESH_MAX_RADIUS and DS_MESH_MIN_RADIUS, to which the app brings every
+ * model): framing a sphere outside them frames the nearest one inside, and
+ * zooming or a --camera beyond them is refused. */
+#define MAX_RADIUS 1e16f
+#define MIN_RADIUS 1e-15f
+#define MAX_DISTANCE 1e17f
+#define MIN_DISTANCE 1e-16f
+
+/* The radius the camera frames: a point (or nonsense) at 1, others clamped. */
+static float framed_radius(float radius)
+{
+    if (!(radius > 0.0f) || isnan(radius))
+        return 1.0f;
+    if (radius > MAX_RADIUS)
+        return MAX_RADIUS;
+    return radius < MIN_RADIUS ? MIN_RADIUS : radius;
+}
+
+/* near and far as the projection needs them: near at least a fraction of
+ * far (depth precision), far beyond near (2 near far / (far - near) must
+ * be finite even when the depth of the view is lost in float rounding far
+ * away from a tiny model). */
+static void keep_depth_range(ds_camera *camera)
+{
+    if (camera->near_plane < camera->far_plane * MIN_NEAR_FRACTION)
+        camera->near_plane = camera->far_plane * MIN_NEAR_FRACTION;
+    if (!(camera->near_plane > 0.0f))
+        camera->near_plane = MIN_DISTANCE;
+    if (!(camera->far_plane > camera->near_plane * 1.001f))
+        camera->far_plane = camera->near_plane * 2.0f;
+}
 
 static float clamp_pitch(float pitch)
 {
@@ -48,8 +81,7 @@ void ds_camera_frame(ds_camera *camera, const float center[3], float radius, flo
         camera->fov_y = DEFAULT_FOV_Y;
     if (!(aspect > 0.0f))
         aspect = 1.0f;
-    if (!(radius > 0.0f))
-        radius = 1.0f; /* a single point: any sensible scale */
+    radius = framed_radius(radius);
     camera->aspect = aspect;
     camera->pitch = clamp_pitch(camera->pitch);
     memcpy(camera->target, center, sizeof camera->target);
@@ -66,19 +98,17 @@ void ds_camera_frame(ds_camera *camera, const float center[3], float radius, flo
 
 void ds_camera_enclose(ds_camera *camera, const float center[3], float radius)
 {
-    if (!(radius > 0.0f))
-        radius = 1.0f;
+    radius = framed_radius(radius);
     float eye[3];
     ds_camera_eye(camera, eye);
-    float d2 = 0.0f;
+    double d2 = 0.0; /* in double: the squares of far eyes overflow float */
     for (int k = 0; k < 3; k++)
-        d2 += (eye[k] - center[k]) * (eye[k] - center[k]);
-    float to_center = sqrtf(d2);
+        d2 += ((double)eye[k] - center[k]) * ((double)eye[k] - center[k]);
+    float to_center = (float)fmin(sqrt(d2), (double)MAX_DISTANCE);
     float padded = radius * FRAME_MARGIN;
     camera->far_plane = (to_center + padded) / DEPTH_SLACK;
     camera->near_plane = (to_center - padded) * DEPTH_SLACK;
-    if (camera->near_plane < camera->far_plane * MIN_NEAR_FRACTION)
-        camera->near_plane = camera->far_plane * MIN_NEAR_FRACTION;
+    keep_depth_range(camera);
 }
 
 void ds_camera_orbit(ds_camera *camera, float dyaw, float dpitch)
@@ -99,21 +129,26 @@ void ds_camera_pan(ds_camera *camera, float dx, float dy)
     glm_vec3_cross(world_up, back, right); /* never parallel: pitch is clamped */
     glm_vec3_normalize(right);
     glm_vec3_cross(back, right, up);
-    for (int k = 0; k < 3; k++)
-        camera->target[k] += camera->distance * (dx * right[k] + dy * up[k]);
+    float moved[3];
+    for (int k = 0; k < 3; k++) {
+        moved[k] = camera->target[k] + camera->distance * (dx * right[k] + dy * up[k]);
+        if (!isfinite(moved[k]))
+            return; /* a pan off float's range: stay */
+    }
+    memcpy(camera->target, moved, sizeof moved);
 }
 
 void ds_camera_zoom(ds_camera *camera, float factor)
 {
-    if (!(factor > 0.0f))
-        return;
+    if (!(factor > 0.0f) || !(camera->distance * factor <= MAX_DISTANCE) ||
+        !(camera->distance * factor >= MIN_DISTANCE))
+        return; /* nothing, or beyond what the projection holds */
     /* Keep near/far around the same region: shift them with the eye. */
     float change = camera->distance * factor - camera->distance;
     camera->distance *= factor;
     camera->far_plane += change;
     camera->near_plane += change;
-    if (camera->near_plane < camera->far_plane * MIN_NEAR_FRACTION)
-        camera->near_plane = camera->far_plane * MIN_NEAR_FRACTION;
+    keep_depth_range(camera);
 }
 
 void ds_camera_eye(const ds_camera *camera, float dest[3])
@@ -231,10 +266,30 @@ ds_status ds_camera_parse(const char *text, const char *what, ds_camera *dest)
         fabsf(up[2]) > 1e-6f * up_length || up[1] <= 0.0f)
         return ds_fail(DS_ERR_PARSE,
                        "%s: up must be +Y (0,1,0); turn the model with --up instead", what);
+    /* The range check in double: the difference of two floats near 3e38
+     * overflows float. Within the range, float gives the exact round trip
+     * of ds_camera_format's lines. */
+    double wide[3] = {(double)eye[0] - target[0], (double)eye[1] - target[1],
+                      (double)eye[2] - target[2]};
+    double length = sqrt(wide[0] * wide[0] + wide[1] * wide[1] + wide[2] * wide[2]);
+    if (!(length > 0.0))
+        return ds_fail(DS_ERR_PARSE, "%s: eye and target are the same point", what);
+    if (length > MAX_DISTANCE || length < MIN_DISTANCE)
+        return ds_fail(DS_ERR_PARSE,
+                       "%s: eye and target are %.3g apart; the camera's float arithmetic holds "
+                       "%g to %g",
+                       what, length, (double)MIN_DISTANCE, (double)MAX_DISTANCE);
+    /* The eye is computed as target + distance * direction in float: it
+     * must differ from the target, so the target may be at most 2^20
+     * distances from the origin (float holds 24 bits). */
+    for (int k = 0; k < 3; k++)
+        if (fabs((double)target[k]) > 1048576.0 * length)
+            return ds_fail(DS_ERR_PARSE,
+                           "%s: the target is %.3g from the origin, over 2^20 times the eye's "
+                           "distance %.3g: float cannot hold that view",
+                           what, fabs((double)target[k]), length);
     float back[3] = {eye[0] - target[0], eye[1] - target[1], eye[2] - target[2]};
     float distance = sqrtf(back[0] * back[0] + back[1] * back[1] + back[2] * back[2]);
-    if (!(distance > 0.0f) || !isfinite(distance))
-        return ds_fail(DS_ERR_PARSE, "%s: eye and target are the same point", what);
     float pitch = asinf(fminf(1.0f, fmaxf(-1.0f, back[1] / distance)));
     if (fabsf(pitch) > PITCH_LIMIT)
         return ds_fail(DS_ERR_PARSE, "%s: the view looks straight up or down", what);

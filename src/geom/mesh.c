@@ -62,6 +62,40 @@ void ds_mesh_compute_bounds(ds_mesh *mesh)
     mesh->radius = (float)(0.5 * sqrt(diagonal_sq));
 }
 
+int ds_mesh_fit_range(ds_mesh *mesh, double offset[3], double *scale)
+{
+    offset[0] = offset[1] = offset[2] = 0.0;
+    *scale = 1.0;
+    if (!mesh || mesh->vertex_count == 0)
+        return 0;
+    /* In double: the float bounds of a model spanning -3e38..3e38 have an
+     * extent that float cannot hold. */
+    double center[3], diagonal_sq = 0.0, farthest = 0.0;
+    ds_mesh_compute_bounds(mesh);
+    for (int k = 0; k < 3; k++) {
+        double lo = mesh->bounds_min[k], hi = mesh->bounds_max[k];
+        center[k] = 0.5 * lo + 0.5 * hi;
+        diagonal_sq += (hi - lo) * (hi - lo);
+        farthest = fmax(farthest, fabs(center[k]));
+    }
+    double radius = 0.5 * sqrt(diagonal_sq);
+    /* A single point: the camera frames it at radius 1. */
+    double framed = radius > 0.0 ? radius : 1.0;
+    int rescale = radius > DS_MESH_MAX_RADIUS || (radius > 0.0 && radius < DS_MESH_MIN_RADIUS);
+    int recentre = farthest > DS_MESH_MAX_RADIUS || farthest > DS_MESH_MAX_CENTER_RADII * framed;
+    if (!rescale && !recentre)
+        return 0;
+    if (recentre)
+        memcpy(offset, center, sizeof center);
+    if (rescale)
+        *scale = 1.0 / radius;
+    float *p = mesh->positions;
+    for (size_t i = 0; i < 3 * mesh->vertex_count; i++)
+        p[i] = (float)(((double)p[i] - offset[i % 3]) * *scale);
+    ds_mesh_compute_bounds(mesh);
+    return 1;
+}
+
 static ds_status compute_normals(ds_mesh *mesh)
 {
     size_t n = mesh->vertex_count;

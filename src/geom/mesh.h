@@ -75,6 +75,26 @@ ds_status ds_mesh_finish(ds_mesh *mesh);
 /* Recomputes bounds, centre and radius only. */
 void ds_mesh_compute_bounds(ds_mesh *mesh);
 
+/* The coordinates the orbit camera's float arithmetic holds. It frames a
+ * model from about 2.7 radii away and sets near and far around it; the
+ * projection multiplies near by far (about 6 r^2) and the keys square
+ * distances of up to about 4 r, so r^2 must stay far inside float's range
+ * (1e-38 to 3e38) on both sides; and the eye, a few radii from the centre,
+ * must differ from it in float, so the centre may be at most about 2^20
+ * radii from the origin (float holds 24 bits). */
+#define DS_MESH_MAX_RADIUS 1e16
+#define DS_MESH_MIN_RADIUS 1e-15
+#define DS_MESH_MAX_CENTER_RADII 1048576.0
+
+/* Brings a mesh whose radius or centre lies outside those bounds into
+ * them: positions become (p - offset) * scale, computed in double, where
+ * offset is the old centre when it was out of bounds (else zero) and scale
+ * is 1 / radius when the radius was (else 1); bounds are recomputed and
+ * normals kept (the scale is uniform). Returns 1 when it moved or scaled
+ * the mesh, with offset and *scale set for the caller's message; 0 and no
+ * change otherwise. */
+int ds_mesh_fit_range(ds_mesh *mesh, double offset[3], double *scale);
+
 /* Replicates `src` on an nx × ny grid in the XZ plane, spaced by its bounds
  * plus a margin, into a new finished mesh in *dest. Errors:
  * DS_ERR_TOO_LARGE when the result exceeds DS_MESH_MAX_ELEMENTS,

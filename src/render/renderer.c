@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "host_memory.h"
 
 #define DEFAULT_ALPHA 0.35f
 /* Points mode: splat diameter as a multiple of the mean spacing of points
@@ -837,32 +838,9 @@ static void format_count(size_t count, const char *unit, char *dest, size_t size
         snprintf(dest, size, "%zu %s", count, unit);
 }
 
-ds_status ds_renderer_check_fits(const ds_renderer_desc *desc, size_t vertex_count,
-                                 size_t triangle_count)
+uint64_t ds_renderer_buffer_bytes(const ds_renderer_desc *desc, size_t vertex_count,
+                                  size_t triangle_count)
 {
-    char what[64];
-    if (!desc)
-        return ds_fail(DS_ERR_INVALID_ARG, "render: desc is NULL");
-    if (triangle_count)
-        format_count(triangle_count, "triangles", what, sizeof what);
-    else
-        format_count(vertex_count, "points", what, sizeof what);
-    /* Indices are uint32, and a plain draw counts its indices (3 per
-     * triangle) or points in a GLsizei. */
-    if (vertex_count > DS_RENDERER_MAX_VERTICES)
-        return ds_fail(DS_ERR_TOO_LARGE,
-                       "render: %zu vertices exceed the 32-bit index format's %u", vertex_count,
-                       (unsigned)DS_RENDERER_MAX_VERTICES);
-    if (triangle_count > DS_RENDERER_MAX_TRIANGLES)
-        return ds_fail(DS_ERR_TOO_LARGE,
-                       "render: %s exceed the 32-bit draw count's %u triangles", what,
-                       (unsigned)DS_RENDERER_MAX_TRIANGLES);
-    if (desc->interop == DS_INTEROP_NONE || !glad_glGetString)
-        return DS_OK; /* the CPU path: host memory, checked as it is allocated */
-    int device = ds_interop_gl_cuda_device();
-    if (device < 0)
-        return DS_OK;
-
     /* What create_cuda() and the GL buffers on the same device hold. */
     size_t v = vertex_count, t = triangle_count, most = v > t ? v : t;
     int tiles = desc->tiles != DS_TILES_OFF;
@@ -889,6 +867,49 @@ ds_status ds_renderer_check_fits(const ds_renderer_desc *desc, size_t vertex_cou
     ds_sort_algo algo = (unsigned)desc->sort_algo < DS_SORT_ALGO_COUNT ? desc->sort_algo
                                                                        : DS_SORT_CUB;
     need += (uint64_t)sort_bytes_per_pair(algo) * most; /* sized for either primitive */
+    return need;
+}
+
+ds_status ds_renderer_check_fits(const ds_renderer_desc *desc, size_t vertex_count,
+                                 size_t triangle_count)
+{
+    char what[64];
+    if (!desc)
+        return ds_fail(DS_ERR_INVALID_ARG, "render: desc is NULL");
+    if (triangle_count)
+        format_count(triangle_count, "triangles", what, sizeof what);
+    else
+        format_count(vertex_count, "points", what, sizeof what);
+    /* Indices are uint32, and a plain draw counts its indices (3 per
+     * triangle) or points in a GLsizei. */
+    if (vertex_count > DS_RENDERER_MAX_VERTICES)
+        return ds_fail(DS_ERR_TOO_LARGE,
+                       "render: %zu vertices exceed the 32-bit index format's %u", vertex_count,
+                       (unsigned)DS_RENDERER_MAX_VERTICES);
+    if (triangle_count > DS_RENDERER_MAX_TRIANGLES)
+        return ds_fail(DS_ERR_TOO_LARGE,
+                       "render: %s exceed the 32-bit draw count's %u triangles", what,
+                       (unsigned)DS_RENDERER_MAX_TRIANGLES);
+    uint64_t need = ds_renderer_buffer_bytes(desc, vertex_count, triangle_count);
+    int device = desc->interop == DS_INTEROP_NONE || !glad_glGetString ? -1
+                                                                       : ds_interop_gl_cuda_device();
+    if (device < 0) {
+        /* The CPU path (or no GL yet to ask): Mesa keeps the GL buffers in
+         * host memory, and the host stages hold arrays of the same sizes. */
+        uint64_t available = ds_host_memory_available();
+        if (available && need > available) {
+            char need_text[32], available_text[32];
+            ds_format_bytes(need, need_text, sizeof need_text);
+            ds_format_bytes(available, available_text, sizeof available_text);
+            return ds_fail(DS_ERR_TOO_LARGE,
+                           "render: %s need about %s of host memory for the renderer's buffers; "
+                           "%s is available",
+                           what, need_text, available_text);
+        }
+        return DS_OK;
+    }
+    ds_sort_algo algo = (unsigned)desc->sort_algo < DS_SORT_ALGO_COUNT ? desc->sort_algo
+                                                                       : DS_SORT_CUB;
 
     size_t free_bytes = 0, total_bytes = 0;
     struct cudaDeviceProp prop;

@@ -413,12 +413,17 @@ ds_status ds_renderer_abuffer_info(const ds_renderer *renderer, ds_abuffer_info 
  * count allow it), else 0. */
 int ds_renderer_culling(const ds_renderer *renderer);
 
+/* Bytes of the buffers a renderer for these counts allocates (a
+ * conservative per-pair estimate for desc->sort_algo's sorter): device
+ * memory on the CUDA path, host memory on the CPU path. */
+uint64_t ds_renderer_buffer_bytes(const ds_renderer_desc *desc, size_t vertex_count,
+                                  size_t triangle_count);
+
 /* Checks, before anything is built or uploaded, that a mesh of these
  * counts fits what desc asks for: the index format (DS_RENDERER_MAX_*),
- * and on the CUDA path (a GL context with a CUDA device behind it is
- * current, desc->interop not NONE) the device memory the renderer and
- * desc->sort_algo's sorter will allocate (a conservative per-pair
- * estimate for the sorter) against cudaMemGetInfo's free memory.
+ * and ds_renderer_buffer_bytes() against cudaMemGetInfo's free memory on
+ * the CUDA path (a GL context with a CUDA device behind it is current,
+ * desc->interop not NONE), else against ds_host_memory_available().
  * desc->mesh is not read. ds_renderer_create() runs it too.
  * Errors: DS_ERR_TOO_LARGE with one line saying what is needed and what
  * the GPU (or the index format) allows. */

@@ -241,6 +241,15 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
      * and its indices must be what the element buffer holds. */
     const float *keys = renderer->host_verify_keys;
     const char *sort_name = plan->gl ? "gl" : ds_sort_algo_name(renderer->algo);
+    /* Distances are never NaN for finite coordinates seen from a finite
+     * eye; a NaN key means the camera or the model overflowed float, and
+     * the sorts would place it anywhere their semantics allow. */
+    for (size_t i = 0; i < n; i++)
+        if (isnan(keys[i]))
+            return ds_fail(DS_ERR_MISMATCH,
+                           "verify: frame %llu: the key of element %zu is NaN (the camera or the "
+                           "model's coordinates overflowed float)",
+                           (unsigned long long)frame, i);
     memset(renderer->host_seen, 0, n);
     for (size_t i = 0; i < n; i++) {
         if (values[i] >= n || renderer->host_seen[values[i]])
