@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -655,6 +656,60 @@ static void test_extreme_coordinates(void **state)
     assert_string_equal(r.err, "");
 }
 
+/* Outputs are written beside their targets and renamed when complete: a
+ * run that fails after opening them (here the model is malformed) leaves
+ * existing files as they were, not empty; a run that succeeds replaces
+ * them; no temporary file stays behind either way. */
+static void test_outputs_kept_on_failure(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"kept.csv", "kept.json", "kept_timeline.csv",
+                                        "kept.png"};
+    char path[512], text[256];
+    for (size_t i = 0; i < 4; i++) {
+        work_path(names[i], path, sizeof path);
+        FILE *file = fopen(path, "w");
+        assert_non_null(file);
+        fprintf(file, "earlier results %zu\n", i);
+        fclose(file);
+    }
+    work_path("broken.obj", path, sizeof path);
+    FILE *file = fopen(path, "w");
+    assert_non_null(file);
+    fprintf(file, "v 0 0 0\nv 1 0 0\nf 1 2 3\n");
+    fclose(file);
+    static const char *const failing[] = {"--headless", "broken.obj", "--frames", "2", "--size",
+                                          "48x32", "--csv", "kept.csv", "--json", "kept.json",
+                                          "--timeline", "kept_timeline.csv", "--screenshot",
+                                          "kept.png", NULL};
+    assert_fails_fast(failing, 0, 1, "broken.obj: line 3: face refers to vertex 3");
+    for (size_t i = 0; i < 4; i++) {
+        char expected[64];
+        snprintf(expected, sizeof expected, "earlier results %zu\n", i);
+        work_path(names[i], path, sizeof path);
+        read_text(path, text, sizeof text);
+        if (strcmp(text, expected) != 0)
+            fail_msg("%s: \"%s\" after a failed run", names[i], text);
+    }
+    static const char *const working[] = {"--headless", "--scene", "planes:1000", "--frames", "2",
+                                          "--size", "48x32", "--csv", "kept.csv", "--json",
+                                          "kept.json", "--screenshot", "kept.png", NULL};
+    static run_result r;
+    run_ok(working, "depthsort", &r);
+    work_path("kept.csv", path, sizeof path);
+    read_text(path, text, sizeof text);
+    assert_null(strstr(text, "earlier results"));
+    assert_true(strlen(text) > 100);
+    int width = 0, height = 0;
+    covered_box("kept.png", &width, &height);
+    DIR *dir = opendir(work_dir);
+    assert_non_null(dir);
+    for (struct dirent *entry; (entry = readdir(dir));)
+        if (strstr(entry->d_name, ".tmp"))
+            fail_msg("a temporary file stayed: %s", entry->d_name);
+    closedir(dir);
+}
+
 /* --camera-file naming a FIFO: refused at once (opening it for reading
  * would wait for a writer), one line naming it. */
 static void test_camera_file_fifo(void **state)
@@ -912,6 +967,7 @@ int main(void)
         cmocka_unit_test(test_camera_round_trip),
         cmocka_unit_test(test_extreme_coordinates),
         cmocka_unit_test(test_camera_file_fifo),
+        cmocka_unit_test(test_outputs_kept_on_failure),
         cmocka_unit_test(test_grid_checked_before_body),
     };
     return cmocka_run_group_tests(tests, make_work_dir, remove_work_dir);

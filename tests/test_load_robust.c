@@ -5,7 +5,8 @@
  * that expands to many triangles, naming the estimate and the limit; a
  * UTF-8 byte order mark (skipped in OBJ, named in PLY); binary junk named
  * .obj refused at its first byte without reading the rest; a 23-digit OBJ
- * index quoted as written. */
+ * index quoted as written. And the other direction: output files written
+ * beside their target and renamed only when complete (output_file.h). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 #include <cmocka.h>
 
 #include "load.h"
+#include "output_file.h"
 
 static char work_dir[256];
 
@@ -373,6 +375,83 @@ static void test_long_index_quoted(void **state)
                  "face refers to normal -99999999999999999999 but only 1 are defined");
 }
 
+/* ---- outputs: beside, then renamed --------------------------------------- */
+
+static void read_all(const char *path, char *dest, size_t capacity)
+{
+    dest[0] = '\0';
+    FILE *file = fopen(path, "rb");
+    if (!file)
+        return;
+    size_t length = fread(dest, 1, capacity - 1, file);
+    dest[length] = '\0';
+    fclose(file);
+}
+
+static void test_output_replaced_only_when_complete(void **state)
+{
+    (void)state;
+    char path[512], text[64];
+    snprintf(path, sizeof path, "%s", temp_path("out.csv"));
+    write_file(path, "old\n", 4);
+    chmod(path, 0640);
+
+    /* Discarded: the old file as it was. */
+    FILE *file = ds_output_open(path, "cannot open for writing");
+    assert_non_null(file);
+    fputs("half", file);
+    fflush(file);
+    read_all(path, text, sizeof text);
+    assert_string_equal(text, "old\n");
+    ds_output_discard(file, path);
+    read_all(path, text, sizeof text);
+    assert_string_equal(text, "old\n");
+
+    /* Committed: the new content, the old file's mode. */
+    file = ds_output_open(path, "cannot open for writing");
+    assert_non_null(file);
+    fputs("new\n", file);
+    assert_int_equal(ds_output_commit(file, path), DS_OK);
+    read_all(path, text, sizeof text);
+    assert_string_equal(text, "new\n");
+    struct stat info;
+    assert_int_equal(stat(path, &info), 0);
+    assert_int_equal(info.st_mode & 0777, 0640);
+
+    /* Through a symbolic link: the link stays, its target is replaced. */
+    char link_path[512];
+    snprintf(link_path, sizeof link_path, "%s", temp_path("link.csv"));
+    assert_int_equal(symlink(path, link_path), 0);
+    file = ds_output_open(link_path, "cannot open for writing");
+    assert_non_null(file);
+    fputs("linked\n", file);
+    assert_int_equal(ds_output_commit(file, link_path), DS_OK);
+    assert_int_equal(lstat(link_path, &info), 0);
+    assert_true(S_ISLNK(info.st_mode));
+    read_all(path, text, sizeof text);
+    assert_string_equal(text, "linked\n");
+
+    /* A device is written as it is, never renamed over. */
+    file = ds_output_open("/dev/null", "cannot open for writing");
+    assert_non_null(file);
+    fputs("nothing\n", file);
+    assert_int_equal(ds_output_commit(file, "/dev/null"), DS_OK);
+    assert_int_equal(stat("/dev/null", &info), 0);
+    assert_true(S_ISCHR(info.st_mode));
+    file = ds_output_open("/dev/full", "cannot open for writing");
+    assert_non_null(file);
+    fputs("full\n", file);
+    expect_error(ds_output_commit(file, "/dev/full"), DS_ERR_IO, "/dev/full: write failed");
+    assert_int_equal(stat("/dev/full", &info), 0);
+    assert_true(S_ISCHR(info.st_mode));
+
+    /* Refused up front: a folder, a missing folder. */
+    assert_null(ds_output_open(work_dir, "cannot open for writing"));
+    assert_non_null(strstr(ds_last_error(), "cannot open for writing: Is a directory"));
+    assert_null(ds_output_open("/nonexistent/x.csv", "cannot open for writing"));
+    assert_non_null(strstr(ds_last_error(), "/nonexistent/x.csv: cannot open for writing"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,6 +464,7 @@ int main(void)
         cmocka_unit_test(test_bom_ply_named),
         cmocka_unit_test(test_binary_obj_refused_at_first_byte),
         cmocka_unit_test(test_long_index_quoted),
+        cmocka_unit_test(test_output_replaced_only_when_complete),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }

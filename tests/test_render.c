@@ -30,6 +30,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -852,6 +853,9 @@ static void test_headless_smoke(void **state)
     opts.csv_path = NULL;
     opts.json_path = "/dev/full";
     assert_int_not_equal(ds_headless_run(&opts), 0);
+    struct stat device;
+    assert_int_equal(stat("/dev/full", &device), 0);
+    assert_true(S_ISCHR(device.st_mode)); /* written to, never renamed over */
 
     opts.sort = "nosuchsort";
     opts.csv_path = opts.json_path = opts.screenshot_path = NULL;

@@ -36,6 +36,7 @@
 #include "headless.h"
 #include "image_metrics.h"
 #include "image_write.h"
+#include "output_file.h"
 #include "mesh.h"
 #include "renderer.h"
 #include "setup.h"
@@ -589,14 +590,13 @@ int ds_compare_run(const ds_options *opts)
                          DS_IMAGE_METRICS_MIN_SIZE, DS_IMAGE_METRICS_MIN_SIZE);
         goto done;
     }
-    if (opts->csv_path && !(csv = fopen(opts->csv_path, "w"))) {
-        status = ds_fail(DS_ERR_IO, "%s: cannot open for writing: %s", opts->csv_path,
-                         strerror(errno));
+    /* Written beside their targets, renamed when complete (output_file.h). */
+    if (opts->csv_path && !(csv = ds_output_open(opts->csv_path, "cannot open for writing"))) {
+        status = DS_ERR_IO;
         goto done;
     }
-    if (opts->json_path && !(json = fopen(opts->json_path, "w"))) {
-        status = ds_fail(DS_ERR_IO, "%s: cannot open for writing: %s", opts->json_path,
-                         strerror(errno));
+    if (opts->json_path && !(json = ds_output_open(opts->json_path, "cannot open for writing"))) {
+        status = DS_ERR_IO;
         goto done;
     }
     if (opts->diff_dir && (status = check_diff_dir(opts->diff_dir)))
@@ -724,10 +724,8 @@ int ds_compare_run(const ds_options *opts)
 done:
     if (status == DS_ERR_INVALID_ARG && exit_code)
         exit_code = 2;
-    if (csv)
-        fclose(csv);
-    if (json)
-        fclose(json);
+    ds_output_discard(csv, opts->csv_path);
+    ds_output_discard(json, opts->json_path);
     if (s->reference_texture)
         glDeleteTextures(1, &s->reference_texture);
     ds_image_metrics_destroy(s->metrics);

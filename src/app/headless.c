@@ -28,6 +28,7 @@
 #include "egl_context.h"
 #include "image_write.h"
 #include "mesh.h"
+#include "output_file.h"
 #include "renderer.h"
 #include "setup.h"
 
@@ -310,14 +311,12 @@ static void print_table(const algo_run *runs, int run_count, const run_setup *se
     }
 }
 
-/* Closes a file written with stdio: a failed write anywhere (a full disk)
- * or a failed close is an error naming the file. */
+/* Closes a file opened with ds_output_open() and puts it in place: a
+ * failed write anywhere (a full disk), close or rename is an error naming
+ * the file, which is then left as it was. */
 ds_status ds_headless_close_written(FILE *file, const char *path)
 {
-    int failed = ferror(file);
-    if (fclose(file) != 0 || failed)
-        return ds_fail(DS_ERR_IO, "%s: write failed", path);
-    return DS_OK;
+    return ds_output_commit(file, path);
 }
 
 /* A CSV field in quotes, inner quotes doubled (RFC 4180). */
@@ -466,7 +465,8 @@ static ds_status write_json(FILE *file, const char *path, const algo_run *runs, 
     return ds_headless_close_written(file, path);
 }
 
-/* Opens --csv, --json and --timeline for writing and checks that --screenshot
+/* Opens --csv, --json and --timeline for writing (under temporary names
+ * beside them: output_file.h) and checks that --screenshot
  * can be written (its folder, then the file itself: opened without
  * truncating, or created and removed again): a bad path fails with one
  * line naming it before anything is loaded or drawn, not after the last
@@ -478,9 +478,9 @@ static ds_status open_outputs(const ds_options *opts, FILE **csv, FILE **json, F
     for (int i = 0; i < 3; i++) {
         if (!paths[i])
             continue;
-        *files[i] = fopen(paths[i], "w");
+        *files[i] = ds_output_open(paths[i], "cannot open for writing");
         if (!*files[i])
-            return ds_fail(DS_ERR_IO, "%s: cannot open for writing: %s", paths[i], strerror(errno));
+            return DS_ERR_IO;
     }
     const char *png = opts->screenshot_path;
     if (png) {
@@ -692,12 +692,10 @@ int ds_headless_run(const ds_options *opts)
 done:
     if (status == DS_ERR_INVALID_ARG && exit_code)
         exit_code = 2;
-    if (csv)
-        fclose(csv);
-    if (json)
-        fclose(json);
-    if (timeline)
-        fclose(timeline);
+    /* A failed run leaves existing outputs as they were. */
+    ds_output_discard(csv, opts->csv_path);
+    ds_output_discard(json, opts->json_path);
+    ds_output_discard(timeline, opts->timeline_path);
     for (int r = 0; r < MAX_RUNS; r++)
         free(runs[r].frames);
     free(scratch);

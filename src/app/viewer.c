@@ -39,6 +39,7 @@
 #include "image_metrics.h"
 #include "image_write.h"
 #include "mesh.h"
+#include "output_file.h"
 #include "overlay.h"
 #include "renderer.h"
 #include "setup.h"
@@ -525,16 +526,17 @@ static void save_camera(viewer *v)
         show_message(v, "camera: printed on stdout");
         return;
     }
-    FILE *file = fopen(v->opts.camera_file, "w");
-    int ok = file && fprintf(file, "%s\n", line) > 0;
-    if (file && fclose(file) != 0)
-        ok = 0;
-    if (ok) {
-        show_message(v, "camera: written to %s", v->opts.camera_file);
-    } else {
+    /* Beside the file, then renamed: a failed write keeps the old view. */
+    FILE *file = ds_output_open(v->opts.camera_file, "cannot write the camera line");
+    if (file && fprintf(file, "%s\n", line) <= 0) {
+        ds_output_discard(file, v->opts.camera_file);
         ds_fail(DS_ERR_IO, "%s: cannot write the camera line", v->opts.camera_file);
-        show_error(v, "camera");
+        file = NULL;
     }
+    if (file && ds_output_commit(file, v->opts.camera_file) == DS_OK)
+        show_message(v, "camera: written to %s", v->opts.camera_file);
+    else
+        show_error(v, "camera");
 }
 
 /* M: the next colour mode; file colours only for a model that has them. */

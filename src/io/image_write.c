@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "output_file.h"
+
 typedef struct {
     FILE *file;
     int error; /* errno of the first failed write, or -1 without one */
@@ -41,18 +43,18 @@ ds_status ds_write_png(const char *path, int width, int height,
 {
     if (!path || !rgba || width <= 0 || height <= 0)
         return ds_fail(DS_ERR_INVALID_ARG, "png: bad image or path");
-    /* Opened here rather than by stb, so that a failure says why. */
-    png_output out = {fopen(path, "wb"), 0};
+    /* Opened here rather than by stb, so that a failure says why; written
+     * beside the target and renamed when complete (output_file.h). */
+    png_output out = {ds_output_open(path, "cannot write the PNG"), 0};
     if (!out.file)
-        return ds_fail(DS_ERR_IO, "%s: cannot write the PNG: %s", path, strerror(errno));
+        return DS_ERR_IO;
     int encoded = stbi_write_png_to_func(write_to_file, &out, width, height, 4, rgba, width * 4);
-    errno = 0;
-    if (fclose(out.file) != 0 && !out.error)
-        out.error = errno ? errno : -1;
-    if (!encoded)
-        return ds_fail(DS_ERR_OUT_OF_MEMORY, "%s: cannot write the PNG: out of memory", path);
-    if (out.error)
+    if (!encoded || out.error) {
+        ds_output_discard(out.file, path);
+        if (!encoded)
+            return ds_fail(DS_ERR_OUT_OF_MEMORY, "%s: cannot write the PNG: out of memory", path);
         return ds_fail(DS_ERR_IO, "%s: cannot write the PNG: %s", path,
                        out.error > 0 ? strerror(out.error) : "write error");
-    return DS_OK;
+    }
+    return ds_output_commit(out.file, path);
 }
