@@ -1,5 +1,5 @@
 /* test_hybrid.c — proves the hybrid sort's vector building blocks
- * (kernels/hybrid_network.cuh) on the CPU: the 2008 journal's sortElements
+ * (kernels/sort/hybrid_network.cuh) on the CPU: the 2008 journal's sortElements
  * and its (key, value) form on every 4-element input over {0,1,2,3} (ties
  * included) and every permutation of 4 distinct keys; Fig. 1's two-step
  * merge on every pair of sorted vectors over {0..7}; and the 16-element

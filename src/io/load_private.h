@@ -1,7 +1,7 @@
 /* load_private.h — loader entry points that stop before ds_mesh_finish(),
  * so that the load benchmark can time parsing alone, and the checks both
  * parsers share. Not part of the API: only src/io/ply.c, src/io/obj.c,
- * src/io/load.c, bench/bench_load.c and the loader tests include it.
+ * src/io/load.c and bench/bench_load.c include it.
  *
  * Same contract as ds_load_ply_memory / ds_load_obj_memory, except that
  * normals and colours stay NULL when the file has none and bounds are not
