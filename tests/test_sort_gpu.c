@@ -34,6 +34,7 @@
 #include "sort.h"
 #include "sort_inputs.h"
 #include "sort_keys.cuh"
+#include "sort_radix_tuning.h"
 
 #define GUARD_COUNT 1024          /* poisoned elements after count */
 #define POISON_BYTE 0xA5
@@ -745,6 +746,35 @@ static void gpu_sorter_checks_its_arguments(void **state)
     }
 }
 
+/* What a sorter of 8M pairs takes from the device's free memory is within
+ * what its backend reports (ds_sort_algo_bytes_per_pair, which the
+ * renderer uses to refuse a mesh that cannot fit), give or take the
+ * allocator's granularity. */
+static void sorters_take_what_they_report(void **state)
+{
+    (void)state;
+    const size_t count = (size_t)8 << 20, slack = (size_t)8 << 20;
+    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
+        if (!algo_wanted((ds_sort_algo)a) || ds_sort_algo_on_host((ds_sort_algo)a))
+            continue;
+        size_t free_before = 0, free_after = 0, total = 0;
+        assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+        assert_int_equal(cudaMemGetInfo(&free_before, &total), cudaSuccess);
+        ds_sorter *sorter = new_sorter((ds_sort_algo)a, count, 0, 0);
+        assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
+        assert_int_equal(cudaMemGetInfo(&free_after, &total), cudaSuccess);
+        size_t taken = free_before > free_after ? free_before - free_after : 0;
+        size_t reported = ds_sort_algo_bytes_per_pair((ds_sort_algo)a) * count;
+        printf("%-9s %zu pairs: took %.1f MiB, reports %.1f MiB\n",
+               ds_sort_algo_name((ds_sort_algo)a), count, taken / 1048576.0,
+               reported / 1048576.0);
+        if (taken > reported + slack)
+            fail_msg("sort %s took %zu bytes for %zu pairs, more than the %zu it reports",
+                     ds_sort_algo_name((ds_sort_algo)a), taken, count, reported);
+        ds_sorter_destroy(sorter);
+    }
+}
+
 /* ---- radix against a stable sort ---------------------------------------- */
 
 /* Inputs for radix_sorts_stably, beyond the distributions. */
@@ -807,7 +837,7 @@ static int compare_stable(const void *a, const void *b)
  * one cluster between two outliers; in both directions, with full and
  * 24-bit keys (ties below the compared bits keep their input order), from
  * a sorter made for exactly the count, and from one made with
- * DS_RADIX_MATCH_OVERLAID=1 (the shared-memory layout of GPUs with less
+ * the tuning's match_overlaid (the shared-memory layout of GPUs with less
  * of it, whose kernels an H100 would not otherwise run). */
 static void radix_sorts_stably(void **state)
 {
@@ -836,15 +866,14 @@ static void radix_sorts_stably(void **state)
     ds_sorter *full = new_sorter(DS_SORT_RADIX, capacity, 0, 0);
     ds_sorter *short_keys = new_sorter(DS_SORT_RADIX, capacity, 24, 0);
     ds_sorter *small = new_sorter(DS_SORT_RADIX, 65536, 0, 0);
-    const char *layout = getenv("DS_RADIX_MATCH_OVERLAID");
-    char *saved_layout = layout ? strdup(layout) : NULL;
-    setenv("DS_RADIX_MATCH_OVERLAID", "1", 1);
-    ds_sorter *overlaid = new_sorter(DS_SORT_RADIX, capacity, 0, 0);
-    if (saved_layout)
-        setenv("DS_RADIX_MATCH_OVERLAID", saved_layout, 1);
-    else
-        unsetenv("DS_RADIX_MATCH_OVERLAID");
-    free(saved_layout);
+    ds_radix_tuning overlaid_tuning = ds_radix_tuning_default;
+    overlaid_tuning.match_overlaid = 1;
+    ds_sorter_desc overlaid_desc = {0};
+    overlaid_desc.algo = DS_SORT_RADIX;
+    overlaid_desc.max_count = capacity;
+    overlaid_desc.tuning = &overlaid_tuning;
+    ds_sorter *overlaid = NULL;
+    assert_int_equal(ds_sorter_create(&overlaid_desc, &overlaid), DS_OK);
     int failures = 0, cases = 0;
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
         const size_t n = sizes[s];
@@ -984,6 +1013,7 @@ int main(int argc, char **argv)
     printf("; largest size %zu\n", largest_size());
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gpu_sorter_checks_its_arguments),
+        cmocka_unit_test(sorters_take_what_they_report),
         cmocka_unit_test(phases_are_reported),
         cmocka_unit_test(both_shuffles_permute_the_pairs),
         cmocka_unit_test(pre_quantised_keys_sort_on_their_top_bits),

@@ -82,6 +82,14 @@ static void algorithm_names_round_trip(void **state)
     assert_int_equal(ds_sort_algo_from_name(NULL), DS_SORT_ALGO_COUNT);
     assert_string_equal(ds_sort_algo_name(DS_SORT_ALGO_COUNT), "unknown");
     assert_false(ds_sort_algo_on_host((ds_sort_algo)-1));
+    /* Memory per pair: none on the host; a GPU sort's at least the
+     * shuffle scratch's 8 bytes (test_sort_gpu measures them). */
+    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
+        if (ds_sort_algo_on_host((ds_sort_algo)a))
+            assert_int_equal(ds_sort_algo_bytes_per_pair((ds_sort_algo)a), 0);
+        else
+            assert_true(ds_sort_algo_bytes_per_pair((ds_sort_algo)a) >= 8);
+    assert_int_equal(ds_sort_algo_bytes_per_pair(DS_SORT_ALGO_COUNT), 0);
 }
 
 static void distribution_names_round_trip(void **state)

@@ -43,6 +43,13 @@ typedef struct ds_sort_backend {
     ds_status (*sort_pingpong)(void *state, float *keys, uint32_t *values, float *alt_keys,
                                uint32_t *alt_values, size_t count, ds_sort_order order,
                                ds_stream stream, int *in_alt);
+    /* What it reports of its memory: device bytes that create() allocates
+     * per pair for max_count pairs, rounded up (an upper bound for large
+     * counts: fixed-size tables count as a share of a pair), besides the
+     * caller's keys and values and the front end's shuffle scratch; 0
+     * for a host backend. ds_sort_algo_bytes_per_pair() adds the
+     * shuffle's. */
+    size_t bytes_per_pair;
 } ds_sort_backend;
 
 /* One backend object per registry line (sort_registry.h). */

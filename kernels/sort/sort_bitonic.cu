@@ -1167,9 +1167,17 @@ static ds_status bitonic_sort(void *state, float *keys, uint32_t *values,
     return DS_OK;
 }
 
+/* Device bytes per pair that the bitonic create()s allocate
+ * (sort_backend.h): it sorts in place; one byte a pair covers its small
+ * fixed buffers. */
+#define BITONIC_BYTES_PER_PAIR 1
+
 extern "C" const ds_sort_backend ds_sort_backend_bitonic0 = {
-    "bitonic0", 0, bitonic0_create, bitonic_destroy, bitonic_sort, NULL, NULL, NULL};
+    "bitonic0", 0, bitonic0_create, bitonic_destroy, bitonic_sort, NULL, NULL, NULL,
+    BITONIC_BYTES_PER_PAIR};
 extern "C" const ds_sort_backend ds_sort_backend_bitonic1 = {
-    "bitonic1", 0, bitonic1_create, bitonic_destroy, bitonic_sort, NULL, NULL, NULL};
+    "bitonic1", 0, bitonic1_create, bitonic_destroy, bitonic_sort, NULL, NULL, NULL,
+    BITONIC_BYTES_PER_PAIR};
 extern "C" const ds_sort_backend ds_sort_backend_bitonic2 = {
-    "bitonic2", 0, bitonic2_create, bitonic_destroy, bitonic_sort, NULL, NULL, NULL};
+    "bitonic2", 0, bitonic2_create, bitonic_destroy, bitonic_sort, NULL, NULL, NULL,
+    BITONIC_BYTES_PER_PAIR};

@@ -322,7 +322,12 @@ static void cub_set_low_bits(void *state, int low_bits)
     static_cast<cub_state *>(state)->low_bits = low_bits;
 }
 
+/* Device bytes per pair that cub_create() allocates (sort_backend.h): the
+ * alternate key and value arrays (8) and CUB's temporary storage, under 2
+ * a pair for large counts. */
+#define CUB_BYTES_PER_PAIR 10
+
 extern "C" const ds_sort_backend ds_sort_backend_cub = {
     "cub", 0, cub_create, cub_destroy, cub_sort, cub_phases, cub_set_low_bits,
-    cub_sort_pingpong,
+    cub_sort_pingpong, CUB_BYTES_PER_PAIR,
 };

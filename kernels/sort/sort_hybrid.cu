@@ -1515,5 +1515,11 @@ static int hybrid_phases(void *opaque, const char **names, float *ms, int capaci
     return written;
 }
 
+/* Device bytes per pair that hybrid_create() allocates (sort_backend.h):
+ * two padded pairs of key and value arrays (16 and their padding) and the
+ * per-chunk bucket bases, with the fixed histogram and bucket tables. */
+#define HYBRID_BYTES_PER_PAIR 22
+
 extern "C" const ds_sort_backend ds_sort_backend_hybrid = {
-    "hybrid", 0, hybrid_create, hybrid_destroy, hybrid_sort, hybrid_phases, NULL, NULL};
+    "hybrid", 0, hybrid_create, hybrid_destroy, hybrid_sort, hybrid_phases, NULL, NULL,
+    HYBRID_BYTES_PER_PAIR};

@@ -1975,5 +1975,10 @@ static int quick_phases(void *state, const char **names, float *ms, int capacity
     return written;
 }
 
+/* Device bytes per pair that quick_create() allocates (sort_backend.h):
+ * three auxiliary arrays (12) and the work, tile, block and task lists. */
+#define QUICK_BYTES_PER_PAIR 16
+
 extern "C" const ds_sort_backend ds_sort_backend_quick = {
-    "quick", 0, quick_create, quick_destroy, quick_sort, quick_phases, NULL, NULL};
+    "quick", 0, quick_create, quick_destroy, quick_sort, quick_phases, NULL, NULL,
+    QUICK_BYTES_PER_PAIR};

@@ -63,6 +63,7 @@
 #include "cuda_check.h"
 #include "sort_backend.h"
 #include "sort_keys.cuh"
+#include "sort_radix_tuning.h"
 
 /* ---- tuning ------------------------------------------------------------ */
 
@@ -121,25 +122,11 @@ constexpr int kScanThreads = 256;
 constexpr int kScanWarps = kScanThreads / 32;
 static_assert(kScanThreads == kUpsweepThreads, "the last upsweep block scans");
 
-/* Run-time choices; the sorter's state keeps a copy. */
-typedef struct radix_tuning {
-    /* 7 for 32-bit keys: ranking 128 digits is cheaper than 256, and the top
-     * 7-bit digit is constant for most depth keys, so 4 passes run. */
-    int digit_bits_full_keys;
-    /* 8 for key_bits 24 and 16: 3 or 2 passes. */
-    int digit_bits_short_keys;
-    /* Downsweep tile as built (kDownsweepThreads x kDownsweepItems);
-     * create refuses other values. */
-    int downsweep_threads;
-    int downsweep_items;
-    /* 4 upsweep blocks an SM keep 64 KiB of loads in flight per SM. */
-    int upsweep_blocks_per_sm;
-    /* The final copy streams: 4 blocks of 256 threads an SM saturate it. */
-    int copy_blocks_per_sm;
-    int copy_threads;
-} radix_tuning;
+/* Run-time choices (sort_radix_tuning.h says why each value); the
+ * sorter's state keeps a copy. desc.tuning may name others. */
+typedef ds_radix_tuning radix_tuning;
 
-static const radix_tuning kRadixTuning = {
+extern "C" const ds_radix_tuning ds_radix_tuning_default = {
     7,                 /* digit_bits_full_keys */
     8,                 /* digit_bits_short_keys */
     kDownsweepThreads, /* downsweep_threads */
@@ -147,6 +134,7 @@ static const radix_tuning kRadixTuning = {
     4,                 /* upsweep_blocks_per_sm */
     4,                 /* copy_blocks_per_sm */
     256,               /* copy_threads */
+    0,                 /* match_overlaid */
 };
 
 /* ---- layout ------------------------------------------------------------ */
@@ -1612,14 +1600,16 @@ static ds_status launch_block(radix_state *s, const radix_request *r,
 /* The shared memory layout of a kernel that ranks tiles (tile_smem): the
  * match words in their own room (`separate`, bytes + match_bytes of
  * dynamic shared memory) where that keeps as many blocks of `threads`
- * resident an SM (for a `lone_block` grid, where one block fits), else
- * over the exchanges (`overlaid`, `bytes`). Opts the chosen kernel into
+ * resident an SM (for a `lone_block` grid, where one block fits), else,
+ * or always with `overlaid_only` (the tuning's match_overlaid), over the
+ * exchanges (`overlaid`, `bytes`). Opts the chosen kernel into
  * its size and the most shared memory; *per_sm gets the overlaid form's
  * resident blocks an SM. */
 template <class Kernel>
 static cudaError_t shared_layout(Kernel overlaid, Kernel separate, int threads,
                                  size_t bytes, size_t match_bytes, int lone_block,
-                                 int *per_sm, size_t *dest_bytes, int *dest_separate)
+                                 int overlaid_only, int *per_sm, size_t *dest_bytes,
+                                 int *dest_separate)
 {
     cudaError_t e = cudaFuncSetAttribute(
         overlaid, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
@@ -1634,10 +1624,7 @@ static cudaError_t shared_layout(Kernel overlaid, Kernel separate, int threads,
         return e;
     *dest_bytes = bytes;
     *dest_separate = 0;
-    /* DS_RADIX_MATCH_OVERLAID=1 keeps the overlaid form on any GPU, so that
-     * the tests can run the form smaller GPUs get. */
-    const char *overlaid_only = getenv("DS_RADIX_MATCH_OVERLAID");
-    if (overlaid_only && overlaid_only[0] == '1')
+    if (overlaid_only)
         return cudaSuccess;
     int per_sm_separate = 0;
     if (cudaFuncSetAttribute(separate, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -1667,7 +1654,8 @@ static void prepare_shape(radix_state *s, int sm_count)
     memset(shape, 0, sizeof *shape);
     if (shared_layout(k_radix_small<kSmallBits, false, ITEMS, MIN_BLOCKS>,
                       k_radix_small<kSmallBits, true, ITEMS, MIN_BLOCKS>, kSmallThreads,
-                      smem::bytes, smem::match_bytes, 0, &per_sm, &shape->smem,
+                      smem::bytes, smem::match_bytes, 0, s->tuning.match_overlaid, &per_sm,
+                      &shape->smem,
                       &separate) != cudaSuccess ||
         per_sm < 1) {
         cudaGetLastError();
@@ -1696,7 +1684,8 @@ static void prepare_block_shape(radix_state *s)
     memset(shape, 0, sizeof *shape);
     if (shared_layout(k_radix_block<kSmallBits, false, THREADS, ITEMS>,
                       k_radix_block<kSmallBits, true, THREADS, ITEMS>, THREADS, smem::bytes,
-                      smem::match_bytes + counts_bytes, 1, &per_sm, &shape->smem,
+                      smem::match_bytes + counts_bytes, 1, s->tuning.match_overlaid, &per_sm,
+                      &shape->smem,
                       &separate) != cudaSuccess ||
         per_sm < 1) {
         cudaGetLastError();
@@ -1802,8 +1791,8 @@ static ds_status prepare_kernels(radix_state *s, radix_digits *d, int sm_count)
     DS_CUDA_TRY("sort radix",
                 shared_layout(k_radix_downsweep<BITS, false>,
                               k_radix_downsweep<BITS, true>, kDownsweepThreads,
-                              smem::bytes, smem::match_bytes, 0, &per_sm,
-                              &d->downsweep_smem, &d->downsweep_separate));
+                              smem::bytes, smem::match_bytes, 0, s->tuning.match_overlaid,
+                              &per_sm, &d->downsweep_smem, &d->downsweep_separate));
     if (per_sm < 1)
         return ds_fail(DS_ERR_UNSUPPORTED,
                        "sort radix: a %d x %d tile does not fit on this GPU",
@@ -1824,7 +1813,8 @@ static void radix_destroy(void *state);
 static ds_status radix_create(const ds_sorter_desc *desc, void **state)
 {
     ds_status status = DS_OK;
-    const radix_tuning *tuning = &kRadixTuning;
+    const radix_tuning *tuning =
+        desc->tuning ? (const radix_tuning *)desc->tuning : &ds_radix_tuning_default;
     const int key_bits = desc->key_bits ? desc->key_bits : 32;
     const int digit_bits = key_bits == 32 ? tuning->digit_bits_full_keys
                                           : tuning->digit_bits_short_keys;
@@ -2032,6 +2022,11 @@ static int radix_phases(void *state, const char **names, float *ms,
     return written;
 }
 
+/* Device bytes per pair that radix_create() allocates (sort_backend.h):
+ * the scratch key and value arrays (8) and the tile status words, under 2
+ * a pair for large counts. */
+#define RADIX_BYTES_PER_PAIR 10
+
 extern "C" const ds_sort_backend ds_sort_backend_radix = {
     "radix", 0, radix_create, radix_destroy, radix_sort, radix_phases, radix_set_low_bits,
-    radix_sort_pingpong};
+    radix_sort_pingpong, RADIX_BYTES_PER_PAIR};

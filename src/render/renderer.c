@@ -21,29 +21,6 @@
 #define POINT_SIZE_SPACING 1.5f
 /* DS_COLOR_TINT with an all-zero desc.tint: a pale blue glass. */
 static const float DEFAULT_TINT[3] = {0.62f, 0.80f, 0.95f};
-/* Conservative device bytes per sorted pair that each sorter allocates
- * for max_count pairs (kernels/sort/sort_*.cu and sort.c's shuffle
- * scratch of 8 bytes a pair for every GPU sort): cub and radix an
- * alternate key and value array plus temporary storage; hybrid two
- * padded pairs of arrays and per-chunk bucket bases; quick three auxiliary
- * arrays and its task lists; bitonic sorts in place; a GPU sort not
- * listed is counted as the most a listed one takes, a host sort as none.
- * Used only to refuse a mesh that cannot fit before anything is
- * allocated. */
-static size_t sort_bytes_per_pair(ds_sort_algo algo)
-{
-    switch (algo) {
-    case DS_SORT_CUB: return 18;
-    case DS_SORT_RADIX: return 18;
-    case DS_SORT_HYBRID: return 30;
-    case DS_SORT_QUICK: return 24;
-    case DS_SORT_BITONIC0:
-    case DS_SORT_BITONIC1:
-    case DS_SORT_BITONIC2: return 9;
-    default: return ds_sort_algo_on_host(algo) ? 0 : 30;
-    }
-}
-
 static void GLAD_API_PTR on_gl_debug(GLenum source, GLenum type, GLuint id,
                                  GLenum severity, GLsizei length,
                                  const GLchar *message, const void *user)
@@ -866,7 +843,9 @@ uint64_t ds_renderer_buffer_bytes(const ds_renderer_desc *desc, size_t vertex_co
         need += 4ull * most + 4ull * elements;
     ds_sort_algo algo = (unsigned)desc->sort_algo < DS_SORT_ALGO_COUNT ? desc->sort_algo
                                                                        : DS_SORT_CUB;
-    need += (uint64_t)sort_bytes_per_pair(algo) * most; /* sized for either primitive */
+    /* The sorter's own (its backend's contract), sized for either
+     * primitive. */
+    need += (uint64_t)ds_sort_algo_bytes_per_pair(algo) * most;
     return need;
 }
 

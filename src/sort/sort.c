@@ -75,6 +75,17 @@ int ds_sort_algo_on_host(ds_sort_algo algo)
     return (unsigned)algo < DS_SORT_ALGO_COUNT && backends[algo]->on_host;
 }
 
+/* The shuffle scratch ds_sorter_create() makes for every GPU sorter: a
+ * key and a value per pair. */
+#define SHUFFLE_BYTES_PER_PAIR 8
+
+size_t ds_sort_algo_bytes_per_pair(ds_sort_algo algo)
+{
+    if ((unsigned)algo >= DS_SORT_ALGO_COUNT || backends[algo]->on_host)
+        return 0;
+    return SHUFFLE_BYTES_PER_PAIR + backends[algo]->bytes_per_pair;
+}
+
 char ds_sort_algo_hotkey(ds_sort_algo algo)
 {
     return (unsigned)algo < DS_SORT_ALGO_COUNT ? algo_hotkeys[algo] : 0;

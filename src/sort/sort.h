@@ -82,6 +82,11 @@ typedef struct ds_sorter_desc {
                                then skips its two key-transform passes). A
                                broken promise: the pairs still come out
                                permuted, in unspecified order. */
+    const void *tuning;     /* NULL: the algorithm's measured defaults;
+                               else its tuning struct (radix:
+                               ds_radix_tuning, kernels/sort/
+                               sort_radix_tuning.h), for tests and
+                               benchmarks; others ignore it */
 } ds_sorter_desc;
 
 typedef struct ds_sorter ds_sorter;
@@ -98,6 +103,13 @@ int ds_sort_algo_on_host(ds_sort_algo algo);
 
 /* The viewer hotkey of the algorithm ('1'..'9', '0'), 0 if it has none. */
 char ds_sort_algo_hotkey(ds_sort_algo algo);
+
+/* Device bytes per pair that a sorter of `algo` allocates for max_count
+ * pairs, an upper bound for large counts: the backend's own (its
+ * contract, sort_backend.h) and, for a GPU sort, the front end's shuffle
+ * scratch (8); 0 for a host sort or an unknown algo. For refusing a
+ * problem that cannot fit before anything is allocated. */
+size_t ds_sort_algo_bytes_per_pair(ds_sort_algo algo);
 
 /* One-line description of the algorithm, for --help. Never NULL. */
 const char *ds_sort_algo_summary(ds_sort_algo algo);

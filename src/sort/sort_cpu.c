@@ -139,4 +139,5 @@ const ds_sort_backend ds_sort_backend_cpu = {
     .destroy = cpu_destroy,
     .sort = cpu_sort,
     .phases = NULL,
+    .bytes_per_pair = 0, /* host memory */
 };
