@@ -15,7 +15,7 @@
 # tables runs scripts/perf-tables.sh: the measurements behind
 # docs/performance.md, written as its tables (GPU, driver, commit and
 # command above each) into $OUT/tables.md, printed last; the raw CSVs and
-# logs in $OUT/tables-raw.tar. About 5 minutes: run it alone in a call.
+# logs in $OUT/tables-raw.tar.gz. About 5 minutes: run it alone in a call.
 # screens writes headless screenshots (bunny, dragon, points, the default
 # scene; sorted and unsorted; each colour mode) into $OUT/screens.tar.
 # stages checks the GL stages (tests, --verify over the draw forms, the

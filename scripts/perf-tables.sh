@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # perf-tables.sh — the measurements behind docs/performance.md, in one go,
-# written out as that page's markdown tables: every sort by size, the worst
-# key distribution, real data, frames by scene and path, draw forms and
-# screen tiles, loading; and the README's headline blocks. Each table is
-# headed by the GPU and driver (nvidia-smi), the commit (BINDIR/COMMIT)
-# and the command that made it (the shape of the command where a table
-# takes several runs), so it can replace the page's section as it stands. The numbers come from the tools' CSV output (bench_sort
-# --csv, depthsort --headless --csv), reduced with awk; bench_load prints
-# one line a file, which is read field by field.
+# written out as that page's markdown tables: every sort by size, key
+# distributions, the issues' goals, real data, frames by scene and path,
+# draw forms and screen tiles, loading; and the README's headline blocks.
+# Each table is headed by the GPU and driver (nvidia-smi), the commit
+# (BINDIR/COMMIT) and the command that made it (its shape, where a table
+# takes several runs), so that it can replace the page's table as it
+# stands. The numbers come from the tools' CSV output (bench_sort --csv,
+# depthsort --headless --csv), reduced with awk; bench_load prints one
+# line a file, which is read field by field.
 #
 #   scripts/perf-tables.sh [--smoke] BINDIR OUTDIR
 #   scripts/perf-tables.sh --update TABLES_MD FILE...
@@ -16,7 +17,7 @@
 # dragon_vrip.ply, bun_zipper.ply, dragon_100k_binary_le.ply and
 # stanford-bunny.obj (what device-all.sh unpacks into /tmp/ds-bin; its
 # --parts tables runs this). Writes OUTDIR/tables.md and
-# OUTDIR/tables-raw.tar (every CSV and log), and prints tables.md. Each
+# OUTDIR/tables-raw.tar.gz (every CSV and log), and prints tables.md. Each
 # table sits in a block marked "<!-- perf-tables NAME -->" ...
 # "<!-- /perf-tables -->", as in docs/performance.md and README.md, and
 # --update puts tables.md's blocks in place of theirs.
@@ -26,8 +27,8 @@
 # its parsing where there is no GPU (depthsort runs on llvmpipe; bench_sort
 # exits 77 there). Its numbers mean nothing. KEEP_RAW=1 keeps the raw
 # folder (/tmp/perf-tables.*) after the run.
-# Sized (frame counts, sizes) to finish in about 5 minutes on an
-# H100-class GPU; device-all.sh stops it at 560 s.
+# Sized (frame counts, sizes) for about 5 minutes on an H100-class GPU
+# (an estimate: not yet timed there); device-all.sh stops it at 560 s.
 set -uo pipefail
 
 # --update TABLES_MD FILE...: replace each marked block of FILE
@@ -73,12 +74,14 @@ fi
 if ((smoke)); then
     size=320x180 small=240x135 sort_sizes=4096,65536 dist_sizes=65536 runs=3
     frames=6 frames_big=3 big=gyroid:20k mid=gyroid:10k gyroid_forms="gyroid:5k"
+    gyroid_stages="gyroid:8k"
     repeat=3
 else
     size=1920x1080 small=1280x720 sort_sizes=4096,65536,871414,1048576,4194304,16777216,67108864
     dist_sizes=1048576,16777216 runs=20
     frames=200 frames_big=60 big=gyroid:10M mid=gyroid:1M
     gyroid_forms="gyroid:300k gyroid:500k gyroid:1M gyroid:2M"
+    gyroid_stages="gyroid:3M gyroid:4M gyroid:5M gyroid:6M" # where gl and cub break even
     repeat=15
 fi
 
@@ -304,17 +307,20 @@ END {
 }
 EOF
 
-# Summary lines -> frames by scene and path.
+# Summary lines -> frames by scene and path, the rows of one scene
+# together, scenes in the order they first ran.
 read -r -d '' AWK_FRAMES <<'EOF'
-BEGIN {
-    FS = "\t"
+BEGIN { FS = "\t" }
+{
+    if (!($1 in rows)) scenes[++ns] = $1
+    fr = $12 + 0
+    rows[$1] = rows[$1] sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, commas($3), $2,
+           ms($7), ms($8), ms($9), ms($10), ms($11), ms(fr - $11), ms(fr), (fr > 0 ? sprintf("%.0f", 1000 / fr) : "–"))
+}
+END {
     print "| scene | elements | sort | keys | sort | binning | hand-over | draw | frame − draw | frame | fps |"
     print "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-}
-{
-    fr = $12 + 0
-    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, commas($3), $2, ms($7), ms($8),
-           ms($9), ms($10), ms($11), ms(fr - $11), ms(fr), (fr > 0 ? sprintf("%.0f", 1000 / fr) : "–")
+    for (i = 1; i <= ns; i++) printf "%s", rows[scenes[i]]
 }
 EOF
 
@@ -495,12 +501,17 @@ if have depthsort dragon_vrip.ply bun_zipper.ply; then
         hl frames bunny 90 "$bin/bun_zipper.ply" "${H[@]}" --frames "$frames" --sort $s
         hl frames "$mid" 90 --scene "$mid" "${H[@]}" --frames "$frames" --sort $s
     done
+    for g in $gyroid_stages; do
+        for s in gl cub; do
+            hl frames "$g" 90 --scene "$g" "${H[@]}" --frames "$frames_big" --sort $s
+        done
+    done
     for s in cub radix gl; do
         hl frames "$big" 120 --scene "$big" "${H[@]}" --frames "$frames_big" --sort $s
     done
     if [[ -s $raw/frames.tsv ]]; then
         begin frames "Frames by scene and path" "$raw/frames.log" \
-            "depthsort --headless --size $size (MODEL | --scene S) --frames $frames ($frames_big for $big) --sort S [--primitive points]"
+            "depthsort --headless --size $size (MODEL | --scene S) --frames $frames ($frames_big for the gyroids from 3M) --sort S [--primitive points]"
         csv_awk "$AWK_FRAMES" "$raw/frames.tsv" >>"$md"
         end
     fi
@@ -594,7 +605,7 @@ if [[ -s $raw/frames.tsv ]]; then
 fi
 
 [[ -s $raw/errors.log ]] && { echo "## Errors"; echo; sed 's/^/    /' "$raw/errors.log"; } >>"$md"
-tar -C "$raw" -cf "$out/tables-raw.tar" . 2>/dev/null
+tar -C "$raw" --exclude="*.ply" -czf "$out/tables-raw.tar.gz" . 2>/dev/null
 cat "$md"
 [[ -n ${KEEP_RAW:-} ]] || rm -rf "$raw"
 exit 0
