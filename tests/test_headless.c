@@ -722,6 +722,19 @@ static void test_camera_file_fifo(void **state)
                                        "--camera-file", "camera.fifo", NULL};
     assert_fails_fast(args, 0, 1, "camera.fifo: the camera file is a FIFO");
     unlink(path);
+    /* A folder, binary junk, a camera line too long: one line each. */
+    static const char *const folder[] = {"--headless", "--scene", "planes:1000", "--frames",
+                                         "100000", "--camera-file", ".", NULL};
+    assert_fails_fast(folder, 0, 1, ".: the camera file is a directory");
+    work_path("junk.camera", path, sizeof path);
+    FILE *file = fopen(path, "wb");
+    assert_non_null(file);
+    for (int i = 0; i < 4096; i++)
+        fputc((i * 7919) % 256, file);
+    fclose(file);
+    static const char *const junk[] = {"--headless", "--scene", "planes:1000", "--frames",
+                                       "100000", "--camera-file", "junk.camera", NULL};
+    assert_fails_fast(junk, 0, 1, "junk.camera: ");
 }
 
 /* A --grid too large for the model is refused from the header's counts,

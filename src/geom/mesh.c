@@ -100,8 +100,9 @@ static ds_status compute_normals(ds_mesh *mesh)
 {
     size_t n = mesh->vertex_count;
     /* Sums in double: a vertex shared by thousands of faces of a large scan
-     * must not lose the small ones to rounding. */
-    double *sums = calloc(n ? 3 * n : 1, sizeof *sums);
+     * must not lose the small ones to rounding. A point cloud has nothing
+     * to sum (every normal is +Y): it skips the 24 bytes per vertex. */
+    double *sums = calloc(n && mesh->triangle_count ? 3 * n : 1, sizeof *sums);
     float *normals = malloc((n ? 3 * n : 1) * sizeof *normals);
     if (!sums || !normals) {
         free(sums);
@@ -130,7 +131,8 @@ static ds_status compute_normals(ds_mesh *mesh)
         }
     }
     for (size_t v = 0; v < n; v++) {
-        const double *s = sums + 3 * v;
+        static const double none[3] = {0.0, 0.0, 0.0};
+        const double *s = mesh->triangle_count ? sums + 3 * v : none;
         double length_sq = s[0] * s[0] + s[1] * s[1] + s[2] * s[2];
         float *out = normals + 3 * v;
         if (length_sq > MIN_NORMAL_LENGTH_SQ && isfinite(length_sq)) {
