@@ -30,10 +30,6 @@
  * after its first bytes. */
 #define READ_CHUNK_BYTES (1u << 20)
 
-/* Below this estimate the budget is not asked for (no /proc reads for the
- * small meshes of tests and fuzzers): every machine has that much. */
-#define BUDGET_FREE_BYTES (64u << 20)
-
 /* statfs magic numbers (linux/magic.h). */
 #define PROC_SUPER_MAGIC_NUMBER 0x9fa0
 #define SYSFS_MAGIC_NUMBER 0x62656572
@@ -62,31 +58,6 @@ static ds_status check_kind(const char *path, const struct stat *info)
         kind = "is not a regular file";
     if (kind)
         return ds_fail(DS_ERR_IO, "%s: %s, not a model file", path, kind);
-    return DS_OK;
-}
-
-ds_status ds_load_check_budget(const ds_load_budget *budget, const char *name, uint64_t vertices,
-                               uint64_t triangles, uint64_t extra_bytes)
-{
-    uint64_t mesh_bytes = vertices * LOAD_MESH_BYTES_PER_VERTEX + triangles * LOAD_MESH_BYTES_PER_TRIANGLE;
-    uint64_t peak = mesh_bytes + vertices * LOAD_FINISH_BYTES_PER_VERTEX + extra_bytes;
-    uint64_t limit = budget && budget->host_bytes ? budget->host_bytes : 0;
-    if (peak > BUDGET_FREE_BYTES || limit) {
-        if (!limit)
-            limit = ds_host_memory_available();
-        if (limit && peak > limit) {
-            char need[32], have[32];
-            ds_format_bytes(peak, need, sizeof need);
-            ds_format_bytes(limit, have, sizeof have);
-            return ds_fail(DS_ERR_TOO_LARGE,
-                           "%s: %llu vertices and %llu triangles need about %s of host memory to "
-                           "load; %s is available",
-                           name, (unsigned long long)vertices, (unsigned long long)triangles, need,
-                           have);
-        }
-    }
-    if (budget && budget->check)
-        return budget->check(budget->context, name, vertices, triangles, mesh_bytes);
     return DS_OK;
 }
 

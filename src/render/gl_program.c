@@ -1,6 +1,6 @@
-/* gl_program.c — the draws' GL programs (gl_program.h): compiled as
- * GLSL_VERSION, shade.glsl, then each stage's file; made current with
- * shade.glsl's uniforms. */
+/* gl_program.c — what every draw shares (gl_program.h): its program,
+ * compiled as GLSL_VERSION, shade.glsl, then each stage's file, made
+ * current with shade.glsl's uniforms; and the mesh's vertex layout. */
 #include "gl_program.h"
 
 #define GLSL_VERSION "#version 450 core\n"
@@ -72,4 +72,21 @@ void ds_render_use_program(const ds_renderer *renderer, const frame_plan *plan, 
         glEnable(GL_PROGRAM_POINT_SIZE);
         glUniform1f(U_POINT_SCALE, plan->point_scale);
     }
+}
+
+void ds_render_vertex_attributes(const ds_renderer *renderer, GLuint vao)
+{
+    glVertexArrayVertexBuffer(vao, 0, ds_render_position_buffer(renderer), 0, 3 * sizeof(float));
+    glVertexArrayAttribFormat(vao, 0, 3, GL_FLOAT, GL_FALSE, 0);
+    glVertexArrayAttribBinding(vao, 0, 0);
+    glEnableVertexArrayAttrib(vao, 0);
+    /* One integer attribute for both words (or the normal's alone),
+     * unpacked in shade.glsl: one attribute fetch a vertex instead of two
+     * (the sorted draw touches vertices in no cache-friendly order). */
+    int words = renderer->normals_only ? 1 : 2;
+    glVertexArrayVertexBuffer(vao, 1, renderer->attribute_buffer, 0,
+                              (GLsizei)(words * sizeof(uint32_t)));
+    glVertexArrayAttribIFormat(vao, 1, words, GL_UNSIGNED_INT, 0);
+    glVertexArrayAttribBinding(vao, 1, 1);
+    glEnableVertexArrayAttrib(vao, 1);
 }

@@ -1,6 +1,7 @@
-/* gl_program.h — the GL programs of the draws: compiled after shade.glsl
- * (the colour modes and the headlight every draw shares), and made current
- * with shade.glsl's uniforms for one frame. */
+/* gl_program.h — what every draw shares (the raster paths' and the
+ * techniques'): its GL program, compiled after shade.glsl (the colour
+ * modes and the headlight) and made current with shade.glsl's uniforms
+ * for one frame, and the mesh's vertex layout. */
 #ifndef DS_GL_PROGRAM_H
 #define DS_GL_PROGRAM_H
 
@@ -17,5 +18,10 @@ ds_status ds_render_compile_program(const char *vertex, const char *surface,
 
 /* glUseProgram and shade.glsl's uniforms for the frame of `plan`. */
 void ds_render_use_program(const ds_renderer *renderer, const frame_plan *plan, GLuint program);
+
+/* Points a vertex array at the mesh: positions (attribute 0, binding 0)
+ * and the colour and normal words (attribute 1, an integer uvec2, binding
+ * 1) that shade.glsl unpacks. */
+void ds_render_vertex_attributes(const ds_renderer *renderer, GLuint vao);
 
 #endif

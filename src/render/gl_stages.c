@@ -597,3 +597,21 @@ ds_status ds_render_gl_stages_read_back(ds_renderer *renderer, const frame_plan 
         values[i] = ds_tiles_value_primitive(values[i], plan->value_shift);
     return status;
 }
+
+/* Here, below verify.c, which checks a binned CUDA frame's codes with it
+ * too (renderer_internal.h). */
+ds_status ds_render_check_codes(const frame_plan *plan, const uint32_t *coded,
+                                const uint32_t *values, const uint32_t *rects, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        uint32_t want = ds_tiles_code_value(values[i], rects[i], plan->grid.columns,
+                                            plan->value_shift);
+        if (coded[i] != want)
+            return ds_fail(DS_ERR_MISMATCH,
+                           "verify: frame %llu: sorted value %zu is 0x%08x, expected "
+                           "0x%08x (primitive %u, tiles 0x%08x, codes at bit %d)",
+                           (unsigned long long)plan->frame, i, coded[i], want, values[i],
+                           rects[i], plan->value_shift);
+    }
+    return DS_OK;
+}

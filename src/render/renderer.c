@@ -128,23 +128,6 @@ static ds_status make_sorter(ds_sort_algo algo, size_t count, int key_bits,
     return ds_sorter_create(&desc, dest);
 }
 
-void ds_render_vertex_attributes(const ds_renderer *renderer, GLuint vao)
-{
-    glVertexArrayVertexBuffer(vao, 0, ds_render_position_buffer(renderer), 0, 3 * sizeof(float));
-    glVertexArrayAttribFormat(vao, 0, 3, GL_FLOAT, GL_FALSE, 0);
-    glVertexArrayAttribBinding(vao, 0, 0);
-    glEnableVertexArrayAttrib(vao, 0);
-    /* One integer attribute for both words (or the normal's alone),
-     * unpacked in shade.glsl: one attribute fetch a vertex instead of two
-     * (the sorted draw touches vertices in no cache-friendly order). */
-    int words = renderer->normals_only ? 1 : 2;
-    glVertexArrayVertexBuffer(vao, 1, renderer->attribute_buffer, 0,
-                              (GLsizei)(words * sizeof(uint32_t)));
-    glVertexArrayAttribIFormat(vao, 1, words, GL_UNSIGNED_INT, 0);
-    glVertexArrayAttribBinding(vao, 1, 1);
-    glEnableVertexArrayAttrib(vao, 1);
-}
-
 /* Vertex pulling needs four shader storage blocks in the vertex stage, each
  * within the implementation's block size (llvmpipe: 128 MiB); otherwise
  * the renderer draws indexed. */

@@ -250,9 +250,10 @@ ds_key_narrow ds_render_key_narrow(const ds_renderer *renderer, const frame_plan
  * plan->value_shift: a binned frame on the GPU (CUDA or the GL stages). */
 int ds_render_value_shift(const ds_renderer *renderer, const frame_plan *plan);
 
-/* verify.c: sorted values with tile codes at plan->value_shift, coded[0
- * .. count), must be the primitives values[] with the codes of the tiles
- * the keys pass found for them, rects[]. */
+/* gl_stages.c (its read-back and verify.c use it): sorted values with
+ * tile codes at plan->value_shift, coded[0 .. count), must be the
+ * primitives values[] with the codes of the tiles the keys pass found for
+ * them, rects[]. */
 ds_status ds_render_check_codes(const frame_plan *plan, const uint32_t *coded,
                                 const uint32_t *values, const uint32_t *rects, size_t count);
 
@@ -302,6 +303,14 @@ void ds_timeline_gl_now(ds_timeline *timeline, const char *name);
 ds_status ds_timeline_cuda_now(ds_timeline *timeline, const char *name, cudaStream_t stream);
 /* The record's stage events, when timing.c collects a frame of the window. */
 void ds_timeline_collect(ds_timeline *timeline, const frame_record *record);
+/* A timeline of `frames` frames from `first_frame`, with CUDA events on
+ * `stream` (NULL on the CPU path); read: every event on the host clock,
+ * once the frames are complete and their ring events collected (timing.c
+ * drives both, ds_renderer_timeline_start and _read). */
+ds_status ds_timeline_create(uint64_t first_frame, int frames, cudaStream_t stream,
+                             ds_timeline **dest);
+ds_status ds_timeline_read(ds_timeline *timeline, const ds_timeline_event **events,
+                           size_t *count, ds_timeline_alignment *alignment);
 void ds_timeline_free(ds_timeline *timeline);
 
 /* The element buffer of `slot` as GL names it. */
@@ -332,10 +341,5 @@ static inline GLuint ds_render_position_buffer(const ds_renderer *renderer)
     return renderer->cpu_path ? renderer->cpu_position_buffer
                               : ds_interop_position_buffer(renderer->interop);
 }
-
-/* Points a vertex array at the mesh: positions (attribute 0, binding 0)
- * and the colour and normal words (attribute 1, an integer uvec2, binding
- * 1) that shade.glsl unpacks. renderer.c. */
-void ds_render_vertex_attributes(const ds_renderer *renderer, GLuint vao);
 
 #endif

@@ -160,27 +160,17 @@ void ds_timeline_free(ds_timeline *timeline)
     free(timeline);
 }
 
-static void drop_timeline(ds_renderer *renderer)
-{
-    if (renderer->interop)
-        ds_interop_set_timeline(renderer->interop, NULL);
-    ds_timeline_free(renderer->timeline);
-    renderer->timeline = NULL;
-}
-
-ds_status ds_renderer_timeline_start(ds_renderer *renderer, int frames)
+ds_status ds_timeline_create(uint64_t first_frame, int frames, cudaStream_t stream,
+                             ds_timeline **dest)
 {
     ds_status status = DS_OK;
-    if (!renderer || frames < 1 || frames > DS_TIMELINE_MAX_FRAMES)
-        return ds_fail(DS_ERR_INVALID_ARG, "timeline: need 1 to %d frames, not %d",
-                       DS_TIMELINE_MAX_FRAMES, frames);
-    drop_timeline(renderer);
+    *dest = NULL;
     ds_timeline *timeline = calloc(1, sizeof *timeline);
     if (!timeline)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "timeline: out of host memory");
     size_t n = (size_t)frames;
-    timeline->first_frame = renderer->frame_count;
-    timeline->end_frame = renderer->frame_count + n;
+    timeline->first_frame = first_frame;
+    timeline->end_frame = first_frame + n;
     timeline->recorded_capacity = n * (HOST_EVENTS_PER_FRAME + GL_EVENTS_PER_FRAME +
                                        CUDA_EVENTS_PER_FRAME + EV_COUNT);
     timeline->recorded = malloc(timeline->recorded_capacity * sizeof *timeline->recorded);
@@ -193,8 +183,8 @@ ds_status ds_renderer_timeline_start(ds_renderer *renderer, int frames)
         goto fail;
     }
     glGenQueries(timeline->query_capacity, timeline->queries);
-    if (!renderer->cpu_path) {
-        timeline->stream = renderer->stream;
+    if (stream) {
+        timeline->stream = stream;
         timeline->event_capacity = frames * CUDA_EVENTS_PER_FRAME;
         timeline->cuda_events =
             calloc((size_t)timeline->event_capacity, sizeof *timeline->cuda_events);
@@ -206,10 +196,9 @@ ds_status ds_renderer_timeline_start(ds_renderer *renderer, int frames)
             DS_CUDA_GOTO(status, fail, "timeline", cudaEventCreate(&timeline->cuda_events[i]));
         DS_CUDA_GOTO(status, fail, "timeline", cudaEventCreate(&timeline->anchor));
         /* Before every event of the window in stream order; not waited for. */
-        DS_CUDA_GOTO(status, fail, "timeline", cudaEventRecord(timeline->anchor, renderer->stream));
-        ds_interop_set_timeline(renderer->interop, timeline);
+        DS_CUDA_GOTO(status, fail, "timeline", cudaEventRecord(timeline->anchor, stream));
     }
-    renderer->timeline = timeline;
+    *dest = timeline;
     return DS_OK;
 fail:
     ds_timeline_free(timeline);
@@ -267,16 +256,10 @@ static int by_time(const void *a, const void *b)
     return x->order < y->order ? -1 : x->order > y->order;
 }
 
-ds_status ds_renderer_timeline_read(ds_renderer *renderer, const ds_timeline_event **events,
-                                    size_t *count, ds_timeline_alignment *alignment)
+ds_status ds_timeline_read(ds_timeline *timeline, const ds_timeline_event **events,
+                           size_t *count, ds_timeline_alignment *alignment)
 {
     ds_status status;
-    if (!renderer || !renderer->timeline)
-        return ds_fail(DS_ERR_INVALID_ARG, "timeline: none started");
-    ds_timeline *timeline = renderer->timeline;
-    /* Every recorded frame complete, its ring events collected. */
-    if ((status = ds_renderer_finish(renderer)))
-        return status;
     timeline->active = 0;
     GLint64 gl_ns = 0;
     double gl_host_ms = 0.0, anchor_ms = 0.0;

@@ -204,3 +204,42 @@ frame_record *ds_render_next_record(ds_renderer *renderer)
     record->frame = renderer->frame_count;
     return record;
 }
+
+/* ---- the timeline (timeline.c records; these drive it) ------------------ */
+
+static void drop_timeline(ds_renderer *renderer)
+{
+    if (renderer->interop)
+        ds_interop_set_timeline(renderer->interop, NULL);
+    ds_timeline_free(renderer->timeline);
+    renderer->timeline = NULL;
+}
+
+ds_status ds_renderer_timeline_start(ds_renderer *renderer, int frames)
+{
+    ds_status status;
+    if (!renderer || frames < 1 || frames > DS_TIMELINE_MAX_FRAMES)
+        return ds_fail(DS_ERR_INVALID_ARG, "timeline: need 1 to %d frames, not %d",
+                       DS_TIMELINE_MAX_FRAMES, frames);
+    drop_timeline(renderer);
+    ds_timeline *timeline = NULL;
+    if ((status = ds_timeline_create(renderer->frame_count, frames,
+                                     renderer->cpu_path ? NULL : renderer->stream, &timeline)))
+        return status;
+    if (!renderer->cpu_path)
+        ds_interop_set_timeline(renderer->interop, timeline);
+    renderer->timeline = timeline;
+    return DS_OK;
+}
+
+ds_status ds_renderer_timeline_read(ds_renderer *renderer, const ds_timeline_event **events,
+                                    size_t *count, ds_timeline_alignment *alignment)
+{
+    ds_status status;
+    if (!renderer || !renderer->timeline)
+        return ds_fail(DS_ERR_INVALID_ARG, "timeline: none started");
+    /* Every recorded frame complete, its ring events collected. */
+    if ((status = ds_renderer_finish(renderer)))
+        return status;
+    return ds_timeline_read(renderer->timeline, events, count, alignment);
+}

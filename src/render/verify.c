@@ -70,22 +70,6 @@ static ds_status check_index_buffer(const ds_renderer *renderer)
     return status;
 }
 
-ds_status ds_render_check_codes(const frame_plan *plan, const uint32_t *coded,
-                                const uint32_t *values, const uint32_t *rects, size_t count)
-{
-    for (size_t i = 0; i < count; i++) {
-        uint32_t want = ds_tiles_code_value(values[i], rects[i], plan->grid.columns,
-                                            plan->value_shift);
-        if (coded[i] != want)
-            return ds_fail(DS_ERR_MISMATCH,
-                           "verify: frame %llu: sorted value %zu is 0x%08x, expected "
-                           "0x%08x (primitive %u, tiles 0x%08x, codes at bit %d)",
-                           (unsigned long long)plan->frame, i, coded[i], want, values[i],
-                           rects[i], plan->value_shift);
-    }
-    return DS_OK;
-}
-
 /* A binned CUDA frame whose sort values carry tile codes: the sorted
  * values on the device against the primitives values[] and the tiles the
  * keys pass found, rects[], for the first `count`. */
