@@ -72,6 +72,7 @@ pack=$(cd "${1:?usage: device-all.sh [--parts LIST] BINDIR}" && pwd)
 out=${OUT:-/tmp/device-all-out}
 mkdir -p "$out"
 bin=/tmp/ds-bin
+rm -rf "$bin" # only this pack's files: nothing left from an earlier run
 mkdir -p "$bin/lib"
 
 # GL runtime the bare host lacks (see shared/gpu-host/collect-runtime-debs.sh).
@@ -118,7 +119,8 @@ want suite && need suite test_sort_gpu bench_sort && OUT=/tmp/suite bash "$root/
     --bench-args "--sizes 1024,2048,4096,8192,16384,32768,65536,69451,131072,262144,524288,871414,1048576,2097152,4194304,5000000,8388608,14027872,16777216,28055742,33554432,67108864" \
     "$bin" >/tmp/suite/summary.txt 2>&1
 want suite && cp /tmp/suite/bench.csv "$out/bench.csv" 2>/dev/null
-want suite && { cat /tmp/suite/summary.txt; for f in /tmp/suite/*.log; do echo "##### $f"; tail -n 40 "$f"; done; } >"$out/suite.log"
+want suite && [[ -f /tmp/suite/summary.txt ]] &&
+    { cat /tmp/suite/summary.txt; for f in /tmp/suite/*.log; do echo "##### $f"; tail -n 40 "$f"; done; } >"$out/suite.log"
 
 # 2. Every distribution against uniform, for the hybrid (<= 3x) and quick
 # (<= 2x) claims.
@@ -283,7 +285,7 @@ if { want compare || want compare-bench; } && [[ -n $baseline ]]; then
     done
 fi
 
-want suite && { echo "==== suite ===="; tail -n 40 /tmp/suite/summary.txt; }
+want suite && [[ -f /tmp/suite/summary.txt ]] && { echo "==== suite ===="; tail -n 40 /tmp/suite/summary.txt; }
 if want compare-bench && [[ -n $baseline ]]; then
     echo "==== compare: bench_sort ms, median over rounds (base -> new) ===="
     awk '/^# .*commit (base|new),/ { side = ($0 ~ /commit base,/) ? "base" : "new" }
@@ -297,17 +299,17 @@ if want compare && [[ -n $baseline ]]; then
     grep -E "^=== |^sort [a-z0-9]+:" "$out/compare-headless.log"
 fi
 want lab && { echo "==== transparency lab ===="; tail -n 3 /tmp/lab/run.log; cat /tmp/lab/tables.md 2>/dev/null; }
-want dists && { echo "==== distributions ===="; grep -v "^#" "$out/dists.log" | awk '{print $1, $2, $3, $4, $6, $7}'; }
-want stages && {
+want dists && [[ -f $out/dists.log ]] && { echo "==== distributions ===="; grep -v "^#" "$out/dists.log" | awk '{print $1, $2, $3, $4, $6, $7}'; }
+want stages && [[ -f $out/stages.log ]] && {
     echo "==== stages (rc, images) ===="
     grep -E "^===|^rc=|IMAGE|PASSED|FAILED|verify:|error" "$out/stages.log" | head -120
     echo "==== stages timing ===="
     grep -E "^=== |^sort |fps|handover" "$out/stages-time.log" | head -150
 }
-want headless && { echo "==== headless (rc lines) ===="; grep -E "^===|^rc=|fps|frame |sum |identical|PASSED|FAIL" "$out/headless.log" | head -130; }
+want headless && [[ -f $out/headless.log ]] && { echo "==== headless (rc lines) ===="; grep -E "^===|^rc=|fps|frame |sum |identical|PASSED|FAIL" "$out/headless.log" | head -130; }
 want tables && {
     echo "==== tables (scripts/perf-tables.sh: $out/tables.md) ===="
-    grep -v "^#" /tmp/tables-run.log | grep -E "perf-tables|^rc=" | head -20
-    cat "$out/tables.md" 2>/dev/null || echo "no tables.md (see the lines above)"
+    grep "^rc=" /tmp/tables-run.log
+    cat "$out/tables.md" 2>/dev/null || { echo "no tables.md; the run's last lines:"; tail -n 20 /tmp/tables-run.log; }
 }
 exit 0

@@ -568,8 +568,9 @@ if have bench_load dragon_vrip.ply bun_zipper.ply; then
 fi
 
 # ---- the README's headline blocks ----------------------------------------------------
-echo "## README headline blocks" >>"$md"
-echo >>"$md"
+if grep -q ",16777216," "$raw/sizes.csv" 2>/dev/null || [[ -s $raw/frames.tsv ]]; then
+    printf '%s\n\n' "## README headline blocks" >>"$md"
+fi
 if grep -q ",16777216," "$raw/sizes.csv" 2>/dev/null; then
     {
         echo "<!-- perf-tables readme-sort -->"
