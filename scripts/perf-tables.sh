@@ -349,17 +349,20 @@ END {
 EOF
 
 # bench_load lines ("NAME SIZE MB V v T t  parse MS ms RATE MB/s   load MS
-# ms RATE MB/s") and --memory lines ("PATH: peak RSS +X MB = mapping Y MB
-# + Z x mesh (W MB)") -> the loading table.
+# ms RATE MB/s") and --memory lines ("PATH: peak RSS +X MB = Z x the file
+# (Y MB); the finished mesh holds W MB") -> the loading table.
 read -r -d '' AWK_LOAD <<'EOF'
-$1 ~ /:$/ && $2 == "peak" { p = $1; sub(/:$/, "", p); sub(/.*\//, "", p); mem[p] = $11 " × mesh"; next }
+$1 ~ /:$/ && $2 == "peak" && $8 == "x" {
+    p = $1; sub(/:$/, "", p); sub(/.*\//, "", p); m = $4; sub(/^\+/, "", m)
+    mem[p] = m " MB (" $7 " × file)"; next
+}
 $3 == "MB" && $5 == "v" && $7 == "t" && $8 == "parse" {
     names[++n] = $1; mb[$1] = $2; vs[$1] = $4; ts[$1] = $6; parse[$1] = $9; load[$1] = $14
 }
 END {
     if (!n) exit 1
-    print "| file | size | vertices | triangles | parse (ms) | load (ms) | peak memory above the mapping |"
-    print "|---|---:|---:|---:|---:|---:|---|"
+    print "| file | size | vertices | triangles | parse (ms) | load (ms) | peak memory added |"
+    print "|---|---:|---:|---:|---:|---:|---:|"
     for (i = 1; i <= n; i++) {
         f = names[i]
         printf "| %s | %s MB | %s | %s | %s | %s | %s |\n", f, mb[f], commas(vs[f]), commas(ts[f]),
