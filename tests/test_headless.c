@@ -710,8 +710,8 @@ static void test_outputs_kept_on_failure(void **state)
     closedir(dir);
 }
 
-/* --camera-file naming a FIFO: refused at once (opening it for reading
- * would wait for a writer), one line naming it. */
+/* --camera-file or a model naming a FIFO: refused at once (opening it for
+ * reading would wait for a writer), one line naming it. */
 static void test_camera_file_fifo(void **state)
 {
     (void)state;
@@ -721,6 +721,12 @@ static void test_camera_file_fifo(void **state)
     static const char *const args[] = {"--headless", "--scene", "planes:1000", "--frames", "100000",
                                        "--camera-file", "camera.fifo", NULL};
     assert_fails_fast(args, 0, 1, "camera.fifo: the camera file is a FIFO");
+    /* The same FIFO as the model: --info (which blocked forever) and a
+     * headless run refuse it at once. */
+    static const char *const info[] = {"--info", "camera.fifo", NULL};
+    assert_fails_fast(info, 0, 1, "camera.fifo: is a FIFO (named pipe), not a model file");
+    static const char *const headless[] = {"--headless", "camera.fifo", NULL};
+    assert_fails_fast(headless, 0, 1, "camera.fifo: is a FIFO (named pipe), not a model file");
     unlink(path);
     /* A folder, binary junk, a camera line too long: one line each. */
     static const char *const folder[] = {"--headless", "--scene", "planes:1000", "--frames",
