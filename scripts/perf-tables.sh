@@ -44,10 +44,13 @@ if [[ ${1:-} == --update ]]; then
                  if ($0 == "<!-- /perf-tables -->") copying = 0
                  next
              }
-             $0 ~ /^<!-- perf-tables [a-z-]+ -->$/ && ($3 in block) { printf "%s", block[$3]; skipping = 1; next }
+             $0 ~ /^<!-- perf-tables [a-z-]+ -->$/ && ($3 in block) {
+                 printf "%s", block[$3]; skipping = 1; done = done " " $3; next
+             }
              skipping { if ($0 == "<!-- /perf-tables -->") skipping = 0; next }
-             { print }' "$tables" "$file" >"$file.new" && mv "$file.new" "$file" &&
-            echo "perf-tables: $file updated from $tables"
+             { print }
+             END { print "perf-tables: " FILENAME ": replaced" (done == "" ? " nothing" : done) >"/dev/stderr" }' \
+            "$tables" "$file" >"$file.new" && mv "$file.new" "$file"
     done
     exit 0
 fi
@@ -520,56 +523,6 @@ if have depthsort dragon_vrip.ply bun_zipper.ply; then
     fi
 fi
 
-# ---- 5. draw forms and screen tiles ----------------------------------------------
-if have depthsort dragon_vrip.ply bun_zipper.ply dragon_100k_binary_le.ply; then
-    forms() { # forms LABEL SIZE FRAMES [--tiles off] SOURCE...
-        local label=$1 sz=$2 n=$3 form
-        shift 3
-        for form in indexed pull; do
-            hl forms "$label" 120 "$@" --size "$sz" --frames "$n" --draw $form
-        done
-    }
-    forms bunny "$size" "$frames" "$bin/bun_zipper.ply"
-    forms "dragon 100k" "$size" "$frames" "$bin/dragon_100k_binary_le.ply"
-    for g in $gyroid_forms; do forms "$g" "$size" "$frames_big" --scene "$g"; done
-    forms dragon "$size" "$frames" "$bin/dragon_vrip.ply"
-    forms dragon "$size" "$frames" "$bin/dragon_vrip.ply" --tiles off
-    forms "$big" "$size" "$frames_big" --scene "$big"
-    forms "$big" "$size" "$frames_big" --scene "$big" --tiles off
-    forms bunny "$small" "$frames" "$bin/bun_zipper.ply"
-    forms dragon "$small" "$frames" "$bin/dragon_vrip.ply"
-    if [[ -s $raw/forms.tsv ]]; then
-        begin forms "Draw forms and screen tiles" "$raw/forms.log" \
-            "depthsort --headless (MODEL | --scene S) --size WxH --frames $frames ($frames_big for the gyroids) --draw indexed|pull [--tiles off]"
-        csv_awk "$AWK_FORMS" "$raw/forms.tsv" >>"$md"
-        end
-    fi
-fi
-
-# ---- 6. loading --------------------------------------------------------------------
-if have bench_load dragon_vrip.ply bun_zipper.ply; then
-    run load 60 bench_load --write-binary "$bin/dragon_vrip.ply" "$raw/dragon_le.ply" le &&
-        run load 60 bench_load --write-binary "$bin/dragon_vrip.ply" "$raw/dragon_be.ply" be
-    files=()
-    for f in "$bin/dragon_vrip.ply" "$raw/dragon_le.ply" "$raw/dragon_be.ply" "$bin/bun_zipper.ply" \
-        "$bin/stanford-bunny.obj" "$bin/bunny.ply"; do
-        [[ -f $f ]] && files+=("$f")
-    done
-    run load 150 bench_load --repeat "$repeat" "${files[@]}"
-    for f in "$bin/dragon_vrip.ply" "$raw/dragon_le.ply" "$bin/stanford-bunny.obj"; do
-        [[ -f $f ]] && run load 30 bench_load --memory "$f"
-    done
-    if grep -q " parse " "$raw/load.log"; then
-        cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
-        begin load "Loading" "$raw/load.log" \
-            "bench_load --repeat $repeat FILE...; bench_load --memory FILE; bench_load --write-binary dragon_vrip.ply OUT le|be"
-        echo "The host's CPU: $cpu, $(nproc) threads." >>"$md"
-        echo >>"$md"
-        csv_awk "$AWK_LOAD" "$raw/load.log" >>"$md" 2>>"$raw/errors.log"
-        end
-    fi
-fi
-
 # ---- the README's headline blocks ----------------------------------------------------
 if grep -q ",16777216," "$raw/sizes.csv" 2>/dev/null || [[ -s $raw/frames.tsv ]]; then
     printf '%s\n\n' "## README headline blocks" >>"$md"
@@ -606,6 +559,57 @@ if [[ -s $raw/frames.tsv ]]; then
             }' "$raw/frames.tsv"
     } >>"$md"
     end
+fi
+
+# ---- 5. loading --------------------------------------------------------------------
+if have bench_load dragon_vrip.ply bun_zipper.ply; then
+    run load 60 bench_load --write-binary "$bin/dragon_vrip.ply" "$raw/dragon_le.ply" le &&
+        run load 60 bench_load --write-binary "$bin/dragon_vrip.ply" "$raw/dragon_be.ply" be
+    files=()
+    for f in "$bin/dragon_vrip.ply" "$raw/dragon_le.ply" "$raw/dragon_be.ply" "$bin/bun_zipper.ply" \
+        "$bin/stanford-bunny.obj" "$bin/bunny.ply"; do
+        [[ -f $f ]] && files+=("$f")
+    done
+    run load 150 bench_load --repeat "$repeat" "${files[@]}"
+    for f in "$bin/dragon_vrip.ply" "$raw/dragon_le.ply" "$bin/stanford-bunny.obj"; do
+        [[ -f $f ]] && run load 30 bench_load --memory "$f"
+    done
+    if grep -q " parse " "$raw/load.log"; then
+        cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
+        begin load "Loading" "$raw/load.log" \
+            "bench_load --repeat $repeat FILE...; bench_load --memory FILE; bench_load --write-binary dragon_vrip.ply OUT le|be"
+        echo "The host's CPU: $cpu, $(nproc) threads." >>"$md"
+        echo >>"$md"
+        csv_awk "$AWK_LOAD" "$raw/load.log" >>"$md" 2>>"$raw/errors.log"
+        end
+    fi
+fi
+
+# ---- 6. draw forms and screen tiles (the most runs: last, so that a run
+# cut short by a timeout loses the least) ----------------------------------------------
+if have depthsort dragon_vrip.ply bun_zipper.ply dragon_100k_binary_le.ply; then
+    forms() { # forms LABEL SIZE FRAMES [--tiles off] SOURCE...
+        local label=$1 sz=$2 n=$3 form
+        shift 3
+        for form in indexed pull; do
+            hl forms "$label" 120 "$@" --size "$sz" --frames "$n" --draw $form
+        done
+    }
+    forms bunny "$size" "$frames" "$bin/bun_zipper.ply"
+    forms "dragon 100k" "$size" "$frames" "$bin/dragon_100k_binary_le.ply"
+    for g in $gyroid_forms; do forms "$g" "$size" "$frames_big" --scene "$g"; done
+    forms dragon "$size" "$frames" "$bin/dragon_vrip.ply"
+    forms dragon "$size" "$frames" "$bin/dragon_vrip.ply" --tiles off
+    forms "$big" "$size" "$frames_big" --scene "$big"
+    forms "$big" "$size" "$frames_big" --scene "$big" --tiles off
+    forms bunny "$small" "$frames" "$bin/bun_zipper.ply"
+    forms dragon "$small" "$frames" "$bin/dragon_vrip.ply"
+    if [[ -s $raw/forms.tsv ]]; then
+        begin forms "Draw forms and screen tiles" "$raw/forms.log" \
+            "depthsort --headless (MODEL | --scene S) --size WxH --frames $frames ($frames_big for the gyroids) --draw indexed|pull [--tiles off]"
+        csv_awk "$AWK_FORMS" "$raw/forms.tsv" >>"$md"
+        end
+    fi
 fi
 
 [[ -s $raw/errors.log ]] && { echo "## Errors"; echo; sed 's/^/    /' "$raw/errors.log"; } >>"$md"
