@@ -28,9 +28,9 @@ static ds_status flat_composite(ds_renderer *renderer, void *state, const frame_
 {
     flat_state *flat = state;
     glBindFramebuffer(GL_FRAMEBUFFER, output);
-    glViewport(0, 0, renderer->width, renderer->height);
-    glClearColor(renderer->background[0], renderer->background[1], renderer->background[2],
-                 renderer->background[3]);
+    glViewport(0, 0, renderer->settings.width, renderer->settings.height);
+    glClearColor(renderer->settings.background[0], renderer->settings.background[1],
+                 renderer->settings.background[2], renderer->settings.background[3]);
     glDepthMask(GL_TRUE);
     glClearDepth(1.0);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);

@@ -159,13 +159,14 @@ static void run_config(const config *c)
     assert_non_null(cpu_image);
     assert_non_null(gl_image);
     assert_int_equal(ds_renderer_read_pixels(renderer, cpu_image), DS_OK);
-    const frame_plan *cpu_plan = &renderer->last_plan;
+    const frame_plan *cpu_plan = &renderer->verification.last_plan;
     size_t n = cpu_plan->count;
     uint32_t *cpu_order = malloc((n + 1) * sizeof(uint32_t));
     assert_non_null(cpu_order);
-    memcpy(cpu_order, renderer->host_values, n * sizeof(uint32_t));
-    uint32_t cpu_drawn = cpu_plan->cull ? renderer->records[cpu_plan->frame % TIMING_RING].drawn
-                                        : (uint32_t)n;
+    memcpy(cpu_order, renderer->cpu.values, n * sizeof(uint32_t));
+    uint32_t cpu_drawn = cpu_plan->cull
+                             ? renderer->timing.records[cpu_plan->frame % TIMING_RING].drawn
+                             : (uint32_t)n;
 
     /* The same frame through the GL stages, then the same draw. */
     assert_int_equal(ds_render_gl_stages_create(renderer), DS_OK);
@@ -182,7 +183,7 @@ static void run_config(const config *c)
         assert_int_not_equal(plan.narrow.top, 0);
     if (c->key_bits != 32 || c->full_width_keys)
         assert_int_equal(plan.narrow.top, 0);
-    frame_record *record = &renderer->records[plan.frame % TIMING_RING];
+    frame_record *record = &renderer->timing.records[plan.frame % TIMING_RING];
     assert_int_equal(ds_render_gl_stages(renderer, &plan, record), DS_OK);
     ds_render_raster_draw(renderer, &plan, record);
     assert_int_equal(ds_renderer_read_pixels(renderer, gl_image), DS_OK);
@@ -194,7 +195,7 @@ static void run_config(const config *c)
     assert_true(keys && order && rects);
     assert_int_equal(ds_render_gl_stages_read_back(renderer, &plan, keys, order, rects, &drawn),
                      DS_OK);
-    size_t words = renderer->element_capacity;
+    size_t words = renderer->mesh.element_capacity;
     uint32_t *elements = malloc(words * sizeof(uint32_t));
     uint32_t *expected = calloc(words, sizeof(uint32_t));
     assert_true(elements && expected);
@@ -260,13 +261,13 @@ static void run_config(const config *c)
         size_t used = 0;
         const uint32_t *entry_indices = plan.points || plan.pull ? NULL : idx;
         ds_tiles_bin_host(order, host_rects, drawn, entry_indices, plan.points ? 1 : 3,
-                          &plan.grid, expected, renderer->command_word,
-                          expected + renderer->command_word, scratch, &used);
+                          &plan.grid, expected, renderer->mesh.command_word,
+                          expected + renderer->mesh.command_word, scratch, &used);
         compare_words = used;
         size_t command_words =
             (size_t)(plan.grid.columns * plan.grid.rows + 1) * DS_TILES_COMMAND_WORDS;
         for (size_t i = 0; i < command_words; i++) {
-            size_t at = renderer->command_word + i;
+            size_t at = renderer->mesh.command_word + i;
             if (elements[at] != expected[at])
                 fail_msg("word %zu of tile %zu's command is %u, the host's %u",
                          i % DS_TILES_COMMAND_WORDS, i / DS_TILES_COMMAND_WORDS, elements[at],
@@ -283,7 +284,7 @@ static void run_config(const config *c)
             uint32_t command[DRAW_COMMAND_WORDS] = {0};
             ds_cull_draw_command(drawn, !plan.pull, command);
             for (int k = 0; k < (plan.pull ? 4 : 5); k++)
-                assert_int_equal(elements[renderer->command_word + k], command[k]);
+                assert_int_equal(elements[renderer->mesh.command_word + k], command[k]);
         }
     }
     for (size_t i = 0; i < compare_words; i++)
@@ -306,7 +307,7 @@ static void run_config(const config *c)
         assert_true(differ <= swapped * 64);
     }
     int overflow = plan.tiled &&
-        elements[renderer->command_word +
+        elements[renderer->mesh.command_word +
                  (size_t)(plan.grid.columns * plan.grid.rows) * DS_TILES_COMMAND_WORDS] != 0;
     print_message("  %s tiles=%d%s pull=%d cull=%d bits=%d (sorted %d) key=%d: %zu primitives, "
                   "%u drawn%s\n",
@@ -315,7 +316,7 @@ static void run_config(const config *c)
                   c->key_bits == 32 ? ds_key_narrow_bits(plan.narrow) : c->key_bits, (int)c->key,
                   n, drawn,
                   swapped ? "" : ", same order and image");
-    assert_int_equal(renderer->gl_errors, 0);
+    assert_int_equal(renderer->gl.errors, 0);
 
     free(reference);
     free(host_order);
@@ -437,7 +438,7 @@ static void test_keys_match_cuda(void **state)
         desc.verify = 1;
         ds_renderer *renderer = NULL;
         assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
-        if (renderer->cpu_path) {
+        if (renderer->settings.cpu_path) {
             printf("  no CUDA device behind GL: the CUDA comparison is skipped\n");
             ds_renderer_destroy(renderer);
             break;
@@ -453,12 +454,12 @@ static void test_keys_match_cuda(void **state)
         assert_non_null(cuda_keys);
         assert_int_equal(ds_renderer_frame(renderer, &camera, DS_RENDERER_OWN_FRAMEBUFFER), DS_OK);
         assert_int_equal(ds_renderer_verify(renderer), DS_OK);
-        memcpy(cuda_keys, renderer->host_verify_keys, n * sizeof(float));
+        memcpy(cuda_keys, renderer->verification.keys, n * sizeof(float));
         assert_int_equal(ds_renderer_set_stages(renderer, DS_STAGES_GL), DS_OK);
         assert_int_equal(ds_renderer_frame(renderer, &camera, DS_RENDERER_OWN_FRAMEBUFFER), DS_OK);
         assert_int_equal(ds_renderer_verify(renderer), DS_OK);
-        const float *gl_keys = renderer->host_verify_keys;
-        const float *eye = renderer->last_plan.eye;
+        const float *gl_keys = renderer->verification.keys;
+        const float *eye = renderer->verification.last_plan.eye;
         size_t differ = 0;
         for (size_t i = 0; i < n; i++) {
             if (bits_of(gl_keys[i]) == bits_of(cuda_keys[i]))

@@ -383,15 +383,16 @@ static void test_draw_forms_agree(void **state)
     assert_int_equal(ds_renderer_verify(renderer), DS_OK);
     /* Unsorted frames of a pulling renderer draw indexed (frame.c), and
      * the next sorted frame pulls again. */
-    assert_true(renderer->last_plan.pull);
+    assert_true(renderer->verification.last_plan.pull);
     ds_renderer_set_sorting(renderer, 0);
     render(renderer, pixels);
     assert_true(pixel_matches(pixels, WIDTH / 2, HEIGHT / 2, unsorted));
-    assert_false(renderer->last_plan.pull || renderer->last_plan.in_place);
+    assert_false(renderer->verification.last_plan.pull ||
+                 renderer->verification.last_plan.in_place);
     ds_renderer_set_sorting(renderer, 1);
     render(renderer, pixels);
     assert_true(pixel_matches(pixels, WIDTH / 2, HEIGHT / 2, sorted));
-    assert_true(renderer->last_plan.pull);
+    assert_true(renderer->verification.last_plan.pull);
     assert_int_equal(ds_renderer_verify(renderer), DS_OK);
     assert_int_equal(ds_renderer_gl_errors(renderer), 0);
     ds_renderer_destroy(renderer);
@@ -636,7 +637,8 @@ static void test_msaa(void **state)
     (void)state;
     ds_mesh mesh;
     make_layers(&mesh);
-    static uint8_t single[WIDTH * HEIGHT * 4], multi[WIDTH * HEIGHT * 4], target[WIDTH * HEIGHT * 4];
+    static uint8_t single[WIDTH * HEIGHT * 4], multi[WIDTH * HEIGHT * 4],
+        target[WIDTH * HEIGHT * 4];
     ds_renderer_desc desc = verified_desc(&mesh);
     desc.cull = DS_CULL_ON;
     ds_renderer *renderer = NULL;
@@ -1170,7 +1172,8 @@ static void test_cull_conservative(void **state)
         /* Screen to world at a random depth z (= w). */
         for (int k = 0; k < 3; k++) {
             float z = cull_uniform(&seed, 0.5f, 2.0f);
-            float ndc_x = tri[3 * k] / CULL_W * 2.0f - 1.0f, ndc_y = tri[3 * k + 1] / CULL_H * 2.0f - 1.0f;
+            float ndc_x = tri[3 * k] / CULL_W * 2.0f - 1.0f,
+                  ndc_y = tri[3 * k + 1] / CULL_H * 2.0f - 1.0f;
             tri[3 * k] = ndc_x * z;
             tri[3 * k + 1] = ndc_y * z;
             tri[3 * k + 2] = z;
@@ -1363,7 +1366,8 @@ static void test_tiles_conservative(void **state)
 {
     (void)state;
     /* Perspective: w = z, near 0.4, far 3 (clip z = a z + b). */
-    static const float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 3.4f / 2.6f, 1, 0, 0, -2.4f / 2.6f, 0};
+    static const float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 3.4f / 2.6f, 1, 0, 0, -2.4f / 2.6f,
+                                0};
     float *primitives = malloc(TILE_TRIANGLES * 9 * sizeof(float));
     assert_non_null(primitives);
     uint32_t seed = 0x711E5EEDu;

@@ -61,13 +61,13 @@ void ds_render_use_program(const ds_renderer *renderer, const frame_plan *plan, 
 {
     glUseProgram(program);
     glUniformMatrix4fv(U_VIEW_PROJECTION, 1, GL_FALSE, plan->view_projection);
-    glUniform1f(U_ALPHA, renderer->alpha);
+    glUniform1f(U_ALPHA, renderer->settings.alpha);
     glUniform3fv(U_EYE, 1, plan->eye);
-    glUniform1i(U_COLOR_MODE, (GLint)renderer->color_mode);
-    glUniform3fv(U_TINT, 1, renderer->tint);
-    glUniform2f(U_HEIGHT_RANGE, renderer->height_lo, renderer->height_inv);
-    glUniform1i(U_VIEW_OPACITY, renderer->opacity == DS_OPACITY_VIEW);
-    glUniform1i(U_NORMALS_ONLY, renderer->normals_only);
+    glUniform1i(U_COLOR_MODE, (GLint)renderer->settings.color_mode);
+    glUniform3fv(U_TINT, 1, renderer->settings.tint);
+    glUniform2f(U_HEIGHT_RANGE, renderer->mesh.height_lo, renderer->mesh.height_inv);
+    glUniform1i(U_VIEW_OPACITY, renderer->settings.opacity == DS_OPACITY_VIEW);
+    glUniform1i(U_NORMALS_ONLY, renderer->mesh.normals_only);
     if (plan->points) {
         glEnable(GL_PROGRAM_POINT_SIZE);
         glUniform1f(U_POINT_SCALE, plan->point_scale);
@@ -83,8 +83,8 @@ void ds_render_vertex_attributes(const ds_renderer *renderer, GLuint vao)
     /* One integer attribute for both words (or the normal's alone),
      * unpacked in shade.glsl: one attribute fetch a vertex instead of two
      * (the sorted draw touches vertices in no cache-friendly order). */
-    int words = renderer->normals_only ? 1 : 2;
-    glVertexArrayVertexBuffer(vao, 1, renderer->attribute_buffer, 0,
+    int words = renderer->mesh.normals_only ? 1 : 2;
+    glVertexArrayVertexBuffer(vao, 1, renderer->gl.attribute_buffer, 0,
                               (GLsizei)(words * sizeof(uint32_t)));
     glVertexArrayAttribIFormat(vao, 1, words, GL_UNSIGNED_INT, 0);
     glVertexArrayAttribBinding(vao, 1, 1);

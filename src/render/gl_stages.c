@@ -199,19 +199,19 @@ static GLuint make_buffer(size_t words)
 ds_status ds_render_gl_stages_create(ds_renderer *renderer)
 {
     ds_status status;
-    if (renderer->gl_stages)
+    if (renderer->gl.stages)
         return DS_OK;
     if (!ds_render_gl_stages_supported())
         return ds_fail(DS_ERR_UNSUPPORTED,
                        "gl stages: this GL context lacks GL 4.3 compute shaders, "
                        "GL_ARB_shader_ballot or %d compute storage blocks",
                        STORAGE_BLOCKS_NEEDED);
-    size_t v = renderer->vertex_count, t = renderer->triangle_count;
+    size_t v = renderer->mesh.vertex_count, t = renderer->mesh.triangle_count;
     size_t most = v > t ? v : t;
     /* Every buffer a shader binds must fit one storage block. */
     GLint64 block_bytes = 0;
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block_bytes);
-    uint64_t largest = (uint64_t)renderer->element_capacity * sizeof(uint32_t);
+    uint64_t largest = (uint64_t)renderer->mesh.element_capacity * sizeof(uint32_t);
     if ((uint64_t)3 * v * sizeof(float) > largest)
         largest = (uint64_t)3 * v * sizeof(float);
     if ((uint64_t)3 * t * sizeof(uint32_t) > largest)
@@ -227,7 +227,7 @@ ds_status ds_render_gl_stages_create(ds_renderer *renderer)
     struct gl_stages *stages = calloc(1, sizeof *stages);
     if (!stages)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "gl stages: out of host memory");
-    renderer->gl_stages = stages;
+    renderer->gl.stages = stages;
     stages->capacity = most;
     int fused = 0;
     if ((status = fma_is_fused(&fused)))
@@ -250,16 +250,17 @@ ds_status ds_render_gl_stages_create(ds_renderer *renderer)
     stages->unsorted_values = make_buffer(most);
     stages->keys = make_buffer(most);
     stages->values = make_buffer(most);
-    if (renderer->verify)
+    if (renderer->settings.verify)
         stages->verify_keys = make_buffer(most);
-    if (renderer->tiles) {
+    if (renderer->settings.tiles) {
         stages->primitive_rects = make_buffer(most);
         stages->rects = make_buffer(most);
     }
     stages->state = make_buffer(STATE_WORDS);
-    if (!renderer->cpu_path && ds_interop_mode_in_use(renderer->interop) == DS_INTEROP_EXTERNAL)
+    if (!renderer->settings.cpu_path &&
+        ds_interop_mode_in_use(renderer->cuda.interop) == DS_INTEROP_EXTERNAL)
         for (int s = 0; s < DS_INTEROP_SLOTS; s++)
-            stages->elements[s] = make_buffer(renderer->element_capacity);
+            stages->elements[s] = make_buffer(renderer->mesh.element_capacity);
     /* Host-visible for good: timing.c reads a finished frame's count from
      * the mapping, without a GL read-back call that could wait on GL. */
     for (int r = 0; r < TIMING_RING; r++) {
@@ -287,7 +288,7 @@ fail:
 
 void ds_render_gl_stages_free(ds_renderer *renderer)
 {
-    struct gl_stages *stages = renderer->gl_stages;
+    struct gl_stages *stages = renderer->gl.stages;
     if (!stages)
         return;
     GLuint programs[] = {stages->keys_points, stages->keys_triangles, stages->scatter,
@@ -310,12 +311,12 @@ void ds_render_gl_stages_free(ds_renderer *renderer)
         }
     ds_gl_sort_destroy(stages->sort);
     free(stages);
-    renderer->gl_stages = NULL;
+    renderer->gl.stages = NULL;
 }
 
 GLuint ds_render_gl_stages_elements(const ds_renderer *renderer, int slot)
 {
-    const struct gl_stages *stages = renderer->gl_stages;
+    const struct gl_stages *stages = renderer->gl.stages;
     return stages && slot >= 0 && slot < DS_INTEROP_SLOTS ? stages->elements[slot] : 0;
 }
 
@@ -331,11 +332,11 @@ static void stamp(frame_record *record, int e)
 static void bind_buffers(const ds_renderer *renderer, const frame_plan *plan,
                          const frame_record *record, int before_sort)
 {
-    const struct gl_stages *stages = renderer->gl_stages;
+    const struct gl_stages *stages = renderer->gl.stages;
     GLuint elements = ds_render_frame_elements(renderer, plan);
     GLuint buffers[B_COUNT] = {0};
     buffers[B_POSITIONS] = ds_render_position_buffer(renderer);
-    buffers[B_INDICES] = renderer->index_buffer;
+    buffers[B_INDICES] = renderer->gl.index_buffer;
     buffers[B_KEYS] = stages->keys;
     buffers[B_VALUES] = plan->in_place ? elements : stages->values;
     if (before_sort) {
@@ -347,7 +348,7 @@ static void bind_buffers(const ds_renderer *renderer, const frame_plan *plan,
     buffers[B_PRIMITIVE_RECTS] = stages->primitive_rects;
     buffers[B_RECTS] = stages->rects;
     buffers[B_VERIFY_KEYS] = stages->verify_keys;
-    buffers[B_DRAWN] = stages->drawn[record - renderer->records];
+    buffers[B_DRAWN] = stages->drawn[record - renderer->timing.records];
     glBindBuffersBase(GL_SHADER_STORAGE_BUFFER, 0, B_COUNT, buffers);
 }
 
@@ -362,21 +363,21 @@ static GLuint groups_for(size_t count, int threads, size_t most)
 /* The keys pass's uniforms and dispatch. */
 static void run_keys(const ds_renderer *renderer, const frame_plan *plan)
 {
-    const struct gl_stages *stages = renderer->gl_stages;
+    const struct gl_stages *stages = renderer->gl.stages;
     GLuint program = plan->points ? stages->keys_points : stages->keys_triangles;
     const ds_cull_view *view = &plan->view;
     int cull = plan->cull && !plan->points;
     glUseProgram(program);
     glProgramUniform1ui(program, 0, (GLuint)plan->count);
     glProgramUniform3fv(program, 1, 1, plan->eye);
-    glProgramUniform1ui(program, 2, (GLuint)renderer->triangle_key);
+    glProgramUniform1ui(program, 2, (GLuint)renderer->settings.triangle_key);
     glProgramUniform2f(program, 3, plan->range.lo, plan->range.scale);
     glProgramUniform1i(program, 4, cull);
     glProgramUniform1i(program, 5, plan->tiled);
     glProgramUniform1i(program, 6, plan->keep_keys && stages->verify_keys);
     glProgramUniform1i(program, 7, cull && !plan->tiled);
     glProgramUniform1i(program, 8, !plan->pull);
-    glProgramUniform1ui(program, 9, (GLuint)renderer->command_word);
+    glProgramUniform1ui(program, 9, (GLuint)renderer->mesh.command_word);
     glProgramUniform1ui(program, 10, (GLuint)(plan->frame & 1));
     glProgramUniform4fv(program, 11, 1, view->x);
     glProgramUniform4fv(program, 12, 1, view->y);
@@ -409,7 +410,7 @@ static void set_chunk_uniforms(GLuint program, GLuint count, int tiles, int colu
 
 static void run_binning(const ds_renderer *renderer, const frame_plan *plan)
 {
-    struct gl_stages *stages = renderer->gl_stages;
+    struct gl_stages *stages = renderer->gl.stages;
     int tiles = plan->grid.columns * plan->grid.rows;
     int cull = plan->cull && !plan->points;
     GLuint parity = (GLuint)(plan->frame & 1);
@@ -441,8 +442,8 @@ static void run_binning(const ds_renderer *renderer, const frame_plan *plan)
     glProgramUniform1i(program, 5, entry_indices);
     glProgramUniform1i(program, 6, words_per_tile);
     glProgramUniform1ui(program, 7, half);
-    glProgramUniform1ui(program, 8, (GLuint)(renderer->command_word / per + 1));
-    glProgramUniform1ui(program, 9, (GLuint)renderer->command_word);
+    glProgramUniform1ui(program, 8, (GLuint)(renderer->mesh.command_word / per + 1));
+    glProgramUniform1ui(program, 9, (GLuint)renderer->mesh.command_word);
     glProgramUniform1ui(program, 10, plan->points ? 1u : 3u);
     glProgramUniform1i(program, 11, plan->value_shift);
     glDispatchCompute(BIN_GROUPS, 1, 1);
@@ -452,7 +453,7 @@ ds_status ds_render_gl_stages(ds_renderer *renderer, const frame_plan *plan,
                               frame_record *record)
 {
     ds_status status;
-    struct gl_stages *stages = renderer->gl_stages;
+    struct gl_stages *stages = renderer->gl.stages;
     if (!stages)
         return ds_fail(DS_ERR_INVALID_ARG, "gl stages: not created");
     if (plan->count > stages->capacity || plan->shuffle)
@@ -484,7 +485,9 @@ ds_status ds_render_gl_stages(ds_renderer *renderer, const frame_plan *plan,
          * sort compares their top bits, as the sorter path's; narrowed
          * keys their low bits. Out of place, so that no pass count costs
          * a copy. */
-        int begin_bit = renderer->key_bits == 16 ? 16 : renderer->key_bits == 24 ? 8 : 0;
+        int begin_bit = renderer->settings.key_bits == 16   ? 16
+                        : renderer->settings.key_bits == 24 ? 8
+                                                            : 0;
         int end_bit = 32;
         if (plan->narrow.top) {
             begin_bit = 0;
@@ -534,9 +537,9 @@ ds_status ds_render_gl_stages(ds_renderer *renderer, const frame_plan *plan,
 uint32_t ds_render_gl_stages_drawn(const ds_renderer *renderer, const frame_record *record)
 {
     uint32_t drawn = record->drawn;
-    const struct gl_stages *stages = renderer->gl_stages;
+    const struct gl_stages *stages = renderer->gl.stages;
     if (stages && record->gl && record->culled)
-        drawn = *stages->drawn_seen[record - renderer->records];
+        drawn = *stages->drawn_seen[record - renderer->timing.records];
     return drawn;
 }
 
@@ -544,7 +547,7 @@ ds_status ds_render_gl_stages_read_back(ds_renderer *renderer, const frame_plan 
                                         float *keys, uint32_t *values, uint32_t *rects,
                                         uint32_t *drawn)
 {
-    struct gl_stages *stages = renderer->gl_stages;
+    struct gl_stages *stages = renderer->gl.stages;
     if (!stages || !plan->gl)
         return ds_fail(DS_ERR_INVALID_ARG, "gl stages: no GL frame to read back");
     size_t n = plan->count;

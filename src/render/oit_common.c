@@ -23,7 +23,7 @@ void ds_oit_make_arrays(const ds_renderer *renderer, oit_arrays *arrays)
     GLuint vao = 0;
     glCreateVertexArrays(1, &vao);
     ds_render_vertex_attributes(renderer, vao);
-    glVertexArrayElementBuffer(vao, renderer->index_buffer);
+    glVertexArrayElementBuffer(vao, renderer->gl.index_buffer);
     arrays->mesh_order = vao;
     glCreateVertexArrays(1, &arrays->empty);
 }
@@ -102,9 +102,9 @@ void ds_oit_draw_mesh_order(const ds_renderer *renderer, const oit_arrays *array
 {
     glBindVertexArray(arrays->mesh_order);
     if (plan->points)
-        glDrawArrays(GL_POINTS, 0, (GLsizei)renderer->vertex_count);
+        glDrawArrays(GL_POINTS, 0, (GLsizei)renderer->mesh.vertex_count);
     else
-        glDrawElements(GL_TRIANGLES, (GLsizei)(3 * renderer->triangle_count), GL_UNSIGNED_INT,
+        glDrawElements(GL_TRIANGLES, (GLsizei)(3 * renderer->mesh.triangle_count), GL_UNSIGNED_INT,
                        NULL);
 }
 
@@ -112,14 +112,14 @@ void ds_oit_draw_fullscreen(const ds_renderer *renderer, const oit_arrays *array
                             GLuint output, GLuint program)
 {
     glBindFramebuffer(GL_FRAMEBUFFER, output);
-    glViewport(0, 0, renderer->width, renderer->height);
+    glViewport(0, 0, renderer->settings.width, renderer->settings.height);
     glDisable(GL_BLEND);
     glDisable(GL_DEPTH_TEST);
     glDepthMask(GL_TRUE);
     glClearDepth(1.0);
     glClear(GL_DEPTH_BUFFER_BIT);
     glUseProgram(program);
-    glUniform4fv(U_BACKGROUND, 1, renderer->background);
+    glUniform4fv(U_BACKGROUND, 1, renderer->settings.background);
     glBindVertexArray(arrays->empty);
     glDrawArrays(GL_TRIANGLES, 0, 3);
 }

@@ -17,11 +17,11 @@ const ds_raster_backend *ds_render_raster_backend(ds_raster_path path)
 
 ds_status ds_render_raster_create(ds_renderer *renderer)
 {
-    const ds_raster_backend *backend = ds_render_raster_backend(renderer->raster);
+    const ds_raster_backend *backend = ds_render_raster_backend(renderer->settings.raster);
     if (!backend)
         return ds_fail(DS_ERR_INVALID_ARG, "render: raster path %d is not in the registry",
-                       (int)renderer->raster);
-    void **state = &renderer->raster_state[renderer->raster];
+                       (int)renderer->settings.raster);
+    void **state = &renderer->raster_state[renderer->settings.raster];
     if (*state)
         return DS_OK;
     if (!(*state = calloc(1, backend->state_size ? backend->state_size : 1)))
@@ -31,8 +31,8 @@ ds_status ds_render_raster_create(ds_renderer *renderer)
 
 void ds_render_raster_draw(ds_renderer *renderer, const frame_plan *plan, frame_record *record)
 {
-    backends[renderer->raster]->draw(renderer, renderer->raster_state[renderer->raster], plan,
-                                     record);
+    backends[renderer->settings.raster]->draw(
+        renderer, renderer->raster_state[renderer->settings.raster], plan, record);
 }
 
 void ds_render_rasters_free(ds_renderer *renderer)

@@ -41,11 +41,11 @@ static ds_status hw_create(ds_renderer *renderer, void *state)
                                   &hw->mesh_program)) ||
         (status = compile_program(ds_shader_points_vert, ds_shader_points_frag, "points",
                                   &hw->points_program)) ||
-        (renderer->pull &&
+        (renderer->settings.pull &&
          (status = compile_program(ds_shader_mesh_pull_vert, ds_shader_mesh_frag,
                                    "mesh_pull", &hw->pull_program))))
         return status;
-    if (renderer->pull)
+    if (renderer->settings.pull)
         glCreateVertexArrays(1, &hw->pull_vertex_array);
     glCreateVertexArrays(DS_INTEROP_SLOTS, hw->vertex_arrays);
     for (int s = 0; s < DS_INTEROP_SLOTS; s++) {
@@ -77,12 +77,13 @@ static void hw_free(ds_renderer *renderer, void *state)
 static void draw_tiles(const ds_renderer *renderer, const ds_tile_grid *grid, int pull,
                        GLenum mode)
 {
-    size_t word = renderer->command_word;
+    size_t word = renderer->mesh.command_word;
     glEnable(GL_SCISSOR_TEST);
     for (int row = 0; row < grid->rows; row++)
         for (int column = 0; column < grid->columns; column++) {
             int box[4];
-            ds_tile_scissor(grid, renderer->width, renderer->height, column, row, box);
+            ds_tile_scissor(grid, renderer->settings.width, renderer->settings.height, column, row,
+                            box);
             glScissor(box[0], box[1], box[2], box[3]);
             const void *command = (const void *)(word * sizeof(uint32_t));
             if (pull)
@@ -108,14 +109,14 @@ static void hw_draw(ds_renderer *renderer, void *state, const frame_plan *plan,
     GLuint program = points ? hw->points_program : pull ? hw->pull_program : hw->mesh_program;
     /* The draw: straight alpha "over", back to front; the depth test stays
      * on (for opaque geometry a caller may add) but nothing writes depth. */
-    if (renderer->timeline)
-        ds_timeline_gl_now(renderer->timeline, "draw_begin");
+    if (renderer->timing.timeline)
+        ds_timeline_gl_now(renderer->timing.timeline, "draw_begin");
     glBeginQuery(GL_TIME_ELAPSED, record->draw_query);
     glBindFramebuffer(GL_FRAMEBUFFER, plan->target);
-    glViewport(0, 0, renderer->width, renderer->height);
+    glViewport(0, 0, renderer->settings.width, renderer->settings.height);
     glDepthMask(GL_TRUE);
-    glClearColor(renderer->background[0], renderer->background[1],
-                 renderer->background[2], renderer->background[3]);
+    glClearColor(renderer->settings.background[0], renderer->settings.background[1],
+                 renderer->settings.background[2], renderer->settings.background[3]);
     glClearDepth(1.0);
     glDisable(GL_SCISSOR_TEST);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
@@ -130,21 +131,21 @@ static void hw_draw(ds_renderer *renderer, void *state, const frame_plan *plan,
     GLuint element_buffer = ds_render_frame_elements(renderer, plan);
     /* Culling: the keys pass left the draw's count in the command after
      * the elements. Tiles: a command per tile there, and the overflow's. */
-    const void *command = (const void *)(renderer->command_word * sizeof(uint32_t));
+    const void *command = (const void *)(renderer->mesh.command_word * sizeof(uint32_t));
     if (plan->cull || plan->tiled)
         glBindBuffer(GL_DRAW_INDIRECT_BUFFER, element_buffer);
     if (pull) {
         /* mesh_pull.vert.glsl's blocks: sorted triangles, indices,
          * positions, colours and normals. */
-        GLuint buffers[4] = {element_buffer, renderer->index_buffer,
-                             ds_render_position_buffer(renderer), renderer->attribute_buffer};
+        GLuint buffers[4] = {element_buffer, renderer->gl.index_buffer,
+                             ds_render_position_buffer(renderer), renderer->gl.attribute_buffer};
         GLintptr offsets[4] = {0, 0, 0, 0};
-        size_t sorted_words = plan->tiled ? renderer->command_word : n;
+        size_t sorted_words = plan->tiled ? renderer->mesh.command_word : n;
         GLsizeiptr sizes[4] = {(GLsizeiptr)(sorted_words * sizeof(uint32_t)),
                                (GLsizeiptr)(3 * n * sizeof(uint32_t)),
-                               (GLsizeiptr)(3 * renderer->vertex_count * sizeof(float)),
-                               (GLsizeiptr)(renderer->vertex_count *
-                                            (renderer->normals_only ? 4 : 8))};
+                               (GLsizeiptr)(3 * renderer->mesh.vertex_count * sizeof(float)),
+                               (GLsizeiptr)(renderer->mesh.vertex_count *
+                                            (renderer->mesh.normals_only ? 4 : 8))};
         glBindBuffersRange(GL_SHADER_STORAGE_BUFFER, 0, 4, buffers, offsets, sizes);
         glBindVertexArray(hw->pull_vertex_array);
     } else {
@@ -170,13 +171,14 @@ static void hw_draw(ds_renderer *renderer, void *state, const frame_plan *plan,
     /* Multisampled: the frame resolves into the framebuffer asked for
      * (the own one resolves when it is read, ds_renderer_read_pixels). */
     if (plan->resolve)
-        glBlitNamedFramebuffer(renderer->framebuffer, plan->resolve_target, 0, 0,
-                               renderer->width, renderer->height, 0, 0, renderer->width,
-                               renderer->height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+        glBlitNamedFramebuffer(renderer->gl.framebuffer, plan->resolve_target, 0, 0,
+                               renderer->settings.width, renderer->settings.height, 0, 0,
+                               renderer->settings.width, renderer->settings.height,
+                               GL_COLOR_BUFFER_BIT, GL_NEAREST);
     glEndQuery(GL_TIME_ELAPSED);
     glQueryCounter(record->end_query, GL_TIMESTAMP);
-    if (renderer->timeline)
-        ds_timeline_gl_now(renderer->timeline, "draw_end");
+    if (renderer->timing.timeline)
+        ds_timeline_gl_now(renderer->timing.timeline, "draw_end");
 }
 
 const ds_raster_backend ds_raster_hw = {

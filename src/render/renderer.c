@@ -29,74 +29,76 @@ static void GLAD_API_PTR on_gl_debug(GLenum source, GLenum type, GLuint id,
     if (type != GL_DEBUG_TYPE_ERROR)
         return;
     ds_renderer *renderer = (ds_renderer *)user;
-    renderer->gl_errors++;
+    renderer->gl.errors++;
     ds_warn("GL error: %s", message);
 }
 
 static void free_framebuffer(ds_renderer *renderer)
 {
-    if (renderer->framebuffer) {
-        glDeleteFramebuffers(1, &renderer->framebuffer);
-        if (renderer->color_texture)
-            glDeleteTextures(1, &renderer->color_texture);
-        if (renderer->color_renderbuffer)
-            glDeleteRenderbuffers(1, &renderer->color_renderbuffer);
-        glDeleteRenderbuffers(1, &renderer->depth_renderbuffer);
+    if (renderer->gl.framebuffer) {
+        glDeleteFramebuffers(1, &renderer->gl.framebuffer);
+        if (renderer->gl.color_texture)
+            glDeleteTextures(1, &renderer->gl.color_texture);
+        if (renderer->gl.color_renderbuffer)
+            glDeleteRenderbuffers(1, &renderer->gl.color_renderbuffer);
+        glDeleteRenderbuffers(1, &renderer->gl.depth_renderbuffer);
     }
-    if (renderer->resolve_framebuffer) {
-        glDeleteFramebuffers(1, &renderer->resolve_framebuffer);
-        glDeleteTextures(1, &renderer->resolve_texture);
+    if (renderer->gl.resolve_framebuffer) {
+        glDeleteFramebuffers(1, &renderer->gl.resolve_framebuffer);
+        glDeleteTextures(1, &renderer->gl.resolve_texture);
     }
-    renderer->framebuffer = renderer->color_renderbuffer = renderer->depth_renderbuffer = 0;
-    renderer->color_texture = 0;
-    renderer->resolve_framebuffer = renderer->resolve_texture = 0;
-    renderer->last_output = 0;
+    renderer->gl.framebuffer = renderer->gl.color_renderbuffer = renderer->gl.depth_renderbuffer =
+        0;
+    renderer->gl.color_texture = 0;
+    renderer->gl.resolve_framebuffer = renderer->gl.resolve_texture = 0;
+    renderer->gl.last_output = 0;
 }
 
-/* The own framebuffer: renderer->msaa samples of RGBA8 and depth, and
+/* The own framebuffer: renderer->settings.msaa samples of RGBA8 and depth, and
  * with msaa > 1 a single-sampled RGBA8 one it resolves into. The
  * single-sampled colour is a texture, so that ds_image_metrics can read
  * it (ds_renderer_color_texture). */
 static ds_status make_framebuffer(ds_renderer *renderer)
 {
-    int samples = renderer->msaa > 1 ? renderer->msaa : 0;
-    unsigned errors = renderer->gl_errors;
+    int samples = renderer->settings.msaa > 1 ? renderer->settings.msaa : 0;
+    unsigned errors = renderer->gl.errors;
     free_framebuffer(renderer);
-    glCreateFramebuffers(1, &renderer->framebuffer);
+    glCreateFramebuffers(1, &renderer->gl.framebuffer);
     if (samples) {
-        glCreateRenderbuffers(1, &renderer->color_renderbuffer);
-        glNamedRenderbufferStorageMultisample(renderer->color_renderbuffer, samples, GL_RGBA8,
-                                              renderer->width, renderer->height);
-        glNamedFramebufferRenderbuffer(renderer->framebuffer, GL_COLOR_ATTACHMENT0,
-                                       GL_RENDERBUFFER, renderer->color_renderbuffer);
+        glCreateRenderbuffers(1, &renderer->gl.color_renderbuffer);
+        glNamedRenderbufferStorageMultisample(renderer->gl.color_renderbuffer, samples, GL_RGBA8,
+                                              renderer->settings.width, renderer->settings.height);
+        glNamedFramebufferRenderbuffer(renderer->gl.framebuffer, GL_COLOR_ATTACHMENT0,
+                                       GL_RENDERBUFFER, renderer->gl.color_renderbuffer);
     } else {
-        glCreateTextures(GL_TEXTURE_2D, 1, &renderer->color_texture);
-        glTextureStorage2D(renderer->color_texture, 1, GL_RGBA8, renderer->width,
-                           renderer->height);
-        glNamedFramebufferTexture(renderer->framebuffer, GL_COLOR_ATTACHMENT0,
-                                  renderer->color_texture, 0);
+        glCreateTextures(GL_TEXTURE_2D, 1, &renderer->gl.color_texture);
+        glTextureStorage2D(renderer->gl.color_texture, 1, GL_RGBA8, renderer->settings.width,
+                           renderer->settings.height);
+        glNamedFramebufferTexture(renderer->gl.framebuffer, GL_COLOR_ATTACHMENT0,
+                                  renderer->gl.color_texture, 0);
     }
     /* Nothing here writes depth, but the depth test stays on for opaque
      * geometry a caller may draw into the same framebuffer. */
-    glCreateRenderbuffers(1, &renderer->depth_renderbuffer);
-    glNamedRenderbufferStorageMultisample(renderer->depth_renderbuffer, samples,
-                                          GL_DEPTH_COMPONENT24, renderer->width,
-                                          renderer->height);
-    glNamedFramebufferRenderbuffer(renderer->framebuffer, GL_DEPTH_ATTACHMENT,
-                                   GL_RENDERBUFFER, renderer->depth_renderbuffer);
-    GLenum complete = glCheckNamedFramebufferStatus(renderer->framebuffer, GL_FRAMEBUFFER);
+    glCreateRenderbuffers(1, &renderer->gl.depth_renderbuffer);
+    glNamedRenderbufferStorageMultisample(renderer->gl.depth_renderbuffer, samples,
+                                          GL_DEPTH_COMPONENT24, renderer->settings.width,
+                                          renderer->settings.height);
+    glNamedFramebufferRenderbuffer(renderer->gl.framebuffer, GL_DEPTH_ATTACHMENT,
+                                   GL_RENDERBUFFER, renderer->gl.depth_renderbuffer);
+    GLenum complete = glCheckNamedFramebufferStatus(renderer->gl.framebuffer, GL_FRAMEBUFFER);
     if (complete == GL_FRAMEBUFFER_COMPLETE && samples) {
-        glCreateTextures(GL_TEXTURE_2D, 1, &renderer->resolve_texture);
-        glTextureStorage2D(renderer->resolve_texture, 1, GL_RGBA8, renderer->width,
-                           renderer->height);
-        glCreateFramebuffers(1, &renderer->resolve_framebuffer);
-        glNamedFramebufferTexture(renderer->resolve_framebuffer, GL_COLOR_ATTACHMENT0,
-                                  renderer->resolve_texture, 0);
-        complete = glCheckNamedFramebufferStatus(renderer->resolve_framebuffer, GL_FRAMEBUFFER);
+        glCreateTextures(GL_TEXTURE_2D, 1, &renderer->gl.resolve_texture);
+        glTextureStorage2D(renderer->gl.resolve_texture, 1, GL_RGBA8, renderer->settings.width,
+                           renderer->settings.height);
+        glCreateFramebuffers(1, &renderer->gl.resolve_framebuffer);
+        glNamedFramebufferTexture(renderer->gl.resolve_framebuffer, GL_COLOR_ATTACHMENT0,
+                                  renderer->gl.resolve_texture, 0);
+        complete = glCheckNamedFramebufferStatus(renderer->gl.resolve_framebuffer, GL_FRAMEBUFFER);
     }
-    if (complete != GL_FRAMEBUFFER_COMPLETE || renderer->gl_errors != errors)
+    if (complete != GL_FRAMEBUFFER_COMPLETE || renderer->gl.errors != errors)
         return ds_fail(DS_ERR_GL, "render: framebuffer %dx%d with %d samples incomplete (0x%x)",
-                       renderer->width, renderer->height, samples ? samples : 1, complete);
+                       renderer->settings.width, renderer->settings.height, samples ? samples : 1,
+                       complete);
     return DS_OK;
 }
 
@@ -113,19 +115,6 @@ static float default_point_size(const ds_mesh *mesh)
     double n = mesh->vertex_count ? (double)mesh->vertex_count : 1.0;
     double radius = mesh->radius > 0.0f ? mesh->radius : 1.0;
     return (float)(POINT_SIZE_SPACING * radius * sqrt(4.0 * M_PI / n));
-}
-
-static ds_status make_sorter(ds_sort_algo algo, size_t count, int key_bits,
-                             ds_sorter **dest)
-{
-    ds_sorter_desc desc = {0};
-    desc.algo = algo;
-    desc.max_count = count;
-    desc.key_bits = key_bits;
-    /* Every key is a distance (or a quantised one): +0 up to +Inf, never
-     * NaN, since the loaders refuse non-finite positions. */
-    desc.keys_nonnegative = 1;
-    return ds_sorter_create(&desc, dest);
 }
 
 /* Vertex pulling needs four shader storage blocks in the vertex stage, each
@@ -165,8 +154,8 @@ static ds_status make_attribute_buffer(ds_renderer *renderer, const ds_mesh *mes
      * in the shader: only the normal travels, half the bytes a vertex
      * fetches in the sorted draw's scattered order. Point clouds keep
      * ds_mesh_finish()'s height colours. */
-    renderer->normals_only = !mesh->has_colors && mesh->triangle_count > 0;
-    size_t per_vertex = renderer->normals_only ? 1 : 2;
+    renderer->mesh.normals_only = !mesh->has_colors && mesh->triangle_count > 0;
+    size_t per_vertex = renderer->mesh.normals_only ? 1 : 2;
     uint32_t *words = malloc((n ? per_vertex * n : 2) * sizeof *words);
     if (!words)
         return ds_fail(DS_ERR_OUT_OF_MEMORY,
@@ -175,7 +164,7 @@ static ds_status make_attribute_buffer(ds_renderer *renderer, const ds_mesh *mes
     for (size_t v = 0; v < n; v++) {
         static const uint8_t white[4] = {255, 255, 255, 255};
         uint32_t normal = pack_normal(mesh->normals ? mesh->normals + 3 * v : up);
-        if (renderer->normals_only) {
+        if (renderer->mesh.normals_only) {
             words[v] = normal;
             continue;
         }
@@ -184,101 +173,13 @@ static ds_status make_attribute_buffer(ds_renderer *renderer, const ds_mesh *mes
     }
     if (!n)
         words[0] = words[1] = 0;
-    glCreateBuffers(1, &renderer->attribute_buffer);
-    glNamedBufferStorage(renderer->attribute_buffer,
+    glCreateBuffers(1, &renderer->gl.attribute_buffer);
+    glNamedBufferStorage(renderer->gl.attribute_buffer,
                          (GLsizeiptr)((n ? n : 1) * per_vertex * sizeof(uint32_t)), words, 0);
     free(words);
     return DS_OK;
 }
 
-static void *host_alloc(size_t count, size_t size, ds_status *status)
-{
-    void *p = calloc(count ? count : 1, size);
-    if (!p && *status == DS_OK)
-        *status = ds_fail(DS_ERR_OUT_OF_MEMORY, "render: out of host memory");
-    return p;
-}
-
-/* CUDA side: stream, per-frame buffers, events, interop, sorter. */
-static ds_status create_cuda(ds_renderer *renderer, const ds_mesh *mesh,
-                             ds_interop_mode mode, int device)
-{
-    ds_status status = DS_OK;
-    size_t v = mesh->vertex_count, t = mesh->triangle_count;
-    struct cudaDeviceProp prop;
-    DS_CUDA_TRY("render", cudaSetDevice(device));
-    DS_CUDA_TRY("render", cudaGetDeviceProperties(&prop, device));
-    snprintf(renderer->gpu_name, sizeof renderer->gpu_name, "%s", prop.name);
-    renderer->sm_count = prop.multiProcessorCount; /* sizes the culling keys grid */
-    DS_CUDA_TRY("render", cudaStreamCreateWithFlags(&renderer->stream, cudaStreamNonBlocking));
-
-    ds_interop_desc interop_desc = {0};
-    interop_desc.mode = mode;
-    interop_desc.positions = mesh->positions;
-    interop_desc.vertex_count = v;
-    interop_desc.element_count = renderer->element_capacity;
-    if ((status = ds_interop_create(&interop_desc, &renderer->interop)))
-        return status;
-
-    /* Keys and values are sized for either primitive, so that switching
-     * between triangles and points never allocates. */
-    size_t most = v > t ? v : t;
-    DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->keys, (most ? most : 1) * sizeof(float)));
-    DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->values, (most ? most : 1) * sizeof(uint32_t)));
-    DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->alt_keys, (most ? most : 1) * sizeof(float)));
-    DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->alt_values, (most ? most : 1) * sizeof(uint32_t)));
-    renderer->sorted_values = renderer->values;
-    DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->shuffle_keys, (most + 1) * sizeof(float)));
-    DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->shuffle_values, (most + 1) * sizeof(uint32_t)));
-    DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->indices, (t ? 3 * t : 1) * sizeof(uint32_t)));
-    if (t)
-        DS_CUDA_TRY("render", cudaMemcpy(renderer->indices, mesh->indices,
-                                         3 * t * sizeof(uint32_t), cudaMemcpyHostToDevice));
-    if (renderer->verify)
-        DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->verify_keys, (most ? most : 1) * sizeof(float)));
-    DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->visible, sizeof(uint32_t)));
-    if (renderer->tiles && renderer->verify)
-        DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->tile_rects,
-                                         (most ? most : 1) * sizeof(uint32_t)));
-    if (renderer->tiles) {
-        DS_CUDA_TRY("render", cudaMalloc((void **)&renderer->primitive_rects,
-                                         (most ? most : 1) * sizeof(uint32_t)));
-        DS_CUDA_TRY("render", cudaMalloc(&renderer->tile_scratch, ds_tiles_scratch_bytes()));
-    }
-    DS_CUDA_TRY("render", cudaMallocHost((void **)&renderer->host_visible,
-                                         TIMING_RING * sizeof(uint32_t)));
-    for (int r = 0; r < TIMING_RING; r++)
-        for (int e = 0; e < EV_COUNT; e++)
-            DS_CUDA_TRY("render", cudaEventCreate(&renderer->records[r].events[e]));
-    return make_sorter(renderer->algo, most, renderer->key_bits, &renderer->sorter);
-}
-
-static ds_status create_cpu(ds_renderer *renderer, const ds_mesh *mesh)
-{
-    ds_status status = DS_OK;
-    size_t v = mesh->vertex_count, t = mesh->triangle_count;
-    size_t most = v > t ? v : t;
-    const GLubyte *name = glGetString(GL_RENDERER);
-    snprintf(renderer->gpu_name, sizeof renderer->gpu_name, "%s",
-             name ? (const char *)name : "unknown GL renderer");
-    renderer->host_positions = host_alloc(3 * v, sizeof(float), &status);
-    renderer->host_distances = host_alloc(v, sizeof(float), &status);
-    renderer->host_keys = host_alloc(most, sizeof(float), &status);
-    renderer->host_values = host_alloc(most, sizeof(uint32_t), &status);
-    renderer->host_elements = host_alloc(renderer->element_capacity, sizeof(uint32_t), &status);
-    if (status)
-        return status;
-    memcpy(renderer->host_positions, mesh->positions, 3 * v * sizeof(float));
-    glCreateBuffers(1, &renderer->cpu_position_buffer);
-    glNamedBufferStorage(renderer->cpu_position_buffer,
-                         (GLsizeiptr)((v ? 3 * v : 1) * sizeof(float)),
-                         mesh->positions, 0);
-    glCreateBuffers(1, &renderer->cpu_element_buffer);
-    glNamedBufferStorage(renderer->cpu_element_buffer,
-                         (GLsizeiptr)(renderer->element_capacity * sizeof(uint32_t)),
-                         NULL, GL_DYNAMIC_STORAGE_BIT);
-    return make_sorter(DS_SORT_CPU, most, renderer->key_bits, &renderer->sorter);
-}
 
 ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
 {
@@ -300,33 +201,35 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     ds_renderer *renderer = calloc(1, sizeof *renderer);
     if (!renderer)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "render: out of host memory");
-    renderer->width = desc->width;
-    renderer->height = desc->height;
-    renderer->primitive = mesh->triangle_count ? desc->primitive : DS_PRIMITIVE_POINTS;
-    renderer->triangle_key = desc->triangle_key;
-    renderer->alpha = desc->alpha > 0.0f ? desc->alpha : DEFAULT_ALPHA;
-    memcpy(renderer->background, desc->background, sizeof renderer->background);
-    renderer->point_size = desc->point_size > 0.0f ? desc->point_size : default_point_size(mesh);
-    renderer->sorting = !desc->no_sort;
-    renderer->shuffle = desc->shuffle;
-    renderer->verify = desc->verify;
-    renderer->key_bits = desc->key_bits ? desc->key_bits : 32;
-    if (renderer->key_bits != 16 && renderer->key_bits != 24 && renderer->key_bits != 32) {
+    renderer->settings.width = desc->width;
+    renderer->settings.height = desc->height;
+    renderer->settings.primitive = mesh->triangle_count ? desc->primitive : DS_PRIMITIVE_POINTS;
+    renderer->settings.triangle_key = desc->triangle_key;
+    renderer->settings.alpha = desc->alpha > 0.0f ? desc->alpha : DEFAULT_ALPHA;
+    memcpy(renderer->settings.background, desc->background, sizeof renderer->settings.background);
+    renderer->settings.point_size =
+        desc->point_size > 0.0f ? desc->point_size : default_point_size(mesh);
+    renderer->settings.sorting = !desc->no_sort;
+    renderer->settings.shuffle = desc->shuffle;
+    renderer->settings.verify = desc->verify;
+    renderer->settings.key_bits = desc->key_bits ? desc->key_bits : 32;
+    if (renderer->settings.key_bits != 16 && renderer->settings.key_bits != 24 &&
+        renderer->settings.key_bits != 32) {
         free(renderer);
         return ds_fail(DS_ERR_INVALID_ARG, "render: key_bits must be 16, 24 or 32, not %d",
                        desc->key_bits);
     }
-    renderer->target_samples = -1;
-    memcpy(renderer->mesh_center, mesh->center, sizeof renderer->mesh_center);
-    renderer->mesh_radius = mesh->radius;
-    memcpy(renderer->mesh_min, mesh->bounds_min, sizeof renderer->mesh_min);
-    memcpy(renderer->mesh_max, mesh->bounds_max, sizeof renderer->mesh_max);
-    renderer->narrow_keys = !desc->full_width_keys;
-    renderer->mesh_colors = mesh->has_colors;
-    renderer->point_cloud = mesh->triangle_count == 0;
+    renderer->gl.target_samples = -1;
+    memcpy(renderer->mesh.center, mesh->center, sizeof renderer->mesh.center);
+    renderer->mesh.radius = mesh->radius;
+    memcpy(renderer->mesh.min, mesh->bounds_min, sizeof renderer->mesh.min);
+    memcpy(renderer->mesh.max, mesh->bounds_max, sizeof renderer->mesh.max);
+    renderer->settings.narrow_keys = !desc->full_width_keys;
+    renderer->mesh.has_colors = mesh->has_colors;
+    renderer->mesh.point_cloud = mesh->triangle_count == 0;
     float height_span = mesh->bounds_max[1] - mesh->bounds_min[1];
-    renderer->height_lo = mesh->bounds_min[1];
-    renderer->height_inv = height_span > 0.0f ? 1.0f / height_span : 0.0f;
+    renderer->mesh.height_lo = mesh->bounds_min[1];
+    renderer->mesh.height_inv = height_span > 0.0f ? 1.0f / height_span : 0.0f;
     if ((unsigned)desc->color_mode >= DS_COLOR_MODE_COUNT ||
         (unsigned)desc->opacity >= DS_OPACITY_MODE_COUNT || (unsigned)desc->cull > DS_CULL_OFF) {
         free(renderer);
@@ -334,27 +237,28 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     }
     ds_renderer_set_color_mode(renderer, desc->color_mode);
     ds_renderer_set_tint(renderer, desc->tint);
-    renderer->opacity = desc->opacity;
-    renderer->msaa = desc->msaa > 1 ? desc->msaa : 1;
-    if (renderer->msaa != 1 && renderer->msaa != 2 && renderer->msaa != 4 && renderer->msaa != 8) {
+    renderer->settings.opacity = desc->opacity;
+    renderer->settings.msaa = desc->msaa > 1 ? desc->msaa : 1;
+    if (renderer->settings.msaa != 1 && renderer->settings.msaa != 2 &&
+        renderer->settings.msaa != 4 && renderer->settings.msaa != 8) {
         free(renderer);
         return ds_fail(DS_ERR_INVALID_ARG, "render: msaa must be 1, 2, 4 or 8 samples, not %d",
                        desc->msaa);
     }
-    if (renderer->msaa > max_samples()) {
+    if (renderer->settings.msaa > max_samples()) {
         int most_samples = max_samples();
         free(renderer);
         return ds_fail(DS_ERR_UNSUPPORTED, "render: msaa %d: this GL allows at most %d samples",
                        desc->msaa, most_samples);
     }
-    renderer->algo = desc->sort_algo;
-    renderer->vertex_count = mesh->vertex_count;
-    renderer->triangle_count = mesh->triangle_count;
+    renderer->settings.algo = desc->sort_algo;
+    renderer->mesh.vertex_count = mesh->vertex_count;
+    renderer->mesh.triangle_count = mesh->triangle_count;
     if ((unsigned)desc->tiles > DS_TILES_OFF) {
         free(renderer);
         return ds_fail(DS_ERR_INVALID_ARG, "render: bad tiles mode %d", (int)desc->tiles);
     }
-    renderer->tiles = desc->tiles != DS_TILES_OFF && mesh->vertex_count > 0;
+    renderer->settings.tiles = desc->tiles != DS_TILES_OFF && mesh->vertex_count > 0;
     if (desc->tile_pixels != 0 && (desc->tile_pixels < DS_RENDERER_TILE_PIXELS_MIN ||
                                    desc->tile_pixels > DS_RENDERER_TILE_PIXELS_MAX)) {
         free(renderer);
@@ -362,19 +266,19 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
                        DS_RENDERER_TILE_PIXELS_MIN, DS_RENDERER_TILE_PIXELS_MAX,
                        desc->tile_pixels);
     }
-    renderer->tile_pixels = desc->tile_pixels;
-    renderer->technique = DS_TECHNIQUE_SORTED;
-    renderer->abuffer_initial_nodes = desc->abuffer_initial_nodes;
+    renderer->settings.tile_pixels = desc->tile_pixels;
+    renderer->settings.technique = DS_TECHNIQUE_SORTED;
+    renderer->settings.abuffer_initial_nodes = desc->abuffer_initial_nodes;
     if ((unsigned)desc->raster >= DS_RASTER_PATH_COUNT) {
         free(renderer);
         return ds_fail(DS_ERR_INVALID_ARG, "render: bad raster path %d", (int)desc->raster);
     }
-    renderer->raster = desc->raster;
+    renderer->settings.raster = desc->raster;
 
     /* Errors from here on are counted, so tests can fail on any. */
     glEnable(GL_DEBUG_OUTPUT);
     glDebugMessageCallback(on_gl_debug, renderer);
-    renderer->debug_installed = 1;
+    renderer->gl.debug_installed = 1;
 
     /* Which path: CUDA behind this GL context, or the host. */
     int device = -1;
@@ -387,24 +291,26 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
                              ds_interop_mode_name(desc->interop));
             goto fail;
         }
-        renderer->cpu_path = 1;
-        if (renderer->algo != DS_SORT_CPU && desc->interop != DS_INTEROP_NONE &&
+        renderer->settings.cpu_path = 1;
+        if (renderer->settings.algo != DS_SORT_CPU && desc->interop != DS_INTEROP_NONE &&
             desc->stages != DS_STAGES_GL)
             ds_warn("render: no CUDA device drives this GL context; using the cpu sort");
-        renderer->algo = DS_SORT_CPU;
+        renderer->settings.algo = DS_SORT_CPU;
     }
-    renderer->tiles_on = renderer->tiles && (desc->tiles == DS_TILES_ON || !renderer->cpu_path);
+    renderer->settings.tiles_on =
+        renderer->settings.tiles && (desc->tiles == DS_TILES_ON || !renderer->settings.cpu_path);
     /* Culling AUTO, like tiles: on with CUDA; on the CPU path the host
      * keys pass's sample test costs more than the draw it saves. */
-    renderer->cull = desc->cull == DS_CULL_ON || (desc->cull == DS_CULL_AUTO && !renderer->cpu_path);
+    renderer->settings.cull =
+        desc->cull == DS_CULL_ON || (desc->cull == DS_CULL_AUTO && !renderer->settings.cpu_path);
 
     size_t t = mesh->triangle_count, most = mesh->vertex_count > t ? mesh->vertex_count : t;
-    if (renderer->verify || renderer->cpu_path) {
-        renderer->host_indices = host_alloc(3 * t, sizeof(uint32_t), &status);
+    if (renderer->settings.verify || renderer->settings.cpu_path) {
+        renderer->cpu.indices = ds_render_host_alloc(3 * t, sizeof(uint32_t), &status);
         if (status)
             goto fail;
         if (t)
-            memcpy(renderer->host_indices, mesh->indices, 3 * t * sizeof(uint32_t));
+            memcpy(renderer->cpu.indices, mesh->indices, 3 * t * sizeof(uint32_t));
     }
     if ((unsigned)desc->draw_form > DS_DRAW_INDEXED) {
         status = ds_fail(DS_ERR_INVALID_ARG, "render: bad draw form %d", (int)desc->draw_form);
@@ -412,58 +318,58 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     }
     /* AUTO: pull from one size when the frames start binned by screen
      * tile, from a larger one when not (renderer.h). */
-    renderer->pull = t > 0 && desc->draw_form != DS_DRAW_INDEXED &&
+    renderer->settings.pull = t > 0 && desc->draw_form != DS_DRAW_INDEXED &&
                      (desc->draw_form == DS_DRAW_PULL ||
-                      t >= (renderer->tiles_on ? DS_RENDERER_PULL_TILED_MIN_TRIANGLES
+                      t >= (renderer->settings.tiles_on ? DS_RENDERER_PULL_TILED_MIN_TRIANGLES
                                                : DS_RENDERER_PULL_MIN_TRIANGLES)) &&
                      pull_supported(mesh);
     /* Each element buffer: the list, then the draw commands. */
     size_t list = 3 * t > mesh->vertex_count ? 3 * t : mesh->vertex_count;
-    if (renderer->tiles && ds_tiles_capacity(t, renderer->pull ? 1 : 3) > list)
-        list = ds_tiles_capacity(t, renderer->pull ? 1 : 3);
-    if (renderer->tiles && ds_tiles_capacity(mesh->vertex_count, 1) > list)
+    if (renderer->settings.tiles && ds_tiles_capacity(t, renderer->settings.pull ? 1 : 3) > list)
+        list = ds_tiles_capacity(t, renderer->settings.pull ? 1 : 3);
+    if (renderer->settings.tiles && ds_tiles_capacity(mesh->vertex_count, 1) > list)
         list = ds_tiles_capacity(mesh->vertex_count, 1); /* points */
-    renderer->command_word = list;
-    renderer->element_capacity =
-        list + (renderer->tiles ? (DS_TILES_MAX + 1) * DS_TILES_COMMAND_WORDS : DRAW_COMMAND_WORDS);
-    if (renderer->tiles && (renderer->verify || renderer->cpu_path)) {
-        renderer->host_tile_rects = host_alloc(most, sizeof(uint32_t), &status);
-        renderer->host_tile_scratch = host_alloc(DS_TILES_MAX + 1, sizeof(uint32_t), &status);
+    renderer->mesh.command_word = list;
+    renderer->mesh.element_capacity =
+        list + (renderer->settings.tiles ? (DS_TILES_MAX + 1) * DS_TILES_COMMAND_WORDS
+                                         : DRAW_COMMAND_WORDS);
+    if (renderer->settings.tiles && (renderer->settings.verify || renderer->settings.cpu_path)) {
+        renderer->cpu.tile_rects = ds_render_host_alloc(most, sizeof(uint32_t), &status);
+        renderer->cpu.tile_scratch =
+            ds_render_host_alloc(DS_TILES_MAX + 1, sizeof(uint32_t), &status);
         if (status)
             goto fail;
     }
-    if (renderer->verify) {
-        renderer->host_verify_keys = host_alloc(most, sizeof(float), &status);
-        renderer->host_verify_values = host_alloc(most, sizeof(uint32_t), &status);
-        renderer->host_verify_elements = host_alloc(renderer->element_capacity, sizeof(uint32_t), &status);
-        renderer->host_seen = host_alloc(most, 1, &status);
-        if (status || (status = make_sorter(DS_SORT_CPU, most, renderer->key_bits, &renderer->reference_sorter)))
-            goto fail;
-    }
+    if (renderer->settings.verify && (status = ds_render_verification_create(renderer, most)))
+        goto fail;
 
     if ((status = make_attribute_buffer(renderer, mesh)))
         goto fail;
     /* The mesh's indices in GL: pulled triangles read them, and the
      * order-independent techniques draw the mesh in its own order. */
-    glCreateBuffers(1, &renderer->index_buffer);
-    glNamedBufferStorage(renderer->index_buffer, (GLsizeiptr)((t ? 3 * t : 1) * sizeof(uint32_t)),
-                         t ? mesh->indices : NULL, 0);
+    glCreateBuffers(1, &renderer->gl.index_buffer);
+    glNamedBufferStorage(renderer->gl.index_buffer,
+                         (GLsizeiptr)((t ? 3 * t : 1) * sizeof(uint32_t)), t ? mesh->indices : NULL,
+                         0);
     if ((status = make_framebuffer(renderer)))
         goto fail;
 
-    status = renderer->cpu_path ? create_cpu(renderer, mesh)
-                                : create_cuda(renderer, mesh, desc->interop, device);
-    if (status)
+    /* The path's own: the host copies, or the CUDA stream, interop and
+     * buffers; then the sorter (cpu on the CPU path). */
+    status = renderer->settings.cpu_path
+                 ? ds_render_cpu_create(renderer, mesh)
+                 : ds_render_cuda_create(renderer, mesh, desc->interop, device);
+    if (status || (status = ds_render_make_sorter(renderer->settings.cpu_path
+                                                      ? DS_SORT_CPU
+                                                      : renderer->settings.algo,
+                                                  most, renderer->settings.key_bits,
+                                                  &renderer->sorter)))
         goto fail;
     /* The raster path's programs and vertex arrays (raster.h). */
     if ((status = ds_render_raster_create(renderer)))
         goto fail;
-    for (int r = 0; r < TIMING_RING; r++) {
-        glCreateQueries(GL_TIME_ELAPSED, 1, &renderer->records[r].draw_query);
-        glCreateQueries(GL_TIMESTAMP, 1, &renderer->records[r].begin_query);
-        glCreateQueries(GL_TIMESTAMP, 1, &renderer->records[r].end_query);
-        glCreateQueries(GL_TIMESTAMP, EV_COUNT, renderer->records[r].stage_queries);
-    }
+    if ((status = ds_render_timing_create(renderer)))
+        goto fail;
     /* The stages: in GL when asked, or by default where a CUDA device
      * drives GL and the context can (the GPU then never switches to the
      * CUDA context in a frame); around the sorter otherwise. */
@@ -473,15 +379,9 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     }
     if ((status = ds_renderer_set_stages(renderer, desc->stages)))
         goto fail;
-    if (renderer->verify) {
-        glCreateBuffers(1, &renderer->verify_copy_buffer);
-        glNamedBufferStorage(renderer->verify_copy_buffer,
-                             (GLsizeiptr)(renderer->element_capacity * sizeof(uint32_t)),
-                             NULL, 0);
-    }
-    if (renderer->gl_errors) {
+    if (renderer->gl.errors) {
         status = ds_fail(DS_ERR_GL, "render: %u GL errors while creating the renderer",
-                         renderer->gl_errors);
+                         renderer->gl.errors);
         goto fail;
     }
     *dest = renderer;
@@ -496,71 +396,26 @@ void ds_renderer_destroy(ds_renderer *renderer)
     if (!renderer)
         return;
     /* The stream's last frame may still use the buffers freed below. */
-    if (!renderer->cpu_path && renderer->stream)
-        cudaStreamSynchronize(renderer->stream);
-    ds_timeline_free(renderer->timeline);
+    if (!renderer->settings.cpu_path && renderer->cuda.stream)
+        cudaStreamSynchronize(renderer->cuda.stream);
+    ds_timeline_free(renderer->timing.timeline);
     ds_sorter_destroy(renderer->sorter);
-    ds_sorter_destroy(renderer->reference_sorter);
+    ds_render_verification_free(renderer);
     ds_render_techniques_free(renderer);
     ds_render_rasters_free(renderer);
     ds_render_gl_stages_free(renderer);
-    ds_interop_destroy(renderer->interop);
-    cudaFree(renderer->keys);
-    cudaFree(renderer->values);
-    cudaFree(renderer->alt_keys);
-    cudaFree(renderer->alt_values);
-    cudaFree(renderer->indices);
-    cudaFree(renderer->shuffle_keys);
-    cudaFree(renderer->shuffle_values);
-    cudaFree(renderer->verify_keys);
-    cudaFree(renderer->visible);
-    cudaFree(renderer->tile_rects);
-    cudaFree(renderer->primitive_rects);
-    cudaFree(renderer->tile_scratch);
-    cudaFreeHost(renderer->host_visible);
-    for (int r = 0; r < TIMING_RING; r++) {
-        for (int e = 0; e < EV_COUNT; e++)
-            if (renderer->records[r].events[e])
-                cudaEventDestroy(renderer->records[r].events[e]);
-        if (renderer->records[r].draw_query)
-            glDeleteQueries(1, &renderer->records[r].draw_query);
-        if (renderer->records[r].end_query)
-            glDeleteQueries(1, &renderer->records[r].end_query);
-        if (renderer->records[r].begin_query)
-            glDeleteQueries(1, &renderer->records[r].begin_query);
-        if (renderer->records[r].stage_queries[0])
-            glDeleteQueries(EV_COUNT, renderer->records[r].stage_queries);
-    }
-    if (renderer->stream)
-        cudaStreamDestroy(renderer->stream);
-    if (renderer->index_buffer)
-        glDeleteBuffers(1, &renderer->index_buffer);
-    if (renderer->attribute_buffer)
-        glDeleteBuffers(1, &renderer->attribute_buffer);
-    if (renderer->cpu_position_buffer)
-        glDeleteBuffers(1, &renderer->cpu_position_buffer);
-    if (renderer->cpu_element_buffer)
-        glDeleteBuffers(1, &renderer->cpu_element_buffer);
-    if (renderer->verify_copy_buffer)
-        glDeleteBuffers(1, &renderer->verify_copy_buffer);
+    ds_render_cuda_free(renderer);
+    ds_render_timing_free(renderer);
+    ds_render_cpu_free(renderer);
+    if (renderer->gl.index_buffer)
+        glDeleteBuffers(1, &renderer->gl.index_buffer);
+    if (renderer->gl.attribute_buffer)
+        glDeleteBuffers(1, &renderer->gl.attribute_buffer);
     free_framebuffer(renderer);
-    if (renderer->debug_installed)
+    if (renderer->gl.debug_installed)
         glDebugMessageCallback(NULL, NULL);
-    free(renderer->host_indices);
-    free(renderer->host_positions);
-    free(renderer->host_distances);
-    free(renderer->host_keys);
-    free(renderer->host_values);
-    free(renderer->host_elements);
-    free(renderer->host_verify_keys);
-    free(renderer->host_verify_values);
-    free(renderer->host_verify_elements);
-    free(renderer->host_seen);
-    free(renderer->host_tile_rects);
-    free(renderer->host_tile_scratch);
     free(renderer);
 }
-
 
 /* ---- settings and facts ----------------------------------------------------- */
 
@@ -568,40 +423,43 @@ ds_status ds_renderer_resize(ds_renderer *renderer, int width, int height)
 {
     if (width <= 0 || height <= 0)
         return ds_fail(DS_ERR_INVALID_ARG, "render: size %dx%d", width, height);
-    if (width == renderer->width && height == renderer->height)
+    if (width == renderer->settings.width && height == renderer->settings.height)
         return DS_OK;
-    renderer->width = width;
-    renderer->height = height;
+    renderer->settings.width = width;
+    renderer->settings.height = height;
     ds_status status = make_framebuffer(renderer);
     if (status)
         return status;
     /* The order-independent images follow the viewport. */
     ds_render_techniques_free_images(renderer);
-    return ds_render_technique_prepare(renderer, renderer->technique);
+    return ds_render_technique_prepare(renderer, renderer->settings.technique);
 }
 
 ds_status ds_renderer_set_sort(ds_renderer *renderer, ds_sort_algo algo)
 {
     ds_status status;
     ds_sorter *sorter = NULL;
-    if (algo == renderer->algo)
+    if (algo == renderer->settings.algo)
         return DS_OK;
-    if (renderer->cpu_path)
+    if (renderer->settings.cpu_path)
         return ds_fail(DS_ERR_NO_DEVICE, "render: sort %s needs a CUDA device behind GL",
                        ds_sort_algo_name(algo));
-    size_t most = renderer->vertex_count > renderer->triangle_count
-                      ? renderer->vertex_count : renderer->triangle_count;
+    size_t most = renderer->mesh.vertex_count > renderer->mesh.triangle_count
+                      ? renderer->mesh.vertex_count : renderer->mesh.triangle_count;
     /* A sort still in flight uses the old sorter's temporary storage. */
-    DS_CUDA_TRY("render", cudaStreamSynchronize(renderer->stream));
-    if ((status = make_sorter(algo, most, renderer->key_bits, &sorter)))
+    DS_CUDA_TRY("render", cudaStreamSynchronize(renderer->cuda.stream));
+    if ((status = ds_render_make_sorter(algo, most, renderer->settings.key_bits, &sorter)))
         return status;
     ds_sorter_destroy(renderer->sorter);
     renderer->sorter = sorter;
-    renderer->algo = algo;
+    renderer->settings.algo = algo;
     return DS_OK;
 }
 
-void ds_renderer_set_shuffle(ds_renderer *renderer, int shuffle) { renderer->shuffle = shuffle; }
+void ds_renderer_set_shuffle(ds_renderer *renderer, int shuffle)
+{
+    renderer->settings.shuffle = shuffle;
+}
 
 ds_status ds_renderer_set_stages(ds_renderer *renderer, ds_stages_mode mode)
 {
@@ -610,46 +468,49 @@ ds_status ds_renderer_set_stages(ds_renderer *renderer, ds_stages_mode mode)
         return ds_fail(DS_ERR_INVALID_ARG, "render: bad stages mode %d", (int)mode);
     int supported = ds_render_gl_stages_supported();
     int gl = mode == DS_STAGES_GL ||
-             (mode == DS_STAGES_AUTO && !renderer->cpu_path && supported &&
+             (mode == DS_STAGES_AUTO && !renderer->settings.cpu_path && supported &&
               ds_renderer_sorted_count(renderer) <= DS_RENDERER_GL_STAGES_AUTO_MAX);
-    if (gl && !renderer->gl_stages) {
+    if (gl && !renderer->gl.stages) {
         if (!supported)
             return ds_fail(DS_ERR_UNSUPPORTED, "render: the GL stages need GL 4.3 compute "
                            "shaders and GL_ARB_shader_ballot, which this GL context lacks");
         if ((status = ds_render_gl_stages_create(renderer)))
             return status;
     }
-    renderer->stages = mode;
-    renderer->stages_gl = gl;
+    renderer->settings.stages = mode;
+    renderer->settings.stages_gl = gl;
     return DS_OK;
 }
 
 ds_stages_mode ds_renderer_stages(const ds_renderer *renderer)
 {
-    return renderer->stages_gl ? DS_STAGES_GL : DS_STAGES_SORTER;
+    return renderer->settings.stages_gl ? DS_STAGES_GL : DS_STAGES_SORTER;
 }
 
 ds_status ds_renderer_set_primitive(ds_renderer *renderer, ds_primitive primitive)
 {
-    if (primitive == DS_PRIMITIVE_TRIANGLES && renderer->triangle_count == 0)
+    if (primitive == DS_PRIMITIVE_TRIANGLES && renderer->mesh.triangle_count == 0)
         return ds_fail(DS_ERR_INVALID_ARG, "render: a point cloud has no triangles");
-    renderer->primitive = primitive;
+    renderer->settings.primitive = primitive;
     return DS_OK;
 }
 
 void ds_renderer_set_triangle_key(ds_renderer *renderer, ds_triangle_key key)
 {
     if ((unsigned)key < DS_TRIANGLE_KEY_COUNT)
-        renderer->triangle_key = key;
+        renderer->settings.triangle_key = key;
 }
 
 void ds_renderer_set_alpha(ds_renderer *renderer, float alpha)
 {
     if (alpha > 0.0f && alpha <= 1.0f)
-        renderer->alpha = alpha;
+        renderer->settings.alpha = alpha;
 }
 
-void ds_renderer_set_sorting(ds_renderer *renderer, int sorting) { renderer->sorting = sorting != 0; }
+void ds_renderer_set_sorting(ds_renderer *renderer, int sorting)
+{
+    renderer->settings.sorting = sorting != 0;
+}
 
 ds_status ds_renderer_set_technique(ds_renderer *renderer, ds_technique technique)
 {
@@ -663,63 +524,63 @@ ds_status ds_renderer_set_technique(ds_renderer *renderer, ds_technique techniqu
     }
     /* Sorted and unsorted are one technique, the sort on or off. */
     if (technique == DS_TECHNIQUE_SORTED || technique == DS_TECHNIQUE_UNSORTED) {
-        renderer->sorting = technique == DS_TECHNIQUE_SORTED;
-        renderer->technique = DS_TECHNIQUE_SORTED;
+        renderer->settings.sorting = technique == DS_TECHNIQUE_SORTED;
+        renderer->settings.technique = DS_TECHNIQUE_SORTED;
         return DS_OK;
     }
     ds_status status = ds_render_technique_prepare(renderer, technique);
     if (status == DS_OK)
-        renderer->technique = technique;
+        renderer->settings.technique = technique;
     return status;
 }
 
 ds_technique ds_renderer_technique(const ds_renderer *renderer)
 {
-    if (renderer->technique == DS_TECHNIQUE_SORTED && !renderer->sorting)
+    if (renderer->settings.technique == DS_TECHNIQUE_SORTED && !renderer->settings.sorting)
         return DS_TECHNIQUE_UNSORTED;
-    return renderer->technique;
+    return renderer->settings.technique;
 }
 
-ds_raster_path ds_renderer_raster(const ds_renderer *renderer) { return renderer->raster; }
+ds_raster_path ds_renderer_raster(const ds_renderer *renderer) { return renderer->settings.raster; }
 
 unsigned ds_renderer_color_texture(const ds_renderer *renderer)
 {
-    if (!renderer->last_output)
+    if (!renderer->gl.last_output)
         return 0;
     /* The texture's own framebuffer: the own one single-sampled, else
      * its resolve copy. A frame that went elsewhere (or into the
      * multisampled own one) is copied (resolved) into it here. */
     GLuint texture_framebuffer =
-        renderer->msaa > 1 ? renderer->resolve_framebuffer : renderer->framebuffer;
-    if (renderer->last_output != texture_framebuffer) {
-        GLuint source = renderer->last_output == DS_RENDERER_OWN_FRAMEBUFFER
-                            ? 0 : renderer->last_output;
-        int w = renderer->width, h = renderer->height;
+        renderer->settings.msaa > 1 ? renderer->gl.resolve_framebuffer : renderer->gl.framebuffer;
+    if (renderer->gl.last_output != texture_framebuffer) {
+        GLuint source = renderer->gl.last_output == DS_RENDERER_OWN_FRAMEBUFFER
+                            ? 0 : renderer->gl.last_output;
+        int w = renderer->settings.width, h = renderer->settings.height;
         glBlitNamedFramebuffer(source, texture_framebuffer, 0, 0, w, h, 0, 0, w, h,
                                GL_COLOR_BUFFER_BIT, GL_NEAREST);
     }
-    return renderer->msaa > 1 ? renderer->resolve_texture : renderer->color_texture;
+    return renderer->settings.msaa > 1 ? renderer->gl.resolve_texture : renderer->gl.color_texture;
 }
 
 void ds_renderer_set_tiles(ds_renderer *renderer, int tiles)
 {
-    renderer->tiles_on = renderer->tiles && tiles;
+    renderer->settings.tiles_on = renderer->settings.tiles && tiles;
 }
 
-int ds_renderer_tiles(const ds_renderer *renderer) { return renderer->tiles_on; }
+int ds_renderer_tiles(const ds_renderer *renderer) { return renderer->settings.tiles_on; }
 
 void ds_renderer_set_background(ds_renderer *renderer, const float rgba[4])
 {
-    memcpy(renderer->background, rgba, sizeof renderer->background);
+    memcpy(renderer->settings.background, rgba, sizeof renderer->settings.background);
 }
 
 void ds_renderer_set_point_size(ds_renderer *renderer, float world_size)
 {
     if (world_size > 0.0f)
-        renderer->point_size = world_size;
+        renderer->settings.point_size = world_size;
 }
 
-float ds_renderer_point_size(const ds_renderer *renderer) { return renderer->point_size; }
+float ds_renderer_point_size(const ds_renderer *renderer) { return renderer->settings.point_size; }
 
 /* AUTO: the file's colours where it has them; else what ds_mesh_finish()
  * would have made, the normal for triangles and the height for points. */
@@ -728,29 +589,35 @@ void ds_renderer_set_color_mode(ds_renderer *renderer, ds_color_mode mode)
     if ((unsigned)mode >= DS_COLOR_MODE_COUNT)
         return;
     if (mode == DS_COLOR_AUTO)
-        mode = renderer->mesh_colors ? DS_COLOR_FILE
-               : renderer->point_cloud ? DS_COLOR_HEIGHT : DS_COLOR_NORMAL;
-    renderer->color_mode = mode;
+        mode = renderer->mesh.has_colors ? DS_COLOR_FILE
+               : renderer->mesh.point_cloud ? DS_COLOR_HEIGHT : DS_COLOR_NORMAL;
+    renderer->settings.color_mode = mode;
 }
 
-ds_color_mode ds_renderer_color_mode(const ds_renderer *renderer) { return renderer->color_mode; }
+ds_color_mode ds_renderer_color_mode(const ds_renderer *renderer)
+{
+    return renderer->settings.color_mode;
+}
 
 void ds_renderer_set_tint(ds_renderer *renderer, const float rgb[3])
 {
     int zero = !rgb || (rgb[0] == 0.0f && rgb[1] == 0.0f && rgb[2] == 0.0f);
     for (int k = 0; k < 3; k++) {
         float c = zero ? DEFAULT_TINT[k] : rgb[k];
-        renderer->tint[k] = c < 0.0f ? 0.0f : c > 1.0f ? 1.0f : c;
+        renderer->settings.tint[k] = c < 0.0f ? 0.0f : c > 1.0f ? 1.0f : c;
     }
 }
 
 void ds_renderer_set_opacity_mode(ds_renderer *renderer, ds_opacity_mode mode)
 {
     if ((unsigned)mode < DS_OPACITY_MODE_COUNT)
-        renderer->opacity = mode;
+        renderer->settings.opacity = mode;
 }
 
-ds_opacity_mode ds_renderer_opacity_mode(const ds_renderer *renderer) { return renderer->opacity; }
+ds_opacity_mode ds_renderer_opacity_mode(const ds_renderer *renderer)
+{
+    return renderer->settings.opacity;
+}
 
 ds_status ds_renderer_set_msaa(ds_renderer *renderer, int samples)
 {
@@ -762,29 +629,29 @@ ds_status ds_renderer_set_msaa(ds_renderer *renderer, int samples)
     if (samples > max_samples())
         return ds_fail(DS_ERR_UNSUPPORTED, "render: msaa %d: this GL allows at most %d samples",
                        samples, max_samples());
-    if (samples == renderer->msaa)
+    if (samples == renderer->settings.msaa)
         return DS_OK;
     /* The previous frame may still draw into the old framebuffer. */
     glFinish();
-    int previous = renderer->msaa;
-    renderer->msaa = samples;
+    int previous = renderer->settings.msaa;
+    renderer->settings.msaa = samples;
     ds_status status = make_framebuffer(renderer);
     if (status) {
-        renderer->msaa = previous;
+        renderer->settings.msaa = previous;
         if (make_framebuffer(renderer) == DS_OK)
             return status;
     }
     return status;
 }
 
-int ds_renderer_msaa(const ds_renderer *renderer) { return renderer->msaa; }
+int ds_renderer_msaa(const ds_renderer *renderer) { return renderer->settings.msaa; }
 
 int ds_renderer_culling(const ds_renderer *renderer)
 {
-    return renderer->cull && renderer->sorting &&
-           ds_render_technique_backend(renderer->technique)->sorts &&
-           renderer->primitive == DS_PRIMITIVE_TRIANGLES &&
-           renderer->msaa <= 1 && renderer->target_samples <= 1;
+    return renderer->settings.cull && renderer->settings.sorting &&
+           ds_render_technique_backend(renderer->settings.technique)->sorts &&
+           renderer->settings.primitive == DS_PRIMITIVE_TRIANGLES &&
+           renderer->settings.msaa <= 1 && renderer->gl.target_samples <= 1;
 }
 
 /* "3.1G triangles", "437,645 vertices": counts as a person reads them. */
@@ -853,8 +720,8 @@ ds_status ds_renderer_check_fits(const ds_renderer_desc *desc, size_t vertex_cou
                        "render: %s exceed the 32-bit draw count's %u triangles", what,
                        (unsigned)DS_RENDERER_MAX_TRIANGLES);
     uint64_t need = ds_renderer_buffer_bytes(desc, vertex_count, triangle_count);
-    int device = desc->interop == DS_INTEROP_NONE || !glad_glGetString ? -1
-                                                                       : ds_interop_gl_cuda_device();
+    int device =
+        desc->interop == DS_INTEROP_NONE || !glad_glGetString ? -1 : ds_interop_gl_cuda_device();
     if (device < 0) {
         /* The CPU path (or no GL yet to ask): Mesa keeps the GL buffers in
          * host memory, and the host stages hold arrays of the same sizes. */
@@ -875,7 +742,8 @@ ds_status ds_renderer_check_fits(const ds_renderer_desc *desc, size_t vertex_cou
 
     size_t free_bytes = 0, total_bytes = 0;
     struct cudaDeviceProp prop;
-    if (cudaSetDevice(device) != cudaSuccess || cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess ||
+    if (cudaSetDevice(device) != cudaSuccess ||
+        cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess ||
         cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
         cudaGetLastError();
         return DS_OK; /* create() reports what fails */
@@ -895,7 +763,8 @@ const char *ds_renderer_gpu_name(const ds_renderer *renderer) { return renderer-
 
 ds_interop_mode ds_renderer_interop(const ds_renderer *renderer)
 {
-    return renderer->cpu_path ? DS_INTEROP_NONE : ds_interop_mode_in_use(renderer->interop);
+    return renderer->settings.cpu_path ? DS_INTEROP_NONE
+                                       : ds_interop_mode_in_use(renderer->cuda.interop);
 }
 
 const char *ds_interop_mode_name(ds_interop_mode mode)
@@ -909,42 +778,45 @@ const char *ds_interop_mode_name(ds_interop_mode mode)
     return "unknown";
 }
 
-ds_sort_algo ds_renderer_sort(const ds_renderer *renderer) { return renderer->algo; }
-ds_primitive ds_renderer_primitive(const ds_renderer *renderer) { return renderer->primitive; }
+ds_sort_algo ds_renderer_sort(const ds_renderer *renderer) { return renderer->settings.algo; }
+ds_primitive ds_renderer_primitive(const ds_renderer *renderer)
+{
+    return renderer->settings.primitive;
+}
 
 ds_draw_form ds_renderer_draw_form(const ds_renderer *renderer)
 {
-    return renderer->pull ? DS_DRAW_PULL : DS_DRAW_INDEXED;
+    return renderer->settings.pull ? DS_DRAW_PULL : DS_DRAW_INDEXED;
 }
 
 size_t ds_renderer_sorted_count(const ds_renderer *renderer)
 {
-    return renderer->primitive == DS_PRIMITIVE_POINTS ? renderer->vertex_count
-                                                      : renderer->triangle_count;
+    return renderer->settings.primitive == DS_PRIMITIVE_POINTS ? renderer->mesh.vertex_count
+                                                      : renderer->mesh.triangle_count;
 }
 
-unsigned ds_renderer_gl_errors(const ds_renderer *renderer) { return renderer->gl_errors; }
+unsigned ds_renderer_gl_errors(const ds_renderer *renderer) { return renderer->gl.errors; }
 
 /* ---- read-back and verification --------------------------------------------- */
 
 ds_status ds_renderer_read_pixels(ds_renderer *renderer, uint8_t *dest)
 {
-    int w = renderer->width, h = renderer->height;
+    int w = renderer->settings.width, h = renderer->settings.height;
     size_t row = (size_t)w * 4;
-    unsigned errors = renderer->gl_errors;
-    GLuint source = renderer->framebuffer;
-    if (renderer->msaa > 1) {
+    unsigned errors = renderer->gl.errors;
+    GLuint source = renderer->gl.framebuffer;
+    if (renderer->settings.msaa > 1) {
         /* Samples cannot be read; resolve them (the box filter GL blits). */
-        glBlitNamedFramebuffer(renderer->framebuffer, renderer->resolve_framebuffer, 0, 0, w, h,
-                               0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
-        source = renderer->resolve_framebuffer;
+        glBlitNamedFramebuffer(renderer->gl.framebuffer, renderer->gl.resolve_framebuffer, 0, 0, w,
+                               h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+        source = renderer->gl.resolve_framebuffer;
     }
     glFinish();
     glBindFramebuffer(GL_READ_FRAMEBUFFER, source);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, dest);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-    if (renderer->gl_errors != errors)
+    if (renderer->gl.errors != errors)
         return ds_fail(DS_ERR_GL, "render: glReadPixels failed");
     /* GL's first row is the bottom one; images start at the top. */
     for (int y = 0; y < h / 2; y++) {

@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <glad/gl.h>
 
@@ -117,8 +118,9 @@ typedef struct frame_record {
                             stage ran, no CUDA event was recorded */
 } frame_record;
 
-struct ds_renderer {
-    /* settings */
+/* The settings: what the desc and the setters chose, resolved (renderer.c
+ * sets them; every file reads them). */
+typedef struct render_settings {
     int width, height;
     ds_primitive primitive;
     ds_triangle_key triangle_key;
@@ -132,14 +134,7 @@ struct ds_renderer {
     int tiles;            /* room to bin by screen tile (not DS_TILES_OFF) */
     int tiles_on;         /* binning on (ds_renderer_set_tiles) */
     int tile_pixels;      /* tile size; 0: DS_TILE_PIXELS */
-    uint32_t sampled_target; /* the framebuffer last checked for samples */
-    int target_samples;   /* its GL_SAMPLES, -1 before the first check */
-    float mesh_center[3], mesh_radius; /* depth range of 16-bit keys */
-    float mesh_min[3], mesh_max[3]; /* the box every key's point lies in */
     int narrow_keys;      /* full keys narrowed to their frame's range */
-    float height_lo, height_inv; /* DS_COLOR_HEIGHT: y to [0, 1] */
-    int mesh_colors;      /* the mesh's colours came from its file */
-    int point_cloud;      /* the mesh has no triangles */
     ds_color_mode color_mode;     /* resolved: never AUTO */
     float tint[3];
     ds_opacity_mode opacity;
@@ -147,39 +142,39 @@ struct ds_renderer {
     ds_technique technique; /* SORTED stands for both sorted and
                              unsorted (`sorting` tells which) */
     size_t abuffer_initial_nodes;
-    void *technique_state[DS_TECHNIQUE_COUNT]; /* each technique's own
-                             (technique.h), made on its first use */
-    ds_raster_path raster;  /* the raster path of sorted frames */
-    void *raster_state[DS_RASTER_PATH_COUNT]; /* each path's own
-                             (raster.h), made on its first use */
-    int cpu_path;
+    ds_raster_path raster;       /* the raster path of sorted frames */
     ds_stages_mode stages;       /* asked for: AUTO, SORTER or GL */
     int stages_gl;               /* resolved: the stages run in GL */
-    struct gl_stages *gl_stages; /* gl_stages.c's objects, made on the
-                                    first use of the GL stages */
-    int sm_count;         /* the CUDA device's multiprocessors */
     ds_sort_algo algo;
-    ds_sorter *sorter;
-    ds_sorter *reference_sorter; /* verify: the cpu sort */
-    char gpu_name[256];
+    int cpu_path;                /* no CUDA device behind GL: the host
+                                    stages (stages_cpu.c) */
+} render_settings;
 
-    /* the mesh; each element buffer holds element_capacity words: the
-     * list (command_word words: the sorted elements, or tiles.h's binned
-     * entries), then the indirect draw command of culling, or the tiles'
-     * commands */
+/* What the renderer keeps of the mesh. Each element buffer holds
+ * element_capacity words: the list (command_word words: the sorted
+ * elements, or tiles.h's binned entries), then the indirect draw command
+ * of culling, or the tiles' commands. */
+typedef struct render_mesh {
     size_t vertex_count, triangle_count, element_capacity, command_word;
-    uint32_t *host_indices;  /* CPU path and verify */
-    float *host_positions;   /* CPU path */
+    float center[3], radius;     /* depth range of 16-bit keys */
+    float min[3], max[3];        /* the box every key's point lies in */
+    float height_lo, height_inv; /* DS_COLOR_HEIGHT: y to [0, 1] */
+    int has_colors;              /* the mesh's colours came from its file */
+    int point_cloud;             /* the mesh has no triangles */
+    int normals_only;            /* a triangle mesh without file colours:
+                                    its colour is the normal's (shade.glsl),
+                                    so the draw fetches 4 bytes a vertex,
+                                    not 8 */
+} render_mesh;
 
-    /* GL */
+/* The renderer's own GL objects (renderer.c), and the GL stages' (made by
+ * gl_stages.c on their first use). */
+typedef struct render_gl {
     GLuint attribute_buffer;  /* per vertex: RGBA8 colour, then the normal
                                  packed as signed 10:10:10:2 (8 bytes);
                                  with normals_only the normal alone */
-    int normals_only;         /* a triangle mesh without file colours: its
-                                 colour is the normal's (shade.glsl), so
-                                 the draw fetches 4 bytes a vertex, not 8 */
-    GLuint index_buffer;      /* pull: the mesh's indices, for the shader */
-    GLuint cpu_position_buffer, cpu_element_buffer; /* CPU path */
+    GLuint index_buffer;      /* the mesh's indices: pulled triangles and
+                                 the techniques drawing the mesh's order */
     /* the own framebuffer: a colour texture when single-sampled, else a
      * multisampled colour renderbuffer */
     GLuint framebuffer, color_texture, color_renderbuffer, depth_renderbuffer;
@@ -189,12 +184,20 @@ struct ds_renderer {
     GLuint last_output;   /* the framebuffer holding the last frame's image;
                              DS_RENDERER_OWN_FRAMEBUFFER stands for the
                              window's (0), and 0 for none yet */
-    unsigned gl_errors;
+    uint32_t sampled_target; /* the framebuffer last checked for samples */
+    int target_samples;   /* its GL_SAMPLES, -1 before the first check */
+    unsigned errors;      /* GL errors the debug callback counted */
     int debug_installed;
+    struct gl_stages *stages; /* gl_stages.c's objects, made on the first
+                                 use of the GL stages */
+} render_gl;
 
-    /* CUDA path */
+/* The CUDA path's stream, interop and device buffers (renderer.c makes
+ * them; stages_cuda.c uses them). */
+typedef struct render_cuda {
     ds_interop *interop;
     cudaStream_t stream;
+    int sm_count;            /* the device's multiprocessors */
     float *keys;
     uint32_t *values, *indices;
     float *alt_keys;         /* the sort's second pair (ds_sorter_sort_pingpong) */
@@ -205,27 +208,38 @@ struct ds_renderer {
                                 (frame_plan.value_shift) */
     float *shuffle_keys;
     uint32_t *shuffle_values;
-    float *verify_keys;
+    float *verify_keys;      /* verify: the keys before the sort */
     uint32_t *visible;       /* device: triangles the keys pass kept */
     uint32_t *tile_rects;    /* device, with verify: tiles of each sorted
                                 position */
     uint32_t *primitive_rects; /* device: tiles of each primitive (keys pass) */
     void *tile_scratch;      /* device: ds_tiles_bin()'s */
     uint32_t *host_visible;  /* pinned: one per timing record */
+} render_cuda;
 
-    /* CPU path scratch (host) */
-    float *host_distances, *host_keys;
-    uint32_t *host_values, *host_elements;
-    uint32_t *host_tile_rects, *host_tile_scratch; /* CPU path and verify */
+/* The CPU path's host copies and scratch (renderer.c makes them;
+ * stages_cpu.c uses them); indices and the tile arrays serve verify.c
+ * too. */
+typedef struct render_cpu {
+    float *positions, *distances, *keys;
+    uint32_t *indices, *values, *elements;
+    uint32_t *tile_rects, *tile_scratch;
+    GLuint position_buffer, element_buffer;
+} render_cpu;
 
-    /* verify: the last frame's pre-sort keys and state */
-    float *host_verify_keys;
-    uint32_t *host_verify_values, *host_verify_elements;
-    uint8_t *host_seen;
-    GLuint verify_copy_buffer; /* GL's view of the element buffer, copied */
-    frame_plan last_plan;      /* the plan of the last frame whose stages ran */
+/* verify.c's: the last frame's pre-sort keys and state. */
+typedef struct render_verification {
+    float *keys;
+    uint32_t *values, *elements;
+    uint8_t *seen;
+    GLuint copy_buffer;       /* GL's view of the element buffer, copied */
+    frame_plan last_plan;     /* the plan of the last frame whose stages ran */
+    ds_sorter *reference_sorter; /* the cpu sort */
+} render_verification;
 
-    /* timing */
+/* timing.c's: the ring of frame records, the finished frames, the
+ * timeline. */
+typedef struct render_timing {
     uint64_t frame_count, next_collect;
     frame_record records[TIMING_RING];
     GLuint64 last_end_timestamp;
@@ -235,7 +249,63 @@ struct ds_renderer {
     ds_frame_timings backlog[TIMINGS_BACKLOG];
     size_t backlog_head, backlog_count;
     ds_timeline *timeline;  /* NULL unless ds_renderer_timeline_start() */
+} render_timing;
+
+/* The renderer: one struct per concern, each commented with its owner. */
+struct ds_renderer {
+    render_settings settings;
+    render_mesh mesh;
+    render_gl gl;
+    render_cuda cuda;
+    render_cpu cpu;
+    render_verification verification;
+    render_timing timing;
+    ds_sorter *sorter;           /* desc.sort_algo's (cpu on the CPU path) */
+    char gpu_name[256];
+    void *technique_state[DS_TECHNIQUE_COUNT]; /* each technique's own
+                                    (technique.h), made on its first use */
+    void *raster_state[DS_RASTER_PATH_COUNT]; /* each raster path's own
+                                    (raster.h), made on its first use */
 };
+
+/* calloc of count (at least 1) elements; on failure sets *status (if
+ * still DS_OK) to DS_ERR_OUT_OF_MEMORY with one line, and returns NULL. */
+static inline void *ds_render_host_alloc(size_t count, size_t size, ds_status *status)
+{
+    void *p = calloc(count ? count : 1, size);
+    if (!p && *status == DS_OK)
+        *status = ds_fail(DS_ERR_OUT_OF_MEMORY, "render: out of host memory");
+    return p;
+}
+
+/* A sorter of `algo` for up to `count` keys of `key_bits`: every key is a
+ * distance (or a quantised one), +0 up to +Inf, never NaN, since the
+ * loaders refuse non-finite positions. */
+static inline ds_status ds_render_make_sorter(ds_sort_algo algo, size_t count, int key_bits,
+                                              ds_sorter **dest)
+{
+    ds_sorter_desc desc = {0};
+    desc.algo = algo;
+    desc.max_count = count;
+    desc.key_bits = key_bits;
+    desc.keys_nonnegative = 1;
+    return ds_sorter_create(&desc, dest);
+}
+
+/* Each concern's objects, made and freed by the file that owns them:
+ * stages_cuda.c the CUDA path's (after cudaSetDevice(device)), stages_cpu.c
+ * the CPU path's, verify.c the verification's (for up to `most` sorted
+ * elements), timing.c the timer ring's queries and events. A free undoes
+ * a partial create. */
+ds_status ds_render_cuda_create(ds_renderer *renderer, const ds_mesh *mesh,
+                                ds_interop_mode mode, int device);
+void ds_render_cuda_free(ds_renderer *renderer);
+ds_status ds_render_cpu_create(ds_renderer *renderer, const ds_mesh *mesh);
+void ds_render_cpu_free(ds_renderer *renderer);
+ds_status ds_render_verification_create(ds_renderer *renderer, size_t most);
+void ds_render_verification_free(ds_renderer *renderer);
+ds_status ds_render_timing_create(ds_renderer *renderer);
+void ds_render_timing_free(ds_renderer *renderer);
 
 /* frame.c: the plan of the frame about to be drawn into `framebuffer`. */
 void ds_render_plan(ds_renderer *renderer, const ds_camera *camera, uint32_t framebuffer,
@@ -316,8 +386,8 @@ void ds_timeline_free(ds_timeline *timeline);
 /* The element buffer of `slot` as GL names it. */
 static inline GLuint ds_render_element_buffer(const ds_renderer *renderer, int slot)
 {
-    return renderer->cpu_path ? renderer->cpu_element_buffer
-                              : ds_interop_element_buffer(renderer->interop, slot);
+    return renderer->settings.cpu_path ? renderer->cpu.element_buffer
+                              : ds_interop_element_buffer(renderer->cuda.interop, slot);
 }
 
 /* gl_stages.c: the GL stages' own element buffer of `slot`, where they keep
@@ -338,8 +408,8 @@ static inline GLuint ds_render_frame_elements(const ds_renderer *renderer,
 /* The vertex positions as GL names them. */
 static inline GLuint ds_render_position_buffer(const ds_renderer *renderer)
 {
-    return renderer->cpu_path ? renderer->cpu_position_buffer
-                              : ds_interop_position_buffer(renderer->interop);
+    return renderer->settings.cpu_path ? renderer->cpu.position_buffer
+                              : ds_interop_position_buffer(renderer->cuda.interop);
 }
 
 #endif

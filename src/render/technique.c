@@ -30,11 +30,11 @@ ds_status ds_render_technique_prepare(ds_renderer *renderer, ds_technique techni
     }
     if (!backend->prepare)
         return DS_OK;
-    unsigned errors = renderer->gl_errors;
+    unsigned errors = renderer->gl.errors;
     ds_status status = backend->prepare(renderer, *state);
-    if (status == DS_OK && renderer->gl_errors != errors)
+    if (status == DS_OK && renderer->gl.errors != errors)
         return ds_fail(DS_ERR_GL, "render: %u GL errors while making the %s technique's objects",
-                       renderer->gl_errors - errors, ds_technique_name(technique));
+                       renderer->gl.errors - errors, ds_technique_name(technique));
     return status;
 }
 
@@ -43,11 +43,10 @@ ds_status ds_render_technique_frame(ds_renderer *renderer, const frame_plan *pla
 {
     ds_status status;
     /* Made at set_technique and resize; here only if a resize failed. */
-    if ((status = ds_render_technique_prepare(renderer, renderer->technique)))
+    if ((status = ds_render_technique_prepare(renderer, renderer->settings.technique)))
         return status;
-    return backends[renderer->technique]->frame(renderer,
-                                                renderer->technique_state[renderer->technique],
-                                                plan, record);
+    return backends[renderer->settings.technique]->frame(
+        renderer, renderer->technique_state[renderer->settings.technique], plan, record);
 }
 
 void ds_render_techniques_free_images(ds_renderer *renderer)

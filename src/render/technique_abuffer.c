@@ -86,23 +86,24 @@ static ds_status make_pool(ds_renderer *renderer, abuffer_state *abuffer, size_t
         return ds_fail(DS_ERR_TOO_LARGE,
                        "render: the A-buffer needs %zu nodes (%.0f MiB) at %dx%d; this GL "
                        "binds at most %zu (GL_MAX_SHADER_STORAGE_BLOCK_SIZE)",
-                       capacity, mib, renderer->width, renderer->height, most);
+                       capacity, mib, renderer->settings.width, renderer->settings.height, most);
     if (abuffer->nodes)
         glDeleteBuffers(1, &abuffer->nodes);
     abuffer->nodes = 0;
     abuffer->node_capacity = 0;
     while (glGetError() != GL_NO_ERROR)
         ;
-    unsigned errors = renderer->gl_errors;
+    unsigned errors = renderer->gl.errors;
     glCreateBuffers(1, &abuffer->nodes);
     glNamedBufferStorage(abuffer->nodes, (GLsizeiptr)(capacity * DS_ABUFFER_NODE_BYTES), NULL,
                          0);
-    if (glGetError() != GL_NO_ERROR || renderer->gl_errors != errors) {
+    if (glGetError() != GL_NO_ERROR || renderer->gl.errors != errors) {
         glDeleteBuffers(1, &abuffer->nodes);
         abuffer->nodes = 0;
         return ds_fail(DS_ERR_OUT_OF_MEMORY,
                        "render: the A-buffer's pool of %zu nodes (%.0f MiB) at %dx%d does not "
-                       "fit in GPU memory", capacity, mib, renderer->width, renderer->height);
+                       "fit in GPU memory",
+                       capacity, mib, renderer->settings.width, renderer->settings.height);
     }
     abuffer->node_capacity = capacity;
     return DS_OK;
@@ -131,7 +132,7 @@ static ds_status abuffer_prepare(ds_renderer *renderer, void *state)
 {
     abuffer_state *abuffer = state;
     ds_status status;
-    int w = renderer->width, h = renderer->height;
+    int w = renderer->settings.width, h = renderer->settings.height;
     /* Depth peeling too: the fallback for pixels the resolve cannot
      * sort. */
     peel_state *peel = NULL;
@@ -148,8 +149,8 @@ static ds_status abuffer_prepare(ds_renderer *renderer, void *state)
                              GL_DYNAMIC_STORAGE_BIT);
     }
     if (!abuffer->nodes) {
-        size_t capacity = renderer->abuffer_initial_nodes
-                              ? renderer->abuffer_initial_nodes
+        size_t capacity = renderer->settings.abuffer_initial_nodes
+                              ? renderer->settings.abuffer_initial_nodes
                               : (size_t)DS_ABUFFER_NODES_PER_PIXEL * (size_t)w * (size_t)h;
         if ((status = make_pool(renderer, abuffer, capacity)))
             return status;
@@ -176,7 +177,7 @@ static void gather(ds_renderer *renderer, abuffer_state *abuffer, const frame_pl
     glClearNamedBufferSubData(abuffer->counter, GL_R32UI, 0, sizeof zero, GL_RED_INTEGER,
                               GL_UNSIGNED_INT, zero);
     glBindFramebuffer(GL_FRAMEBUFFER, abuffer->gather_framebuffer);
-    glViewport(0, 0, renderer->width, renderer->height);
+    glViewport(0, 0, renderer->settings.width, renderer->settings.height);
     ds_render_use_program(renderer, plan, abuffer->store[plan->points]);
     glUniform1ui(U_CAPACITY, (GLuint)abuffer->node_capacity);
     glBindImageTexture(0, abuffer->heads, 0, GL_FALSE, 0, GL_READ_WRITE, GL_R32UI);
@@ -265,7 +266,7 @@ ds_status ds_renderer_abuffer_info(const ds_renderer *renderer, ds_abuffer_info 
         return ds_fail(DS_ERR_INVALID_ARG, "render: no A-buffer: the technique was never abuffer");
     uint32_t words[2] = {0, 0};
     glGetNamedBufferSubData(abuffer->counter, 0, sizeof words, words);
-    size_t pixels = (size_t)renderer->width * (size_t)renderer->height;
+    size_t pixels = (size_t)renderer->settings.width * (size_t)renderer->settings.height;
     memset(dest, 0, sizeof *dest);
     dest->node_capacity = abuffer->node_capacity;
     dest->nodes_used = abuffer->nodes_used;

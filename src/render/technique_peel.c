@@ -31,7 +31,7 @@ static void peel_free_images(ds_renderer *renderer, void *state)
 ds_status ds_peel_prepare(ds_renderer *renderer, peel_state *peel)
 {
     ds_status status;
-    int w = renderer->width, h = renderer->height;
+    int w = renderer->settings.width, h = renderer->settings.height;
     ds_oit_make_arrays(renderer, &peel->arrays);
     if ((status = ds_oit_make_programs(ds_shader_peel_frag, "peel", peel->peel)) ||
         (status = ds_oit_make_fullscreen(ds_shader_peel_resolve_frag, "peel_resolve",
@@ -74,7 +74,7 @@ ds_status ds_peel_composite(ds_renderer *renderer, peel_state *peel, const frame
     glMemoryBarrier(GL_TEXTURE_UPDATE_BARRIER_BIT);
     glClearTexImage(peel->sum, 0, GL_RGBA, GL_FLOAT, zero);
     glBindFramebuffer(GL_FRAMEBUFFER, peel->gather_framebuffer);
-    glViewport(0, 0, renderer->width, renderer->height);
+    glViewport(0, 0, renderer->settings.width, renderer->settings.height);
     ds_render_use_program(renderer, plan, peel->peel[plan->points]);
     glBindImageTexture(4, peel->sum, 0, GL_FALSE, 0, GL_READ_WRITE, GL_RGBA32F);
     /* Each peel takes, per pixel, the next (depth, primitive) key, so the

@@ -12,16 +12,16 @@ static ds_status sorted_frame(ds_renderer *renderer, void *state, const frame_pl
                               frame_record *record)
 {
     ds_status status;
-    ds_timeline *timeline = renderer->timeline;
+    ds_timeline *timeline = renderer->timing.timeline;
     (void)state;
     DS_TIMELINE_HOST(timeline, "stages_begin");
     status = plan->gl ? ds_render_gl_stages(renderer, plan, record)
-             : renderer->cpu_path ? ds_render_cpu_stages(renderer, plan, record)
+             : renderer->settings.cpu_path ? ds_render_cpu_stages(renderer, plan, record)
                                   : ds_render_cuda_stages(renderer, plan, record);
     if (status)
         return status;
     DS_TIMELINE_HOST(timeline, "stages_end");
-    renderer->last_plan = *plan;
+    renderer->verification.last_plan = *plan;
 
     DS_TIMELINE_HOST(timeline, "draw_submit_begin");
     /* When the GPU gets to the draw: with the previous frame's end, the
@@ -29,12 +29,12 @@ static ds_status sorted_frame(ds_renderer *renderer, void *state, const frame_pl
     glQueryCounter(record->begin_query, GL_TIMESTAMP);
     ds_render_raster_draw(renderer, plan, record);
     DS_TIMELINE_HOST(timeline, "draw_submit_end");
-    if (!renderer->cpu_path) {
+    if (!renderer->settings.cpu_path) {
         /* GL -> CUDA: the commands reading element buffer `slot` are
          * issued; the interop notes when GL is done with it, and CUDA
          * waits for that before writing it again two frames on. */
         double interop_ms = 0.0;
-        if ((status = ds_interop_gl_used(renderer->interop, plan->slot, &interop_ms)))
+        if ((status = ds_interop_gl_used(renderer->cuda.interop, plan->slot, &interop_ms)))
             return status;
         record->host_interop_ms += (float)interop_ms;
     }

@@ -31,7 +31,7 @@ static ds_status wboit_prepare(ds_renderer *renderer, void *state)
 {
     wboit_state *wboit = state;
     ds_status status;
-    int w = renderer->width, h = renderer->height;
+    int w = renderer->settings.width, h = renderer->settings.height;
     ds_oit_make_arrays(renderer, &wboit->arrays);
     if ((status = ds_oit_make_programs(ds_shader_wboit_accumulate_frag, "wboit_accumulate",
                                        wboit->accumulate)) ||
@@ -61,7 +61,7 @@ static ds_status wboit_composite(ds_renderer *renderer, void *state, const frame
     wboit_state *wboit = state;
     static const float zero[4] = {0.0f, 0.0f, 0.0f, 0.0f}, one[4] = {1.0f, 1.0f, 1.0f, 1.0f};
     glBindFramebuffer(GL_FRAMEBUFFER, wboit->framebuffer);
-    glViewport(0, 0, renderer->width, renderer->height);
+    glViewport(0, 0, renderer->settings.width, renderer->settings.height);
     glClearNamedFramebufferfv(wboit->framebuffer, GL_COLOR, 0, zero);
     glClearNamedFramebufferfv(wboit->framebuffer, GL_COLOR, 1, one);
     /* The paper's blending: the sums add, the revealage multiplies. */

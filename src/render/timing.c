@@ -12,8 +12,13 @@
  * in which the GPU ran none of this frame's work: on the CUDA path its
  * two switches between the GL and the CUDA context, on the GL path the
  * gaps between the compute passes (and, outside a busy pipeline, any
- * wait for the host). */
+ * wait for the host).
+ *
+ * The ring's queries and events (render_timing) are made and freed here,
+ * and the timeline (timeline.c) is started and read from here. */
 #include "renderer_internal.h"
+
+#include <string.h>
 
 #include "cuda_check.h"
 
@@ -70,11 +75,11 @@ static float gl_stage_times(const frame_record *record, ds_frame_timings *t)
  * for it. */
 int ds_render_collect_timings(ds_renderer *renderer, int wait)
 {
-    frame_record *record = &renderer->records[renderer->next_collect % TIMING_RING];
-    if (!record->pending || record->frame != renderer->next_collect)
+    frame_record *record = &renderer->timing.records[renderer->timing.next_collect % TIMING_RING];
+    if (!record->pending || record->frame != renderer->timing.next_collect)
         return 0;
     /* The stages ran in CUDA (an order-independent frame ran none). */
-    int cuda = !record->gl && !record->oit && !renderer->cpu_path;
+    int cuda = !record->gl && !record->oit && !renderer->settings.cpu_path;
     if (!wait) {
         if (!query_available(record->end_query))
             return 0;
@@ -93,7 +98,7 @@ int ds_render_collect_timings(ds_renderer *renderer, int wait)
     float stages_ms = 0.0f; /* GPU time of the stages, for the hand-over */
     if (record->gl) {
         stages_ms = gl_stage_times(record, &t);
-    } else if (renderer->cpu_path) {
+    } else if (renderer->settings.cpu_path) {
         t.distances_ms = record->host_stage_ms[EV_DISTANCES];
         t.keys_ms = record->host_stage_ms[EV_KEYS];
         t.sort_ms = record->host_stage_ms[EV_SORT];
@@ -127,34 +132,38 @@ int ds_render_collect_timings(ds_renderer *renderer, int wait)
     if (record->gl)
         t.drawn = ds_render_gl_stages_drawn(renderer, record);
     else
-        t.drawn = record->culled && cuda ? renderer->host_visible[record - renderer->records]
-                                         : record->drawn;
+        t.drawn = record->culled && cuda
+                      ? renderer->cuda.host_visible[record - renderer->timing.records]
+                      : record->drawn;
     GLuint64 draw_ns = query_ns(record->draw_query);
     GLuint64 end_ns = query_ns(record->end_query);
     t.draw_ms = (float)(draw_ns * 1e-6);
-    if (renderer->have_last_end)
-        t.frame_ms = span_ms(renderer->last_end_timestamp, end_ns);
+    if (renderer->timing.have_last_end)
+        t.frame_ms = span_ms(renderer->timing.last_end_timestamp, end_ns);
     /* The hand-over (see the top of the file): only where the GPU ran
      * the stages; the CPU path's ran on the host. */
-    if (renderer->have_last_end && (cuda || record->gl || (record->oit && !renderer->cpu_path))) {
-        float between_ms = span_ms(renderer->last_end_timestamp, query_ns(record->begin_query));
+    if (renderer->timing.have_last_end &&
+        (cuda || record->gl || (record->oit && !renderer->settings.cpu_path))) {
+        float between_ms =
+            span_ms(renderer->timing.last_end_timestamp, query_ns(record->begin_query));
         t.handover_ms = between_ms > stages_ms ? between_ms - stages_ms : 0.0f;
     }
-    renderer->last_end_timestamp = end_ns;
-    renderer->have_last_end = 1;
-    if (renderer->timeline && cuda)
-        ds_timeline_collect(renderer->timeline, record);
+    renderer->timing.last_end_timestamp = end_ns;
+    renderer->timing.have_last_end = 1;
+    if (renderer->timing.timeline && cuda)
+        ds_timeline_collect(renderer->timing.timeline, record);
 
     record->pending = 0;
-    renderer->next_collect++;
-    renderer->latest = t;
-    renderer->have_latest = 1;
-    size_t tail = (renderer->backlog_head + renderer->backlog_count) % TIMINGS_BACKLOG;
-    renderer->backlog[tail] = t;
-    if (renderer->backlog_count < TIMINGS_BACKLOG)
-        renderer->backlog_count++;
+    renderer->timing.next_collect++;
+    renderer->timing.latest = t;
+    renderer->timing.have_latest = 1;
+    size_t tail =
+        (renderer->timing.backlog_head + renderer->timing.backlog_count) % TIMINGS_BACKLOG;
+    renderer->timing.backlog[tail] = t;
+    if (renderer->timing.backlog_count < TIMINGS_BACKLOG)
+        renderer->timing.backlog_count++;
     else
-        renderer->backlog_head = (renderer->backlog_head + 1) % TIMINGS_BACKLOG;
+        renderer->timing.backlog_head = (renderer->timing.backlog_head + 1) % TIMINGS_BACKLOG;
     return 1;
 }
 
@@ -162,9 +171,9 @@ int ds_renderer_timings(ds_renderer *renderer, ds_frame_timings *dest)
 {
     while (ds_render_collect_timings(renderer, 0))
         ;
-    if (!renderer->have_latest)
+    if (!renderer->timing.have_latest)
         return 0;
-    *dest = renderer->latest;
+    *dest = renderer->timing.latest;
     return 1;
 }
 
@@ -172,19 +181,19 @@ int ds_renderer_next_timings(ds_renderer *renderer, ds_frame_timings *dest)
 {
     while (ds_render_collect_timings(renderer, 0))
         ;
-    if (!renderer->backlog_count)
+    if (!renderer->timing.backlog_count)
         return 0;
-    *dest = renderer->backlog[renderer->backlog_head];
-    renderer->backlog_head = (renderer->backlog_head + 1) % TIMINGS_BACKLOG;
-    renderer->backlog_count--;
+    *dest = renderer->timing.backlog[renderer->timing.backlog_head];
+    renderer->timing.backlog_head = (renderer->timing.backlog_head + 1) % TIMINGS_BACKLOG;
+    renderer->timing.backlog_count--;
     return 1;
 }
 
 ds_status ds_renderer_finish(ds_renderer *renderer)
 {
     glFinish();
-    if (!renderer->cpu_path)
-        DS_CUDA_TRY("render", cudaStreamSynchronize(renderer->stream));
+    if (!renderer->settings.cpu_path)
+        DS_CUDA_TRY("render", cudaStreamSynchronize(renderer->cuda.stream));
     while (ds_render_collect_timings(renderer, 1))
         ;
     return DS_OK;
@@ -192,7 +201,7 @@ ds_status ds_renderer_finish(ds_renderer *renderer)
 
 frame_record *ds_render_next_record(ds_renderer *renderer)
 {
-    frame_record *record = &renderer->records[renderer->frame_count % TIMING_RING];
+    frame_record *record = &renderer->timing.records[renderer->timing.frame_count % TIMING_RING];
     /* Read whatever finished; the slot about to be reused must be read
      * first (it is TIMING_RING frames old, so this rarely waits): its
      * events, queries and pinned visible count are about to be rewritten. */
@@ -201,7 +210,7 @@ frame_record *ds_render_next_record(ds_renderer *renderer)
     while (record->pending && ds_render_collect_timings(renderer, 1))
         ;
     record->pending = 0;
-    record->frame = renderer->frame_count;
+    record->frame = renderer->timing.frame_count;
     return record;
 }
 
@@ -209,10 +218,10 @@ frame_record *ds_render_next_record(ds_renderer *renderer)
 
 static void drop_timeline(ds_renderer *renderer)
 {
-    if (renderer->interop)
-        ds_interop_set_timeline(renderer->interop, NULL);
-    ds_timeline_free(renderer->timeline);
-    renderer->timeline = NULL;
+    if (renderer->cuda.interop)
+        ds_interop_set_timeline(renderer->cuda.interop, NULL);
+    ds_timeline_free(renderer->timing.timeline);
+    renderer->timing.timeline = NULL;
 }
 
 ds_status ds_renderer_timeline_start(ds_renderer *renderer, int frames)
@@ -223,12 +232,13 @@ ds_status ds_renderer_timeline_start(ds_renderer *renderer, int frames)
                        DS_TIMELINE_MAX_FRAMES, frames);
     drop_timeline(renderer);
     ds_timeline *timeline = NULL;
-    if ((status = ds_timeline_create(renderer->frame_count, frames,
-                                     renderer->cpu_path ? NULL : renderer->stream, &timeline)))
+    if ((status = ds_timeline_create(renderer->timing.frame_count, frames,
+                                     renderer->settings.cpu_path ? NULL : renderer->cuda.stream,
+                                     &timeline)))
         return status;
-    if (!renderer->cpu_path)
-        ds_interop_set_timeline(renderer->interop, timeline);
-    renderer->timeline = timeline;
+    if (!renderer->settings.cpu_path)
+        ds_interop_set_timeline(renderer->cuda.interop, timeline);
+    renderer->timing.timeline = timeline;
     return DS_OK;
 }
 
@@ -236,10 +246,46 @@ ds_status ds_renderer_timeline_read(ds_renderer *renderer, const ds_timeline_eve
                                     size_t *count, ds_timeline_alignment *alignment)
 {
     ds_status status;
-    if (!renderer || !renderer->timeline)
+    if (!renderer || !renderer->timing.timeline)
         return ds_fail(DS_ERR_INVALID_ARG, "timeline: none started");
     /* Every recorded frame complete, its ring events collected. */
     if ((status = ds_renderer_finish(renderer)))
         return status;
-    return ds_timeline_read(renderer->timeline, events, count, alignment);
+    return ds_timeline_read(renderer->timing.timeline, events, count, alignment);
+}
+
+/* ---- timing.c's objects (renderer_internal.h, render_timing) ------------- */
+
+ds_status ds_render_timing_create(ds_renderer *renderer)
+{
+    for (int r = 0; r < TIMING_RING; r++) {
+        frame_record *record = &renderer->timing.records[r];
+        /* On the CUDA path, the stages' events. */
+        for (int e = 0; !renderer->settings.cpu_path && e < EV_COUNT; e++)
+            DS_CUDA_TRY("render", cudaEventCreate(&record->events[e]));
+        glCreateQueries(GL_TIME_ELAPSED, 1, &record->draw_query);
+        glCreateQueries(GL_TIMESTAMP, 1, &record->begin_query);
+        glCreateQueries(GL_TIMESTAMP, 1, &record->end_query);
+        glCreateQueries(GL_TIMESTAMP, EV_COUNT, record->stage_queries);
+    }
+    return DS_OK;
+}
+
+void ds_render_timing_free(ds_renderer *renderer)
+{
+    for (int r = 0; r < TIMING_RING; r++) {
+        frame_record *record = &renderer->timing.records[r];
+        for (int e = 0; e < EV_COUNT; e++)
+            if (record->events[e])
+                cudaEventDestroy(record->events[e]);
+        if (record->draw_query)
+            glDeleteQueries(1, &record->draw_query);
+        if (record->end_query)
+            glDeleteQueries(1, &record->end_query);
+        if (record->begin_query)
+            glDeleteQueries(1, &record->begin_query);
+        if (record->stage_queries[0])
+            glDeleteQueries(EV_COUNT, record->stage_queries);
+        memset(record->events, 0, sizeof record->events);
+    }
 }

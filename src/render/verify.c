@@ -7,7 +7,8 @@
  * buffer what ds_tiles_bin_host() makes of the order (and its sort values
  * the tile codes of the tiles found, tiles.h), and on the CUDA path
  * GL's view of the buffer must match CUDA's. The GL stages' sort is
- * stable, so their order must be the cpu sort's exactly, ties included. */
+ * stable, so their order must be the cpu sort's exactly, ties included.
+ * Its buffers (render_verification) are made and freed here. */
 #include "renderer_internal.h"
 
 #include <math.h>
@@ -56,16 +57,17 @@ static ds_status same_as_cuda_view(const uint32_t *gl, const uint32_t *cuda_view
 /* Pulling: the shader's index buffer must hold the mesh's indices. */
 static ds_status check_index_buffer(const ds_renderer *renderer)
 {
-    size_t count = 3 * renderer->triangle_count;
+    size_t count = 3 * renderer->mesh.triangle_count;
     uint32_t *gl = malloc(count * sizeof(uint32_t) + 1);
     if (!gl)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "verify: out of host memory");
-    glGetNamedBufferSubData(renderer->index_buffer, 0, (GLsizeiptr)(count * sizeof(uint32_t)), gl);
+    glGetNamedBufferSubData(renderer->gl.index_buffer, 0, (GLsizeiptr)(count * sizeof(uint32_t)),
+                            gl);
     ds_status status = DS_OK;
     for (size_t i = 0; status == DS_OK && i < count; i++)
-        if (gl[i] != renderer->host_indices[i])
+        if (gl[i] != renderer->cpu.indices[i])
             status = ds_fail(DS_ERR_MISMATCH, "verify: index buffer entry %zu is %u, "
-                             "the mesh says %u", i, gl[i], renderer->host_indices[i]);
+                             "the mesh says %u", i, gl[i], renderer->cpu.indices[i]);
     free(gl);
     return status;
 }
@@ -80,7 +82,7 @@ static ds_status check_codes(const ds_renderer *renderer, const frame_plan *plan
     if (!sorted)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "verify: out of host memory");
     ds_status status = DS_OK;
-    if (cudaMemcpy(sorted, renderer->sorted_values, count * sizeof(uint32_t),
+    if (cudaMemcpy(sorted, renderer->cuda.sorted_values, count * sizeof(uint32_t),
                    cudaMemcpyDeviceToHost) != cudaSuccess) {
         cudaGetLastError();
         status = ds_fail(DS_ERR_CUDA, "verify: reading the sorted values failed");
@@ -98,19 +100,19 @@ static ds_status check_tiles(ds_renderer *renderer, const frame_plan *plan,
                              const uint32_t *values, uint32_t gl_drawn)
 {
     uint64_t frame = plan->frame;
-    const frame_record *record = &renderer->records[frame % TIMING_RING];
+    const frame_record *record = &renderer->timing.records[frame % TIMING_RING];
     size_t count = plan->count;
-    uint32_t *rects = renderer->host_tile_rects;
+    uint32_t *rects = renderer->cpu.tile_rects;
     if (plan->gl) {
         /* read back with the keys (ds_renderer_verify) */
         count = gl_drawn < count ? gl_drawn : count;
-    } else if (!renderer->cpu_path) {
+    } else if (!renderer->settings.cpu_path) {
         uint32_t visible = (uint32_t)count;
         if (record->culled)
-            DS_CUDA_TRY("verify", cudaMemcpy(&visible, renderer->visible, sizeof visible,
+            DS_CUDA_TRY("verify", cudaMemcpy(&visible, renderer->cuda.visible, sizeof visible,
                                              cudaMemcpyDeviceToHost));
         count = visible < count ? visible : count;
-        DS_CUDA_TRY("verify", cudaMemcpy(rects, renderer->tile_rects, count * sizeof(uint32_t),
+        DS_CUDA_TRY("verify", cudaMemcpy(rects, renderer->cuda.tile_rects, count * sizeof(uint32_t),
                                          cudaMemcpyDeviceToHost));
         ds_status status;
         if (plan->value_shift && (status = check_codes(renderer, plan, values, rects, count)))
@@ -120,16 +122,16 @@ static ds_status check_tiles(ds_renderer *renderer, const frame_plan *plan,
     }
     const ds_tile_grid *grid = &plan->grid;
     size_t command_words = (size_t)(grid->columns * grid->rows + 1) * DS_TILES_COMMAND_WORDS;
-    uint32_t *expected = malloc((renderer->command_word + command_words) * sizeof(uint32_t));
+    uint32_t *expected = malloc((renderer->mesh.command_word + command_words) * sizeof(uint32_t));
     if (!expected)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "verify: out of host memory");
     size_t used = 0;
     int points = plan->points;
-    const uint32_t *entry_indices = points || plan->pull ? NULL : renderer->host_indices;
+    const uint32_t *entry_indices = points || plan->pull ? NULL : renderer->cpu.indices;
     ds_tiles_bin_host(values, rects, count, entry_indices, points ? 1 : 3, grid, expected,
-                      renderer->command_word, expected + renderer->command_word,
-                      renderer->host_tile_scratch, &used);
-    const uint32_t *gl = renderer->host_verify_elements;
+                      renderer->mesh.command_word, expected + renderer->mesh.command_word,
+                      renderer->cpu.tile_scratch, &used);
+    const uint32_t *gl = renderer->verification.elements;
     ds_status status = DS_OK;
     for (size_t i = 0; status == DS_OK && i < used; i++)
         if (gl[i] != expected[i])
@@ -137,7 +139,7 @@ static ds_status check_tiles(ds_renderer *renderer, const frame_plan *plan,
                              "verify: frame %llu: binned element buffer word %zu is %u, "
                              "expected %u", (unsigned long long)frame, i, gl[i], expected[i]);
     for (size_t i = 0; status == DS_OK && i < command_words; i++) {
-        size_t at = renderer->command_word + i;
+        size_t at = renderer->mesh.command_word + i;
         if (gl[at] != expected[at])
             status = ds_fail(DS_ERR_MISMATCH,
                              "verify: frame %llu: word %zu of tile %zu's draw command is %u, "
@@ -152,8 +154,8 @@ static ds_status check_tiles(ds_renderer *renderer, const frame_plan *plan,
 ds_status ds_renderer_verify(ds_renderer *renderer)
 {
     ds_status status;
-    const frame_plan *plan = &renderer->last_plan;
-    if (!renderer->verify || renderer->frame_count == 0 || !plan->sorting)
+    const frame_plan *plan = &renderer->verification.last_plan;
+    if (!renderer->settings.verify || renderer->timing.frame_count == 0 || !plan->sorting)
         return ds_fail(DS_ERR_INVALID_ARG,
                        "render: verify needs desc.verify, sorting on and a frame");
     uint64_t frame = plan->frame;
@@ -165,16 +167,16 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
     if ((status = ds_renderer_finish(renderer)))
         return status;
     uint32_t gl_drawn = (uint32_t)n;
-    uint32_t *values = renderer->host_verify_values;
+    uint32_t *values = renderer->verification.values;
     if (plan->gl) {
         /* The GL stages' keys before the sort, the sorted order, and the
          * binned frame's tiles, as GL holds them. */
-        if ((status = ds_render_gl_stages_read_back(renderer, plan, renderer->host_verify_keys,
-                                                    values, renderer->host_tile_rects,
+        if ((status = ds_render_gl_stages_read_back(renderer, plan, renderer->verification.keys,
+                                                    values, renderer->cpu.tile_rects,
                                                     &gl_drawn)))
             return status;
-    } else if (!renderer->cpu_path) {
-        DS_CUDA_TRY("render", cudaMemcpy(renderer->host_verify_keys, renderer->verify_keys,
+    } else if (!renderer->settings.cpu_path) {
+        DS_CUDA_TRY("render", cudaMemcpy(renderer->verification.keys, renderer->cuda.verify_keys,
                                          n * sizeof(float), cudaMemcpyDeviceToHost));
     }
     GLuint element_buffer = ds_render_frame_elements(renderer, plan);
@@ -182,38 +184,39 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
      * copy. (Reading an element buffer that lives in imported CUDA memory
      * back directly can return data GL cached at an earlier read-back: GL
      * does not know that CUDA wrote it, without a semaphore.) */
-    GLsizeiptr element_bytes = (GLsizeiptr)((plan->tiled ? renderer->element_capacity
+    GLsizeiptr element_bytes = (GLsizeiptr)((plan->tiled ? renderer->mesh.element_capacity
                                                                    : n * per) *
                                             sizeof(uint32_t));
-    glCopyNamedBufferSubData(element_buffer, renderer->verify_copy_buffer, 0, 0, element_bytes);
-    glGetNamedBufferSubData(renderer->verify_copy_buffer, 0, element_bytes,
-                            renderer->host_verify_elements);
-    const uint32_t *cuda_view = renderer->cpu_path || plan->gl ? NULL
-        : ds_interop_element_pointer(renderer->interop, plan->slot);
+    glCopyNamedBufferSubData(element_buffer, renderer->verification.copy_buffer, 0, 0,
+                             element_bytes);
+    glGetNamedBufferSubData(renderer->verification.copy_buffer, 0, element_bytes,
+                            renderer->verification.elements);
+    const uint32_t *cuda_view = renderer->settings.cpu_path || plan->gl ? NULL
+        : ds_interop_element_pointer(renderer->cuda.interop, plan->slot);
     if (plan->gl) {
         /* The sorted order came with the keys; in place, it must also be
          * what the draw read. */
         for (size_t i = 0; in_place && i < n; i++)
-            if (values[i] != renderer->host_verify_elements[i])
+            if (values[i] != renderer->verification.elements[i])
                 return ds_fail(DS_ERR_MISMATCH,
                                "verify: frame %llu: element buffer entry %zu is %u in the "
                                "draw's copy but %u in the GL stages' order",
-                               (unsigned long long)frame, i, renderer->host_verify_elements[i],
+                               (unsigned long long)frame, i, renderer->verification.elements[i],
                                values[i]);
         if (in_place && plan->pull && (status = check_index_buffer(renderer)))
             return status;
     } else if (in_place) {
         /* The element buffer is the sorted order itself: check the order
          * the draw reads, and that CUDA's view of it agrees. */
-        memcpy(values, renderer->host_verify_elements, n * sizeof(uint32_t));
+        memcpy(values, renderer->verification.elements, n * sizeof(uint32_t));
         if (cuda_view && (status = same_as_cuda_view(values, cuda_view, n, frame)))
             return status;
         if (plan->pull && (status = check_index_buffer(renderer)))
             return status;
-    } else if (renderer->cpu_path) {
-        memcpy(values, renderer->host_values, n * sizeof(uint32_t));
+    } else if (renderer->settings.cpu_path) {
+        memcpy(values, renderer->cpu.values, n * sizeof(uint32_t));
     } else {
-        DS_CUDA_TRY("render", cudaMemcpy(values, renderer->sorted_values,
+        DS_CUDA_TRY("render", cudaMemcpy(values, renderer->cuda.sorted_values,
                                          n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
         /* The primitives; check_tiles() checks the tile codes. */
         for (size_t i = 0; plan->value_shift && i < n; i++)
@@ -223,8 +226,8 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
     /* The reference: the cpu sort of the same keys. The GPU order must give
      * the same key sequence (ties may come in any order), be a permutation,
      * and its indices must be what the element buffer holds. */
-    const float *keys = renderer->host_verify_keys;
-    const char *sort_name = plan->gl ? "gl" : ds_sort_algo_name(renderer->algo);
+    const float *keys = renderer->verification.keys;
+    const char *sort_name = plan->gl ? "gl" : ds_sort_algo_name(renderer->settings.algo);
     /* Distances are never NaN for finite coordinates seen from a finite
      * eye; a NaN key means the camera or the model overflowed float, and
      * the sorts would place it anywhere their semantics allow. */
@@ -234,14 +237,14 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
                            "verify: frame %llu: the key of element %zu is NaN (the camera or the "
                            "model's coordinates overflowed float)",
                            (unsigned long long)frame, i);
-    memset(renderer->host_seen, 0, n);
+    memset(renderer->verification.seen, 0, n);
     for (size_t i = 0; i < n; i++) {
-        if (values[i] >= n || renderer->host_seen[values[i]])
+        if (values[i] >= n || renderer->verification.seen[values[i]])
             return ds_fail(DS_ERR_MISMATCH,
                            "verify: frame %llu, sort %s: position %zu holds %s value %u",
                            (unsigned long long)frame, sort_name, i,
                            values[i] >= n ? "out-of-range" : "repeated", values[i]);
-        renderer->host_seen[values[i]] = 1;
+        renderer->verification.seen[values[i]] = 1;
     }
     /* Verification is an off-line check, not the frame path: it may allocate. */
     float *reference_keys = NULL;
@@ -256,8 +259,8 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
     memcpy(reference_keys, keys, n * sizeof(float));
     for (size_t i = 0; i < n; i++)
         reference_values[i] = (uint32_t)i;
-    status = ds_sorter_sort(renderer->reference_sorter, reference_keys, reference_values, n,
-                            DS_SORT_DESCENDING, 0);
+    status = ds_sorter_sort(renderer->verification.reference_sorter, reference_keys,
+                            reference_values, n, DS_SORT_DESCENDING, 0);
     for (size_t i = 0; status == DS_OK && i < n; i++) {
         /* The GL sort is stable, as the cpu sort is: the very same order,
          * ties included (what keeps its image the stable sorts' image). */
@@ -269,8 +272,8 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
                              reference_values[i], reference_keys[i]);
             break;
         }
-        if (sort_key(keys[values[i]], renderer->key_bits) !=
-            sort_key(reference_keys[i], renderer->key_bits)) {
+        if (sort_key(keys[values[i]], renderer->settings.key_bits) !=
+            sort_key(reference_keys[i], renderer->settings.key_bits)) {
             status = ds_fail(DS_ERR_MISMATCH,
                              "verify: frame %llu, sort %s: position %zu has key %.9g "
                              "(element %u) but the cpu reference has %.9g",
@@ -279,8 +282,8 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
             break;
         }
         for (int k = 0; !in_place && !plan->tiled && k < per; k++) {
-            uint32_t want = renderer->host_indices[(size_t)values[i] * 3 + k];
-            if (renderer->host_verify_elements[i * per + k] != want) {
+            uint32_t want = renderer->cpu.indices[(size_t)values[i] * 3 + k];
+            if (renderer->verification.elements[i * per + k] != want) {
                 /* Tell a GL visibility problem from a wrong scatter. */
                 uint32_t written = want;
                 if (cuda_view)
@@ -290,7 +293,7 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
                                  "verify: frame %llu: element buffer index %zu is %u in GL, "
                                  "expected %u%s",
                                  (unsigned long long)frame, i * per + k,
-                                 renderer->host_verify_elements[i * per + k], want,
+                                 renderer->verification.elements[i * per + k], want,
                                  cuda_view && written == want ? " (CUDA wrote it right)" : "");
                 break;
             }
@@ -301,4 +304,42 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
     if (status == DS_OK && plan->tiled)
         status = check_tiles(renderer, plan, values, gl_drawn);
     return status;
+}
+
+/* ---- verify.c's objects (renderer_internal.h, render_verification) ------- */
+
+ds_status ds_render_verification_create(ds_renderer *renderer, size_t most)
+{
+    ds_status status = DS_OK;
+    render_verification *check = &renderer->verification;
+    check->keys = ds_render_host_alloc(most, sizeof(float), &status);
+    check->values = ds_render_host_alloc(most, sizeof(uint32_t), &status);
+    check->elements =
+        ds_render_host_alloc(renderer->mesh.element_capacity, sizeof(uint32_t), &status);
+    check->seen = ds_render_host_alloc(most, 1, &status);
+    if (status || (status = ds_render_make_sorter(DS_SORT_CPU, most, renderer->settings.key_bits,
+                                                  &check->reference_sorter)))
+        return status;
+    /* GL's view of the element buffer, copied at verify. */
+    glCreateBuffers(1, &check->copy_buffer);
+    glNamedBufferStorage(check->copy_buffer,
+                         (GLsizeiptr)(renderer->mesh.element_capacity * sizeof(uint32_t)), NULL, 0);
+    return DS_OK;
+}
+
+void ds_render_verification_free(ds_renderer *renderer)
+{
+    render_verification *check = &renderer->verification;
+    ds_sorter_destroy(check->reference_sorter);
+    if (check->copy_buffer)
+        glDeleteBuffers(1, &check->copy_buffer);
+    free(check->keys);
+    free(check->values);
+    free(check->elements);
+    free(check->seen);
+    check->reference_sorter = NULL;
+    check->copy_buffer = 0;
+    check->keys = NULL;
+    check->values = check->elements = NULL;
+    check->seen = NULL;
 }
