@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # setup.sh — installs the Debian 12 packages depthsort builds and tests with.
 # Idempotent: a no-op when everything is present. Needs root (or sudo) only
-# when something is missing. The CUDA 13 toolkit is expected in
-# /usr/local/cuda (or nvcc on PATH); it is not a Debian package.
+# when something is missing. The CUDA 13 toolkit (nvcc in /usr/local/cuda
+# or on PATH) is not a Debian package: without it the build leaves out the
+# CUDA sorts and interop (CMake's DS_CUDA=AUTO) and everything else runs.
 set -euo pipefail
 
 packages=(cmake pkg-config build-essential python3-glad
@@ -23,6 +24,6 @@ if ((${#missing[@]})); then
 fi
 
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
-  echo "setup: the CUDA toolkit (nvcc) was not found in PATH or /usr/local/cuda" >&2
-  exit 1
+  echo "setup: no CUDA toolkit (nvcc on PATH or in /usr/local/cuda): building without" \
+       "the CUDA sorts; the gl and cpu sorts, the viewer and the headless runner work" >&2
 fi

@@ -82,10 +82,11 @@ static void algorithm_names_round_trip(void **state)
     assert_int_equal(ds_sort_algo_from_name(NULL), DS_SORT_ALGO_COUNT);
     assert_string_equal(ds_sort_algo_name(DS_SORT_ALGO_COUNT), "unknown");
     assert_false(ds_sort_algo_on_host((ds_sort_algo)-1));
-    /* Memory per pair: none on the host; a GPU sort's at least the
-     * shuffle scratch's 8 bytes (test_sort_gpu measures them). */
+    /* Memory per pair: none on the host or for a sort the build lacks; a
+     * GPU sort's at least the shuffle scratch's 8 bytes (test_sort_gpu
+     * measures them). */
     for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
-        if (ds_sort_algo_on_host((ds_sort_algo)a))
+        if (ds_sort_algo_on_host((ds_sort_algo)a) || !ds_sort_algo_built((ds_sort_algo)a))
             assert_int_equal(ds_sort_algo_bytes_per_pair((ds_sort_algo)a), 0);
         else
             assert_true(ds_sort_algo_bytes_per_pair((ds_sort_algo)a) >= 8);
@@ -129,9 +130,24 @@ static void create_rejects_bad_descriptions(void **state)
     desc.max_count = ((size_t)1 << 31) + 1;
     assert_int_equal(ds_sorter_create(&desc, &sorter), DS_ERR_TOO_LARGE);
     assert_null(sorter);
-    /* Without a device a GPU algorithm reports DS_ERR_NO_DEVICE. */
+    /* A build without CUDA has the host sort alone and refuses the
+     * others by name; with CUDA but without a device a GPU algorithm
+     * reports DS_ERR_NO_DEVICE. */
+    assert_int_equal(ds_sort_cuda_built(), DS_TEST_HAVE_CUDA);
+    assert_true(ds_sort_algo_built(DS_SORT_CPU));
+    assert_false(ds_sort_algo_built(DS_SORT_ALGO_COUNT));
+    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
+        assert_int_equal(ds_sort_algo_built((ds_sort_algo)a),
+                         DS_TEST_HAVE_CUDA || ds_sort_algo_on_host((ds_sort_algo)a));
     int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    if (!DS_TEST_HAVE_CUDA) {
+        desc.algo = DS_SORT_CUB;
+        desc.max_count = 10;
+        assert_int_equal(ds_sorter_create(&desc, &sorter), DS_ERR_UNSUPPORTED);
+        assert_null(sorter);
+        assert_string_equal(ds_last_error(), "sort cub: not in this build (built without "
+                                             "CUDA); use --sort gl or cpu");
+    } else if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
         desc.algo = DS_SORT_CUB;
         desc.max_count = 10;
         assert_int_equal(ds_sorter_create(&desc, &sorter), DS_ERR_NO_DEVICE);

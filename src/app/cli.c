@@ -313,10 +313,22 @@ void ds_cli_usage(void *stream)
 
     fprintf(out, "\nSorts (--sort NAME; the viewer's hotkey):\n");
     fprintf(out, "  %-10s %c  %s\n", DS_SORT_GL_NAME, DS_SORT_GL_HOTKEY, DS_SORT_GL_SUMMARY);
+    int missing = 0;
     for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
         char hotkey = ds_sort_algo_hotkey((ds_sort_algo)a);
+        if (!ds_sort_algo_built((ds_sort_algo)a)) {
+            missing++;
+            continue;
+        }
         fprintf(out, "  %-10s %c  %s\n", ds_sort_algo_name((ds_sort_algo)a), hotkey ? hotkey : ' ',
                 ds_sort_algo_summary((ds_sort_algo)a));
+    }
+    if (missing) {
+        fprintf(out, "  This build has no CUDA (configured without the toolkit); not in it:");
+        for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
+            if (!ds_sort_algo_built((ds_sort_algo)a))
+                fprintf(out, " %s", ds_sort_algo_name((ds_sort_algo)a));
+        fprintf(out, "\n");
     }
     fprintf(out, "\nTechniques (--compare NAME, in the order of 'all'; the viewer's X cycle):\n");
     ds_compare_item all[DS_COMPARE_ITEM_COUNT];
@@ -583,6 +595,8 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
             } else {
                 char known[256] = DS_SORT_GL_NAME ", ";
                 for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
+                    if (!ds_sort_algo_built((ds_sort_algo)a))
+                        continue;
                     strncat(known, ds_sort_algo_name((ds_sort_algo)a), sizeof known - strlen(known) - 1);
                     strncat(known, ", ", sizeof known - strlen(known) - 1);
                 }

@@ -682,6 +682,7 @@ int ds_compare_run(const ds_options *opts)
             s->run_count - (find_run(s, DS_COMPARE_SORTED)->listed ? 0 : 1) -
                 (find_run(s, DS_COMPARE_ABUFFER)->listed ? 0 : 1),
             opts->frames, opts->width, opts->height);
+    ds_app_note_missing_sorts();
 
     if ((status = error_phase(s)) || (status = time_phase(s)))
         goto done;

@@ -608,6 +608,7 @@ int ds_headless_run(const ds_options *opts)
     fprintf(stderr, "depthsort: headless on %s (EGL %s, interop %s), %s: %zu %s to %s\n",
             ds_renderer_gpu_name(renderer), ds_egl_context_platform(context), interop, label,
             elements, primitive, sorting ? "sort" : "draw unsorted");
+    ds_app_note_missing_sorts();
 
     scratch = malloc((size_t)opts->frames * sizeof *scratch);
     if (!scratch) {

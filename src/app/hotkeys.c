@@ -96,6 +96,8 @@ static char sort_key(int entry, const char **name)
         return DS_SORT_GL_HOTKEY;
     }
     *name = ds_sort_algo_name((ds_sort_algo)(entry - 1));
+    if (!ds_sort_algo_built((ds_sort_algo)(entry - 1)))
+        return 0; /* not in this build (no CUDA): not in the help */
     return ds_sort_algo_hotkey((ds_sort_algo)(entry - 1));
 }
 #define SORT_KEY_ENTRIES (1 + DS_SORT_ALGO_COUNT)

@@ -180,12 +180,42 @@ const char *ds_app_sort_name(ds_stages_mode stages, ds_sort_algo algo)
 
 ds_sort_algo ds_app_first_sort(const char *sort)
 {
-    if (sort && strcmp(sort, "all") != 0 && strcmp(sort, DS_SORT_GL_NAME) != 0)
-        return ds_sort_algo_from_name(sort);
+    if (sort && strcmp(sort, "all") != 0 && strcmp(sort, DS_SORT_GL_NAME) != 0) {
+        ds_sort_algo algo = ds_sort_algo_from_name(sort);
+        /* A sort this build lacks: the host sort (ds_app_renderer_desc()
+         * says so when --sort named it). */
+        return algo == DS_SORT_ALGO_COUNT || ds_sort_algo_built(algo) ? algo : DS_SORT_CPU;
+    }
     for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
-        if (!ds_sort_algo_on_host((ds_sort_algo)a))
+        if (ds_sort_algo_built((ds_sort_algo)a) && !ds_sort_algo_on_host((ds_sort_algo)a))
             return (ds_sort_algo)a;
-    return (ds_sort_algo)0;
+    return DS_SORT_CPU; /* a build without CUDA */
+}
+
+void ds_app_note_missing_sorts(void)
+{
+    char missing[256];
+    if (ds_app_missing_sorts(missing, sizeof missing))
+        fprintf(stderr, "depthsort: this build has no CUDA (configured without the toolkit): "
+                "the gl and cpu sorts run; %s are not in it\n", missing);
+}
+
+int ds_app_missing_sorts(char *dest, size_t capacity)
+{
+    int missing = 0;
+    size_t used = 0;
+    if (capacity)
+        dest[0] = '\0';
+    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
+        if (ds_sort_algo_built((ds_sort_algo)a))
+            continue;
+        int n = snprintf(dest + used, capacity > used ? capacity - used : 0, "%s%s",
+                         missing ? ", " : "", ds_sort_algo_name((ds_sort_algo)a));
+        if (n > 0 && used + (size_t)n < capacity)
+            used += (size_t)n;
+        missing++;
+    }
+    return missing;
 }
 
 ds_status ds_app_renderer_desc(const ds_options *opts, const ds_mesh *mesh, ds_renderer_desc *dest)
@@ -194,6 +224,7 @@ ds_status ds_app_renderer_desc(const ds_options *opts, const ds_mesh *mesh, ds_r
     dest->sort_algo = ds_app_first_sort(opts->sort);
     if (dest->sort_algo == DS_SORT_ALGO_COUNT)
         return ds_fail(DS_ERR_INVALID_ARG, "unknown sort '%s'", opts->sort);
+
     dest->stages = opts->stages;
     dest->mesh = mesh;
     dest->width = opts->width;
@@ -302,6 +333,11 @@ ds_status ds_app_start_camera(const ds_options *opts, const ds_mesh *mesh, ds_ca
 
 void ds_app_warn_ignored(const ds_options *opts, const ds_mesh *mesh, const ds_renderer *renderer)
 {
+    /* A sort the build lacks ran as cpu (ds_app_first_sort()), as a CUDA
+     * build on a machine without a device does. */
+    if (opts->stages == DS_STAGES_SORTER && !ds_sort_algo_built(ds_sort_algo_from_name(opts->sort)))
+        ds_warn("--sort %s: not in this build (built without CUDA); using the cpu sort",
+                opts->sort);
     static const char *const key_names[DS_TRIANGLE_KEY_COUNT] = {"farthest", "mean", "centroid"};
     int points = ds_renderer_primitive(renderer) == DS_PRIMITIVE_POINTS;
     if (opts->primitive_given && opts->primitive == DS_PRIMITIVE_TRIANGLES && points &&

@@ -37,9 +37,19 @@ const char *ds_app_sort_name(ds_stages_mode stages, ds_sort_algo algo);
 
 /* The sorter a run starts with: --sort NAME, or for --sort gl, --sort all
  * (and no --sort) the first algorithm in registry order that runs on the
- * GPU (with gl it serves only the shuffle). DS_SORT_ALGO_COUNT for an
+ * GPU (with gl it serves only the shuffle); DS_SORT_CPU for a sort this
+ * build lacks, or when it has none on the GPU. DS_SORT_ALGO_COUNT for an
  * unknown name. */
 ds_sort_algo ds_app_first_sort(const char *sort);
+
+/* The registry's sorts this build lacks (the CUDA ones in a build without
+ * CUDA), as "cub, radix, ..." into dest (truncated to fit); returns how
+ * many. */
+int ds_app_missing_sorts(char *dest, size_t capacity);
+
+/* In a build that lacks sorts, one line on stderr that names them; each
+ * runner says it once, when its run starts. */
+void ds_app_note_missing_sorts(void);
 
 /* Fills *dest, zeroed first, with everything the options say about the
  * renderer for `mesh`: size, first sort, where the stages run (opts->
@@ -68,7 +78,8 @@ ds_status ds_app_start_camera(const ds_options *opts, const ds_mesh *mesh, ds_ca
  * or --draw in points mode; --point-size with triangles; --shuffle with
  * --sort gl (the GL stages do not shuffle); --shuffle, --key,
  * --key-bits with --no-sort; --cull on, --tiles on, --tile-pixels,
- * --draw pull, --color, --tint where the renderer does otherwise. Call once
+ * --draw pull, --color, --tint where the renderer does otherwise; a --sort
+ * this build lacks (run as cpu). Call once
  * per run, after ds_renderer_create(). */
 void ds_app_warn_ignored(const ds_options *opts, const ds_mesh *mesh, const ds_renderer *renderer);
 

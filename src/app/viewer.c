@@ -363,6 +363,13 @@ static int select_sort(viewer *v, ds_sort_algo algo, int quiet)
         v->sort_note[0] = '\0';
         return 1;
     }
+    if (!ds_sort_algo_built(algo)) {
+        snprintf(v->sort_note, sizeof v->sort_note, "(%s: not in this build, which has no CUDA)",
+                 ds_sort_algo_name(algo));
+        if (!quiet)
+            ds_warn("sort %s: not in this build (built without CUDA)", ds_sort_algo_name(algo));
+        return 0;
+    }
     ds_log_set_quiet(1);
     /* The sort first: should it fail, the stages stay where they were. */
     status = ds_renderer_set_sort(v->renderer, algo);
@@ -424,7 +431,7 @@ static void cycle_sort(viewer *v, int step)
             continue;
         }
         ds_sort_algo algo = (ds_sort_algo)(entry - 1);
-        if (v->unavailable[algo])
+        if (v->unavailable[algo] || !ds_sort_algo_built(algo))
             continue;
         if (select_sort(v, algo, 1))
             return;
@@ -1791,6 +1798,7 @@ int ds_viewer_run(const ds_options *opts)
     apply_vsync(v);
     status = install_mesh(v, &v->opts, &mesh);
     if (status == DS_OK) {
+        ds_app_note_missing_sorts();
         ds_app_warn_ignored(&v->opts, &mesh, v->renderer);
         /* The first view: 20 degrees above the horizon, framed, unless
          * --camera or --camera-file name one. */

@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "sort_backend.h"
+#include "sort_built.h"
 
 #include "cuda_check.h"
 
@@ -30,10 +31,12 @@ struct ds_sorter {
     int low_bits_allowed; /* keys_nonnegative with full keys */
 };
 
+/* The backends this build compiled (sort_built.h, from the registry);
+ * NULL for an algorithm it left out (the CUDA ones in a build without
+ * CUDA). */
 static const ds_sort_backend *const backends[DS_SORT_ALGO_COUNT] = {
-#define DS_SORT_TABLE_(ID, name, file, hotkey, summary) \
-    [DS_SORT_##ID] = &ds_sort_backend_##name,
-    DS_SORT_REGISTRY(DS_SORT_TABLE_)
+#define DS_SORT_TABLE_(ID, name) [DS_SORT_##ID] = &ds_sort_backend_##name,
+    DS_SORT_BUILT(DS_SORT_TABLE_)
 #undef DS_SORT_TABLE_
 };
 
@@ -72,7 +75,20 @@ ds_sort_algo ds_sort_algo_from_name(const char *name)
 
 int ds_sort_algo_on_host(ds_sort_algo algo)
 {
-    return (unsigned)algo < DS_SORT_ALGO_COUNT && backends[algo]->on_host;
+    return (unsigned)algo < DS_SORT_ALGO_COUNT && backends[algo] && backends[algo]->on_host;
+}
+
+int ds_sort_algo_built(ds_sort_algo algo)
+{
+    return (unsigned)algo < DS_SORT_ALGO_COUNT && backends[algo] != NULL;
+}
+
+int ds_sort_cuda_built(void)
+{
+    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
+        if (backends[a] && !backends[a]->on_host)
+            return 1;
+    return 0;
 }
 
 /* The shuffle scratch ds_sorter_create() makes for every GPU sorter: a
@@ -81,7 +97,7 @@ int ds_sort_algo_on_host(ds_sort_algo algo)
 
 size_t ds_sort_algo_bytes_per_pair(ds_sort_algo algo)
 {
-    if ((unsigned)algo >= DS_SORT_ALGO_COUNT || backends[algo]->on_host)
+    if ((unsigned)algo >= DS_SORT_ALGO_COUNT || !backends[algo] || backends[algo]->on_host)
         return 0;
     return SHUFFLE_BYTES_PER_PAIR + backends[algo]->bytes_per_pair;
 }
@@ -129,6 +145,10 @@ ds_status ds_sorter_create(const ds_sorter_desc *desc, ds_sorter **dest)
                        "sort: max_count %zu exceeds 2^31 pairs",
                        desc->max_count);
     const ds_sort_backend *backend = backends[desc->algo];
+    if (!backend)
+        return ds_fail(DS_ERR_UNSUPPORTED,
+                       "sort %s: not in this build (built without CUDA); use --sort gl or cpu",
+                       algo_names[desc->algo]);
     if (!backend->on_host && (status = require_cuda_device(backend->name)))
         return status;
 

@@ -101,14 +101,25 @@ ds_sort_algo ds_sort_algo_from_name(const char *name);
 /* 1 if the algorithm sorts host memory (DS_SORT_CPU), else 0. */
 int ds_sort_algo_on_host(ds_sort_algo algo);
 
+/* 1 if this build has the algorithm, else 0: a build configured without
+ * CUDA (DS_CUDA=OFF, or no toolkit found) has only the host sorts, and
+ * ds_sorter_create() refuses the others with DS_ERR_UNSUPPORTED. Lists
+ * shown to users (--help, the viewer's keys, --sort all) leave such
+ * algorithms out. */
+int ds_sort_algo_built(ds_sort_algo algo);
+
+/* 1 if this build has any CUDA sort (it was built with CUDA), else 0. */
+int ds_sort_cuda_built(void);
+
 /* The viewer hotkey of the algorithm ('1'..'9', '0'), 0 if it has none. */
 char ds_sort_algo_hotkey(ds_sort_algo algo);
 
 /* Device bytes per pair that a sorter of `algo` allocates for max_count
  * pairs, an upper bound for large counts: the backend's own (its
  * contract, sort_backend.h) and, for a GPU sort, the front end's shuffle
- * scratch (8); 0 for a host sort or an unknown algo. For refusing a
- * problem that cannot fit before anything is allocated. */
+ * scratch (8); 0 for a host sort, one this build lacks or an unknown
+ * algo. For refusing a problem that cannot fit before anything is
+ * allocated. */
 size_t ds_sort_algo_bytes_per_pair(ds_sort_algo algo);
 
 /* One-line description of the algorithm, for --help. Never NULL. */
