@@ -1,6 +1,6 @@
 /* test_viewer.c — the interactive viewer end to end, under Xvfb with Mesa
  * (llvmpipe gives GL 4.5 core through GLX). One --script run presses every
- * hotkey of handle_key() in viewer.c, turns the wheel and drags with both
+ * hotkey of handle_key() in viewer_input.c, turns the wheel and drags with both
  * buttons, taking a screenshot after each step; the tests then check each
  * step's visible effect against the screenshot before it:
  *
@@ -70,7 +70,7 @@
 /* The Xvfb screen, which F11's fullscreen window fills. */
 #define SCREEN_WIDTH 1024
 #define SCREEN_HEIGHT 768
-/* Panel lines (see draw_stats() in viewer.c). */
+/* Panel lines (see ds_viewer_draw_stats() in viewer_panel.c). */
 #define SORT_LINE 1
 #define ELEMENTS_LINE 2 /* element count, primitive, alpha */
 #define STATE_LINE 3    /* shuffle, primitive, key, sorting, tiles */

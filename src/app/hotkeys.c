@@ -2,7 +2,7 @@
  * sort hotkeys come from the sort registry, with the GL stages' key
  * (cli.h) before them, and X's techniques from the technique registry;
  * the others are listed here, in the order of
- * handle_key() in viewer.c, which acts on them. */
+ * handle_key() in viewer_input.c, which acts on them. */
 #include "hotkeys.h"
 
 #include "cli.h"

@@ -1,0 +1,346 @@
+/* viewer_input.c — the viewer's input (viewer_internal.h). Input has one
+ * path: GLFW callbacks and --script steps both call handle_key(),
+ * handle_mouse_button(), handle_cursor() and handle_scroll(); the keys'
+ * effects are viewer_settings.c's. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "viewer_internal.h"
+
+/* ---- input: keys, mouse, the window's events ---------------------------- */
+
+/* The keys that change what is drawn and how (viewer_settings.c does the
+ * changing); 1 if `key` is one. */
+static int drawing_key(ds_viewer *v, int key)
+{
+    ds_status status;
+    switch (key) {
+    case GLFW_KEY_S:
+        v->settings.shuffle = !v->settings.shuffle;
+        ds_renderer_set_shuffle(v->renderer, v->settings.shuffle);
+        ds_viewer_reset_timings(v);
+        return 1;
+    case GLFW_KEY_P: {
+        ds_primitive next = v->settings.primitive == DS_PRIMITIVE_TRIANGLES ? DS_PRIMITIVE_POINTS
+                                                                   : DS_PRIMITIVE_TRIANGLES;
+        ds_log_set_quiet(1);
+        status = ds_renderer_set_primitive(v->renderer, next);
+        ds_log_set_quiet(0);
+        if (status == DS_OK) {
+            v->settings.primitive = next;
+            ds_viewer_reset_timings(v);
+        } else {
+            ds_viewer_show_message(v, "primitive: %s", ds_last_error());
+        }
+        return 1;
+    }
+    case GLFW_KEY_K:
+        v->settings.triangle_key =
+            (ds_triangle_key)((v->settings.triangle_key + 1) % DS_TRIANGLE_KEY_COUNT);
+        ds_renderer_set_triangle_key(v->renderer, v->settings.triangle_key);
+        ds_viewer_reset_timings(v);
+        return 1;
+    case GLFW_KEY_U:
+        /* From any technique to the sorted draw, or sorted <-> unsorted. */
+        ds_viewer_select_technique(v, v->settings.technique == DS_TECHNIQUE_SORTED
+                                          ? DS_TECHNIQUE_UNSORTED
+                                          : DS_TECHNIQUE_SORTED);
+        return 1;
+    case GLFW_KEY_X:
+        ds_viewer_cycle_technique(v);
+        return 1;
+    case GLFW_KEY_D:
+        v->error.mode = (error_view)((v->error.mode + 1) % ERROR_VIEW_COUNT);
+        v->error.frames_to_measure = 0;
+        v->error.have_result = 0;
+        v->error.images_ready = 0;
+        return 1;
+    case GLFW_KEY_BACKSLASH:
+        v->error.split = !v->error.split;
+        v->error.frames_to_measure = 0;
+        v->error.images_ready = 0;
+        return 1;
+    case GLFW_KEY_T:
+        ds_renderer_set_tiles(v->renderer, !ds_renderer_tiles(v->renderer));
+        ds_viewer_reset_timings(v);
+        return 1;
+    case GLFW_KEY_EQUAL:
+    case GLFW_KEY_KP_ADD:
+    case GLFW_KEY_MINUS:
+    case GLFW_KEY_KP_SUBTRACT: {
+        float step = (key == GLFW_KEY_EQUAL || key == GLFW_KEY_KP_ADD) ? ALPHA_STEP : -ALPHA_STEP;
+        /* Round to the step so that repeated presses land on 0.05 multiples. */
+        float alpha = roundf((v->settings.alpha + step) / ALPHA_STEP) * ALPHA_STEP;
+        v->settings.alpha = fminf(1.0f, fmaxf(ALPHA_MIN, alpha));
+        ds_renderer_set_alpha(v->renderer, v->settings.alpha);
+        ds_viewer_reset_timings(v);
+        return 1;
+    }
+    case GLFW_KEY_B:
+        v->settings.light_background = !v->settings.light_background;
+        memcpy(v->settings.background,
+               v->settings.light_background ? light_background : dark_background,
+               sizeof v->settings.background);
+        ds_renderer_set_background(v->renderer, v->settings.background);
+        return 1;
+    case GLFW_KEY_M:
+        ds_viewer_cycle_color_mode(v);
+        ds_viewer_reset_timings(v);
+        return 1;
+    case GLFW_KEY_G:
+        ds_renderer_set_opacity_mode(v->renderer, v->settings.opacity == DS_OPACITY_CONSTANT
+                                                      ? DS_OPACITY_VIEW
+                                                      : DS_OPACITY_CONSTANT);
+        v->settings.opacity = ds_renderer_opacity_mode(v->renderer);
+        ds_viewer_reset_timings(v);
+        return 1;
+    case GLFW_KEY_LEFT_BRACKET:
+    case GLFW_KEY_RIGHT_BRACKET:
+        ds_viewer_scale_point_size(v, key == GLFW_KEY_RIGHT_BRACKET ? POINT_SIZE_STEP
+                                                                    : 1.0f / POINT_SIZE_STEP);
+        ds_viewer_reset_timings(v);
+        return 1;
+    case GLFW_KEY_A:
+        ds_viewer_cycle_msaa(v);
+        ds_viewer_reset_timings(v);
+        return 1;
+    case GLFW_KEY_Y:
+        ds_viewer_cycle_up(v);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The keys of the view, the window and the session; 1 if `key` is one. */
+static int view_key(ds_viewer *v, int key)
+{
+    switch (key) {
+    case GLFW_KEY_F1:
+        ds_viewer_preset_view(v, 0.0f, 0.0f); /* front: looking down -Z */
+        return 1;
+    case GLFW_KEY_F2:
+        ds_viewer_preset_view(v, 0.5f * (float)M_PI, 0.0f); /* side: from +X */
+        return 1;
+    case GLFW_KEY_F3:
+        ds_viewer_preset_view(v, 0.0f, 0.5f * (float)M_PI); /* top: from +Y */
+        return 1;
+    case GLFW_KEY_L:
+        ds_viewer_save_camera(v);
+        return 1;
+    case GLFW_KEY_R:
+        ds_viewer_reload_model(v, "reload", 0);
+        return 1;
+    case GLFW_KEY_C:
+    case GLFW_KEY_F12:
+        ds_viewer_next_screenshot_path(v, v->script.screenshot_path,
+                                       sizeof v->script.screenshot_path);
+        return 1;
+    case GLFW_KEY_O:
+        v->ui.panel_mode = (overlay_mode)((v->ui.panel_mode + 1) % OVERLAY_MODE_COUNT);
+        return 1;
+    case GLFW_KEY_H:
+        v->ui.help_on = !v->ui.help_on;
+        return 1;
+    case GLFW_KEY_F:
+        ds_viewer_frame_to_fit(v);
+        return 1;
+    case GLFW_KEY_F11:
+        ds_viewer_toggle_fullscreen(v);
+        return 1;
+    case GLFW_KEY_V:
+        v->settings.vsync = !v->settings.vsync;
+        ds_viewer_apply_vsync(v);
+        return 1;
+    case GLFW_KEY_ESCAPE:
+        glfwSetWindowShouldClose(v->window, GLFW_TRUE);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* One key press (or repeat), from GLFW or the script. */
+static void handle_key(ds_viewer *v, int key, int mods)
+{
+    ds_sort_algo algo = ds_viewer_sort_for_key(key);
+    if (algo != DS_SORT_ALGO_COUNT) {
+        ds_viewer_select_sort(v, algo, 0);
+        return;
+    }
+    if (ds_viewer_key_selects_gl(key)) {
+        ds_viewer_select_gl(v, 0);
+        return;
+    }
+    if (key == GLFW_KEY_TAB) {
+        ds_viewer_cycle_sort(v, (mods & GLFW_MOD_SHIFT) ? -1 : 1);
+        return;
+    }
+    if (!drawing_key(v, key))
+        view_key(v, key);
+}
+
+static void handle_mouse_button(ds_viewer *v, int button, int pressed, double x, double y)
+{
+    v->cursor_x = x;
+    v->cursor_y = y;
+    if (button == GLFW_MOUSE_BUTTON_LEFT)
+        v->left_down = pressed;
+    else if (button == GLFW_MOUSE_BUTTON_RIGHT || button == GLFW_MOUSE_BUTTON_MIDDLE)
+        v->pan_down = pressed;
+}
+
+static void handle_cursor(ds_viewer *v, double x, double y)
+{
+    float dx = (float)(x - v->cursor_x);
+    float dy = (float)(y - v->cursor_y);
+    int window_height = 0, window_width = 0;
+    v->cursor_x = x;
+    v->cursor_y = y;
+    if (v->left_down) {
+        /* Dragging right turns the model right: the eye moves left. */
+        ds_camera_orbit(&v->camera, -dx * ORBIT_RADIANS_PER_PIXEL, dy * ORBIT_RADIANS_PER_PIXEL);
+    } else if (v->pan_down) {
+        glfwGetWindowSize(v->window, &window_width, &window_height);
+        if (window_height <= 0)
+            return;
+        /* One window height spans 2 tan(fov/2) distances at the target, so
+         * the point under the cursor follows it. */
+        float per_pixel = 2.0f * tanf(0.5f * v->camera.fov_y) / (float)window_height;
+        ds_camera_pan(&v->camera, -dx * per_pixel, dy * per_pixel);
+    }
+}
+
+static void handle_scroll(ds_viewer *v, double notches)
+{
+    ds_camera_zoom(&v->camera, powf(ZOOM_PER_NOTCH, (float)-notches));
+}
+
+static void handle_resize(ds_viewer *v, int width, int height)
+{
+    v->fb_width = width;
+    v->fb_height = height;
+    if (width <= 0 || height <= 0)
+        return; /* minimised: nothing is drawn until it comes back */
+    if (ds_renderer_resize(v->renderer, width, height) != DS_OK)
+        ds_viewer_show_error(v, "resize");
+    v->camera.aspect = (float)width / (float)height;
+    ds_viewer_reset_timings(v);
+}
+
+/* A file dropped on the window: loaded as R reloads, framed; a failed load
+ * keeps the current model. */
+static void handle_drop(ds_viewer *v, const char *path)
+{
+    char previous[sizeof v->model_path];
+    const char *previous_path = v->opts.model_path;
+    snprintf(previous, sizeof previous, "%s", v->model_path);
+    snprintf(v->model_path, sizeof v->model_path, "%s", path);
+    v->opts.model_path = v->model_path;
+    if (ds_viewer_reload_model(v, "open", RELOAD_FRAME | RELOAD_NEW_MODEL) == DS_OK) {
+        v->opts.point_size = 0.0f; /* the option was for the first model */
+        return;
+    }
+    memcpy(v->model_path, previous, sizeof previous);
+    v->opts.model_path = previous_path;
+}
+
+/* ---- GLFW callbacks: unpack and hand over ------------------------------- */
+
+static void on_key(GLFWwindow *window, int key, int scancode, int action, int mods)
+{
+    (void)scancode;
+    if (action == GLFW_PRESS || action == GLFW_REPEAT)
+        handle_key(glfwGetWindowUserPointer(window), key, mods);
+}
+
+static void on_mouse_button(GLFWwindow *window, int button, int action, int mods)
+{
+    double x, y;
+    (void)mods;
+    glfwGetCursorPos(window, &x, &y);
+    handle_mouse_button(glfwGetWindowUserPointer(window), button, action == GLFW_PRESS, x, y);
+}
+
+static void on_cursor(GLFWwindow *window, double x, double y)
+{
+    handle_cursor(glfwGetWindowUserPointer(window), x, y);
+}
+
+static void on_scroll(GLFWwindow *window, double dx, double dy)
+{
+    (void)dx;
+    handle_scroll(glfwGetWindowUserPointer(window), dy);
+}
+
+static void on_framebuffer_size(GLFWwindow *window, int width, int height)
+{
+    handle_resize(glfwGetWindowUserPointer(window), width, height);
+}
+
+static void on_drop(GLFWwindow *window, int count, const char **paths)
+{
+    ds_viewer *v = glfwGetWindowUserPointer(window);
+    if (count <= 0)
+        return;
+    handle_drop(v, paths[0]);
+    if (count > 1)
+        ds_viewer_show_message(v, "%d files dropped: opened the first", count);
+}
+
+void ds_viewer_attach_input(ds_viewer *v)
+{
+    glfwSetWindowUserPointer(v->window, v);
+    glfwSetKeyCallback(v->window, on_key);
+    glfwSetMouseButtonCallback(v->window, on_mouse_button);
+    glfwSetCursorPosCallback(v->window, on_cursor);
+    glfwSetScrollCallback(v->window, on_scroll);
+    glfwSetFramebufferSizeCallback(v->window, on_framebuffer_size);
+    glfwSetDropCallback(v->window, on_drop);
+}
+
+/* ---- the script --------------------------------------------------------- */
+
+static void script_drag(ds_viewer *v, const ds_script_step *step)
+{
+    double x = 0.5 * v->fb_width, y = 0.5 * v->fb_height;
+    handle_mouse_button(v, step->button, 1, x, y);
+    for (int i = 1; i <= DRAG_STEPS; i++)
+        handle_cursor(v, x + step->dx * i / DRAG_STEPS, y + step->dy * i / DRAG_STEPS);
+    handle_mouse_button(v, step->button, 0, x + step->dx, y + step->dy);
+}
+
+/* Runs script steps until one asks for frames (or the script ends). */
+void ds_viewer_run_script(ds_viewer *v)
+{
+    while (v->script.frames_left == 0 && v->script.next < v->script.steps.count &&
+           !glfwWindowShouldClose(v->window)) {
+        const ds_script_step *step = &v->script.steps.steps[v->script.next++];
+        switch (step->op) {
+        case DS_SCRIPT_FRAMES:
+            v->script.frames_left = step->count;
+            break;
+        case DS_SCRIPT_KEY:
+            handle_key(v, step->key, step->mods);
+            break;
+        case DS_SCRIPT_DRAG:
+            script_drag(v, step);
+            break;
+        case DS_SCRIPT_SCROLL:
+            handle_scroll(v, step->dy);
+            break;
+        case DS_SCRIPT_SCREENSHOT:
+            snprintf(v->script.screenshot_path, sizeof v->script.screenshot_path, "%s", step->path);
+            v->script.screenshot_scripted = 1;
+            v->script.frames_left = 1; /* taken at the end of the next frame */
+            break;
+        case DS_SCRIPT_DROP:
+            handle_drop(v, step->path);
+            break;
+        case DS_SCRIPT_QUIT:
+            glfwSetWindowShouldClose(v->window, GLFW_TRUE);
+            break;
+        }
+    }
+}
