@@ -201,6 +201,9 @@ static void usage_line(FILE *out)
     fputs(USAGE_LINE "(depthsort --help lists the options)\n", out);
 }
 
+/* The help: long because it is one block of text (the options, then the
+ * lists the registries make: sorts, techniques, scenes, hotkeys), which
+ * reads best in the order a user sees it. */
 void ds_cli_usage(void *stream)
 {
     FILE *out = stream;
@@ -457,6 +460,163 @@ static int parse_choice(const char *option, const char *text, const char *const 
 #define PARSE_CHOICE(option, text, names) \
     parse_choice(option, text, names, (int)(sizeof(names) / sizeof(names)[0]))
 
+/* The options that share a shape, parsed by one loop (parse_shaped):
+ * each writes one field of ds_options at `field`, and on a bad value fails
+ * with "--NAME 'VALUE': expected ..." naming what it takes. Options with a
+ * shape of their own (--scene, --sort, --key-bits, --narrow-keys,
+ * --screenshot, --color, --opacity, --msaa, --up, --camera, --compare,
+ * --help, --version) are ds_cli_parse's cases. */
+typedef enum option_shape_kind {
+    SHAPE_SET,      /* no value: the int field becomes `value` */
+    SHAPE_TEXT,     /* the value as given (a path) */
+    SHAPE_NONEMPTY, /* the same, refusing '' */
+    SHAPE_CHOICE,   /* one of names[0 .. count): its index */
+    SHAPE_WHOLE,    /* an integer in [min, max] */
+    SHAPE_NUMBER,   /* a finite float in (above, at_most] */
+    SHAPE_PAIR,     /* "AxB", each side in [1, max], into two ints */
+    SHAPE_RGB       /* "R,G,B", each in [0, 1] */
+} option_shape_kind;
+
+typedef struct option_shape {
+    int id;                  /* OPT_*: its long_options entry */
+    option_shape_kind kind;
+    size_t field;            /* offsetof(ds_options, ...) */
+    size_t second;           /* SHAPE_PAIR: the second int's offset */
+    size_t given;            /* an int field set to 1 as well; 0: none */
+    int value;               /* SHAPE_SET */
+    const char *const *names; /* SHAPE_CHOICE */
+    int count;
+    long min, max;           /* SHAPE_WHOLE; SHAPE_PAIR: max only */
+    double above, at_most;   /* SHAPE_NUMBER */
+    const char *expected;    /* the error's "expected ..." (SHAPE_PAIR:
+                                the form, e.g. "WxH with W and H") */
+} option_shape;
+
+#define NAMES(list) .names = (list), .count = (int)(sizeof(list) / sizeof(list)[0])
+#define FIELD(name) offsetof(ds_options, name)
+
+/* The choices and SHAPE_SET write their int-sized enum fields as ints. */
+_Static_assert(sizeof(ds_primitive) == sizeof(int) && sizeof(ds_triangle_key) == sizeof(int) &&
+                   sizeof(ds_interop_mode) == sizeof(int) && sizeof(ds_tiles_mode) == sizeof(int) &&
+                   sizeof(ds_draw_form) == sizeof(int) && sizeof(ds_overlay_start) == sizeof(int) &&
+                   sizeof(ds_cull_mode) == sizeof(int),
+               "option enums are int-sized");
+
+static const option_shape option_shapes[] = {
+    {.id = OPT_INFO, .kind = SHAPE_SET, .field = FIELD(info), .value = 1},
+    {.id = OPT_HEADLESS, .kind = SHAPE_SET, .field = FIELD(headless), .value = 1},
+    {.id = OPT_SHUFFLE, .kind = SHAPE_SET, .field = FIELD(shuffle), .value = 1},
+    {.id = OPT_VERIFY, .kind = SHAPE_SET, .field = FIELD(verify), .value = 1},
+    {.id = OPT_NO_SORT, .kind = SHAPE_SET, .field = FIELD(no_sort), .value = 1},
+    {.id = OPT_NO_CULL, .kind = SHAPE_SET, .field = FIELD(cull), .value = DS_CULL_OFF},
+    {.id = OPT_VSYNC, .kind = SHAPE_SET, .field = FIELD(vsync), .value = 1},
+    {.id = OPT_NO_VSYNC, .kind = SHAPE_SET, .field = FIELD(vsync), .value = 0},
+    {.id = OPT_CSV, .kind = SHAPE_TEXT, .field = FIELD(csv_path)},
+    {.id = OPT_JSON, .kind = SHAPE_TEXT, .field = FIELD(json_path)},
+    {.id = OPT_SCRIPT, .kind = SHAPE_TEXT, .field = FIELD(script_path)},
+    {.id = OPT_CAMERA_FILE, .kind = SHAPE_TEXT, .field = FIELD(camera_file)},
+    {.id = OPT_DIFF_DIR, .kind = SHAPE_NONEMPTY, .field = FIELD(diff_dir), .expected = "a folder"},
+    {.id = OPT_TIMELINE, .kind = SHAPE_NONEMPTY, .field = FIELD(timeline_path),
+     .expected = "a file name"},
+    {.id = OPT_PRIMITIVE, .kind = SHAPE_CHOICE, .field = FIELD(primitive),
+     .given = FIELD(primitive_given), NAMES(primitive_names)},
+    {.id = OPT_KEY, .kind = SHAPE_CHOICE, .field = FIELD(triangle_key), NAMES(triangle_key_names)},
+    {.id = OPT_INTEROP, .kind = SHAPE_CHOICE, .field = FIELD(interop), NAMES(interop_names)},
+    {.id = OPT_TILES, .kind = SHAPE_CHOICE, .field = FIELD(tiles), NAMES(tiles_names)},
+    {.id = OPT_DRAW, .kind = SHAPE_CHOICE, .field = FIELD(draw_form), NAMES(draw_names)},
+    {.id = OPT_OVERLAY, .kind = SHAPE_CHOICE, .field = FIELD(overlay), NAMES(overlay_names)},
+    {.id = OPT_CULL, .kind = SHAPE_CHOICE, .field = FIELD(cull), NAMES(cull_names)},
+    {.id = OPT_FRAMES, .kind = SHAPE_WHOLE, .field = FIELD(frames), .min = 1, .max = MAX_FRAMES},
+    {.id = OPT_TILE_PIXELS, .kind = SHAPE_WHOLE, .field = FIELD(tile_pixels),
+     .min = DS_RENDERER_TILE_PIXELS_MIN, .max = DS_RENDERER_TILE_PIXELS_MAX},
+    {.id = OPT_ORBIT, .kind = SHAPE_NUMBER, .field = FIELD(orbit_degrees), .above = -HUGE_VAL,
+     .at_most = HUGE_VAL, .expected = "an angle in degrees"},
+    {.id = OPT_ALPHA, .kind = SHAPE_NUMBER, .field = FIELD(alpha), .above = 0.0, .at_most = 1.0,
+     .expected = "a number in (0, 1]"},
+    {.id = OPT_POINT_SIZE, .kind = SHAPE_NUMBER, .field = FIELD(point_size), .above = 0.0,
+     .at_most = HUGE_VAL, .expected = "a size > 0 in model units"},
+    {.id = OPT_GRID, .kind = SHAPE_PAIR, .field = FIELD(grid_x), .second = FIELD(grid_y),
+     .max = MAX_GRID_SIDE, .expected = "NxM with N and M"},
+    {.id = OPT_SIZE, .kind = SHAPE_PAIR, .field = FIELD(width), .second = FIELD(height),
+     .max = MAX_IMAGE_SIDE, .expected = "WxH with W and H"},
+    {.id = OPT_TINT, .kind = SHAPE_RGB, .field = FIELD(tint)},
+    {.id = OPT_BACKGROUND, .kind = SHAPE_RGB, .field = FIELD(background),
+     .given = FIELD(background_given)},
+};
+
+/* "--NAME" of an option id, from long_options. */
+static const char *option_name(int id, char *dest, size_t capacity)
+{
+    for (const struct option *o = long_options; o->name; o++)
+        if (o->val == id) {
+            snprintf(dest, capacity, "--%s", o->name);
+            return dest;
+        }
+    snprintf(dest, capacity, "--?");
+    return dest;
+}
+
+/* Parses `arg` for a shaped option into dest; DS_OK, or DS_ERR_INVALID_ARG
+ * after the one error line. *found is 0 when `id` has no shape. */
+static ds_status parse_shaped(int id, const char *arg, ds_options *dest, int *found)
+{
+    const option_shape *shape = NULL;
+    for (size_t i = 0; i < sizeof option_shapes / sizeof option_shapes[0]; i++)
+        if (option_shapes[i].id == id)
+            shape = &option_shapes[i];
+    *found = shape != NULL;
+    if (!shape)
+        return DS_OK;
+    char name[32];
+    option_name(id, name, sizeof name);
+    char *field = (char *)dest + shape->field;
+    long whole;
+    float number;
+    switch (shape->kind) {
+    case SHAPE_SET:
+        *(int *)field = shape->value;
+        break;
+    case SHAPE_TEXT:
+        *(const char **)field = arg;
+        break;
+    case SHAPE_NONEMPTY:
+        if (!*arg)
+            return usage_error("%s '': expected %s", name, shape->expected);
+        *(const char **)field = arg;
+        break;
+    case SHAPE_CHOICE: {
+        int choice = parse_choice(name, arg, shape->names, shape->count);
+        if (choice < 0)
+            return DS_ERR_INVALID_ARG;
+        *(int *)field = choice;
+        break;
+    }
+    case SHAPE_WHOLE:
+        if (!parse_long(arg, shape->min, shape->max, &whole))
+            return usage_error("%s '%s': expected a whole number from %ld to %ld", name, arg,
+                               shape->min, shape->max);
+        *(int *)field = (int)whole;
+        break;
+    case SHAPE_NUMBER:
+        if (!parse_float(arg, &number) || !(number > shape->above && number <= shape->at_most))
+            return usage_error("%s '%s': expected %s", name, arg, shape->expected);
+        *(float *)field = number;
+        break;
+    case SHAPE_PAIR:
+        if (!parse_pair(arg, (int)shape->max, (int *)field, (int *)((char *)dest + shape->second)))
+            return usage_error("%s '%s': expected %s from 1 to %ld", name, arg, shape->expected,
+                               shape->max);
+        break;
+    case SHAPE_RGB:
+        if (!parse_rgb(arg, (float *)field))
+            return usage_error("%s '%s': expected R,G,B with each in [0, 1]", name, arg);
+        break;
+    }
+    if (shape->given)
+        *(int *)((char *)dest + shape->given) = 1;
+    return DS_OK;
+}
+
 /* --compare LIST: "all", or comma-separated item names, each at most
  * once. */
 static ds_status parse_compare_list(const char *list, ds_options *dest)
@@ -521,263 +681,18 @@ static void set_defaults(ds_options *dest)
     dest->up = DS_UP_POS_Y;
 }
 
-ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
+/* A model path given positionally: at most one. */
+static ds_status take_model(const char *path, ds_options *dest)
 {
-    set_defaults(dest);
-    *exit_now = 0;
-    optind = 0; /* glibc: restart scanning, so that parsing can repeat */
-    opterr = 0; /* we print our own one-line errors */
-    int previous = 1;
-    for (;;) {
-        int c = getopt_long(argc, argv, "+:", long_options, NULL);
-        if (c == -1) {
-            if (optind >= argc)
-                break;
-            if (!strcmp(argv[optind - 1], "--")) {
-                /* After "--" everything is positional. */
-                for (; optind < argc; optind++) {
-                    if (dest->model_path)
-                        return usage_error("more than one model given ('%s' and '%s')", dest->model_path,
-                                           argv[optind]);
-                    dest->model_path = argv[optind];
-                }
-                break;
-            }
-            /* A positional argument; '+' stopped at it, so take it and go on
-             * (options may follow the model). */
-            if (dest->model_path)
-                return usage_error("more than one model given ('%s' and '%s')", dest->model_path,
-                                   argv[optind]);
-            dest->model_path = argv[optind];
-            optind++;
-            previous = optind;
-            continue;
-        }
-        const char *arg = optarg;
-        const char *name = argv[previous];
-        previous = optind;
-        long value;
-        int choice;
-        switch (c) {
-        case OPT_SCENE: {
-            char scene[64];
-            size_t triangles;
-            if (ds_scene_parse(arg, scene, sizeof scene, &triangles) != DS_OK) {
-                /* ds_scene_parse has logged the one error line. */
-                usage_line(stderr);
-                return DS_ERR_INVALID_ARG;
-            }
-            dest->scene = arg;
-            break;
-        }
-        case OPT_GRID:
-            if (!parse_pair(arg, MAX_GRID_SIDE, &dest->grid_x, &dest->grid_y))
-                return usage_error("--grid '%s': expected NxM with N and M from 1 to %d", arg, MAX_GRID_SIDE);
-            break;
-        case OPT_INFO:
-            dest->info = 1;
-            break;
-        case OPT_HEADLESS:
-            dest->headless = 1;
-            break;
-        case OPT_FRAMES:
-            if (!parse_long(arg, 1, MAX_FRAMES, &value))
-                return usage_error("--frames '%s': expected a whole number from 1 to %ld", arg, MAX_FRAMES);
-            dest->frames = (int)value;
-            break;
-        case OPT_SORT:
-            if (!strcmp(arg, DS_SORT_GL_NAME)) {
-                dest->stages = DS_STAGES_GL;
-            } else if (!strcmp(arg, "all")) {
-                dest->stages = DS_STAGES_AUTO;
-            } else if (ds_sort_algo_from_name(arg) != DS_SORT_ALGO_COUNT) {
-                dest->stages = DS_STAGES_SORTER;
-            } else {
-                char known[256] = DS_SORT_GL_NAME ", ";
-                for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
-                    if (!ds_sort_algo_built((ds_sort_algo)a))
-                        continue;
-                    strncat(known, ds_sort_algo_name((ds_sort_algo)a), sizeof known - strlen(known) - 1);
-                    strncat(known, ", ", sizeof known - strlen(known) - 1);
-                }
-                return usage_error("--sort '%s': unknown sort; known: %sall", arg, known);
-            }
-            dest->sort = arg;
-            break;
-        case OPT_SHUFFLE:
-            dest->shuffle = 1;
-            break;
-        case OPT_SIZE:
-            if (!parse_pair(arg, MAX_IMAGE_SIDE, &dest->width, &dest->height))
-                return usage_error("--size '%s': expected WxH with W and H from 1 to %d", arg, MAX_IMAGE_SIDE);
-            break;
-        case OPT_PRIMITIVE:
-            if ((choice = PARSE_CHOICE("--primitive", arg, primitive_names)) < 0)
-                return DS_ERR_INVALID_ARG;
-            dest->primitive = (ds_primitive)choice;
-            dest->primitive_given = 1;
-            break;
-        case OPT_KEY:
-            if ((choice = PARSE_CHOICE("--key", arg, triangle_key_names)) < 0)
-                return DS_ERR_INVALID_ARG;
-            dest->triangle_key = (ds_triangle_key)choice;
-            break;
-        case OPT_INTEROP:
-            if ((choice = PARSE_CHOICE("--interop", arg, interop_names)) < 0)
-                return DS_ERR_INVALID_ARG;
-            dest->interop = (ds_interop_mode)choice;
-            break;
-        case OPT_KEY_BITS:
-            if (!parse_long(arg, 16, 32, &value) || (value != 16 && value != 24 && value != 32))
-                return usage_error("--key-bits '%s': expected 16, 24 or 32", arg);
-            dest->key_bits = (int)value;
-            break;
-        case OPT_NARROW_KEYS:
-            if (strcmp(arg, "on") != 0 && strcmp(arg, "off") != 0)
-                return usage_error("--narrow-keys '%s': expected on or off", arg);
-            dest->full_width_keys = strcmp(arg, "off") == 0;
-            break;
-        case OPT_ORBIT:
-            if (!parse_float(arg, &dest->orbit_degrees))
-                return usage_error("--orbit '%s': expected an angle in degrees", arg);
-            break;
-        case OPT_ALPHA:
-            if (!parse_float(arg, &dest->alpha) || !(dest->alpha > 0.0f && dest->alpha <= 1.0f))
-                return usage_error("--alpha '%s': expected a number in (0, 1]", arg);
-            break;
-        case OPT_CSV:
-            dest->csv_path = arg;
-            break;
-        case OPT_JSON:
-            dest->json_path = arg;
-            break;
-        case OPT_SCREENSHOT: {
-            size_t length = strlen(arg);
-            if (length < 4 || strcasecmp(arg + length - 4, ".png") != 0)
-                ds_warn("--screenshot %s: the file is a PNG whatever its name", arg);
-            dest->screenshot_path = arg;
-            break;
-        }
-        case OPT_VERIFY:
-            dest->verify = 1;
-            break;
-        case OPT_NO_SORT:
-            dest->no_sort = 1;
-            break;
-        case OPT_NO_CULL:
-            dest->cull = DS_CULL_OFF;
-            break;
-        case OPT_TILES:
-            if ((choice = PARSE_CHOICE("--tiles", arg, tiles_names)) < 0)
-                return DS_ERR_INVALID_ARG;
-            dest->tiles = (ds_tiles_mode)choice;
-            break;
-        case OPT_TILE_PIXELS:
-            if (!parse_long(arg, DS_RENDERER_TILE_PIXELS_MIN, DS_RENDERER_TILE_PIXELS_MAX, &value))
-                return usage_error("--tile-pixels '%s': expected a whole number from %d to %d", arg,
-                                   DS_RENDERER_TILE_PIXELS_MIN, DS_RENDERER_TILE_PIXELS_MAX);
-            dest->tile_pixels = (int)value;
-            break;
-        case OPT_DRAW:
-            if ((choice = PARSE_CHOICE("--draw", arg, draw_names)) < 0)
-                return DS_ERR_INVALID_ARG;
-            dest->draw_form = (ds_draw_form)choice;
-            break;
-        case OPT_VSYNC:
-            dest->vsync = 1;
-            break;
-        case OPT_NO_VSYNC:
-            dest->vsync = 0;
-            break;
-        case OPT_SCRIPT:
-            dest->script_path = arg;
-            break;
-        case OPT_OVERLAY:
-            if ((choice = PARSE_CHOICE("--overlay", arg, overlay_names)) < 0)
-                return DS_ERR_INVALID_ARG;
-            dest->overlay = (ds_overlay_start)choice;
-            break;
-        case OPT_CULL:
-            if ((choice = PARSE_CHOICE("--cull", arg, cull_names)) < 0)
-                return DS_ERR_INVALID_ARG;
-            dest->cull = (ds_cull_mode)choice;
-            break;
-        case OPT_COLOR:
-            dest->color_mode = ds_color_mode_from_name(arg);
-            if (dest->color_mode == DS_COLOR_MODE_COUNT)
-                return usage_error("--color '%s': expected auto, normal, tint, height or file", arg);
-            break;
-        case OPT_TINT:
-            if (!parse_rgb(arg, dest->tint))
-                return usage_error("--tint '%s': expected R,G,B with each in [0, 1]", arg);
-            break;
-        case OPT_BACKGROUND:
-            if (!parse_rgb(arg, dest->background))
-                return usage_error("--background '%s': expected R,G,B with each in [0, 1]", arg);
-            dest->background_given = 1;
-            break;
-        case OPT_OPACITY:
-            dest->opacity = ds_opacity_mode_from_name(arg);
-            if (dest->opacity == DS_OPACITY_MODE_COUNT)
-                return usage_error("--opacity '%s': expected constant or view", arg);
-            break;
-        case OPT_POINT_SIZE:
-            if (!parse_float(arg, &dest->point_size) || !(dest->point_size > 0.0f))
-                return usage_error("--point-size '%s': expected a size > 0 in model units", arg);
-            break;
-        case OPT_MSAA:
-            if (!parse_long(arg, 1, 8, &value) || (value & (value - 1)) || arg[0] < '1' || arg[0] > '8')
-                return usage_error("--msaa '%s': expected 1, 2, 4 or 8", arg);
-            dest->msaa = (int)value;
-            break;
-        case OPT_UP:
-            dest->up = ds_up_axis_from_name(arg);
-            if (dest->up == DS_UP_COUNT)
-                return usage_error("--up '%s': expected +x, -x, +y, -y, +z or -z", arg);
-            break;
-        case OPT_CAMERA: {
-            /* Checked now, so that a bad line fails before anything runs;
-             * the runners parse it again against the model's camera. */
-            ds_camera scratch = {0};
-            if (ds_camera_parse(arg, "--camera", &scratch) != DS_OK) {
-                /* ds_camera_parse has logged the one error line. */
-                usage_line(stderr);
-                return DS_ERR_INVALID_ARG;
-            }
-            dest->camera = arg;
-            break;
-        }
-        case OPT_CAMERA_FILE:
-            dest->camera_file = arg;
-            break;
-        case OPT_COMPARE:
-            if (parse_compare_list(arg, dest) != DS_OK)
-                return DS_ERR_INVALID_ARG; /* the one line and the usage are out */
-            break;
-        case OPT_DIFF_DIR:
-            if (!*arg)
-                return usage_error("--diff-dir '': expected a folder");
-            dest->diff_dir = arg;
-            break;
-        case OPT_TIMELINE:
-            if (!*arg)
-                return usage_error("--timeline '': expected a file name");
-            dest->timeline_path = arg;
-            break;
-        case OPT_HELP:
-            ds_cli_usage(stdout);
-            *exit_now = 1;
-            return DS_OK;
-        case OPT_VERSION:
-            printf("depthsort %s\n", DS_VERSION);
-            *exit_now = 1;
-            return DS_OK;
-        case ':':
-            return usage_error("option '%s' needs a value", name);
-        default:
-            return usage_error("unknown option '%s'", name);
-        }
-    }
+    if (dest->model_path)
+        return usage_error("more than one model given ('%s' and '%s')", dest->model_path, path);
+    dest->model_path = path;
+    return DS_OK;
+}
+
+/* What one option alone cannot refuse. */
+static ds_status check_combinations(const ds_options *dest)
+{
     if (dest->model_path && dest->scene)
         return usage_error("give a model or --scene, not both ('%s' and --scene %s)", dest->model_path,
                            dest->scene);
@@ -794,4 +709,149 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
                                    "points (points are sorted by their own distance)",
                                    ds_compare_item_name(dest->compare_items[i]));
     return DS_OK;
+}
+
+/* The options of a shape of their own (option_shapes has the others). */
+static ds_status parse_special(int c, const char *arg, const char *name, ds_options *dest,
+                               int *exit_now)
+{
+    long value;
+    switch (c) {
+    case OPT_SCENE: {
+        char scene[64];
+        size_t triangles;
+        if (ds_scene_parse(arg, scene, sizeof scene, &triangles) != DS_OK) {
+            /* ds_scene_parse has logged the one error line. */
+            usage_line(stderr);
+            return DS_ERR_INVALID_ARG;
+        }
+        dest->scene = arg;
+        break;
+    }
+    case OPT_SORT:
+        if (!strcmp(arg, DS_SORT_GL_NAME)) {
+            dest->stages = DS_STAGES_GL;
+        } else if (!strcmp(arg, "all")) {
+            dest->stages = DS_STAGES_AUTO;
+        } else if (ds_sort_algo_from_name(arg) != DS_SORT_ALGO_COUNT) {
+            dest->stages = DS_STAGES_SORTER;
+        } else {
+            char known[256] = DS_SORT_GL_NAME ", ";
+            for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
+                if (!ds_sort_algo_built((ds_sort_algo)a))
+                    continue;
+                strncat(known, ds_sort_algo_name((ds_sort_algo)a), sizeof known - strlen(known) - 1);
+                strncat(known, ", ", sizeof known - strlen(known) - 1);
+            }
+            return usage_error("--sort '%s': unknown sort; known: %sall", arg, known);
+        }
+        dest->sort = arg;
+        break;
+    case OPT_KEY_BITS:
+        if (!parse_long(arg, 16, 32, &value) || (value != 16 && value != 24 && value != 32))
+            return usage_error("--key-bits '%s': expected 16, 24 or 32", arg);
+        dest->key_bits = (int)value;
+        break;
+    case OPT_NARROW_KEYS:
+        if (strcmp(arg, "on") != 0 && strcmp(arg, "off") != 0)
+            return usage_error("--narrow-keys '%s': expected on or off", arg);
+        dest->full_width_keys = strcmp(arg, "off") == 0;
+        break;
+    case OPT_SCREENSHOT: {
+        size_t length = strlen(arg);
+        if (length < 4 || strcasecmp(arg + length - 4, ".png") != 0)
+            ds_warn("--screenshot %s: the file is a PNG whatever its name", arg);
+        dest->screenshot_path = arg;
+        break;
+    }
+    case OPT_COLOR:
+        dest->color_mode = ds_color_mode_from_name(arg);
+        if (dest->color_mode == DS_COLOR_MODE_COUNT)
+            return usage_error("--color '%s': expected auto, normal, tint, height or file", arg);
+        break;
+    case OPT_OPACITY:
+        dest->opacity = ds_opacity_mode_from_name(arg);
+        if (dest->opacity == DS_OPACITY_MODE_COUNT)
+            return usage_error("--opacity '%s': expected constant or view", arg);
+        break;
+    case OPT_MSAA:
+        if (!parse_long(arg, 1, 8, &value) || (value & (value - 1)) || arg[0] < '1' || arg[0] > '8')
+            return usage_error("--msaa '%s': expected 1, 2, 4 or 8", arg);
+        dest->msaa = (int)value;
+        break;
+    case OPT_UP:
+        dest->up = ds_up_axis_from_name(arg);
+        if (dest->up == DS_UP_COUNT)
+            return usage_error("--up '%s': expected +x, -x, +y, -y, +z or -z", arg);
+        break;
+    case OPT_CAMERA: {
+        /* Checked now, so that a bad line fails before anything runs;
+         * the runners parse it again against the model's camera. */
+        ds_camera scratch = {0};
+        if (ds_camera_parse(arg, "--camera", &scratch) != DS_OK) {
+            /* ds_camera_parse has logged the one error line. */
+            usage_line(stderr);
+            return DS_ERR_INVALID_ARG;
+        }
+        dest->camera = arg;
+        break;
+    }
+    case OPT_COMPARE:
+        if (parse_compare_list(arg, dest) != DS_OK)
+            return DS_ERR_INVALID_ARG; /* the one line and the usage are out */
+        break;
+    case OPT_HELP:
+        ds_cli_usage(stdout);
+        *exit_now = 1;
+        return DS_OK;
+    case OPT_VERSION:
+        printf("depthsort %s\n", DS_VERSION);
+        *exit_now = 1;
+        return DS_OK;
+    case ':':
+        return usage_error("option '%s' needs a value", name);
+    default:
+        return usage_error("unknown option '%s'", name);
+    }
+    return DS_OK;
+}
+
+ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
+{
+    ds_status status;
+    set_defaults(dest);
+    *exit_now = 0;
+    optind = 0; /* glibc: restart scanning, so that parsing can repeat */
+    opterr = 0; /* we print our own one-line errors */
+    int previous = 1;
+    for (;;) {
+        int c = getopt_long(argc, argv, "+:", long_options, NULL);
+        if (c == -1) {
+            if (optind >= argc)
+                break;
+            if (!strcmp(argv[optind - 1], "--")) {
+                /* After "--" everything is positional. */
+                for (; optind < argc; optind++)
+                    if ((status = take_model(argv[optind], dest)))
+                        return status;
+                break;
+            }
+            /* A positional argument; '+' stopped at it, so take it and go on
+             * (options may follow the model). */
+            if ((status = take_model(argv[optind], dest)))
+                return status;
+            optind++;
+            previous = optind;
+            continue;
+        }
+        const char *arg = optarg;
+        const char *name = argv[previous];
+        previous = optind;
+        int shaped;
+        if ((status = parse_shaped(c, arg, dest, &shaped)))
+            return status;
+        if (!shaped && ((status = parse_special(c, arg, name, dest, exit_now)) || *exit_now))
+            return status;
+    }
+    return check_combinations(dest);
 }
