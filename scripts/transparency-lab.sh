@@ -92,18 +92,21 @@ done >>"$out/all.csv"
             }
             NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
             {
-                # The GPU name is quoted and may hold commas: count from the end.
-                off = NF - 27
+                # The GPU, CPU, OS and command line are quoted and may hold
+                # commas: count from the end. Rows of one frame each (a
+                # frame number) follow the rows of medians.
+                off = NF - 31
+                if ($(16 + off) != "") next
                 if (!printed) {
-                    printf "\n%s, %s, %s frames\n\n", name, $(3 + off) "x" $(4 + off), $(5 + off)
+                    printf "\n%s, %s, %s frames\n\n", name, $(6 + off) "x" $(7 + off), $(8 + off)
                     print "| technique | frame ms | RMSE | PSNR dB | SSIM | max | bad >2 % | bad >8 % |"
                     print "|---|---:|---:|---:|---:|---:|---:|---:|"
                     printed = 1
                 }
-                printf "| %s | %.3f | %s | %s | %s | %s | %s | %s |\n", $(12 + off), $(13 + off),
-                    cell($(15 + off), $(22 + off)), cell($(16 + off), $(23 + off)),
-                    cell($(17 + off), $(24 + off)), cell($(18 + off), $(25 + off)),
-                    cell($(19 + off), $(26 + off), 1), cell($(20 + off), $(27 + off), 1)
+                printf "| %s | %.3f | %s | %s | %s | %s | %s | %s |\n", $(15 + off), $(17 + off),
+                    cell($(19 + off), $(26 + off)), cell($(20 + off), $(27 + off)),
+                    cell($(21 + off), $(28 + off)), cell($(22 + off), $(29 + off)),
+                    cell($(23 + off), $(30 + off), 1), cell($(24 + off), $(31 + off), 1)
             }' "$out/$name.csv"
         grep -E "^  (reference|A-buffer):" "$out/$name.txt" | sed 's/^  /\n/'
         echo

@@ -40,7 +40,7 @@ static const char *const names[TECHNIQUES] = {"unsorted", "sorted", "key-farthes
 static const char *const metrics[6] = {"rmse", "psnr", "ssim", "max_err", "bad_2", "bad_8"};
 
 static char work_dir[256];
-static char all_json[65536], all_csv[16384], all_err[16384];
+static char all_json[65536], all_csv[65536], all_err[16384], all_out[65536];
 
 /* Runs depthsort in work_dir (run_program.h). */
 static void run(const char *const *args, run_result *dest)
@@ -136,7 +136,7 @@ static int setup(void **state)
     static run_result result;
     const char *args[] = {"--headless", "--scene", "planes:2000", "--size", "160x120", "--frames",
                           "2", "--compare", "all", "--json", "all.json", "--csv", "all.csv",
-                          "--diff-dir", "diffs", NULL};
+                          "--diff-dir", "diffs", "--plot", "plots", NULL};
     run(args, &result);
     fprintf(stderr, "%s%s", result.out, result.err);
     if (result.exit_status != 0)
@@ -147,6 +147,7 @@ static int setup(void **state)
     snprintf(path, sizeof path, "%s/all.csv", work_dir);
     read_text(path, all_csv, sizeof all_csv);
     snprintf(all_err, sizeof all_err, "%s", result.err);
+    snprintf(all_out, sizeof all_out, "%s", result.out);
     return 0;
 }
 
@@ -167,14 +168,16 @@ static void json_and_csv_carry_every_technique_and_field(void **state)
     assert_non_null(strstr(all_json, "\"frames\": 2"));
     assert_non_null(strstr(all_json, "\"bytes_per_pixel\": "));
     assert_non_null(strstr(all_json, "\"reference_frame_ms\": "));
-    const char *header = "model,gpu,width,height,frames,commit,sort,key,key_bits,alpha,primitive,"
-                         "name,frame_ms,wall_ms,rmse,psnr,ssim,max_err,bad_2,bad_8,worst_frame,"
-                         "rmse_worst,psnr_worst,ssim_worst,max_err_worst,bad_2_worst,bad_8_worst\n";
+    const char *header = "model,gpu,cpu,os,command,width,height,frames,commit,sort,key,key_bits,"
+                         "alpha,primitive,name,frame,frame_ms,wall_ms,rmse,psnr,ssim,max_err,"
+                         "bad_2,bad_8,worst_frame,rmse_worst,psnr_worst,ssim_worst,"
+                         "max_err_worst,bad_2_worst,bad_8_worst\n";
     assert_memory_equal(all_csv, header, strlen(header));
+    /* A row of medians per technique, then one per technique and frame. */
     int rows = 0;
     for (const char *c = all_csv; *c; c++)
         rows += *c == '\n';
-    assert_int_equal(rows, 1 + TECHNIQUES);
+    assert_int_equal(rows, 1 + TECHNIQUES + 2 * TECHNIQUES);
     for (int t = 0; t < TECHNIQUES; t++) {
         char object[2048], fields[40][64];
         double value;
@@ -183,16 +186,31 @@ static void json_and_csv_carry_every_technique_and_field(void **state)
         double worst_frame = number(object, "worst_frame");
         assert_true(worst_frame == 0.0 || worst_frame == 1.0);
         int csv_count = csv_fields(all_csv, names[t], fields, 40);
-        assert_int_equal(csv_count, 27);
-        assert_string_equal(fields[11], names[t]);
+        assert_int_equal(csv_count, 31);
+        assert_string_equal(fields[14], names[t]);
+        assert_string_equal(fields[15], ""); /* the medians' row */
+        /* The frames' rows: their RMSE's mean (the median of two) and
+         * largest are the summary's median and worst. */
+        char frame_fields[2][40][64], key[80];
+        for (int f = 0; f < 2; f++) {
+            snprintf(key, sizeof key, "%s,%d", names[t], f);
+            assert_int_equal(csv_fields(all_csv, key, frame_fields[f], 40), 31);
+            assert_string_equal(frame_fields[f][24], ""); /* no worst frame */
+            assert_true(strtod(frame_fields[f][16], NULL) > 0.0); /* its frame time */
+        }
+        double rmse0 = strtod(frame_fields[0][18], NULL), rmse1 = strtod(frame_fields[1][18], NULL);
+        assert_true(fabs(0.5 * (rmse0 + rmse1) - strtod(fields[18], NULL)) <=
+                    1e-4 * (1.0 + rmse0 + rmse1));
+        assert_true(fabs((rmse0 > rmse1 ? rmse0 : rmse1) - strtod(fields[25], NULL)) <=
+                    1e-4 * (1.0 + rmse0 + rmse1));
         for (int m = 0; m < 6; m++) {
             char worst[32];
             snprintf(worst, sizeof worst, "%s_worst", metrics[m]);
             /* The median in the JSON is the CSV's (inf there, null here). */
             if (field(object, metrics[m], &value))
-                assert_true(fabs(strtod(fields[14 + m], NULL) - value) <= 1e-4 * (1.0 + fabs(value)));
+                assert_true(fabs(strtod(fields[18 + m], NULL) - value) <= 1e-4 * (1.0 + fabs(value)));
             else
-                assert_string_equal(fields[14 + m], "inf");
+                assert_string_equal(fields[18 + m], "inf");
             assert_true(field(object, worst, &value) || !strcmp(metrics[m], "psnr"));
         }
     }
@@ -273,6 +291,47 @@ static void diff_dir_holds_the_worst_frames(void **state)
     }
 }
 
+/* The table: fps and the ratio to the first row, the columns' meanings
+ * and units under it; --plot: the frame-time and error plots, drawn (PNG,
+ * 1280x720) with the data and scripts beside them: one column per
+ * technique, a row per frame. Without gnuplot, one line says so. */
+static void table_explains_and_plots_are_drawn(void **state)
+{
+    (void)state;
+    if (!strstr(all_out, "x first") || !strstr(all_out, "\n  rmse: root mean square error") ||
+        !strstr(all_out, "in levels of 255"))
+        fail_msg("the table lacks its ratio column or its legend:\n%s", all_out);
+    int gnuplot = !strstr(all_err, "gnuplot not found");
+    static const char *const plots[2] = {"frame-times", "errors"};
+    for (int p = 0; p < 2; p++) {
+        char path[600], text[8192];
+        snprintf(path, sizeof path, "%s/plots/%s.dat", work_dir, plots[p]);
+        read_text(path, text, sizeof text);
+        int lines = 0;
+        for (const char *c = text; *c; c++)
+            lines += *c == '\n';
+        assert_int_equal(lines, 1 + 2); /* the names, then frames 0 and 1 */
+        for (int t = 0; t < TECHNIQUES; t++) {
+            char quoted[64];
+            snprintf(quoted, sizeof quoted, " \"%s\"", names[t]);
+            assert_non_null(strstr(text, quoted));
+        }
+        snprintf(path, sizeof path, "%s/plots/%s.gp", work_dir, plots[p]);
+        read_text(path, text, sizeof text);
+        assert_non_null(strstr(text, "plot for [i=2:11] "));
+        if (!gnuplot)
+            continue;
+        int width = 0, height = 0, channels = 0;
+        snprintf(path, sizeof path, "%s/plots/%s.png", work_dir, plots[p]);
+        unsigned char *pixels = stbi_load(path, &width, &height, &channels, 4);
+        if (!pixels)
+            fail_msg("%s: %s", path, stbi_failure_reason());
+        assert_int_equal(width, 1280);
+        assert_int_equal(height, 720);
+        stbi_image_free(pixels);
+    }
+}
+
 /* A bad input: exit status `status`, one line on stderr naming `needle`,
  * and nothing drawn (no table, no "compare on" line). */
 static void check_refused(const char *const *args, int status, const char *needle)
@@ -347,6 +406,7 @@ int main(void)
         cmocka_unit_test(sorting_is_not_exact_on_intersecting_planes),
         cmocka_unit_test(unsorted_is_worse_than_sorted_on_shells),
         cmocka_unit_test(diff_dir_holds_the_worst_frames),
+        cmocka_unit_test(table_explains_and_plots_are_drawn),
         cmocka_unit_test(bad_inputs_fail_before_the_first_frame),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

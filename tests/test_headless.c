@@ -258,11 +258,14 @@ static void test_state_fields(void **state)
         assert_timestamp(csv_value(&header, &row, "timestamp"));
         assert_true(!strncmp(csv_value(&header, &row, "camera"), "eye=", 4));
         snprintf(first_row_sort, sizeof first_row_sort, "%s", csv_value(&header, &row, "sort"));
-        /* The hand-over: GPU time, none where the host ran the stages. */
+        /* The hand-over: GPU time, none where the host ran the stages,
+         * and a stage that did not run is an empty cell, not 0. */
         double handover = atof(csv_value(&header, &row, "handover_ms"));
         assert_true(handover >= 0.0);
         if (!strcmp(csv_value(&header, &row, "interop"), "none"))
-            assert_true(handover == 0.0);
+            assert_string_equal(csv_value(&header, &row, "handover_ms"), "");
+        else /* triangles on the GPU: no per-vertex distances */
+            assert_string_equal(csv_value(&header, &row, "distances_ms"), "");
         rows++;
     }
     assert_int_equal(rows, 3);
@@ -291,11 +294,27 @@ static void test_state_fields(void **state)
     assert_string_equal(value, first_row_sort);
     json_value(json, "frames", value, sizeof value);
     assert_string_equal(value, "3");
-    const char *interop_ms = strstr(json, "\"interop_ms\": {\"median\": ");
-    const char *handover_ms = strstr(json, "\"handover_ms\": {\"median\": ");
+    /* Every stage, in the table's order: its statistics, or null where
+     * it did not run (the triangles' distances on the GPU, the hand-over
+     * on the CPU path). */
+    const char *interop_ms = strstr(json, "\"interop_ms\": ");
+    const char *handover_ms = strstr(json, "\"handover_ms\": ");
     const char *draw_ms = strstr(json, "\"draw_ms\": {\"median\": ");
     assert_true(interop_ms && handover_ms && draw_ms);
     assert_true(interop_ms < handover_ms && handover_ms < draw_ms);
+    assert_non_null(strstr(json, !strcmp(interop, "none") ? "\"handover_ms\": null"
+                                                           : "\"distances_ms\": null"));
+    assert_non_null(strstr(draw_ms, "\"mean\": "));
+    assert_non_null(strstr(draw_ms, "\"sd\": "));
+    assert_non_null(strstr(json, "\"gpu_fps\": "));
+    assert_non_null(strstr(json, "\"total_ms\": "));
+    /* Where it ran: the host and the command line. */
+    json_value(json, "cpu", value, sizeof value);
+    assert_non_null(strstr(value, "threads"));
+    json_value(json, "os", value, sizeof value);
+    assert_true(value[0] != '\0');
+    json_value(json, "command", value, sizeof value);
+    assert_non_null(strstr(value, " --headless --scene planes:1000 --frames 3 "));
     json_value(json, "timing", value, sizeof value);
     assert_non_null(strstr(value, "handover: GPU time (GL timestamps)"));
     assert_non_null(strstr(r.out, "\n  handover: GPU time (GL timestamps)"));
@@ -897,14 +916,35 @@ static void test_gl_stages(void **state)
 
     static const char *const all[] = {
         "--headless", "--scene", "planes:1000", "--frames", "2", "--size", "64x48", "--sort", "all",
-        "--interop", "none", "--json", "all.json", NULL};
+        "--interop", "none", "--json", "all.json", "--plot", "all-plots", NULL};
     run_ok(all, "--sort all", &r);
+    /* --plot: a frame-time column per run, a row per frame. */
+    work_path("all-plots/frame-times.dat", path, sizeof path);
+    read_text(path, json, sizeof json);
+    if (strncmp(json, "frame \"gl\" \"cpu\"\n0 ", 17) || count_of(json, "\n") != 3)
+        fail_msg("--plot: frame-times.dat is not frame, gl, cpu over 2 frames:\n%s", json);
     work_path("all.json", path, sizeof path);
     read_text(path, json, sizeof json);
     const char *first = strstr(json, "{\"sort\": \"gl\"");
     const char *second = strstr(json, "{\"sort\": \"cpu\"");
     if (!first || !second || first > second || count_of(json, "{\"sort\": ") != 2)
         fail_msg("--sort all on the CPU path: not gl, then cpu:\n%s", json);
+    /* The two side by side, the GPU sorts named as left out and why. */
+    const char *summary = strstr(r.out, "\nsummary: GPU frame time");
+    if (!summary || !strstr(summary, "\n  gl ") || !strstr(summary, "\n  cpu ") ||
+        !strstr(summary, "x first"))
+        fail_msg("--sort all: no summary with a row each:\n%s", r.out);
+    static const char *const gpu_sorts[] = {"cub", "radix", "hybrid", "quick", "bitonic0",
+                                            "bitonic1", "bitonic2"};
+    for (size_t i = 0; i < sizeof gpu_sorts / sizeof gpu_sorts[0]; i++) {
+        char entry[64];
+        snprintf(entry, sizeof entry, "{\"name\": \"%s\", \"why\": \"", gpu_sorts[i]);
+        if (!strstr(json, entry))
+            fail_msg("--sort all on the CPU path: %s not said to be skipped:\n%s", gpu_sorts[i],
+                     json);
+    }
+    if (!strstr(r.out, "\nskipped cub, radix, hybrid, quick, bitonic0, bitonic1, bitonic2: "))
+        fail_msg("--sort all: the GPU sorts are not said to be skipped:\n%s", r.out);
 }
 
 /* One frame with a start camera (none: the orbit's framing) into png, and

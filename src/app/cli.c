@@ -74,6 +74,7 @@ enum {
     OPT_COMPARE,
     OPT_DIFF_DIR,
     OPT_TIMELINE,
+    OPT_PLOT,
     OPT_NARROW_KEYS,
     OPT_HELP,
     OPT_VERSION,
@@ -121,6 +122,7 @@ static const struct option long_options[] = {
     {"compare", required_argument, NULL, OPT_COMPARE},
     {"diff-dir", required_argument, NULL, OPT_DIFF_DIR},
     {"timeline", required_argument, NULL, OPT_TIMELINE},
+    {"plot", required_argument, NULL, OPT_PLOT},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -291,6 +293,9 @@ void ds_cli_usage(void *stream)
             "  --verify              check every frame's order against the CPU sort\n"
             "  --timeline FILE       write the last 8 timed frames' host, GL and CUDA\n"
             "                        events on one clock as CSV (docs/performance.md)\n"
+            "  --plot DIR            plot each frame's time (and with --compare each\n"
+            "                        technique's error) with gnuplot: .png, .pdf, and the\n"
+            "                        .dat and .gp files that draw them, into DIR\n"
             "\n"
             "Transparency comparison (headless; docs/transparency.md):\n"
             "  --compare LIST        each technique's image error against the exact\n"
@@ -518,6 +523,7 @@ static const option_shape option_shapes[] = {
     {.id = OPT_DIFF_DIR, .kind = SHAPE_NONEMPTY, .field = FIELD(diff_dir), .expected = "a folder"},
     {.id = OPT_TIMELINE, .kind = SHAPE_NONEMPTY, .field = FIELD(timeline_path),
      .expected = "a file name"},
+    {.id = OPT_PLOT, .kind = SHAPE_NONEMPTY, .field = FIELD(plot_dir), .expected = "a folder"},
     {.id = OPT_PRIMITIVE, .kind = SHAPE_CHOICE, .field = FIELD(primitive),
      .given = FIELD(primitive_given), NAMES(primitive_names)},
     {.id = OPT_KEY, .kind = SHAPE_CHOICE, .field = FIELD(triangle_key), NAMES(triangle_key_names)},
@@ -820,6 +826,8 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now)
 {
     ds_status status;
     set_defaults(dest);
+    dest->argc = argc;
+    dest->argv = argv;
     *exit_now = 0;
     optind = 0; /* glibc: restart scanning, so that parsing can repeat */
     opterr = 0; /* we print our own one-line errors */

@@ -135,6 +135,9 @@ typedef struct ds_options {
     int compare_count;
     int compare_all;          /* LIST was `all` (key-* leave out points) */
     const char *diff_dir;     /* --diff-dir DIR: heatmaps of the worst frames */
+    const char *plot_dir;     /* --plot DIR: frame-time (and error) plots */
+    int argc;                 /* the command line, as given (for reports) */
+    char **argv;
 } ds_options;
 
 /* Fills defaults, then parses argv with getopt_long. Returns DS_OK, or

@@ -38,6 +38,7 @@
 #include "image_write.h"
 #include "output_file.h"
 #include "mesh.h"
+#include "plot.h"
 #include "renderer.h"
 #include "setup.h"
 
@@ -65,6 +66,9 @@ typedef struct item_run {
     double median[METRIC_COUNT], worst[METRIC_COUNT];
     int worst_frame;          /* the frame of the highest RMSE */
     double frame_ms;          /* median GPU frame time (GL timestamps) */
+    double frame_mean_ms, frame_sd_ms; /* their mean and sample standard
+                                 deviation */
+    double *frame_times;      /* per timed frame, in order (NaN: none) */
     double wall_ms;           /* host time per timed frame, finished */
     size_t timed;             /* frames with a frame time */
 } item_run;
@@ -273,22 +277,34 @@ static ds_status time_phase(compare_state *s)
         while (ds_renderer_next_timings(renderer, &t))
             ; /* the warm-up's, and the error phase's */
         run->timed = 0;
+        /* The renderer hands back every frame once, in order, so the k-th
+         * timings are the k-th timed frame's. */
+        size_t collected = 0;
+        for (int f = 0; f < frames; f++)
+            run->frame_times[f] = NAN;
         double start = ds_now_ms();
         for (int f = 0; f < frames; f++) {
             ds_headless_orbit_camera(&s->camera, &s->mesh, s->start_yaw, s->opts->orbit_degrees,
                                      f, frames);
             if ((status = ds_renderer_frame(renderer, &s->camera, DS_RENDERER_OWN_FRAMEBUFFER)))
                 return status;
-            while (ds_renderer_next_timings(renderer, &t))
-                if (t.frame_ms > 0.0f && run->timed < (size_t)frames)
+            while (collected < (size_t)frames && ds_renderer_next_timings(renderer, &t))
+                if ((run->frame_times[collected++] = t.frame_ms > 0.0f ? t.frame_ms : NAN) > 0.0)
                     times[run->timed++] = t.frame_ms;
         }
         if ((status = ds_renderer_finish(renderer)))
             return status;
         run->wall_ms = (ds_now_ms() - start) / frames;
-        while (ds_renderer_next_timings(renderer, &t))
-            if (t.frame_ms > 0.0f && run->timed < (size_t)frames)
+        while (collected < (size_t)frames && ds_renderer_next_timings(renderer, &t))
+            if ((run->frame_times[collected++] = t.frame_ms > 0.0f ? t.frame_ms : NAN) > 0.0)
                 times[run->timed++] = t.frame_ms;
+        double sum = 0.0, squares = 0.0;
+        for (size_t i = 0; i < run->timed; i++)
+            sum += times[i];
+        run->frame_mean_ms = run->timed ? sum / (double)run->timed : 0.0;
+        for (size_t i = 0; i < run->timed; i++)
+            squares += (times[i] - run->frame_mean_ms) * (times[i] - run->frame_mean_ms);
+        run->frame_sd_ms = run->timed > 1 ? sqrt(squares / (double)(run->timed - 1)) : 0.0;
         run->frame_ms = median_of(times, run->timed, s->scratch);
     }
     return DS_OK;
@@ -346,7 +362,7 @@ static ds_status write_diffs(compare_state *s)
 /* What the table, the CSV and the JSON say about the run. */
 typedef struct compare_setup {
     const char *gpu, *driver, *label, *timestamp, *camera, *sort, *key, *primitive, *color,
-        *opacity, *interop;
+        *opacity, *interop, *cpu, *os, *command;
     ds_abuffer_info abuffer;
     const item_run *reference, *sorted;
 } compare_setup;
@@ -376,7 +392,8 @@ static void print_table(const compare_state *s, const compare_setup *setup)
     printf("  state: sort %s, key %s, key bits %d, alpha %.3g, color %s, opacity %s, msaa %d\n",
            setup->sort, setup->key, o->key_bits ? o->key_bits : 32, (double)o->alpha,
            setup->color, setup->opacity, ds_renderer_msaa(main_renderer(s)));
-    printf("  camera: %s\n", setup->camera);
+    printf("  camera: %s\n  host: %s; %s\n  command: %s\n", setup->camera, setup->cpu,
+           setup->os, setup->command);
     printf("  reference: abuffer (exact), %.3f ms a frame; sorted draw %.3f ms a frame "
            "(GPU frame time, median)\n",
            setup->reference->frame_ms, setup->sorted->frame_ms);
@@ -388,12 +405,15 @@ static void print_table(const compare_state *s, const compare_setup *setup)
            setup->abuffer.peeled_frames, DS_ABUFFER_SORTED_FRAGMENTS);
     printf("  error against the reference, median / worst over the frames; worst frame: highest "
            "RMSE\n\n");
-    printf("  %-13s %9s %17s %17s %15s %9s %17s %17s %5s\n", "technique", "frame ms", "rmse",
-           "psnr dB", "ssim", "max", "bad >2", "bad >8", "worst");
+    printf("  %-13s %9s %8s %7s %17s %17s %15s %9s %17s %17s %5s\n", "technique", "frame ms",
+           "fps", "x first", "rmse", "psnr dB", "ssim", "max", "bad >2", "bad >8", "worst");
+    const item_run *first = NULL;
     for (int r = 0; r < s->run_count; r++) {
         const item_run *run = &s->runs[r];
         if (!run->listed)
             continue;
+        if (!first)
+            first = run;
         char cells[METRIC_COUNT][64];
         for (int m = 0; m < METRIC_COUNT; m++) {
             char median[24], worst[24];
@@ -401,10 +421,21 @@ static void print_table(const compare_state *s, const compare_setup *setup)
             format_metric(worst, sizeof worst, m, run->worst[m]);
             snprintf(cells[m], sizeof cells[m], "%s / %s", median, worst);
         }
-        printf("  %-13s %9.3f %17s %17s %15s %9s %17s %17s %5d\n", ds_compare_item_name(run->item),
-               run->frame_ms, cells[M_RMSE], cells[M_PSNR], cells[M_SSIM], cells[M_MAX],
-               cells[M_BAD_2], cells[M_BAD_8], run->worst_frame);
+        printf("  %-13s %9.3f %8.1f %7.2f %17s %17s %15s %9s %17s %17s %5d\n",
+               ds_compare_item_name(run->item), run->frame_ms,
+               run->frame_ms > 0.0 ? 1000.0 / run->frame_ms : 0.0,
+               first->frame_ms > 0.0 ? run->frame_ms / first->frame_ms : 0.0, cells[M_RMSE],
+               cells[M_PSNR], cells[M_SSIM], cells[M_MAX], cells[M_BAD_2], cells[M_BAD_8],
+               run->worst_frame);
     }
+    printf("\n  frame ms: the technique's own GPU frame time, median over the frames (GL "
+           "timestamps); fps: 1000 / frame ms; x first: frame ms over the first row's\n"
+           "  rmse: root mean square error of the R, G, B values, in levels of 255 (8-bit "
+           "steps); psnr: 20 log10(255 / rmse), in dB, inf for identical images\n"
+           "  ssim: structural similarity of the luma, 1 for identical images; max: the "
+           "largest error of any channel, in levels of 255\n"
+           "  bad >2, bad >8: the share of pixels with some channel off by more than 2 (8) "
+           "levels of 255; worst: the frame of the highest rmse\n");
 }
 
 /* A metric as JSON: infinite PSNR (identical images) is null. */
@@ -426,7 +457,10 @@ static ds_status write_json(FILE *file, const char *path, const compare_state *s
         {"primitive", setup->primitive}, {"interop", setup->interop}, {"sort", setup->sort},
         {"key", setup->key}, {"color", setup->color}, {"opacity", setup->opacity},
         {"up", ds_up_axis_name(o->up)}, {"camera", setup->camera},
-        {"reference", "abuffer"},
+        {"reference", "abuffer"}, {"cpu", setup->cpu}, {"os", setup->os},
+        {"command", setup->command},
+        {"units", "rmse and max_err in levels of 255 (8-bit steps); psnr in dB; bad_2 and bad_8 "
+                  "shares of the pixels; times in ms"},
     };
     fprintf(file, "{\n");
     for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
@@ -457,8 +491,11 @@ static ds_status write_json(FILE *file, const char *path, const compare_state *s
         const item_run *run = &s->runs[r];
         if (!run->listed)
             continue;
-        fprintf(file, "%s    {\"name\": \"%s\", \"frame_ms\": %.5f, \"wall_ms\": %.5f",
-                first ? "" : ",\n", ds_compare_item_name(run->item), run->frame_ms, run->wall_ms);
+        fprintf(file, "%s    {\"name\": \"%s\", \"frame_ms\": %.5f, \"frame_mean_ms\": %.5f, "
+                      "\"frame_sd_ms\": %.5f, \"fps\": %.2f, \"wall_ms\": %.5f",
+                first ? "" : ",\n", ds_compare_item_name(run->item), run->frame_ms,
+                run->frame_mean_ms, run->frame_sd_ms,
+                run->frame_ms > 0.0 ? 1000.0 / run->frame_ms : 0.0, run->wall_ms);
         for (int m = 0; m < METRIC_COUNT; m++) {
             fprintf(file, ", \"%s\": ", metric_names[m]);
             json_number(file, run->median[m]);
@@ -475,14 +512,35 @@ static ds_status write_json(FILE *file, const char *path, const compare_state *s
     return ds_headless_close_written(file, path);
 }
 
-/* One row per technique; each row repeats the run's settings, so that
- * the CSVs of several models concatenate (under one header). */
+/* The columns every row of the CSV starts with: the run's settings. */
+static void csv_settings(FILE *file, const compare_state *s, const compare_setup *setup,
+                         const item_run *run)
+{
+    const ds_options *o = s->opts;
+    ds_headless_csv_string(file, setup->label);
+    fputc(',', file);
+    ds_headless_csv_string(file, setup->gpu);
+    fputc(',', file);
+    ds_headless_csv_string(file, setup->cpu);
+    fputc(',', file);
+    ds_headless_csv_string(file, setup->os);
+    fputc(',', file);
+    ds_headless_csv_string(file, setup->command);
+    fprintf(file, ",%d,%d,%d,%s,%s,%s,%d,%.4g,%s,%s", o->width, o->height, o->frames,
+            ds_build_commit, setup->sort, setup->key, o->key_bits ? o->key_bits : 32,
+            (double)o->alpha, setup->primitive, ds_compare_item_name(run->item));
+}
+
+/* One row per technique (frame empty: the medians over the frames, the
+ * worst values and frame), then one per technique and frame (that
+ * frame's error, and its frame time from the timing phase); each row
+ * repeats the run's settings, so that the CSVs of several models
+ * concatenate (under one header). */
 static ds_status write_csv(FILE *file, const char *path, const compare_state *s,
                            const compare_setup *setup)
 {
-    const ds_options *o = s->opts;
-    fprintf(file, "model,gpu,width,height,frames,commit,sort,key,key_bits,alpha,primitive,name,"
-                  "frame_ms,wall_ms");
+    fprintf(file, "model,gpu,cpu,os,command,width,height,frames,commit,sort,key,key_bits,alpha,"
+                  "primitive,name,frame,frame_ms,wall_ms");
     for (int m = 0; m < METRIC_COUNT; m++)
         fprintf(file, ",%s", metric_names[m]);
     fprintf(file, ",worst_frame");
@@ -493,13 +551,8 @@ static ds_status write_csv(FILE *file, const char *path, const compare_state *s,
         const item_run *run = &s->runs[r];
         if (!run->listed)
             continue;
-        ds_headless_csv_string(file, setup->label);
-        fputc(',', file);
-        ds_headless_csv_string(file, setup->gpu);
-        fprintf(file, ",%d,%d,%d,%s,%s,%s,%d,%.4g,%s,%s,%.5f,%.5f", o->width, o->height, o->frames,
-                ds_build_commit, setup->sort, setup->key, o->key_bits ? o->key_bits : 32,
-                (double)o->alpha, setup->primitive, ds_compare_item_name(run->item), run->frame_ms,
-                run->wall_ms);
+        csv_settings(file, s, setup, run);
+        fprintf(file, ",,%.5f,%.5f", run->frame_ms, run->wall_ms);
         for (int m = 0; m < METRIC_COUNT; m++)
             fprintf(file, isinf(run->median[m]) ? ",inf" : ",%.6g", run->median[m]);
         fprintf(file, ",%d", run->worst_frame);
@@ -507,7 +560,58 @@ static ds_status write_csv(FILE *file, const char *path, const compare_state *s,
             fprintf(file, isinf(run->worst[m]) ? ",inf" : ",%.6g", run->worst[m]);
         fprintf(file, "\n");
     }
+    for (int r = 0; r < s->run_count; r++) {
+        const item_run *run = &s->runs[r];
+        if (!run->listed)
+            continue;
+        for (int f = 0; f < s->opts->frames; f++) {
+            csv_settings(file, s, setup, run);
+            fprintf(file, ",%d,", f);
+            if (isfinite(run->frame_times[f]))
+                fprintf(file, "%.5f", run->frame_times[f]);
+            fprintf(file, ",");
+            for (int m = 0; m < METRIC_COUNT; m++)
+                fprintf(file, isinf(run->metric[m][f]) ? ",inf" : ",%.6g", run->metric[m][f]);
+            fprintf(file, ",");
+            for (int m = 0; m < METRIC_COUNT; m++)
+                fprintf(file, ",");
+            fprintf(file, "\n");
+        }
+    }
     return ds_headless_close_written(file, path);
+}
+
+/* --plot: each listed technique's frame time and RMSE, frame by frame. */
+static ds_status plot_compare(const compare_state *s, const compare_setup *setup)
+{
+    ds_status status;
+    ds_plot_series times[DS_COMPARE_ITEM_COUNT + 2], errors[DS_COMPARE_ITEM_COUNT + 2];
+    int count = 0, missing = 0;
+    size_t frames = (size_t)s->opts->frames;
+    for (int r = 0; r < s->run_count; r++) {
+        const item_run *run = &s->runs[r];
+        if (!run->listed)
+            continue;
+        const char *name = ds_compare_item_name(run->item);
+        times[count] = (ds_plot_series){name, run->frame_times, frames};
+        errors[count++] = (ds_plot_series){name, run->metric[M_RMSE], frames};
+    }
+    char title[512];
+    snprintf(title, sizeof title, "%s, %dx%d on %s: each technique's own GPU frame time",
+             setup->label, s->opts->width, s->opts->height, setup->gpu);
+    const ds_plot_desc time_plot = {.name = "frame-times", .title = title,
+                                    .x_label = "frame of the orbit",
+                                    .y_label = "GPU frame time (ms)", .series = times,
+                                    .series_count = count, .log_y = 1};
+    if ((status = ds_plot_write(s->opts->plot_dir, &time_plot, &missing)))
+        return status;
+    snprintf(title, sizeof title, "%s, %dx%d: error against the exact reference (A-buffer)",
+             setup->label, s->opts->width, s->opts->height);
+    const ds_plot_desc error_plot = {.name = "errors", .title = title,
+                                     .x_label = "frame of the orbit",
+                                     .y_label = "RMSE (levels of 255)", .series = errors,
+                                     .series_count = count};
+    return ds_plot_write(s->opts->plot_dir, &error_plot, &missing);
 }
 
 /* ---- the run ------------------------------------------------------------ */
@@ -599,7 +703,8 @@ int ds_compare_run(const ds_options *opts)
         status = DS_ERR_IO;
         goto done;
     }
-    if (opts->diff_dir && (status = check_diff_dir(opts->diff_dir)))
+    if ((opts->diff_dir && (status = check_diff_dir(opts->diff_dir))) ||
+        (opts->plot_dir && (status = ds_plot_check_dir("--plot", opts->plot_dir))))
         goto done;
     warn_unused(opts);
     time_t now = time(NULL);
@@ -664,13 +769,19 @@ int ds_compare_run(const ds_options *opts)
     size_t frames = (size_t)opts->frames;
     s->scratch = malloc(2 * frames * sizeof(double));
     s->pixels = malloc((size_t)opts->width * (size_t)opts->height * 4);
-    for (int r = 0; r < s->run_count && s->scratch && s->pixels; r++)
+    for (int r = 0; r < s->run_count && s->scratch && s->pixels; r++) {
+        if (!(s->runs[r].frame_times = calloc(frames, sizeof(double)))) {
+            free(s->scratch);
+            s->scratch = NULL;
+            break;
+        }
         for (int m = 0; m < METRIC_COUNT; m++)
             if (!(s->runs[r].metric[m] = calloc(frames, sizeof(double)))) {
                 free(s->scratch);
                 s->scratch = NULL;
                 break;
             }
+    }
     if (!s->scratch || !s->pixels) {
         status = ds_fail(DS_ERR_OUT_OF_MEMORY, "compare: out of host memory");
         goto done;
@@ -690,7 +801,11 @@ int ds_compare_run(const ds_options *opts)
         goto done;
 
     static const char *const key_names[DS_TRIANGLE_KEY_COUNT] = {"farthest", "mean", "centroid"};
+    char cpu[320], os[320], command[2048];
+    ds_app_host_info(cpu, sizeof cpu, os, sizeof os);
+    ds_app_command_line(opts, command, sizeof command);
     compare_setup setup = {
+        .cpu = cpu, .os = os, .command = command,
         .gpu = ds_renderer_gpu_name(first), .driver = driver, .label = label,
         .timestamp = timestamp, .camera = camera_line,
         .sort = ds_app_sort_name(ds_renderer_stages(first), ds_renderer_sort(first)),
@@ -715,6 +830,8 @@ int ds_compare_run(const ds_options *opts)
         if (status)
             goto done;
     }
+    if (opts->plot_dir && (status = plot_compare(s, &setup)))
+        goto done;
     for (int b = 0; b < BITS_COUNT; b++)
         if (s->renderers[b] && ds_renderer_gl_errors(s->renderers[b])) {
             status = ds_fail(DS_ERR_GL, "compare: %u GL errors during the run",
@@ -733,9 +850,11 @@ done:
     for (int b = 0; b < BITS_COUNT; b++)
         ds_renderer_destroy(s->renderers[b]);
     ds_egl_context_destroy(s->context);
-    for (int r = 0; r < s->run_count; r++)
+    for (int r = 0; r < s->run_count; r++) {
+        free(s->runs[r].frame_times);
         for (int m = 0; m < METRIC_COUNT; m++)
             free(s->runs[r].metric[m]);
+    }
     free(s->scratch);
     free(s->pixels);
     ds_mesh_free(&s->mesh);

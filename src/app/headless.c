@@ -29,6 +29,7 @@
 #include "image_write.h"
 #include "mesh.h"
 #include "output_file.h"
+#include "plot.h"
 #include "renderer.h"
 #include "setup.h"
 
@@ -60,6 +61,12 @@ typedef struct algo_run {
     size_t frame_count;
     double wall_ms;           /* host time for the timed frames, finished */
     float median[STAGE_COUNT], p95[STAGE_COUNT], min[STAGE_COUNT];
+    float mean[STAGE_COUNT], sd[STAGE_COUNT]; /* sd: the sample standard
+                                 deviation (n - 1) */
+    int ran[STAGE_COUNT];     /* the stage has a time in some frame: one
+                                 that reads 0 in every frame did not run
+                                 (renderer.h), and its CSV and JSON cells
+                                 are empty */
     float drawn_median;       /* triangles (points) drawn per frame */
     int bits_least, bits_most; /* the key bits the frames' sorts compared */
 } algo_run;
@@ -99,13 +106,24 @@ static void summarise(algo_run *run, float *scratch)
     }
     for (int s = 0; s < STAGE_COUNT; s++) {
         size_t n = 0;
+        double sum = 0.0, squares = 0.0;
+        run->ran[s] = 0;
         for (size_t i = 0; i < run->frame_count; i++)
-            if ((s != STAGE_FRAME && s != STAGE_HANDOVER) || run->frames[i].frame_ms > 0.0f)
-                scratch[n++] = stage_of(&run->frames[i], s);
+            if ((s != STAGE_FRAME && s != STAGE_HANDOVER) || run->frames[i].frame_ms > 0.0f) {
+                float value = stage_of(&run->frames[i], s);
+                scratch[n++] = value;
+                sum += value;
+                run->ran[s] |= value != 0.0f;
+            }
         if (n == 0) {
-            run->median[s] = run->p95[s] = run->min[s] = 0.0f;
+            run->median[s] = run->p95[s] = run->min[s] = run->mean[s] = run->sd[s] = 0.0f;
             continue;
         }
+        double mean = sum / (double)n;
+        for (size_t i = 0; i < n; i++)
+            squares += ((double)scratch[i] - mean) * ((double)scratch[i] - mean);
+        run->mean[s] = (float)mean;
+        run->sd[s] = n > 1 ? (float)sqrt(squares / (double)(n - 1)) : 0.0f;
         qsort(scratch, n, sizeof *scratch, compare_floats);
         run->median[s] = n % 2 ? scratch[n / 2] : 0.5f * (scratch[n / 2 - 1] + scratch[n / 2]);
         size_t rank = (size_t)ceil(0.95 * (double)n);
@@ -114,33 +132,60 @@ static void summarise(algo_run *run, float *scratch)
     }
 }
 
+/* A sort that --sort all leaves out, and why (for the table and JSON). */
+typedef struct skipped_run {
+    const char *name;
+    char why[160];
+} skipped_run;
+
 /* The runs to time, into dest (MAX_RUNS): --sort gl or a NAME, one run;
  * all, the GL stages first (unless they cannot run here, or --shuffle
  * is on, which they do not do), then every registry sort that runs where
- * the renderer runs (GPU sorts on the CUDA path, cpu otherwise); no
- * --sort, what the renderer chose. Returns the count, or -1 (logged). */
-static int select_runs(const ds_options *opts, ds_renderer *renderer, algo_run *dest)
+ * the renderer runs (GPU sorts on the CUDA path, cpu otherwise), each
+ * one left out named in skipped (MAX_RUNS) with its reason; no --sort,
+ * what the renderer chose. Returns the count, or -1 (logged). */
+static int select_runs(const ds_options *opts, ds_renderer *renderer, algo_run *dest,
+                       skipped_run *skipped, int *skipped_count)
 {
     int count = 0;
     int cpu_path = ds_renderer_interop(renderer) == DS_INTEROP_NONE;
+    *skipped_count = 0;
     if (opts->sort && strcmp(opts->sort, "all") == 0) {
         if (opts->shuffle) {
             ds_warn("--sort all: the GL stages do not shuffle; with --shuffle, %s is left out",
                     DS_SORT_GL_NAME);
+            skipped[*skipped_count].name = DS_SORT_GL_NAME;
+            snprintf(skipped[(*skipped_count)++].why, sizeof skipped->why,
+                     "the GL stages do not shuffle (--shuffle)");
         } else {
             /* A probe: the GL stages make their objects now or say why
              * they cannot run on this GL. */
             ds_log_set_quiet(1);
             ds_status probe = ds_renderer_set_stages(renderer, DS_STAGES_GL);
             ds_log_set_quiet(0);
-            if (probe == DS_OK)
+            if (probe == DS_OK) {
                 dest[count++] = (algo_run){.stages = DS_STAGES_GL, .algo = ds_renderer_sort(renderer)};
-            else
+            } else {
                 ds_warn("--sort all: %s is left out: %s", DS_SORT_GL_NAME, ds_last_error());
+                skipped[*skipped_count].name = DS_SORT_GL_NAME;
+                snprintf(skipped[(*skipped_count)++].why, sizeof skipped->why, "%s",
+                         ds_last_error());
+            }
         }
-        for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
-            if (ds_sort_algo_on_host((ds_sort_algo)a) == cpu_path)
-                dest[count++] = (algo_run){.stages = DS_STAGES_SORTER, .algo = (ds_sort_algo)a};
+        for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
+            ds_sort_algo algo = (ds_sort_algo)a;
+            const char *why = !ds_sort_algo_built(algo)
+                                  ? "not in this build (built without CUDA)"
+                              : ds_sort_algo_on_host(algo) == cpu_path ? NULL
+                              : cpu_path ? "no CUDA device drives this GL context"
+                                         : "a host sort: runs on the CPU path (--interop none)";
+            if (!why) {
+                dest[count++] = (algo_run){.stages = DS_STAGES_SORTER, .algo = algo};
+                continue;
+            }
+            skipped[*skipped_count].name = ds_sort_algo_name(algo);
+            snprintf(skipped[(*skipped_count)++].why, sizeof skipped->why, "%s", why);
+        }
         return count;
     }
     if (opts->stages != DS_STAGES_SORTER) { /* gl, or no --sort */
@@ -219,6 +264,10 @@ typedef struct run_setup {
     const char *label;     /* the model file or scene */
     const char *timestamp; /* start of the run, ISO 8601 UTC */
     const char *camera;    /* the start view, a --camera line */
+    const char *cpu, *os;  /* the host (ds_app_host_info) */
+    const char *command;   /* the command line, shell-quoted */
+    const skipped_run *skipped; /* --sort all's sorts left out */
+    int skipped_count;
     const ds_mesh *mesh;
     size_t elements;       /* triangles or points sorted (or drawn
                               unsorted) per frame */
@@ -255,6 +304,48 @@ static const char *frame_sort_name(const algo_run *run, const ds_frame_timings *
 
 static const char *on_off(int on) { return on ? "on" : "off"; }
 
+/* The medians of keys + sort + binning: the stages before the draw. */
+static float stages_median(const algo_run *run)
+{
+    return run->median[STAGE_DISTANCES] + run->median[STAGE_KEYS] + run->median[STAGE_SHUFFLE] +
+           run->median[STAGE_SORT] + run->median[STAGE_SCATTER];
+}
+
+/* Several runs side by side, one row each, and the sorts left out. */
+static void print_summary(const algo_run *runs, int run_count, const run_setup *setup)
+{
+    if (run_count > 1) {
+        const algo_run *first = &runs[0];
+        printf("\nsummary: GPU frame time (median over the frames, with its mean and standard "
+               "deviation), frames per second, the frame time over the first row's\n");
+        printf("  %-10s %10s %10s %10s %9s %8s %10s %10s\n", "sort", "frame ms", "mean ms",
+               "sd ms", "fps", "x first", "stages ms", "draw ms");
+        for (int r = 0; r < run_count; r++) {
+            const algo_run *run = &runs[r];
+            double frame = run->median[STAGE_FRAME];
+            printf("  %-10s %10.4f %10.4f %10.4f %9.1f %8.2f %10.4f %10.4f\n", run_name(run, setup),
+                   frame, (double)run->mean[STAGE_FRAME], (double)run->sd[STAGE_FRAME],
+                   frame > 0.0 ? 1000.0 / frame : 0.0,
+                   first->median[STAGE_FRAME] > 0.0f ? frame / first->median[STAGE_FRAME] : 0.0,
+                   (double)stages_median(run), (double)run->median[STAGE_DRAW]);
+        }
+        printf("  stages: distances + keys + shuffle + sort + scatter (medians)\n");
+    }
+    /* One line per reason: "skipped cub, radix: not in this build". */
+    for (int k = 0; k < setup->skipped_count; k++) {
+        int seen = 0;
+        for (int j = 0; j < k; j++)
+            seen |= !strcmp(setup->skipped[j].why, setup->skipped[k].why);
+        if (seen)
+            continue;
+        printf("%sskipped %s", k ? "" : "\n", setup->skipped[k].name);
+        for (int j = k + 1; j < setup->skipped_count; j++)
+            if (!strcmp(setup->skipped[j].why, setup->skipped[k].why))
+                printf(", %s", setup->skipped[j].name);
+        printf(": %s\n", setup->skipped[k].why);
+    }
+}
+
 static void print_table(const algo_run *runs, int run_count, const run_setup *setup)
 {
     printf("\ndepthsort headless: %s, driver %s, %s, %zu vertices, %zu triangles, %zu %s %s, "
@@ -271,7 +362,8 @@ static void print_table(const algo_run *runs, int run_count, const run_setup *se
            setup->up);
     if (strcmp(setup->primitive, "points") == 0)
         printf(", point size %.4g", (double)setup->point_size);
-    printf("\n  camera: %s\n  %s\n", setup->camera, HANDOVER_NOTE);
+    printf("\n  camera: %s\n  host: %s; %s\n  command: %s\n  %s\n", setup->camera, setup->cpu,
+           setup->os, setup->command, HANDOVER_NOTE);
     if (strstr(setup->gpu, "llvmpipe"))
         printf("  llvmpipe: a CPU rasteriser, whose GL timestamps mark when it ran the "
                "commands on the host: its stage times and GPU fps are no GPU's\n");
@@ -290,16 +382,17 @@ static void print_table(const algo_run *runs, int run_count, const run_setup *se
         else if (run->bits_most)
             printf(", keys sorted on %d to %d bits", run->bits_least, run->bits_most);
         printf("\n");
-        printf("  %-10s %10s %10s %10s\n", "stage (ms)", "median", "p95", "min");
+        printf("  %-10s %10s %10s %10s %10s %10s\n", "stage (ms)", "median", "p95", "min",
+               "mean", "sd");
         for (int s = 0; s < STAGE_COUNT; s++) {
             /* None in any frame: a stage that did not run, or no hand-over
              * (renderer.h: they read 0). */
-            if (run->median[s] == 0.0f && run->p95[s] == 0.0f && run->min[s] == 0.0f)
-                printf("  %-10s %10s %10s %10s   (none)\n", stage_names[s], "-", "-",
-                       "-");
+            if (!run->ran[s])
+                printf("  %-10s %10s %10s %10s %10s %10s   (none)\n", stage_names[s], "-", "-",
+                       "-", "-", "-");
             else
-                printf("  %-10s %10.4f %10.4f %10.4f\n", stage_names[s], run->median[s],
-                       run->p95[s], run->min[s]);
+                printf("  %-10s %10.4f %10.4f %10.4f %10.4f %10.4f\n", stage_names[s],
+                       run->median[s], run->p95[s], run->min[s], run->mean[s], run->sd[s]);
         }
         float pipeline = run->median[STAGE_DISTANCES] + run->median[STAGE_KEYS] +
                          run->median[STAGE_SHUFFLE] + run->median[STAGE_SORT] +
@@ -309,6 +402,40 @@ static void print_table(const algo_run *runs, int run_count, const run_setup *se
         printf("  %-10s %10.4f   (sum + handover + draw: about the frame when the GPU is busy)\n",
                "total", pipeline + run->median[STAGE_HANDOVER] + run->median[STAGE_DRAW]);
     }
+    print_summary(runs, run_count, setup);
+}
+
+/* --plot: every frame's GPU frame time, one line per run. */
+static ds_status plot_frame_times(const char *dir, const algo_run *runs, int run_count,
+                                  const run_setup *setup)
+{
+    ds_status status = DS_OK;
+    ds_plot_series series[MAX_RUNS];
+    double *values[MAX_RUNS] = {0};
+    for (int r = 0; r < run_count; r++) {
+        values[r] = malloc((runs[r].frame_count ? runs[r].frame_count : 1) * sizeof(double));
+        if (!values[r]) {
+            status = ds_fail(DS_ERR_OUT_OF_MEMORY, "--plot: out of host memory");
+            goto done;
+        }
+        /* The first frame has no previous one: no frame time (NaN). */
+        for (size_t i = 0; i < runs[r].frame_count; i++)
+            values[r][i] = runs[r].frames[i].frame_ms > 0.0f ? runs[r].frames[i].frame_ms : NAN;
+        series[r] = (ds_plot_series){run_name(&runs[r], setup), values[r], runs[r].frame_count};
+    }
+    char title[512];
+    snprintf(title, sizeof title, "%s, %zu %s, %dx%d: GPU frame time on %s", setup->label,
+             setup->elements, setup->primitive, setup->width, setup->height, setup->gpu);
+    int missing = 0;
+    const ds_plot_desc desc = {.name = "frame-times", .title = title,
+                               .x_label = "frame of the orbit",
+                               .y_label = "GPU frame time (ms)", .series = series,
+                               .series_count = run_count};
+    status = ds_plot_write(dir, &desc, &missing);
+done:
+    for (int r = 0; r < run_count; r++)
+        free(values[r]);
+    return status;
 }
 
 /* Closes a file opened with ds_output_open() and puts it in place: a
@@ -351,9 +478,9 @@ void ds_headless_json_string(FILE *file, const char *text)
 static ds_status write_csv(FILE *file, const char *path, const algo_run *runs, int run_count,
                            const run_setup *setup)
 {
-    fprintf(file, "gpu,driver,model,vertices,triangles,elements,primitive,width,height,commit,"
-                  "timestamp,interop,sort,sorting,key,key_bits,alpha,shuffle,draw,cull,tiles,"
-                  "color,opacity,msaa,up,point_size,camera,frame,drawn,sorted_bits");
+    fprintf(file, "gpu,driver,cpu,os,command,model,vertices,triangles,elements,primitive,width,"
+                  "height,commit,timestamp,interop,sort,sorting,key,key_bits,alpha,shuffle,draw,"
+                  "cull,tiles,color,opacity,msaa,up,point_size,camera,frame,drawn,sorted_bits");
     for (int s = 0; s < STAGE_COUNT; s++)
         fprintf(file, ",%s_ms", stage_names[s]);
     fprintf(file, "\n");
@@ -363,6 +490,12 @@ static ds_status write_csv(FILE *file, const char *path, const algo_run *runs, i
             ds_headless_csv_string(file, setup->gpu);
             fputc(',', file);
             ds_headless_csv_string(file, setup->driver);
+            fputc(',', file);
+            ds_headless_csv_string(file, setup->cpu);
+            fputc(',', file);
+            ds_headless_csv_string(file, setup->os);
+            fputc(',', file);
+            ds_headless_csv_string(file, setup->command);
             fputc(',', file);
             ds_headless_csv_string(file, setup->label);
             fprintf(file, ",%zu,%zu,%zu,%s,%d,%d,%s,%s,%s,%s,%d,%s,%d,%.4g,%d,%s,%d,%d,%s,%s,%d,%s,%.6g,",
@@ -375,8 +508,14 @@ static ds_status write_csv(FILE *file, const char *path, const algo_run *runs, i
             ds_headless_csv_string(file, setup->camera);
             fprintf(file, ",%llu,%u,%d", (unsigned long long)i, (unsigned)t->drawn,
                     t->sorted_bits);
+            /* Empty where the run's stage did not run (the table's "-");
+             * the first frame has no frame time or hand-over. */
             for (int s = 0; s < STAGE_COUNT; s++)
-                fprintf(file, ",%.5f", stage_of(t, s));
+                if (!runs[r].ran[s] ||
+                    ((s == STAGE_FRAME || s == STAGE_HANDOVER) && t->frame_ms <= 0.0f))
+                    fprintf(file, ",");
+                else
+                    fprintf(file, ",%.5f", stage_of(t, s));
             fprintf(file, "\n");
         }
     return ds_headless_close_written(file, path);
@@ -426,6 +565,7 @@ static ds_status write_json(FILE *file, const char *path, const algo_run *runs, 
 {
     const struct { const char *name, *value; } strings[] = {
         {"gpu", setup->gpu},           {"driver", setup->driver},   {"model", setup->label},
+        {"cpu", setup->cpu},           {"os", setup->os},           {"command", setup->command},
         {"commit", ds_build_commit},   {"timestamp", setup->timestamp},
         {"primitive", setup->primitive}, {"interop", setup->interop}, {"key", setup->key},
         {"draw", setup->draw},         {"color", setup->color},     {"opacity", setup->opacity},
@@ -450,18 +590,38 @@ static ds_status write_json(FILE *file, const char *path, const algo_run *runs, 
             json_bool(setup->tiles), setup->msaa, (double)setup->point_size);
     for (int r = 0; r < run_count; r++) {
         const algo_run *run = &runs[r];
+        double frame = run->median[STAGE_FRAME];
+        float sum = stages_median(run);
         fprintf(file, "    {\"sort\": \"%s\", \"frames\": %zu, \"wall_fps\": %.2f, "
+                      "\"gpu_fps\": %.2f, \"frame_over_first\": %.4f, "
                       "\"drawn_median\": %.0f, \"sorted_bits_least\": %d, "
-                      "\"sorted_bits_most\": %d",
+                      "\"sorted_bits_most\": %d, \"sum_ms\": %.5f, \"total_ms\": %.5f",
                 run_name(run, setup), run->frame_count,
                 run->wall_ms > 0.0 ? 1000.0 * (double)run->frame_count / run->wall_ms : 0.0,
-                (double)run->drawn_median, run->bits_least, run->bits_most);
+                frame > 0.0 ? 1000.0 / frame : 0.0,
+                runs[0].median[STAGE_FRAME] > 0.0f ? frame / runs[0].median[STAGE_FRAME] : 0.0,
+                (double)run->drawn_median, run->bits_least, run->bits_most, (double)sum,
+                (double)(sum + run->median[STAGE_HANDOVER] + run->median[STAGE_DRAW]));
+        /* A stage that did not run is null, as the table's "-". */
         for (int s = 0; s < STAGE_COUNT; s++)
-            fprintf(file, ",\n     \"%s_ms\": {\"median\": %.5f, \"p95\": %.5f, \"min\": %.5f}",
-                    stage_names[s], run->median[s], run->p95[s], run->min[s]);
+            if (run->ran[s])
+                fprintf(file, ",\n     \"%s_ms\": {\"median\": %.5f, \"p95\": %.5f, "
+                              "\"min\": %.5f, \"mean\": %.5f, \"sd\": %.5f}",
+                        stage_names[s], run->median[s], run->p95[s], run->min[s], run->mean[s],
+                        run->sd[s]);
+            else
+                fprintf(file, ",\n     \"%s_ms\": null", stage_names[s]);
         fprintf(file, "}%s\n", r + 1 < run_count ? "," : "");
     }
-    fprintf(file, "  ]\n}\n");
+    fprintf(file, "  ],\n  \"skipped\": [");
+    for (int k = 0; k < setup->skipped_count; k++) {
+        fprintf(file, "%s\n    {\"name\": ", k ? "," : "");
+        ds_headless_json_string(file, setup->skipped[k].name);
+        fprintf(file, ", \"why\": ");
+        ds_headless_json_string(file, setup->skipped[k].why);
+        fprintf(file, "}");
+    }
+    fprintf(file, "%s]\n}\n", setup->skipped_count ? "\n  " : "");
     return ds_headless_close_written(file, path);
 }
 
@@ -526,6 +686,9 @@ int ds_headless_run(const ds_options *opts)
     ds_egl_context *context = NULL;
     ds_renderer *renderer = NULL;
     algo_run runs[MAX_RUNS];
+    skipped_run skipped[MAX_RUNS];
+    int skipped_count = 0;
+    char cpu[320], os[320], command[2048];
     float *scratch = NULL;
     uint8_t *pixels = NULL;
     FILE *csv = NULL, *json = NULL, *timeline = NULL;
@@ -537,7 +700,8 @@ int ds_headless_run(const ds_options *opts)
         ds_fail(DS_ERR_INVALID_ARG, "headless: need --frames > 0 and a positive --size");
         return 2;
     }
-    if ((status = open_outputs(opts, &csv, &json, &timeline)))
+    if ((status = open_outputs(opts, &csv, &json, &timeline)) ||
+        (opts->plot_dir && (status = ds_plot_check_dir("--plot", opts->plot_dir))))
         goto done;
     if (opts->script_path)
         ds_warn("--script %s: a script drives the viewer; --headless ignores it", opts->script_path);
@@ -582,7 +746,7 @@ int ds_headless_run(const ds_options *opts)
         goto done;
     int sorting = !opts->no_sort;
     if (sorting) {
-        run_count = select_runs(opts, renderer, runs);
+        run_count = select_runs(opts, renderer, runs, skipped, &skipped_count);
     } else {
         /* Nothing is sorted: one run, whatever --sort says. */
         if (opts->sort && strcmp(opts->sort, "all") == 0)
@@ -636,9 +800,12 @@ int ds_headless_run(const ds_options *opts)
     }
     static const char *const key_names[DS_TRIANGLE_KEY_COUNT] = {"farthest", "mean", "centroid"};
     ds_triangle_key key = opts->triangle_key;
+    ds_app_host_info(cpu, sizeof cpu, os, sizeof os);
+    ds_app_command_line(opts, command, sizeof command);
     const run_setup setup = {
         .gpu = ds_renderer_gpu_name(renderer), .driver = driver, .label = label,
-        .timestamp = timestamp, .camera = camera_line, .mesh = &mesh, .elements = elements,
+        .timestamp = timestamp, .camera = camera_line, .cpu = cpu, .os = os, .command = command,
+        .skipped = skipped, .skipped_count = skipped_count, .mesh = &mesh, .elements = elements,
         .primitive = primitive, .interop = interop,
         /* Unsorted frames draw indexed in either form (renderer.h). */
         .draw = points                                                          ? "points"
@@ -667,6 +834,8 @@ int ds_headless_run(const ds_options *opts)
         if (status)
             goto done;
     }
+    if (opts->plot_dir && (status = plot_frame_times(opts->plot_dir, runs, run_count, &setup)))
+        goto done;
     if (timeline) {
         status = write_timeline(timeline, opts->timeline_path, renderer, &setup,
                                 run_name(&runs[run_count - 1], &setup));

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "host_memory.h"
@@ -382,4 +383,88 @@ void ds_app_warn_ignored(const ds_options *opts, const ds_mesh *mesh, const ds_r
                 input_name(opts), ds_color_mode_name(color));
     if ((opts->tint[0] > 0.0f || opts->tint[1] > 0.0f || opts->tint[2] > 0.0f) && color != DS_COLOR_TINT)
         ds_warn("--tint: applies to --color tint; colouring by %s", ds_color_mode_name(color));
+}
+
+/* The value of the first line of `path` that starts with `key`, after
+ * its separator (':' or '='), unquoted and trimmed; 0 if none. */
+static int read_field(const char *path, const char *key, char *dest, size_t capacity)
+{
+    FILE *file = fopen(path, "r");
+    char line[512];
+    int found = 0;
+    if (!file)
+        return 0;
+    size_t key_length = strlen(key);
+    while (!found && fgets(line, sizeof line, file)) {
+        if (strncmp(line, key, key_length) != 0)
+            continue;
+        char *value = line + key_length;
+        while (*value == ' ' || *value == '\t')
+            value++;
+        if (*value != ':' && *value != '=')
+            continue;
+        value++;
+        while (*value == ' ' || *value == '"')
+            value++;
+        size_t n = strcspn(value, "\"\n");
+        snprintf(dest, capacity, "%.*s", (int)n, value);
+        found = n > 0;
+    }
+    fclose(file);
+    return found;
+}
+
+void ds_app_host_info(char *cpu, size_t cpu_capacity, char *os, size_t os_capacity)
+{
+    char model[256];
+    if (!read_field("/proc/cpuinfo", "model name", model, sizeof model))
+        snprintf(model, sizeof model, "unknown CPU");
+    long threads = sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(cpu, cpu_capacity, "%s, %ld threads", model, threads > 0 ? threads : 1);
+    char distribution[256];
+    struct utsname name;
+    if (!read_field("/etc/os-release", "PRETTY_NAME", distribution, sizeof distribution))
+        distribution[0] = '\0';
+    if (uname(&name) == 0)
+        snprintf(os, os_capacity, "%s%s%s %s %s", distribution, distribution[0] ? ", " : "",
+                 name.sysname, name.release, name.machine);
+    else
+        snprintf(os, os_capacity, "%s", distribution[0] ? distribution : "unknown OS");
+}
+
+void ds_app_command_line(const ds_options *opts, char *dest, size_t capacity)
+{
+    size_t used = 0;
+    if (capacity)
+        dest[0] = '\0';
+    for (int i = 0; i < opts->argc && opts->argv; i++) {
+        const char *arg = opts->argv[i];
+        /* Quoted for a POSIX shell where it would not stand alone. */
+        int plain = *arg != '\0';
+        for (const char *c = arg; *c; c++)
+            plain &= strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                            "-_./:=,+@%", *c) != NULL;
+        char word[1024];
+        if (plain) {
+            snprintf(word, sizeof word, "%s", arg);
+        } else {
+            size_t w = 0;
+            word[w++] = '\'';
+            for (const char *c = arg; *c && w + 5 < sizeof word; c++) {
+                if (*c == '\'') {
+                    memcpy(word + w, "'\\''", 4);
+                    w += 4;
+                } else {
+                    word[w++] = *c;
+                }
+            }
+            word[w++] = '\'';
+            word[w] = '\0';
+        }
+        int n = snprintf(dest + used, capacity > used ? capacity - used : 0, "%s%s",
+                         i ? " " : "", word);
+        if (n < 0 || used + (size_t)n >= capacity)
+            break;
+        used += (size_t)n;
+    }
 }

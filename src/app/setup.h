@@ -47,6 +47,16 @@ ds_sort_algo ds_app_first_sort(const char *sort);
  * many. */
 int ds_app_missing_sorts(char *dest, size_t capacity);
 
+/* Where a run ran, for its reports: the CPU ("model name" of
+ * /proc/cpuinfo and the threads online) and the OS (/etc/os-release's
+ * PRETTY_NAME, then uname's system, release and machine). Never fails:
+ * "unknown" where nothing can be read. */
+void ds_app_host_info(char *cpu, size_t cpu_capacity, char *os, size_t os_capacity);
+
+/* The command line of the run (opts->argv), quoted for a POSIX shell
+ * where a word needs it, truncated to fit. */
+void ds_app_command_line(const ds_options *opts, char *dest, size_t capacity);
+
 /* In a build that lacks sorts, one line on stderr that names them; each
  * runner says it once, when its run starts. */
 void ds_app_note_missing_sorts(void);
