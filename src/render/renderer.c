@@ -181,6 +181,148 @@ static ds_status make_attribute_buffer(ds_renderer *renderer, const ds_mesh *mes
 }
 
 
+/* The settings of `desc`, checked and resolved (no GL object is made). */
+static ds_status settings_from_desc(ds_renderer *renderer, const ds_renderer_desc *desc)
+{
+    const ds_mesh *mesh = desc->mesh;
+    renderer->settings.width = desc->width;
+    renderer->settings.height = desc->height;
+    renderer->settings.primitive = mesh->triangle_count ? desc->primitive : DS_PRIMITIVE_POINTS;
+    renderer->settings.triangle_key = desc->triangle_key;
+    renderer->settings.alpha = desc->alpha > 0.0f ? desc->alpha : DEFAULT_ALPHA;
+    memcpy(renderer->settings.background, desc->background, sizeof renderer->settings.background);
+    renderer->settings.point_size =
+        desc->point_size > 0.0f ? desc->point_size : default_point_size(mesh);
+    renderer->settings.sorting = !desc->no_sort;
+    renderer->settings.shuffle = desc->shuffle;
+    renderer->settings.verify = desc->verify;
+    renderer->settings.key_bits = desc->key_bits ? desc->key_bits : 32;
+    if (renderer->settings.key_bits != 16 && renderer->settings.key_bits != 24 &&
+        renderer->settings.key_bits != 32) {
+        return ds_fail(DS_ERR_INVALID_ARG, "render: key_bits must be 16, 24 or 32, not %d",
+                       desc->key_bits);
+    }
+    renderer->gl.target_samples = -1;
+    memcpy(renderer->mesh.center, mesh->center, sizeof renderer->mesh.center);
+    renderer->mesh.radius = mesh->radius;
+    memcpy(renderer->mesh.min, mesh->bounds_min, sizeof renderer->mesh.min);
+    memcpy(renderer->mesh.max, mesh->bounds_max, sizeof renderer->mesh.max);
+    renderer->settings.narrow_keys = !desc->full_width_keys;
+    renderer->mesh.has_colors = mesh->has_colors;
+    renderer->mesh.point_cloud = mesh->triangle_count == 0;
+    float height_span = mesh->bounds_max[1] - mesh->bounds_min[1];
+    renderer->mesh.height_lo = mesh->bounds_min[1];
+    renderer->mesh.height_inv = height_span > 0.0f ? 1.0f / height_span : 0.0f;
+    if ((unsigned)desc->color_mode >= DS_COLOR_MODE_COUNT ||
+        (unsigned)desc->opacity >= DS_OPACITY_MODE_COUNT || (unsigned)desc->cull > DS_CULL_OFF) {
+        return ds_fail(DS_ERR_INVALID_ARG, "render: bad colour, opacity or cull mode");
+    }
+    ds_renderer_set_color_mode(renderer, desc->color_mode);
+    ds_renderer_set_tint(renderer, desc->tint);
+    renderer->settings.opacity = desc->opacity;
+    renderer->settings.msaa = desc->msaa > 1 ? desc->msaa : 1;
+    if (renderer->settings.msaa != 1 && renderer->settings.msaa != 2 &&
+        renderer->settings.msaa != 4 && renderer->settings.msaa != 8) {
+        return ds_fail(DS_ERR_INVALID_ARG, "render: msaa must be 1, 2, 4 or 8 samples, not %d",
+                       desc->msaa);
+    }
+    if (renderer->settings.msaa > max_samples())
+        return ds_fail(DS_ERR_UNSUPPORTED, "render: msaa %d: this GL allows at most %d samples",
+                       desc->msaa, max_samples());
+    renderer->settings.algo = desc->sort_algo;
+    renderer->mesh.vertex_count = mesh->vertex_count;
+    renderer->mesh.triangle_count = mesh->triangle_count;
+    if ((unsigned)desc->tiles > DS_TILES_OFF) {
+        return ds_fail(DS_ERR_INVALID_ARG, "render: bad tiles mode %d", (int)desc->tiles);
+    }
+    renderer->settings.tiles = desc->tiles != DS_TILES_OFF && mesh->vertex_count > 0;
+    if (desc->tile_pixels != 0 && (desc->tile_pixels < DS_RENDERER_TILE_PIXELS_MIN ||
+                                   desc->tile_pixels > DS_RENDERER_TILE_PIXELS_MAX)) {
+        return ds_fail(DS_ERR_INVALID_ARG, "render: tile_pixels must be 0 or %d to %d, not %d",
+                       DS_RENDERER_TILE_PIXELS_MIN, DS_RENDERER_TILE_PIXELS_MAX,
+                       desc->tile_pixels);
+    }
+    renderer->settings.tile_pixels = desc->tile_pixels;
+    renderer->settings.technique = DS_TECHNIQUE_SORTED;
+    renderer->settings.abuffer_initial_nodes = desc->abuffer_initial_nodes;
+    if ((unsigned)desc->raster >= DS_RASTER_PATH_COUNT) {
+        return ds_fail(DS_ERR_INVALID_ARG, "render: bad raster path %d", (int)desc->raster);
+    }
+    renderer->settings.raster = desc->raster;
+    return DS_OK;
+}
+
+/* Which path: CUDA behind this GL context (*dest_device its device), or
+ * the host (-1); and what follows from it, tiles and culling AUTO. */
+static ds_status choose_path(ds_renderer *renderer, const ds_renderer_desc *desc,
+                             int *dest_device)
+{
+    int device = -1;
+    if (desc->interop != DS_INTEROP_NONE)
+        device = ds_interop_gl_cuda_device();
+    *dest_device = device;
+    if (device < 0) {
+        if (desc->interop == DS_INTEROP_MAP || desc->interop == DS_INTEROP_EXTERNAL)
+            return ds_fail(DS_ERR_UNSUPPORTED,
+                           "render: interop %s needs a CUDA device behind the GL context",
+                           ds_interop_mode_name(desc->interop));
+        renderer->settings.cpu_path = 1;
+        if (renderer->settings.algo != DS_SORT_CPU && desc->interop != DS_INTEROP_NONE &&
+            desc->stages != DS_STAGES_GL)
+            ds_warn("render: no CUDA device drives this GL context; using the cpu sort");
+        renderer->settings.algo = DS_SORT_CPU;
+    }
+    renderer->settings.tiles_on =
+        renderer->settings.tiles && (desc->tiles == DS_TILES_ON || !renderer->settings.cpu_path);
+    /* Culling AUTO, like tiles: on with CUDA; on the CPU path the host
+     * keys pass's sample test costs more than the draw it saves. */
+    renderer->settings.cull =
+        desc->cull == DS_CULL_ON || (desc->cull == DS_CULL_AUTO && !renderer->settings.cpu_path);
+    return DS_OK;
+}
+
+/* The draw form and the element buffers' size, and the host copies of
+ * the indices and tile arrays that the CPU path and verify use. */
+static ds_status size_elements(ds_renderer *renderer, const ds_renderer_desc *desc)
+{
+    const ds_mesh *mesh = desc->mesh;
+    ds_status status = DS_OK;
+    size_t t = mesh->triangle_count, most = mesh->vertex_count > t ? mesh->vertex_count : t;
+    if (renderer->settings.verify || renderer->settings.cpu_path) {
+        renderer->cpu.indices = ds_render_host_alloc(3 * t, sizeof(uint32_t), &status);
+        if (status)
+            return status;
+        if (t)
+            memcpy(renderer->cpu.indices, mesh->indices, 3 * t * sizeof(uint32_t));
+    }
+    if ((unsigned)desc->draw_form > DS_DRAW_INDEXED)
+        return ds_fail(DS_ERR_INVALID_ARG, "render: bad draw form %d", (int)desc->draw_form);
+    /* AUTO: pull from one size when the frames start binned by screen
+     * tile, from a larger one when not (renderer.h). */
+    renderer->settings.pull =
+        t > 0 && desc->draw_form != DS_DRAW_INDEXED &&
+        (desc->draw_form == DS_DRAW_PULL ||
+         t >= (renderer->settings.tiles_on ? DS_RENDERER_PULL_TILED_MIN_TRIANGLES
+                                           : DS_RENDERER_PULL_MIN_TRIANGLES)) &&
+        pull_supported(mesh);
+    /* Each element buffer: the list, then the draw commands. */
+    size_t list = 3 * t > mesh->vertex_count ? 3 * t : mesh->vertex_count;
+    if (renderer->settings.tiles && ds_tiles_capacity(t, renderer->settings.pull ? 1 : 3) > list)
+        list = ds_tiles_capacity(t, renderer->settings.pull ? 1 : 3);
+    if (renderer->settings.tiles && ds_tiles_capacity(mesh->vertex_count, 1) > list)
+        list = ds_tiles_capacity(mesh->vertex_count, 1); /* points */
+    renderer->mesh.command_word = list;
+    renderer->mesh.element_capacity =
+        list + (renderer->settings.tiles ? (DS_TILES_MAX + 1) * DS_TILES_COMMAND_WORDS
+                                         : DRAW_COMMAND_WORDS);
+    if (renderer->settings.tiles && (renderer->settings.verify || renderer->settings.cpu_path)) {
+        renderer->cpu.tile_rects = ds_render_host_alloc(most, sizeof(uint32_t), &status);
+        renderer->cpu.tile_scratch =
+            ds_render_host_alloc(DS_TILES_MAX + 1, sizeof(uint32_t), &status);
+    }
+    return status;
+}
+
 ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
 {
     ds_status status = DS_OK;
@@ -201,145 +343,21 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
     ds_renderer *renderer = calloc(1, sizeof *renderer);
     if (!renderer)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "render: out of host memory");
-    renderer->settings.width = desc->width;
-    renderer->settings.height = desc->height;
-    renderer->settings.primitive = mesh->triangle_count ? desc->primitive : DS_PRIMITIVE_POINTS;
-    renderer->settings.triangle_key = desc->triangle_key;
-    renderer->settings.alpha = desc->alpha > 0.0f ? desc->alpha : DEFAULT_ALPHA;
-    memcpy(renderer->settings.background, desc->background, sizeof renderer->settings.background);
-    renderer->settings.point_size =
-        desc->point_size > 0.0f ? desc->point_size : default_point_size(mesh);
-    renderer->settings.sorting = !desc->no_sort;
-    renderer->settings.shuffle = desc->shuffle;
-    renderer->settings.verify = desc->verify;
-    renderer->settings.key_bits = desc->key_bits ? desc->key_bits : 32;
-    if (renderer->settings.key_bits != 16 && renderer->settings.key_bits != 24 &&
-        renderer->settings.key_bits != 32) {
+    if ((status = settings_from_desc(renderer, desc))) {
         free(renderer);
-        return ds_fail(DS_ERR_INVALID_ARG, "render: key_bits must be 16, 24 or 32, not %d",
-                       desc->key_bits);
+        return status;
     }
-    renderer->gl.target_samples = -1;
-    memcpy(renderer->mesh.center, mesh->center, sizeof renderer->mesh.center);
-    renderer->mesh.radius = mesh->radius;
-    memcpy(renderer->mesh.min, mesh->bounds_min, sizeof renderer->mesh.min);
-    memcpy(renderer->mesh.max, mesh->bounds_max, sizeof renderer->mesh.max);
-    renderer->settings.narrow_keys = !desc->full_width_keys;
-    renderer->mesh.has_colors = mesh->has_colors;
-    renderer->mesh.point_cloud = mesh->triangle_count == 0;
-    float height_span = mesh->bounds_max[1] - mesh->bounds_min[1];
-    renderer->mesh.height_lo = mesh->bounds_min[1];
-    renderer->mesh.height_inv = height_span > 0.0f ? 1.0f / height_span : 0.0f;
-    if ((unsigned)desc->color_mode >= DS_COLOR_MODE_COUNT ||
-        (unsigned)desc->opacity >= DS_OPACITY_MODE_COUNT || (unsigned)desc->cull > DS_CULL_OFF) {
-        free(renderer);
-        return ds_fail(DS_ERR_INVALID_ARG, "render: bad colour, opacity or cull mode");
-    }
-    ds_renderer_set_color_mode(renderer, desc->color_mode);
-    ds_renderer_set_tint(renderer, desc->tint);
-    renderer->settings.opacity = desc->opacity;
-    renderer->settings.msaa = desc->msaa > 1 ? desc->msaa : 1;
-    if (renderer->settings.msaa != 1 && renderer->settings.msaa != 2 &&
-        renderer->settings.msaa != 4 && renderer->settings.msaa != 8) {
-        free(renderer);
-        return ds_fail(DS_ERR_INVALID_ARG, "render: msaa must be 1, 2, 4 or 8 samples, not %d",
-                       desc->msaa);
-    }
-    if (renderer->settings.msaa > max_samples()) {
-        int most_samples = max_samples();
-        free(renderer);
-        return ds_fail(DS_ERR_UNSUPPORTED, "render: msaa %d: this GL allows at most %d samples",
-                       desc->msaa, most_samples);
-    }
-    renderer->settings.algo = desc->sort_algo;
-    renderer->mesh.vertex_count = mesh->vertex_count;
-    renderer->mesh.triangle_count = mesh->triangle_count;
-    if ((unsigned)desc->tiles > DS_TILES_OFF) {
-        free(renderer);
-        return ds_fail(DS_ERR_INVALID_ARG, "render: bad tiles mode %d", (int)desc->tiles);
-    }
-    renderer->settings.tiles = desc->tiles != DS_TILES_OFF && mesh->vertex_count > 0;
-    if (desc->tile_pixels != 0 && (desc->tile_pixels < DS_RENDERER_TILE_PIXELS_MIN ||
-                                   desc->tile_pixels > DS_RENDERER_TILE_PIXELS_MAX)) {
-        free(renderer);
-        return ds_fail(DS_ERR_INVALID_ARG, "render: tile_pixels must be 0 or %d to %d, not %d",
-                       DS_RENDERER_TILE_PIXELS_MIN, DS_RENDERER_TILE_PIXELS_MAX,
-                       desc->tile_pixels);
-    }
-    renderer->settings.tile_pixels = desc->tile_pixels;
-    renderer->settings.technique = DS_TECHNIQUE_SORTED;
-    renderer->settings.abuffer_initial_nodes = desc->abuffer_initial_nodes;
-    if ((unsigned)desc->raster >= DS_RASTER_PATH_COUNT) {
-        free(renderer);
-        return ds_fail(DS_ERR_INVALID_ARG, "render: bad raster path %d", (int)desc->raster);
-    }
-    renderer->settings.raster = desc->raster;
 
     /* Errors from here on are counted, so tests can fail on any. */
     glEnable(GL_DEBUG_OUTPUT);
     glDebugMessageCallback(on_gl_debug, renderer);
     renderer->gl.debug_installed = 1;
 
-    /* Which path: CUDA behind this GL context, or the host. */
     int device = -1;
-    if (desc->interop != DS_INTEROP_NONE)
-        device = ds_interop_gl_cuda_device();
-    if (device < 0) {
-        if (desc->interop == DS_INTEROP_MAP || desc->interop == DS_INTEROP_EXTERNAL) {
-            status = ds_fail(DS_ERR_UNSUPPORTED,
-                             "render: interop %s needs a CUDA device behind the GL context",
-                             ds_interop_mode_name(desc->interop));
-            goto fail;
-        }
-        renderer->settings.cpu_path = 1;
-        if (renderer->settings.algo != DS_SORT_CPU && desc->interop != DS_INTEROP_NONE &&
-            desc->stages != DS_STAGES_GL)
-            ds_warn("render: no CUDA device drives this GL context; using the cpu sort");
-        renderer->settings.algo = DS_SORT_CPU;
-    }
-    renderer->settings.tiles_on =
-        renderer->settings.tiles && (desc->tiles == DS_TILES_ON || !renderer->settings.cpu_path);
-    /* Culling AUTO, like tiles: on with CUDA; on the CPU path the host
-     * keys pass's sample test costs more than the draw it saves. */
-    renderer->settings.cull =
-        desc->cull == DS_CULL_ON || (desc->cull == DS_CULL_AUTO && !renderer->settings.cpu_path);
-
-    size_t t = mesh->triangle_count, most = mesh->vertex_count > t ? mesh->vertex_count : t;
-    if (renderer->settings.verify || renderer->settings.cpu_path) {
-        renderer->cpu.indices = ds_render_host_alloc(3 * t, sizeof(uint32_t), &status);
-        if (status)
-            goto fail;
-        if (t)
-            memcpy(renderer->cpu.indices, mesh->indices, 3 * t * sizeof(uint32_t));
-    }
-    if ((unsigned)desc->draw_form > DS_DRAW_INDEXED) {
-        status = ds_fail(DS_ERR_INVALID_ARG, "render: bad draw form %d", (int)desc->draw_form);
+    if ((status = choose_path(renderer, desc, &device)) ||
+        (status = size_elements(renderer, desc)))
         goto fail;
-    }
-    /* AUTO: pull from one size when the frames start binned by screen
-     * tile, from a larger one when not (renderer.h). */
-    renderer->settings.pull = t > 0 && desc->draw_form != DS_DRAW_INDEXED &&
-                     (desc->draw_form == DS_DRAW_PULL ||
-                      t >= (renderer->settings.tiles_on ? DS_RENDERER_PULL_TILED_MIN_TRIANGLES
-                                               : DS_RENDERER_PULL_MIN_TRIANGLES)) &&
-                     pull_supported(mesh);
-    /* Each element buffer: the list, then the draw commands. */
-    size_t list = 3 * t > mesh->vertex_count ? 3 * t : mesh->vertex_count;
-    if (renderer->settings.tiles && ds_tiles_capacity(t, renderer->settings.pull ? 1 : 3) > list)
-        list = ds_tiles_capacity(t, renderer->settings.pull ? 1 : 3);
-    if (renderer->settings.tiles && ds_tiles_capacity(mesh->vertex_count, 1) > list)
-        list = ds_tiles_capacity(mesh->vertex_count, 1); /* points */
-    renderer->mesh.command_word = list;
-    renderer->mesh.element_capacity =
-        list + (renderer->settings.tiles ? (DS_TILES_MAX + 1) * DS_TILES_COMMAND_WORDS
-                                         : DRAW_COMMAND_WORDS);
-    if (renderer->settings.tiles && (renderer->settings.verify || renderer->settings.cpu_path)) {
-        renderer->cpu.tile_rects = ds_render_host_alloc(most, sizeof(uint32_t), &status);
-        renderer->cpu.tile_scratch =
-            ds_render_host_alloc(DS_TILES_MAX + 1, sizeof(uint32_t), &status);
-        if (status)
-            goto fail;
-    }
+    size_t t = mesh->triangle_count, most = mesh->vertex_count > t ? mesh->vertex_count : t;
     if (renderer->settings.verify && (status = ds_render_verification_create(renderer, most)))
         goto fail;
 

@@ -151,29 +151,28 @@ static ds_status check_tiles(ds_renderer *renderer, const frame_plan *plan,
     return status;
 }
 
-ds_status ds_renderer_verify(ds_renderer *renderer)
+/* The last frame as GL drew it and as the stages wrote it: the keys
+ * before the sort into verification.keys, the sorted order into
+ * verification.values (primitive numbers), the element buffer GL read into
+ * verification.elements; *gl_drawn the count a GL frame drew, *cuda_view
+ * CUDA's pointer to the element buffer (NULL but on the CUDA stages).
+ * In-place orders are checked against both views here. */
+static ds_status read_frame(ds_renderer *renderer, const frame_plan *plan, uint32_t *gl_drawn,
+                            const uint32_t **dest_cuda_view)
 {
     ds_status status;
-    const frame_plan *plan = &renderer->verification.last_plan;
-    if (!renderer->settings.verify || renderer->timing.frame_count == 0 || !plan->sorting)
-        return ds_fail(DS_ERR_INVALID_ARG,
-                       "render: verify needs desc.verify, sorting on and a frame");
     uint64_t frame = plan->frame;
     int in_place = plan->in_place;
     size_t n = plan->count;
     int per = in_place ? 1 : 3;
-    /* Everything the frame enqueued, its CUDA stages and its draw, must
-     * have finished before either view of its buffers is read. */
-    if ((status = ds_renderer_finish(renderer)))
-        return status;
-    uint32_t gl_drawn = (uint32_t)n;
+    *gl_drawn = (uint32_t)n;
     uint32_t *values = renderer->verification.values;
     if (plan->gl) {
         /* The GL stages' keys before the sort, the sorted order, and the
          * binned frame's tiles, as GL holds them. */
         if ((status = ds_render_gl_stages_read_back(renderer, plan, renderer->verification.keys,
                                                     values, renderer->cpu.tile_rects,
-                                                    &gl_drawn)))
+                                                    gl_drawn)))
             return status;
     } else if (!renderer->settings.cpu_path) {
         DS_CUDA_TRY("render", cudaMemcpy(renderer->verification.keys, renderer->cuda.verify_keys,
@@ -222,12 +221,18 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
         for (size_t i = 0; plan->value_shift && i < n; i++)
             values[i] = ds_tiles_value_primitive(values[i], plan->value_shift);
     }
+    *dest_cuda_view = cuda_view;
+    return DS_OK;
+}
 
-    /* The reference: the cpu sort of the same keys. The GPU order must give
-     * the same key sequence (ties may come in any order), be a permutation,
-     * and its indices must be what the element buffer holds. */
+/* The order must be a permutation of the elements, and no key NaN. */
+static ds_status check_permutation(ds_renderer *renderer, const frame_plan *plan,
+                                   const char *sort_name)
+{
+    uint64_t frame = plan->frame;
+    size_t n = plan->count;
+    const uint32_t *values = renderer->verification.values;
     const float *keys = renderer->verification.keys;
-    const char *sort_name = plan->gl ? "gl" : ds_sort_algo_name(renderer->settings.algo);
     /* Distances are never NaN for finite coordinates seen from a finite
      * eye; a NaN key means the camera or the model overflowed float, and
      * the sorts would place it anywhere their semantics allow. */
@@ -246,6 +251,23 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
                            values[i] >= n ? "out-of-range" : "repeated", values[i]);
         renderer->verification.seen[values[i]] = 1;
     }
+    return DS_OK;
+}
+
+/* The reference: the cpu sort of the same keys. The GPU order must give
+ * the same key sequence (ties may come in any order; the GL sort, stable,
+ * the very same order), and its indices must be what the element buffer
+ * holds. */
+static ds_status check_against_reference(ds_renderer *renderer, const frame_plan *plan,
+                                         const char *sort_name, const uint32_t *cuda_view)
+{
+    ds_status status;
+    uint64_t frame = plan->frame;
+    int in_place = plan->in_place;
+    size_t n = plan->count;
+    int per = in_place ? 1 : 3;
+    const uint32_t *values = renderer->verification.values;
+    const float *keys = renderer->verification.keys;
     /* Verification is an off-line check, not the frame path: it may allocate. */
     float *reference_keys = NULL;
     uint32_t *reference_values = NULL;
@@ -301,8 +323,30 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
     }
     free(reference_keys);
     free(reference_values);
-    if (status == DS_OK && plan->tiled)
-        status = check_tiles(renderer, plan, values, gl_drawn);
+    return status;
+}
+
+ds_status ds_renderer_verify(ds_renderer *renderer)
+{
+    ds_status status;
+    const frame_plan *plan = &renderer->verification.last_plan;
+    if (!renderer->settings.verify || renderer->timing.frame_count == 0 || !plan->sorting)
+        return ds_fail(DS_ERR_INVALID_ARG,
+                       "render: verify needs desc.verify, sorting on and a frame");
+    /* Everything the frame enqueued, its CUDA stages and its draw, must
+     * have finished before either view of its buffers is read. */
+    if ((status = ds_renderer_finish(renderer)))
+        return status;
+    uint32_t gl_drawn = 0;
+    const uint32_t *cuda_view = NULL;
+    if ((status = read_frame(renderer, plan, &gl_drawn, &cuda_view)))
+        return status;
+    const char *sort_name = plan->gl ? "gl" : ds_sort_algo_name(renderer->settings.algo);
+    if ((status = check_permutation(renderer, plan, sort_name)) ||
+        (status = check_against_reference(renderer, plan, sort_name, cuda_view)))
+        return status;
+    if (plan->tiled)
+        status = check_tiles(renderer, plan, renderer->verification.values, gl_drawn);
     return status;
 }
 
