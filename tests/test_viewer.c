@@ -37,6 +37,9 @@
  * the starting line back, and a digit without a hotkey must change
  * nothing.
  *
+ * These read the text overlay line by line, so every run asks for it
+ * (--ui text); test_viewer_panels.c tests the ImGui panels.
+ *
  * Needs xvfb-run (Debian's xvfb, installed by scripts/setup.sh); exits 77
  * (skipped) only when it is missing. DS_DEPTHSORT is the program's path.
  */
@@ -345,7 +348,7 @@ static int run_depthsort(const char *args, const char *script_path, const char *
     snprintf(command, sizeof command,
              "cd '%s' && ASAN_OPTIONS=detect_leaks=0 timeout 120 xvfb-run -a -s '-screen 0 %dx%dx24' "
              "sh -c '\"$0\" \"$@\"; echo $? > \"%s\"' "
-             "'%s' %s --no-vsync --script '%s' > '%s' 2>&1",
+             "'%s' %s --ui text --no-vsync --script '%s' > '%s' 2>&1",
              work_dir, SCREEN_WIDTH, SCREEN_HEIGHT, code_path, DS_DEPTHSORT, args, script_path,
              log_path);
     int status = system(command);

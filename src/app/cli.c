@@ -61,6 +61,8 @@ enum {
     OPT_NO_VSYNC,
     OPT_SCRIPT,
     OPT_OVERLAY,
+    OPT_UI,
+    OPT_UI_SCALE,
     OPT_CULL,
     OPT_COLOR,
     OPT_TINT,
@@ -109,6 +111,8 @@ static const struct option long_options[] = {
     {"no-vsync", no_argument, NULL, OPT_NO_VSYNC},
     {"script", required_argument, NULL, OPT_SCRIPT},
     {"overlay", required_argument, NULL, OPT_OVERLAY},
+    {"ui", required_argument, NULL, OPT_UI},
+    {"ui-scale", required_argument, NULL, OPT_UI_SCALE},
     {"cull", required_argument, NULL, OPT_CULL},
     {"color", required_argument, NULL, OPT_COLOR},
     {"tint", required_argument, NULL, OPT_TINT},
@@ -135,6 +139,7 @@ static const char *const cull_names[] = {"auto", "on", "off"}; /* ds_cull_mode o
 static const char *const primitive_names[] = {"triangles", "points"};
 static const char *const draw_names[] = {"auto", "pull", "indexed"};
 static const char *const overlay_names[] = {"auto", "full", "compact", "off"}; /* ds_overlay_start order */
+static const char *const ui_names[] = {"auto", "panels", "text"}; /* ds_ui_mode order */
 static const char *const compare_variants[DS_COMPARE_VARIANT_COUNT][2] = {
 #define DS_COMPARE_VARIANT(ID, name, summary) [DS_COMPARE_VARIANT_##ID] = {name, summary},
     DS_COMPARE_VARIANTS(DS_COMPARE_VARIANT)
@@ -313,6 +318,11 @@ void ds_cli_usage(void *stream)
             "  --overlay auto|full|compact|off\n"
             "                        the stats panel at start (O cycles it); auto: full\n"
             "                        where it takes at most 2/5 of the window's width\n"
+            "  --ui auto|panels|text settings, times and hotkeys as panels docked right\n"
+            "                        of the model, or as the text overlay; auto\n"
+            "                        (default): the panels where built with them\n"
+            "  --ui-scale S          the panels' size times S, on top of the monitor's\n"
+            "                        content scale (default 1)\n"
             "\n"
             "  --help                this text\n"
             "  --version             print the version\n",
@@ -504,6 +514,7 @@ typedef struct option_shape {
 _Static_assert(sizeof(ds_primitive) == sizeof(int) && sizeof(ds_triangle_key) == sizeof(int) &&
                    sizeof(ds_interop_mode) == sizeof(int) && sizeof(ds_tiles_mode) == sizeof(int) &&
                    sizeof(ds_draw_form) == sizeof(int) && sizeof(ds_overlay_start) == sizeof(int) &&
+                   sizeof(ds_ui_mode) == sizeof(int) &&
                    sizeof(ds_cull_mode) == sizeof(int),
                "option enums are int-sized");
 
@@ -531,6 +542,7 @@ static const option_shape option_shapes[] = {
     {.id = OPT_TILES, .kind = SHAPE_CHOICE, .field = FIELD(tiles), NAMES(tiles_names)},
     {.id = OPT_DRAW, .kind = SHAPE_CHOICE, .field = FIELD(draw_form), NAMES(draw_names)},
     {.id = OPT_OVERLAY, .kind = SHAPE_CHOICE, .field = FIELD(overlay), NAMES(overlay_names)},
+    {.id = OPT_UI, .kind = SHAPE_CHOICE, .field = FIELD(ui), NAMES(ui_names)},
     {.id = OPT_CULL, .kind = SHAPE_CHOICE, .field = FIELD(cull), NAMES(cull_names)},
     {.id = OPT_FRAMES, .kind = SHAPE_WHOLE, .field = FIELD(frames), .min = 1, .max = MAX_FRAMES},
     {.id = OPT_TILE_PIXELS, .kind = SHAPE_WHOLE, .field = FIELD(tile_pixels),
@@ -541,6 +553,8 @@ static const option_shape option_shapes[] = {
      .expected = "a number in (0, 1]"},
     {.id = OPT_POINT_SIZE, .kind = SHAPE_NUMBER, .field = FIELD(point_size), .above = 0.0,
      .at_most = HUGE_VAL, .expected = "a size > 0 in model units"},
+    {.id = OPT_UI_SCALE, .kind = SHAPE_NUMBER, .field = FIELD(ui_scale), .above = 0.25,
+     .at_most = 4.0, .expected = "a scale above 0.25, at most 4"},
     {.id = OPT_GRID, .kind = SHAPE_PAIR, .field = FIELD(grid_x), .second = FIELD(grid_y),
      .max = MAX_GRID_SIDE, .expected = "NxM with N and M"},
     {.id = OPT_SIZE, .kind = SHAPE_PAIR, .field = FIELD(width), .second = FIELD(height),
@@ -680,6 +694,7 @@ static void set_defaults(ds_options *dest)
     dest->orbit_degrees = 360.0f;
     dest->alpha = 0.35f;
     dest->vsync = 1;
+    dest->ui_scale = 1.0f;
     dest->cull = DS_CULL_AUTO;
     dest->color_mode = DS_COLOR_AUTO;
     dest->opacity = DS_OPACITY_CONSTANT;

@@ -75,6 +75,14 @@ typedef enum ds_overlay_start {
     DS_OVERLAY_START_OFF
 } ds_overlay_start;
 
+/* The viewer's interface (--ui): Dear ImGui panels where the build has
+ * them (ui_panels.h), or the text overlay (overlay.h). */
+typedef enum ds_ui_mode {
+    DS_UI_AUTO = 0, /* the panels where built, else the text overlay */
+    DS_UI_PANELS,   /* the panels; a build without them says so */
+    DS_UI_TEXT
+} ds_ui_mode;
+
 typedef struct ds_options {
     const char *model_path;   /* positional MODEL, or NULL */
     const char *scene;        /* --scene NAME[:SIZE], or NULL */
@@ -113,6 +121,8 @@ typedef struct ds_options {
     ds_draw_form draw_form;   /* --draw auto|pull|indexed */
     int vsync;                /* viewer: 1 default, --no-vsync */
     ds_overlay_start overlay; /* viewer: --overlay auto|full|compact|off */
+    ds_ui_mode ui;            /* viewer: --ui auto|panels|text */
+    float ui_scale;           /* viewer: --ui-scale S, 1 by default */
     const char *script_path;  /* viewer: --script FILE of scripted input */
     ds_color_mode color_mode; /* --color auto|normal|tint|height|file */
     float tint[3];            /* --tint R,G,B in [0,1]; all zero: default */

@@ -33,9 +33,10 @@ int ds_viewer_display_available(void)
 /* Reads the window's back buffer (overlay included) and writes a PNG. */
 static void save_screenshot(ds_viewer *v)
 {
-    size_t row = 4 * (size_t)v->fb_width;
-    uint8_t *pixels = malloc(row * (size_t)v->fb_height);
-    uint8_t *flipped = malloc(row * (size_t)v->fb_height);
+    int width = v->window_width, height = v->window_height;
+    size_t row = 4 * (size_t)width;
+    uint8_t *pixels = malloc(row * (size_t)height);
+    uint8_t *flipped = malloc(row * (size_t)height);
     if (!pixels || !flipped) {
         ds_viewer_show_message(v, "screenshot: out of memory");
         if (v->script.screenshot_scripted)
@@ -44,16 +45,16 @@ static void save_screenshot(ds_viewer *v)
         glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
         glReadBuffer(GL_BACK);
         glPixelStorei(GL_PACK_ALIGNMENT, 1);
-        glReadPixels(0, 0, v->fb_width, v->fb_height, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+        glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
         /* GL's rows start at the bottom, PNG's at the top; the window's
          * alpha channel is meaningless in a picture, so it is made opaque. */
-        for (int y = 0; y < v->fb_height; y++) {
+        for (int y = 0; y < height; y++) {
             uint8_t *dest = flipped + row * (size_t)y;
-            memcpy(dest, pixels + row * (size_t)(v->fb_height - 1 - y), row);
-            for (int x = 0; x < v->fb_width; x++)
+            memcpy(dest, pixels + row * (size_t)(height - 1 - y), row);
+            for (int x = 0; x < width; x++)
                 dest[4 * x + 3] = 255;
         }
-        if (ds_write_png(v->script.screenshot_path, v->fb_width, v->fb_height, flipped) == DS_OK) {
+        if (ds_write_png(v->script.screenshot_path, width, height, flipped) == DS_OK) {
             printf("screenshot: %s\n", v->script.screenshot_path);
             fflush(stdout);
             if (!v->script.screenshot_scripted) /* a script's shots stay clean */
@@ -74,6 +75,7 @@ static void save_screenshot(ds_viewer *v)
  * the renderer's error (already logged). */
 static ds_status render_frame(ds_viewer *v)
 {
+    ds_viewer_layout_model_area(v); /* the panels shown, collapsed or hidden */
     double start_ms = ds_now_ms();
     ds_status status = ds_renderer_frame(v->renderer, &v->camera, 0);
     if (status != DS_OK)
@@ -98,12 +100,14 @@ static ds_status render_frame(ds_viewer *v)
     }
     ds_viewer_collect_timings(v);
     int show_message_line = ds_now_ms() < v->ui.message_until_ms;
-    if (v->ui.panel_mode != OVERLAY_OFF || v->ui.help_on || show_message_line) {
+    if (v->panels) {
+        ds_viewer_draw_panels(v, show_message_line);
+    } else if (v->ui.panel_mode != OVERLAY_OFF || v->ui.help_on || show_message_line) {
         int scale = DS_OVERLAY_SCALE(v->fb_height);
         /* Over the window's picture: with MSAA the renderer drew into its
          * own framebuffer and resolved into the window. */
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
-        ds_overlay_begin(v->overlay, v->fb_width, v->fb_height);
+        ds_overlay_begin(v->overlay, v->window_width, v->window_height);
         if (v->ui.panel_mode != OVERLAY_OFF)
             ds_viewer_draw_stats(v, scale);
         if (show_message_line)
@@ -162,7 +166,9 @@ static ds_status open_window(ds_viewer *v, const ds_options *opts, const char *t
     if (!gladLoadGL((GLADloadfunc)glfwGetProcAddress))
         return ds_fail(DS_ERR_GL, "viewer: could not load the OpenGL 4.5 functions");
     ds_viewer_attach_input(v);
-    glfwGetFramebufferSize(v->window, &v->fb_width, &v->fb_height);
+    glfwGetFramebufferSize(v->window, &v->window_width, &v->window_height);
+    v->fb_width = v->window_width;
+    v->fb_height = v->window_height;
     return DS_OK;
 }
 
@@ -220,6 +226,7 @@ static void close_viewer(ds_viewer *v)
     ds_script_free(&v->script.steps);
     if (v->window) {
         glfwMakeContextCurrent(v->window);
+        ds_ui_destroy(v->panels);
         ds_overlay_destroy(v->overlay);
         ds_viewer_free_error_targets(v);
         ds_renderer_destroy(v->renderer);
@@ -254,6 +261,8 @@ int ds_viewer_run(const ds_options *opts)
         goto done;
     ds_viewer_set_title(v);
     ds_viewer_apply_vsync(v);
+    if (v->opts.ui != DS_UI_TEXT)
+        ds_viewer_open_panels(v); /* before the renderer: it is made beside them */
     status = ds_viewer_install_mesh(v, &v->opts, &mesh);
     if (status == DS_OK) {
         ds_app_note_missing_sorts();

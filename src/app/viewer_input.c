@@ -217,16 +217,12 @@ static void handle_scroll(ds_viewer *v, double notches)
     ds_camera_zoom(&v->camera, powf(ZOOM_PER_NOTCH, (float)-notches));
 }
 
+/* The window's new size; the model's viewport follows (viewer_ui.c). */
 static void handle_resize(ds_viewer *v, int width, int height)
 {
-    v->fb_width = width;
-    v->fb_height = height;
-    if (width <= 0 || height <= 0)
-        return; /* minimised: nothing is drawn until it comes back */
-    if (ds_renderer_resize(v->renderer, width, height) != DS_OK)
-        ds_viewer_show_error(v, "resize");
-    v->camera.aspect = (float)width / (float)height;
-    ds_viewer_reset_timings(v);
+    v->window_width = width;
+    v->window_height = height;
+    ds_viewer_layout_model_area(v);
 }
 
 /* A file dropped on the window: loaded as R reloads, framed; a failed load
@@ -250,17 +246,23 @@ static void handle_drop(ds_viewer *v, const char *path)
 
 static void on_key(GLFWwindow *window, int key, int scancode, int action, int mods)
 {
+    ds_viewer *v = glfwGetWindowUserPointer(window);
     (void)scancode;
-    if (action == GLFW_PRESS || action == GLFW_REPEAT)
-        handle_key(glfwGetWindowUserPointer(window), key, mods);
+    /* A key typed into a panel's field is not a hotkey. */
+    if ((action == GLFW_PRESS || action == GLFW_REPEAT) && !ds_ui_wants_keyboard(v->panels))
+        handle_key(v, key, mods);
 }
 
 static void on_mouse_button(GLFWwindow *window, int button, int action, int mods)
 {
+    ds_viewer *v = glfwGetWindowUserPointer(window);
     double x, y;
     (void)mods;
+    /* A press on a panel is the panel's; a release always ends a drag. */
+    if (action == GLFW_PRESS && ds_ui_wants_mouse(v->panels))
+        return;
     glfwGetCursorPos(window, &x, &y);
-    handle_mouse_button(glfwGetWindowUserPointer(window), button, action == GLFW_PRESS, x, y);
+    handle_mouse_button(v, button, action == GLFW_PRESS, x, y);
 }
 
 static void on_cursor(GLFWwindow *window, double x, double y)
@@ -270,8 +272,10 @@ static void on_cursor(GLFWwindow *window, double x, double y)
 
 static void on_scroll(GLFWwindow *window, double dx, double dy)
 {
+    ds_viewer *v = glfwGetWindowUserPointer(window);
     (void)dx;
-    handle_scroll(glfwGetWindowUserPointer(window), dy);
+    if (!ds_ui_wants_mouse(v->panels))
+        handle_scroll(v, dy);
 }
 
 static void on_framebuffer_size(GLFWwindow *window, int width, int height)

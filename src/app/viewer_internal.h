@@ -13,6 +13,9 @@
  *   viewer_load.c      building a model (progress on the terminal) and
  *                      installing it in a new renderer; reloads (R, a
  *                      dropped file, Y's up axis)
+ *   viewer_ui.c        the ImGui panels (--ui panels, ui_panels.h): the
+ *                      state described for them, their changes applied,
+ *                      the model's viewport framed beside them
  */
 #ifndef DS_VIEWER_INTERNAL_H
 #define DS_VIEWER_INTERNAL_H
@@ -31,6 +34,7 @@
 #include "overlay.h"
 #include "renderer.h"
 #include "sort.h"
+#include "ui_panels.h"
 #include "viewer.h"
 #include "viewer_script.h"
 
@@ -190,11 +194,13 @@ typedef struct ds_viewer {
     GLFWwindow *window;
     ds_renderer *renderer;
     ds_overlay *overlay;
+    ds_ui *panels; /* --ui panels (viewer_ui.c), else NULL: the text overlay */
     ds_camera camera;
     float model_center[3];
     float model_radius;
     int has_colors; /* the model brings its own colours (colour mode file) */
-    int fb_width, fb_height;
+    int fb_width, fb_height;          /* the model's viewport, from the left */
+    int window_width, window_height;  /* the window's framebuffer */
 
     /* The command line's options; R, Y and a dropped file rebuild the
      * model from them (opts.model_path points into model_path after a
@@ -258,11 +264,21 @@ void ds_viewer_show_error_images(ds_viewer *v);
 void ds_viewer_run_script(ds_viewer *v);
 
 /* viewer_panel.c */
+typedef struct stage_means {
+    float distances, keys, shuffle, sort, scatter, interop, handover, draw, frame;
+    int gl; /* every frame of the means ran the GL stages */
+} stage_means;
+void ds_viewer_mean_timings(const ds_viewer *v, stage_means *dest);
 void ds_viewer_collect_timings(ds_viewer *v);
 void ds_viewer_record_cpu_frame(ds_viewer *v, double now_ms);
 void ds_viewer_draw_stats(ds_viewer *v, int scale);
 void ds_viewer_draw_message(ds_viewer *v, int scale);
 void ds_viewer_draw_help(ds_viewer *v, int scale);
+
+/* viewer_ui.c */
+void ds_viewer_open_panels(ds_viewer *v);
+void ds_viewer_layout_model_area(ds_viewer *v);
+void ds_viewer_draw_panels(ds_viewer *v, int show_message_line);
 
 /* viewer_input.c: GLFW's callbacks for the window, into the same
  * handlers the script feeds. */

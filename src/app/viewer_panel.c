@@ -26,6 +26,10 @@ void ds_viewer_collect_timings(ds_viewer *v)
 {
     ds_frame_timings t;
     while (ds_renderer_next_timings(v->renderer, &t)) {
+        /* The renderer's first frame has no frame time (it would span
+         * from the frame before): no sample rather than a 0.00. */
+        if (t.frame_ms <= 0.0f)
+            continue;
         v->timings.graph_gpu_ms[v->timings.graph_gpu_next] = t.frame_ms;
         v->timings.graph_gpu_next = (v->timings.graph_gpu_next + 1) % GRAPH_SAMPLES;
         if (t.frame < v->timings.from)
@@ -53,12 +57,7 @@ void ds_viewer_record_cpu_frame(ds_viewer *v, double now_ms)
         v->timings.cpu_frame_ms_mean > 0.0 ? 0.95 * v->timings.cpu_frame_ms_mean + 0.05 * ms : ms;
 }
 
-typedef struct stage_means {
-    float distances, keys, shuffle, sort, scatter, interop, handover, draw, frame;
-    int gl; /* every frame of the means ran the GL stages */
-} stage_means;
-
-static void mean_timings(const ds_viewer *v, stage_means *dest)
+void ds_viewer_mean_timings(const ds_viewer *v, stage_means *dest)
 {
     memset(dest, 0, sizeof *dest);
     dest->gl = v->timings.history_count > 0;
@@ -283,7 +282,7 @@ void ds_viewer_draw_stats(ds_viewer *v, int scale)
     char sort[64], bits[32];
     ds_viewer_sort_label(v, sort, sizeof sort);
     sorted_bits_label(v, bits, sizeof bits);
-    mean_timings(v, &m);
+    ds_viewer_mean_timings(v, &m);
 
     if (v->ui.panel_mode == OVERLAY_COMPACT) {
         add_line(&p, v->ui.sort_note[0] ? warn_color : text_color, "sort: %s | %s | %s | color %s",
