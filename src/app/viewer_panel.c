@@ -323,9 +323,13 @@ void ds_viewer_draw_stats(ds_viewer *v, int scale)
             add_line(&p, text_color, "%s", names[i]);
             text_line *line = &p.lines[p.count - 1];
             line->indent = STAGE_INDENT;
-            /* '-' before any frame, and for a stage that ran in none of
-             * them (renderer.h: it reads 0), as the headless table. */
-            if (v->timings.history_count > 0 && values[i] != 0.0f)
+            /* '-' before any frame, for a stage that ran in none of
+             * them (renderer.h: it reads 0), as the headless table, and
+             * for interop without interop (the host clock's span around
+             * nothing). */
+            int no_interop = strcmp(names[i], "interop") == 0 &&
+                             ds_renderer_interop(v->renderer) == DS_INTEROP_NONE;
+            if (v->timings.history_count > 0 && values[i] != 0.0f && !no_interop)
                 snprintf(line->value, sizeof line->value, "%8.3f", (double)values[i]);
             else
                 snprintf(line->value, sizeof line->value, "%8s", "-");
