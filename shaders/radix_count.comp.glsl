@@ -22,7 +22,12 @@ layout(local_size_x = THREADS) in;
 
 #define BLOCK (THREADS * ITEMS)
 
-layout(location = 0) uniform uint key_count;
+layout(location = 0) uniform uint key_count_given;
+// count_word >= 0: the pair count is word count_word of KeyCount, which
+// the GPU wrote (ds_gl_sort_pairs_indirect), not key_count_given.
+layout(location = 6) uniform int count_word;
+layout(std430, binding = 6) readonly buffer KeyCount { uint key_count_words[]; };
+uint key_count;
 layout(location = 1) uniform uint shift;
 layout(location = 3) uniform uint sums_base;
 
@@ -34,6 +39,7 @@ shared uint histogram[RADIX];
 
 void main()
 {
+    key_count = count_word >= 0 ? key_count_words[count_word] : key_count_given;
     const uint local = gl_LocalInvocationIndex;
     const uint block = gl_WorkGroupID.x;
     for (uint digit = local; digit < RADIX; digit += THREADS)

@@ -62,9 +62,13 @@ layout(local_size_x = THREADS) in;
 #define PHASES (THREADS / QUADS)
 #define STAGE_WORDS (ROWS * RADIX > BLOCK ? ROWS * RADIX : BLOCK)
 
-layout(location = 0) uniform uint key_count;
+layout(location = 0) uniform uint key_count_given;
+// count_word >= 0: the pair count is word count_word of KeyCount, which
+// the GPU wrote (ds_gl_sort_pairs_indirect), not key_count_given.
+layout(location = 6) uniform int count_word;
+layout(std430, binding = 6) readonly buffer KeyCount { uint key_count_words[]; };
+uint key_count;
 layout(location = 1) uniform uint shift;
-layout(location = 2) uniform uint block_count;
 layout(location = 3) uniform uint sums_base;
 layout(location = 4) uniform uint clear_base;
 
@@ -85,6 +89,7 @@ shared uint digit_global[RADIX];
 
 void main()
 {
+    key_count = count_word >= 0 ? key_count_words[count_word] : key_count_given;
     const uint local = gl_LocalInvocationIndex;
     const uint block = gl_WorkGroupID.x;
     // radix_probe checked at creation that subgroups are aligned ranges of
@@ -98,7 +103,7 @@ void main()
     for (uint word = local; word < RADIX; word += THREADS)
         digit_global[word] = 0u;
     for (uint quad = block * THREADS + local; quad < SUMS_WORDS / 4u;
-         quad += block_count * THREADS)
+         quad += gl_NumWorkGroups.x * THREADS)
         sums4[clear_base / 4u + quad] = uvec4(0u);
 
     const uint first = block * BLOCK + subgroup * SEGMENT + lane;

@@ -321,7 +321,7 @@ static void test_compare_lists(void **state)
     assert_int_equal(opts.compare_all, 1);
     static const char *const order[DS_COMPARE_ITEM_COUNT] = {
         "unsorted", "sorted", "key-farthest", "key-mean", "key-centroid",
-        "bits-16", "bits-24", "wboit", "peel", "abuffer"};
+        "bits-16", "bits-24", "wboit", "peel", "abuffer", "compute", "compute-exact"};
     assert_int_equal(opts.compare_count, DS_COMPARE_ITEM_COUNT);
     for (int i = 0; i < DS_COMPARE_ITEM_COUNT; i++)
         assert_string_equal(ds_compare_item_name(opts.compare_items[i]), order[i]);
@@ -387,6 +387,12 @@ static void test_errors(void **state)
         {"--key", "nearest", NULL, "--key"},
         {"--interop", "magic", NULL, "--interop"},
         {"--tiles", "maybe", NULL, "--tiles"},
+        {"--raster", "gpu", NULL, "--raster 'gpu': expected hw, compute or auto"},
+        {"--raster", "compute", "--msaa", "4", NULL, "--raster compute: the compute raster"},
+        {"--raster", "compute", "--primitive", "points", NULL, "points keep the hardware draw"},
+        {"--raster", "compute", "--no-sort", NULL, "--raster compute: --no-sort"},
+        {"--raster", "compute", "--raster-order", "x", NULL, "--raster-order 'x'"},
+        {"--raster-order", "triangle", NULL, "--raster-order triangle: applies to --raster"},
         {"--tile-pixels", "0", NULL, "--tile-pixels '0'"},
         {"--tile-pixels", "-8", NULL, "--tile-pixels"},
         {"--tile-pixels", "16385", NULL, "--tile-pixels"},

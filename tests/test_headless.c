@@ -224,6 +224,7 @@ static void test_state_fields(void **state)
         {"draw", "pull", "pull"},        {"cull", "0", "false"},
         {"tiles", "1", "true"},          {"color", "height", "height"},
         {"opacity", "view", "view"},     {"msaa", "1", "1"},
+        {"raster", "hw", "hw"},
         {"up", "+z", "+z"},              {"width", "64", "64"},
         {"height", "48", "48"},          {"model", "scene:planes:1000", "scene:planes:1000"},
         {"vertices", "588", "588"},      {"triangles", "864", "864"},

@@ -672,8 +672,9 @@ static void test_technique_names_and_bad_input(void **state)
 {
     (void)state;
     /* The registry's order (technique_registry.h). */
-    static const char *const names[DS_TECHNIQUE_COUNT] = {"unsorted", "sorted", "wboit", "peel",
-                                                          "abuffer"};
+    static const char *const names[DS_TECHNIQUE_COUNT] = {"unsorted", "sorted",  "wboit",
+                                                          "peel",     "abuffer", "compute",
+                                                          "compute-exact"};
     for (int t = 0; t < DS_TECHNIQUE_COUNT; t++) {
         assert_string_equal(ds_technique_name((ds_technique)t), names[t]);
         assert_int_equal(ds_technique_from_name(names[t]), t);

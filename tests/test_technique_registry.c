@@ -35,13 +35,14 @@
 static void registry_has_the_test_technique(void **state)
 {
     (void)state;
-    static const char *const names[] = {"unsorted", "sorted", "wboit", "peel", "abuffer", "flat"};
-    assert_int_equal(DS_TECHNIQUE_COUNT, 6);
+    static const char *const names[] = {"unsorted", "sorted",  "wboit",         "peel",
+                                        "abuffer",  "compute", "compute-exact", "flat"};
+    assert_int_equal(DS_TECHNIQUE_COUNT, 8);
     for (int t = 0; t < DS_TECHNIQUE_COUNT; t++) {
         assert_string_equal(ds_technique_name((ds_technique)t), names[t]);
         assert_int_equal(ds_technique_from_name(names[t]), t);
     }
-    assert_int_equal(DS_TECHNIQUE_FLAT, 5);
+    assert_int_equal(DS_TECHNIQUE_FLAT, 7);
     assert_string_equal(ds_technique_label(DS_TECHNIQUE_FLAT), "flat (test)");
     assert_string_equal(ds_technique_summary(DS_TECHNIQUE_FLAT),
                         "the nearest surface, opaque (a test)");
@@ -55,10 +56,10 @@ static void command_line_knows_it(void **state)
     /* --compare all: the built-in order, then the new technique. */
     static const char *const order[] = {"unsorted", "sorted", "key-farthest", "key-mean",
                                         "key-centroid", "bits-16", "bits-24", "wboit",
-                                        "peel", "abuffer", "flat"};
+                                        "peel", "abuffer", "compute", "compute-exact", "flat"};
     ds_compare_item all[DS_COMPARE_ITEM_COUNT];
     int count = ds_compare_all(all);
-    assert_int_equal(count, 11);
+    assert_int_equal(count, 13);
     for (int i = 0; i < count; i++)
         assert_string_equal(ds_compare_item_name(all[i]), order[i]);
     assert_int_equal(ds_compare_item_technique(DS_COMPARE_FLAT), DS_TECHNIQUE_FLAT);

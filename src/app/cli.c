@@ -70,6 +70,8 @@ enum {
     OPT_OPACITY,
     OPT_POINT_SIZE,
     OPT_MSAA,
+    OPT_RASTER,
+    OPT_RASTER_ORDER,
     OPT_UP,
     OPT_CAMERA,
     OPT_CAMERA_FILE,
@@ -120,6 +122,8 @@ static const struct option long_options[] = {
     {"opacity", required_argument, NULL, OPT_OPACITY},
     {"point-size", required_argument, NULL, OPT_POINT_SIZE},
     {"msaa", required_argument, NULL, OPT_MSAA},
+    {"raster", required_argument, NULL, OPT_RASTER},
+    {"raster-order", required_argument, NULL, OPT_RASTER_ORDER},
     {"up", required_argument, NULL, OPT_UP},
     {"camera", required_argument, NULL, OPT_CAMERA},
     {"camera-file", required_argument, NULL, OPT_CAMERA_FILE},
@@ -278,6 +282,15 @@ void ds_cli_usage(void *stream)
             "  --point-size S        points: splat diameter in model units, > 0 (default:\n"
             "                        from the point spacing)\n"
             "  --msaa 1|2|4|8        samples per pixel (1: off; culling is off above 1)\n"
+            "  --raster hw|compute|auto\n"
+            "                        what rasterises the triangles: the GPU's rasteriser\n"
+            "                        (hw, the default), or compute shaders on all its\n"
+            "                        cores (compute; auto: compute where the frames can:\n"
+            "                        triangles, --msaa 1)\n"
+            "  --raster-order fragment|triangle\n"
+            "                        the compute raster's order: every fragment sorted by\n"
+            "                        its own depth, exact (fragment, the default), or the\n"
+            "                        sorted triangles' order (triangle)\n"
             "  --up +x|-x|+y|-y|+z|-z\n"
             "                        the model's up axis, turned to the screen's up (+y)\n"
             "  --camera \"eye=X,Y,Z target=X,Y,Z [up=0,1,0] [fov=DEG]\"\n"
@@ -479,8 +492,8 @@ static int parse_choice(const char *option, const char *text, const char *const 
  * each writes one field of ds_options at `field`, and on a bad value fails
  * with "--NAME 'VALUE': expected ..." naming what it takes. Options with a
  * shape of their own (--scene, --sort, --key-bits, --narrow-keys,
- * --screenshot, --color, --opacity, --msaa, --up, --camera, --compare,
- * --help, --version) are ds_cli_parse's cases. */
+ * --screenshot, --color, --opacity, --msaa, --raster, --raster-order,
+ * --up, --camera, --compare, --help, --version) are ds_cli_parse's cases. */
 typedef enum option_shape_kind {
     SHAPE_SET,      /* no value: the int field becomes `value` */
     SHAPE_TEXT,     /* the value as given (a path) */
@@ -720,6 +733,18 @@ static ds_status check_combinations(const ds_options *dest)
     if (dest->diff_dir && !dest->compare)
         return usage_error("--diff-dir %s: needs --compare (it holds the comparison's heatmaps)",
                            dest->diff_dir);
+    int compute = dest->raster == DS_RASTER_COMPUTE && !dest->raster_auto;
+    if (compute && dest->msaa > 1)
+        return usage_error("--raster compute: the compute raster samples each pixel once; "
+                           "--msaa %d keeps the hardware rasteriser", dest->msaa);
+    if (compute && dest->primitive == DS_PRIMITIVE_POINTS)
+        return usage_error("--raster compute: points keep the hardware draw (round splats)");
+    if (compute && dest->no_sort)
+        return usage_error("--raster compute: --no-sort draws the mesh's order with the "
+                           "hardware rasteriser; give one of the two");
+    if (dest->raster_order_given && dest->raster != DS_RASTER_COMPUTE)
+        return usage_error("--raster-order %s: applies to --raster compute or auto",
+                           ds_raster_order_name(dest->raster_order));
     if (dest->timeline_path && dest->compare)
         return usage_error("--timeline %s: times the headless orbit, not --compare",
                            dest->timeline_path);
@@ -799,6 +824,18 @@ static ds_status parse_special(int c, const char *arg, const char *name, ds_opti
         if (!parse_long(arg, 1, 8, &value) || (value & (value - 1)) || arg[0] < '1' || arg[0] > '8')
             return usage_error("--msaa '%s': expected 1, 2, 4 or 8", arg);
         dest->msaa = (int)value;
+        break;
+    case OPT_RASTER:
+        dest->raster_auto = !strcmp(arg, "auto");
+        dest->raster = dest->raster_auto ? DS_RASTER_COMPUTE : ds_raster_path_from_name(arg);
+        if (dest->raster == DS_RASTER_PATH_COUNT)
+            return usage_error("--raster '%s': expected hw, compute or auto", arg);
+        break;
+    case OPT_RASTER_ORDER:
+        dest->raster_order = ds_raster_order_from_name(arg);
+        if (dest->raster_order == DS_RASTER_ORDER_COUNT)
+            return usage_error("--raster-order '%s': expected fragment or triangle", arg);
+        dest->raster_order_given = 1;
         break;
     case OPT_UP:
         dest->up = ds_up_axis_from_name(arg);

@@ -132,6 +132,10 @@ typedef struct ds_options {
     float point_size;         /* --point-size S: splat diameter in world
                                  units; 0: from the mesh's spacing */
     int msaa;                 /* --msaa N: 1 (off), 2, 4, 8 */
+    ds_raster_path raster;    /* --raster hw|compute|auto (default hw) */
+    int raster_auto;          /* --raster auto: compute where it can */
+    ds_raster_order raster_order; /* --raster-order fragment|triangle */
+    int raster_order_given;
     ds_up_axis up;            /* --up +x|-x|+y|-y|+z|-z (default +y) */
     const char *camera;       /* --camera "eye=X,Y,Z target=X,Y,Z up=0,1,0
                                  fov=DEG" (camera.h) */

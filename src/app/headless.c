@@ -284,6 +284,8 @@ typedef struct run_setup {
     int cull;              /* culling in effect (ds_renderer_culling()) */
     int tiles;             /* binned by screen tile */
     int msaa;
+    const char *raster;    /* "hw", or the compute raster's order as its
+                              technique: "compute" or "compute-exact" */
     float alpha;
     float point_size;      /* points: splat diameter in model units */
     int width, height;
@@ -355,11 +357,11 @@ static void print_table(const algo_run *runs, int run_count, const run_setup *se
            setup->sorting ? "sorted" : "drawn unsorted", setup->width, setup->height,
            setup->interop, ds_build_commit, setup->timestamp);
     printf("  state: sort %s, key %s, key bits %d, alpha %.3g, shuffle %s, primitive %s, "
-           "draw %s, cull %s, tiles %s, color %s, opacity %s, msaa %d, up %s",
+           "draw %s, cull %s, tiles %s, color %s, opacity %s, msaa %d, raster %s, up %s",
            run_count == 1 ? run_name(&runs[0], setup) : "all", setup->key, setup->key_bits,
            (double)setup->alpha, on_off(setup->shuffle), setup->primitive, setup->draw,
            on_off(setup->cull), on_off(setup->tiles), setup->color, setup->opacity, setup->msaa,
-           setup->up);
+           setup->raster, setup->up);
     if (strcmp(setup->primitive, "points") == 0)
         printf(", point size %.4g", (double)setup->point_size);
     printf("\n  camera: %s\n  host: %s; %s\n  command: %s\n  %s\n", setup->camera, setup->cpu,
@@ -480,7 +482,7 @@ static ds_status write_csv(FILE *file, const char *path, const algo_run *runs, i
 {
     fprintf(file, "gpu,driver,cpu,os,command,model,vertices,triangles,elements,primitive,width,"
                   "height,commit,timestamp,interop,sort,sorting,key,key_bits,alpha,shuffle,draw,"
-                  "cull,tiles,color,opacity,msaa,up,point_size,camera,frame,drawn,sorted_bits");
+                  "cull,tiles,color,opacity,msaa,raster,up,point_size,camera,frame,drawn,sorted_bits");
     for (int s = 0; s < STAGE_COUNT; s++)
         fprintf(file, ",%s_ms", stage_names[s]);
     fprintf(file, "\n");
@@ -498,13 +500,14 @@ static ds_status write_csv(FILE *file, const char *path, const algo_run *runs, i
             ds_headless_csv_string(file, setup->command);
             fputc(',', file);
             ds_headless_csv_string(file, setup->label);
-            fprintf(file, ",%zu,%zu,%zu,%s,%d,%d,%s,%s,%s,%s,%d,%s,%d,%.4g,%d,%s,%d,%d,%s,%s,%d,%s,%.6g,",
+            fprintf(file, ",%zu,%zu,%zu,%s,%d,%d,%s,%s,%s,%s,%d,%s,%d,%.4g,%d,%s,%d,%d,%s,%s,%d,%s,%s,"
+                          "%.6g,",
                     setup->mesh->vertex_count, setup->mesh->triangle_count, setup->elements,
                     setup->primitive, setup->width, setup->height, ds_build_commit,
                     setup->timestamp, setup->interop, frame_sort_name(&runs[r], t, setup), setup->sorting,
                     setup->key, setup->key_bits, (double)setup->alpha, setup->shuffle, setup->draw,
                     setup->cull, setup->tiles, setup->color, setup->opacity, setup->msaa,
-                    setup->up, (double)setup->point_size);
+                    setup->raster, setup->up, (double)setup->point_size);
             ds_headless_csv_string(file, setup->camera);
             fprintf(file, ",%llu,%u,%d", (unsigned long long)i, (unsigned)t->drawn,
                     t->sorted_bits);
@@ -569,7 +572,7 @@ static ds_status write_json(FILE *file, const char *path, const algo_run *runs, 
         {"commit", ds_build_commit},   {"timestamp", setup->timestamp},
         {"primitive", setup->primitive}, {"interop", setup->interop}, {"key", setup->key},
         {"draw", setup->draw},         {"color", setup->color},     {"opacity", setup->opacity},
-        {"up", setup->up},             {"camera", setup->camera},
+        {"up", setup->up},             {"camera", setup->camera},   {"raster", setup->raster},
         {"timing", "GPU times in ms (GL timestamps and CUDA events; the cpu sort: host clock); "
                    HANDOVER_NOTE},
     };
@@ -738,6 +741,8 @@ int ds_headless_run(const ds_options *opts)
     ds_renderer_desc desc;
     if ((status = ds_app_renderer_desc(opts, &mesh, &desc)))
         goto done;
+    /* The compute raster's pass times, reported after the table. */
+    desc.raster_time_passes = 1;
     if (!opts->background_given) {
         desc.background[0] = desc.background[1] = desc.background[2] = 0.08f;
         desc.background[3] = 1.0f;
@@ -817,11 +822,23 @@ int ds_headless_run(const ds_options *opts)
         .up = ds_up_axis_name(opts->up), .sorting = sorting, .shuffle = sorting && opts->shuffle,
         .key_bits = opts->key_bits ? opts->key_bits : 32, .cull = ds_renderer_culling(renderer),
         .tiles = sorting && ds_renderer_tiles(renderer), .msaa = ds_renderer_msaa(renderer),
+        .raster = !ds_renderer_compute_raster(renderer)                           ? "hw"
+                  : ds_renderer_technique(renderer) == DS_TECHNIQUE_COMPUTE_EXACT ? "compute-exact"
+                                                                                  : "compute",
         .alpha = opts->alpha, .point_size = points ? ds_renderer_point_size(renderer) : 0.0f,
         .width = opts->width, .height = opts->height};
     print_table(runs, run_count, &setup);
     if (verify)
         printf("verify: %zu frames OK\n", verified);
+    ds_raster_stats raster;
+    if (ds_renderer_compute_raster(renderer) && ds_renderer_raster_info(renderer, &raster) == DS_OK)
+        printf("compute raster, last frame: %zu fragments (%.3f a pixel), buffers for %zu (%.1f "
+               "MiB), %u grows; passes (ms): count %.4f, offsets %.4f, emit %.4f, sort %.4f, "
+               "by pixel %.4f, resolve %.4f\n",
+               raster.fragments, (double)raster.fragments / ((double)opts->width * opts->height),
+               raster.capacity, (double)raster.bytes / (1024.0 * 1024.0), raster.grow_count,
+               (double)raster.pass_ms[0], (double)raster.pass_ms[1], (double)raster.pass_ms[2],
+               (double)raster.pass_ms[3], (double)raster.pass_ms[4], (double)raster.pass_ms[5]);
     if (csv) {
         status = write_csv(csv, opts->csv_path, runs, run_count, &setup);
         csv = NULL; /* closed */

@@ -247,6 +247,9 @@ ds_status ds_app_renderer_desc(const ds_options *opts, const ds_mesh *mesh, ds_r
     memcpy(dest->tint, opts->tint, sizeof dest->tint);
     dest->opacity = opts->opacity;
     dest->msaa = opts->msaa;
+    dest->raster = opts->raster;
+    dest->raster_auto = opts->raster_auto;
+    dest->raster_order = opts->raster_order;
     dest->point_size = opts->point_size;
     if (opts->background_given) {
         memcpy(dest->background, opts->background, sizeof opts->background);

@@ -207,6 +207,11 @@ static void initial_settings(ds_viewer *v, const ds_options *opts)
     v->settings.triangle_key = opts->triangle_key;
     v->settings.sorting = !opts->no_sort;
     v->settings.technique = opts->no_sort ? DS_TECHNIQUE_UNSORTED : DS_TECHNIQUE_SORTED;
+    /* --raster compute starts in compute-exact unless the order is the
+     * triangles' (the renderer then starts so, where it can). */
+    if (opts->raster == DS_RASTER_COMPUTE && opts->raster_order == DS_RASTER_FRAGMENT_ORDER &&
+        !opts->no_sort)
+        v->settings.technique = DS_TECHNIQUE_COMPUTE_EXACT;
     ds_viewer_forget_reference_frames(v);
     v->settings.alpha = opts->alpha > 0.0f ? opts->alpha : 0.35f;
     v->settings.up = opts->up;

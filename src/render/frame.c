@@ -2,6 +2,7 @@
  * decision of the frame, made here once), then the technique's frame
  * (technique.h): for the sorted draw (technique_sorted.c) the stages and
  * the raster path's draw. */
+#include "raster_compute.h"
 #include "renderer_internal.h"
 #include "technique.h"
 
@@ -99,16 +100,34 @@ void ds_render_plan(ds_renderer *renderer, const ds_camera *camera, uint32_t fra
     plan.points = renderer->settings.primitive == DS_PRIMITIVE_POINTS;
     plan.count = ds_renderer_sorted_count(renderer);
     plan.sorting = renderer->settings.sorting;
+    /* The compute raster takes triangles at one sample a pixel: the
+     * compute techniques' frames, and sorted frames on its path. */
+    ds_technique technique = renderer->settings.technique;
+    int compute = technique == DS_TECHNIQUE_COMPUTE || technique == DS_TECHNIQUE_COMPUTE_EXACT ||
+                  (technique == DS_TECHNIQUE_SORTED && renderer->settings.sorting &&
+                   renderer->settings.raster == DS_RASTER_COMPUTE);
+    plan.compute = compute && ds_render_compute_takes(renderer, plan.points,
+                                                      single_sampled(renderer, plan.target));
+    if (plan.compute && technique == DS_TECHNIQUE_COMPUTE)
+        plan.sorting = 1;
     plan.shuffle = renderer->settings.sorting && renderer->settings.shuffle;
     plan.keep_keys = renderer->settings.verify && renderer->settings.sorting;
     /* Unsorted frames draw indexed in mesh order, whatever the form: the
      * post-transform cache finds the mesh's shared vertices there. */
     plan.pull = !plan.points && renderer->settings.pull && plan.sorting;
     plan.tiled = renderer->settings.tiles_on && renderer->settings.sorting;
+    if (plan.compute && technique != DS_TECHNIQUE_COMPUTE_EXACT) {
+        /* The raster reads the sorted triangle numbers: one list, sorted
+         * in place in the element buffer, as the pulled form's. */
+        plan.pull = 1;
+        plan.tiled = 0;
+    }
     plan.in_place = (plan.points || plan.pull) && !plan.tiled;
     ds_cull_view_set(&plan.view, plan.view_projection, (float)renderer->settings.width,
                      (float)renderer->settings.height);
+    /* The compute raster tests coverage itself. */
     plan.cull = renderer->settings.cull && renderer->settings.sorting && !plan.points &&
+                !plan.compute &&
                 ds_render_technique_backend(renderer->settings.technique)->sorts &&
                 single_sampled(renderer, plan.target);
     plan.point_scale =
@@ -155,6 +174,8 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     GLuint output = plan.resolve ? plan.resolve_target : plan.target;
     renderer->gl.last_output = output ? output : DS_RENDERER_OWN_FRAMEBUFFER;
 
+    /* raster_compute.c sets it for its frames. */
+    renderer->verification.last_exact = 0;
     if ((status = ds_render_technique_frame(renderer, &plan, record)))
         return status;
     record->pending = 1;

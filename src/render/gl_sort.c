@@ -108,6 +108,7 @@ enum {
     BIND_VALUES_OUT,
     BIND_COUNTS,
     BIND_SUMS,
+    BIND_KEY_COUNT,
     BIND_COUNT
 };
 
@@ -115,9 +116,10 @@ enum {
 enum {
     UNIFORM_KEY_COUNT,
     UNIFORM_SHIFT,
-    UNIFORM_BLOCK_COUNT,
+    UNIFORM_BLOCK_COUNT, /* unused: the scatter reads gl_NumWorkGroups */
     UNIFORM_SUMS_BASE,
-    UNIFORM_CLEAR_BASE
+    UNIFORM_CLEAR_BASE,
+    UNIFORM_COUNT_WORD = 6
 };
 
 struct ds_gl_sort {
@@ -476,22 +478,36 @@ static ds_status check_sort(const ds_gl_sort *sort, size_t n, int begin_bit, int
  * the scratch pair makes the last one write the out pair. In place
  * (in == out) with an odd pass count, the first pass would overwrite what
  * it reads, so the passes end in the scratch pair and are copied back. */
+/* A count on the GPU (ds_gl_sort_pairs_indirect): the buffer and word
+ * holding n, and the dispatch arguments; count_buffer 0 for a host n. */
+typedef struct gpu_count {
+    GLuint count_buffer, count_word, dispatch_buffer;
+    GLintptr dispatch_offset;
+} gpu_count;
+
 static void sort_passes(ds_gl_sort *sort, GLuint keys_in, GLuint values_in, GLuint keys_out,
-                        GLuint values_out, size_t n, int begin_bit, int end_bit)
+                        GLuint values_out, size_t n, int begin_bit, int end_bit,
+                        const gpu_count *gpu)
 {
     const GLuint key_count = (GLuint)n;
     const GLuint blocks = (key_count + sort->block - 1) / sort->block;
     const int passes = (end_bit - begin_bit) / RADIX_BITS;
     const int copy_back = keys_in == keys_out && passes % 2 != 0;
+    const GLint count_word = gpu ? (GLint)gpu->count_word : -1;
     glProgramUniform1ui(sort->count_program, UNIFORM_KEY_COUNT, key_count);
     glProgramUniform1ui(sort->scatter_program, UNIFORM_KEY_COUNT, key_count);
-    glProgramUniform1ui(sort->scatter_program, UNIFORM_BLOCK_COUNT, blocks);
+    glProgramUniform1i(sort->count_program, UNIFORM_COUNT_WORD, count_word);
+    glProgramUniform1i(sort->scatter_program, UNIFORM_COUNT_WORD, count_word);
+    if (gpu)
+        glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, gpu->dispatch_buffer);
 
     /* Protects the caller's shader writes of keys and values (read by the
      * first pass) and a previous sort's reads of the scratch buffers
      * (overwritten by this one). */
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-    GLuint buffers[BIND_COUNT] = {keys_in, values_in, 0, 0, sort->counts, sort->sums};
+    /* Without a GPU count the count binding takes any buffer: unread. */
+    GLuint buffers[BIND_COUNT] = {keys_in, values_in, 0, 0, sort->counts, sort->sums,
+                                  gpu ? gpu->count_buffer : sort->counts};
     stamp(sort, 0, -1);
     for (int pass = 0; pass < passes; pass++) {
         const GLuint shift = (GLuint)(begin_bit + pass * RADIX_BITS);
@@ -506,7 +522,10 @@ static void sort_passes(ds_gl_sort *sort, GLuint keys_in, GLuint values_in, GLui
         glProgramUniform1ui(sort->count_program, UNIFORM_SHIFT, shift);
         glProgramUniform1ui(sort->count_program, UNIFORM_SUMS_BASE, sums_base);
         glUseProgram(sort->count_program);
-        glDispatchCompute(blocks, 1, 1);
+        if (gpu)
+            glDispatchComputeIndirect(gpu->dispatch_offset);
+        else
+            glDispatchCompute(blocks, 1, 1);
         /* The block counts and the sums, for the scatter. */
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         stamp(sort, pass, 0);
@@ -515,7 +534,10 @@ static void sort_passes(ds_gl_sort *sort, GLuint keys_in, GLuint values_in, GLui
         glProgramUniform1ui(sort->scatter_program, UNIFORM_SUMS_BASE, sums_base);
         glProgramUniform1ui(sort->scatter_program, UNIFORM_CLEAR_BASE, clear_base);
         glUseProgram(sort->scatter_program);
-        glDispatchCompute(blocks, 1, 1);
+        if (gpu)
+            glDispatchComputeIndirect(gpu->dispatch_offset);
+        else
+            glDispatchCompute(blocks, 1, 1);
         if (pass + 1 < passes)
             /* The scattered pairs and the zeroed half of the sums, for
              * the next pass; its count overwrites the block counts this
@@ -552,7 +574,7 @@ ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t 
         return ds_fail(DS_ERR_INVALID_ARG, "gl sort: keys (buffer %u) and values (buffer %u) "
                        "must be two distinct buffers", keys, values);
     if (n >= 2)
-        sort_passes(sort, keys, values, keys, values, n, begin_bit, end_bit);
+        sort_passes(sort, keys, values, keys, values, n, begin_bit, end_bit, NULL);
     return DS_OK;
 }
 
@@ -571,7 +593,7 @@ ds_status ds_gl_sort_pairs_into(ds_gl_sort *sort, GLuint keys_in, GLuint values_
                                "and out (%u, %u) must be four distinct buffers",
                                keys_in, values_in, keys_out, values_out);
     if (n >= 2) {
-        sort_passes(sort, keys_in, values_in, keys_out, values_out, n, begin_bit, end_bit);
+        sort_passes(sort, keys_in, values_in, keys_out, values_out, n, begin_bit, end_bit, NULL);
     } else if (n == 1) {
         /* Nothing to order: the one pair moves over as it is. */
         glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
@@ -580,5 +602,40 @@ ds_status ds_gl_sort_pairs_into(ds_gl_sort *sort, GLuint keys_in, GLuint values_
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_ELEMENT_ARRAY_BARRIER_BIT |
                         GL_COMMAND_BARRIER_BIT);
     }
+    return DS_OK;
+}
+
+size_t ds_gl_sort_block_pairs(const ds_gl_sort *sort)
+{
+    return sort ? sort->block : 0;
+}
+
+ds_status ds_gl_sort_pairs_indirect(ds_gl_sort *sort, GLuint keys_in, GLuint values_in,
+                                    GLuint keys_out, GLuint values_out, GLuint count_buffer,
+                                    GLuint count_word, GLuint dispatch_buffer,
+                                    GLintptr dispatch_offset, int begin_bit, int end_bit)
+{
+    ds_status status = check_sort(sort, 0, begin_bit, end_bit);
+    if (status)
+        return status;
+    GLuint all[4] = {keys_in, values_in, keys_out, values_out};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < i; j++)
+            if (all[i] == 0 || all[j] == 0 || all[i] == all[j])
+                return ds_fail(DS_ERR_INVALID_ARG, "gl sort: keys and values in (buffers %u, %u) "
+                               "and out (%u, %u) must be four distinct buffers",
+                               keys_in, values_in, keys_out, values_out);
+    if (!count_buffer || !dispatch_buffer || dispatch_offset % 4 != 0)
+        return ds_fail(DS_ERR_INVALID_ARG, "gl sort: an indirect sort needs a count buffer and "
+                       "4-byte aligned dispatch arguments");
+    if (((end_bit - begin_bit) / RADIX_BITS) % 2 != 0)
+        return ds_fail(DS_ERR_INVALID_ARG, "gl sort: an indirect sort takes an even number of "
+                       "digits (its passes end in the out pair)");
+    const gpu_count gpu = {count_buffer, count_word, dispatch_buffer, dispatch_offset};
+    /* The GPU's count and dispatch arguments were written by shaders. */
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
+    sort_passes(sort, keys_in, values_in, keys_out, values_out, sort->capacity, begin_bit,
+                end_bit, &gpu);
+    glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
     return DS_OK;
 }

@@ -101,4 +101,20 @@ ds_status ds_gl_sort_pairs_into(ds_gl_sort *sort, GLuint keys_in, GLuint values_
                                 GLuint keys_out, GLuint values_out, size_t n, int begin_bit,
                                 int end_bit);
 
+/* Pairs per block of the sort: the dispatch arguments of an indirect sort
+ * are (max(1, ceil(n / this)), 1, 1). */
+size_t ds_gl_sort_block_pairs(const ds_gl_sort *sort);
+
+/* As ds_gl_sort_pairs_into, with the pair count written on the GPU, so
+ * that no host read waits for it: word `count_word` of `count_buffer`
+ * holds n (at most the capacity), and `dispatch_buffer` at byte
+ * `dispatch_offset` holds the three words of glDispatchComputeIndirect,
+ * (max(1, ceil(n / ds_gl_sort_block_pairs())), 1, 1), which every pass's
+ * two dispatches read. An even number of digits only. Leaves the same
+ * state changed as the others. */
+ds_status ds_gl_sort_pairs_indirect(ds_gl_sort *sort, GLuint keys_in, GLuint values_in,
+                                    GLuint keys_out, GLuint values_out, GLuint count_buffer,
+                                    GLuint count_word, GLuint dispatch_buffer,
+                                    GLintptr dispatch_offset, int begin_bit, int end_bit);
+
 #endif

@@ -491,3 +491,77 @@ void ds_interop_set_timeline(ds_interop *interop, struct ds_timeline *timeline)
 {
     interop->timeline = timeline;
 }
+
+/* ---- buffers lent one frame at a time ---------------------------------- */
+
+#define LENT_MAX 8
+
+struct ds_interop_buffers {
+    int count;
+    uint32_t names[LENT_MAX];
+    cudaGraphicsResource_t resources[LENT_MAX];
+};
+
+ds_status ds_interop_buffers_register(const uint32_t *gl_buffers, int count,
+                                      ds_interop_buffers **dest)
+{
+    *dest = NULL;
+    if (count <= 0 || count > LENT_MAX)
+        return ds_fail(DS_ERR_INVALID_ARG, "interop: %d buffers to lend (1 to %d)", count,
+                       LENT_MAX);
+    ds_interop_buffers *buffers = calloc(1, sizeof *buffers);
+    if (!buffers)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "interop: out of host memory");
+    for (int k = 0; k < count; k++) {
+        cudaError_t error = cudaGraphicsGLRegisterBuffer(&buffers->resources[k], gl_buffers[k],
+                                                         cudaGraphicsRegisterFlagsNone);
+        if (error != cudaSuccess) {
+            ds_interop_buffers_unregister(buffers);
+            return ds_fail(DS_ERR_CUDA, "interop: registering GL buffer %u: %s", gl_buffers[k],
+                           cudaGetErrorString(error));
+        }
+        buffers->names[k] = gl_buffers[k];
+        buffers->count = k + 1;
+    }
+    *dest = buffers;
+    return DS_OK;
+}
+
+ds_status ds_interop_buffers_map(ds_interop_buffers *buffers, ds_stream stream, void **pointers)
+{
+    DS_CUDA_TRY("interop", cudaGraphicsMapResources(buffers->count, buffers->resources,
+                                                    (cudaStream_t)stream));
+    for (int k = 0; k < buffers->count; k++) {
+        size_t bytes = 0;
+        DS_CUDA_TRY("interop", cudaGraphicsResourceGetMappedPointer(&pointers[k], &bytes,
+                                                                    buffers->resources[k]));
+    }
+    return DS_OK;
+}
+
+ds_status ds_interop_buffers_unmap(ds_interop_buffers *buffers, ds_stream stream)
+{
+    DS_CUDA_TRY("interop", cudaGraphicsUnmapResources(buffers->count, buffers->resources,
+                                                      (cudaStream_t)stream));
+    return DS_OK;
+}
+
+int ds_interop_buffers_are(const ds_interop_buffers *buffers, const uint32_t *gl_buffers,
+                           int count)
+{
+    if (!buffers || buffers->count != count)
+        return 0;
+    for (int k = 0; k < count; k++)
+        if (buffers->names[k] != gl_buffers[k])
+            return 0;
+    return 1;
+}
+
+void ds_interop_buffers_unregister(ds_interop_buffers *buffers)
+{
+    if (!buffers)
+        return;
+    for (int k = 0; k < buffers->count; k++)
+        cudaGraphicsUnregisterResource(buffers->resources[k]);
+    free(buffers);
+}

@@ -89,6 +89,22 @@ ds_status ds_interop_end(ds_interop *interop, int slot, ds_stream stream,
 /* Call after the GL commands reading element buffer `slot` are issued. */
 ds_status ds_interop_gl_used(ds_interop *interop, int slot, double *host_ms);
 
+/* GL buffers lent to CUDA one frame at a time (the compute raster's
+ * fragment keys and values, sorted by a CUDA sort): registered once,
+ * mapped on `stream` (CUDA's work then follows GL's earlier writes) and
+ * unmapped (GL's later reads follow CUDA's work). Errors: DS_ERR_CUDA. */
+typedef struct ds_interop_buffers ds_interop_buffers;
+ds_status ds_interop_buffers_register(const uint32_t *gl_buffers, int count,
+                                      ds_interop_buffers **dest);
+/* The count device pointers, valid on `stream` until the unmap. */
+ds_status ds_interop_buffers_map(ds_interop_buffers *buffers, ds_stream stream,
+                                 void **pointers);
+ds_status ds_interop_buffers_unmap(ds_interop_buffers *buffers, ds_stream stream);
+/* 1 if `buffers` holds exactly these GL buffers, in this order. */
+int ds_interop_buffers_are(const ds_interop_buffers *buffers, const uint32_t *gl_buffers,
+                           int count);
+void ds_interop_buffers_unregister(ds_interop_buffers *buffers);
+
 /* Host readings around each wait, map and flush go to `timeline` (the
  * renderer's, timeline.h) while it is set; NULL stops them. */
 struct ds_timeline;

@@ -81,3 +81,36 @@ void ds_interop_set_timeline(ds_interop *interop, struct ds_timeline *timeline)
 {
     (void)interop; (void)timeline;
 }
+
+ds_status ds_interop_buffers_register(const uint32_t *gl_buffers, int count,
+                                      ds_interop_buffers **dest)
+{
+    (void)gl_buffers; (void)count;
+    if (dest)
+        *dest = NULL;
+    return no_cuda();
+}
+
+ds_status ds_interop_buffers_map(ds_interop_buffers *buffers, ds_stream stream, void **pointers)
+{
+    (void)buffers; (void)stream; (void)pointers;
+    return no_cuda();
+}
+
+ds_status ds_interop_buffers_unmap(ds_interop_buffers *buffers, ds_stream stream)
+{
+    (void)buffers; (void)stream;
+    return no_cuda();
+}
+
+int ds_interop_buffers_are(const ds_interop_buffers *buffers, const uint32_t *gl_buffers,
+                           int count)
+{
+    (void)buffers; (void)gl_buffers; (void)count;
+    return 0;
+}
+
+void ds_interop_buffers_unregister(ds_interop_buffers *buffers)
+{
+    (void)buffers;
+}

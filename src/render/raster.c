@@ -29,10 +29,28 @@ ds_status ds_render_raster_create(ds_renderer *renderer)
     return backend->create(renderer, *state);
 }
 
-void ds_render_raster_draw(ds_renderer *renderer, const frame_plan *plan, frame_record *record)
+ds_status ds_render_raster_draw(ds_renderer *renderer, const frame_plan *plan,
+                                frame_record *record)
 {
-    backends[renderer->settings.raster]->draw(
-        renderer, renderer->raster_state[renderer->settings.raster], plan, record);
+    /* The compute technique draws with the compute path whatever the
+     * renderer's path (its state is made when the technique is chosen). */
+    ds_raster_path path = plan->compute ? DS_RASTER_COMPUTE : renderer->settings.raster;
+    if (!renderer->raster_state[path])
+        return ds_fail(DS_ERR_INVALID_ARG, "render: the %s raster path was not made",
+                       ds_raster_path_name(path));
+    return backends[path]->draw(renderer, renderer->raster_state[path], plan, record);
+}
+
+ds_status ds_render_rasters_resize(ds_renderer *renderer)
+{
+    for (int r = 0; r < DS_RASTER_PATH_COUNT; r++) {
+        ds_status status = renderer->raster_state[r] && backends[r]->resize
+                               ? backends[r]->resize(renderer, renderer->raster_state[r])
+                               : DS_OK;
+        if (status)
+            return status;
+    }
+    return DS_OK;
 }
 
 void ds_render_rasters_free(ds_renderer *renderer)

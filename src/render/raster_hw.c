@@ -100,8 +100,8 @@ static void draw_tiles(const ds_renderer *renderer, const ds_tile_grid *grid, in
         glDrawElementsIndirect(mode, GL_UNSIGNED_INT, overflow);
 }
 
-static void hw_draw(ds_renderer *renderer, void *state, const frame_plan *plan,
-                    frame_record *record)
+static ds_status hw_draw(ds_renderer *renderer, void *state, const frame_plan *plan,
+                         frame_record *record)
 {
     const hw_state *hw = state;
     int points = plan->points, pull = plan->pull;
@@ -179,6 +179,7 @@ static void hw_draw(ds_renderer *renderer, void *state, const frame_plan *plan,
     glQueryCounter(record->end_query, GL_TIMESTAMP);
     if (renderer->timing.timeline)
         ds_timeline_gl_now(renderer->timing.timeline, "draw_end");
+    return DS_OK;
 }
 
 const ds_raster_backend ds_raster_hw = {

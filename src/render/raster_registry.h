@@ -21,7 +21,9 @@
 
 /* clang-format off */
 #define DS_RASTER_REGISTRY(X)                                                     \
-    X(HW, hw, hw, "the GPU's rasteriser: GL draws of the sorted elements")
+    X(HW, hw, hw, "the GPU's rasteriser: GL draws of the sorted elements")          \
+    X(COMPUTE, compute, compute,                                                  \
+      "compute shaders on every SM: the sorted triangles' fragments, exact coverage")
 /* clang-format on */
 
 #endif

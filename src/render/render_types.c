@@ -106,3 +106,20 @@ ds_raster_path ds_raster_path_from_name(const char *name)
             return (ds_raster_path)r;
     return DS_RASTER_PATH_COUNT;
 }
+
+static const char *const order_names[DS_RASTER_ORDER_COUNT] = {
+    [DS_RASTER_FRAGMENT_ORDER] = "fragment", [DS_RASTER_TRIANGLE_ORDER] = "triangle",
+};
+
+const char *ds_raster_order_name(ds_raster_order order)
+{
+    return (unsigned)order < DS_RASTER_ORDER_COUNT ? order_names[order] : "unknown";
+}
+
+ds_raster_order ds_raster_order_from_name(const char *name)
+{
+    for (int m = 0; name && m < DS_RASTER_ORDER_COUNT; m++)
+        if (!strcmp(name, order_names[m]))
+            return (ds_raster_order)m;
+    return DS_RASTER_ORDER_COUNT;
+}

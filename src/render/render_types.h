@@ -104,6 +104,16 @@ typedef enum ds_raster_path {
     DS_RASTER_PATH_COUNT
 } ds_raster_path;
 
+/* The compute raster's order (raster_compute.h, --raster-order): each
+ * fragment by its own depth (exact: technique compute-exact), or by its
+ * triangle's sorted position (the compute raster path, technique
+ * compute). */
+typedef enum ds_raster_order {
+    DS_RASTER_FRAGMENT_ORDER = 0,
+    DS_RASTER_TRIANGLE_ORDER,
+    DS_RASTER_ORDER_COUNT
+} ds_raster_order;
+
 /* Names as the command line spells them ("auto", "normal", ...);
  * "unknown" for others. from_name returns the COUNT value for an unknown
  * name. */
@@ -126,6 +136,9 @@ int ds_technique_cycle(ds_technique technique);
  * returns DS_RASTER_PATH_COUNT for an unknown name. */
 const char *ds_raster_path_name(ds_raster_path path);
 ds_raster_path ds_raster_path_from_name(const char *name);
+/* "fragment", "triangle"; from_name: DS_RASTER_ORDER_COUNT if unknown. */
+const char *ds_raster_order_name(ds_raster_order order);
+ds_raster_order ds_raster_order_from_name(const char *name);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
  * destroy, the settings, the facts, and the read-back of the own
  * framebuffer. One frame is frame.c's; renderer_internal.h maps the rest. */
 #include "raster.h"
+#include "raster_compute.h"
 #include "renderer_internal.h"
 #include "technique.h"
 
@@ -249,6 +250,11 @@ static ds_status settings_from_desc(ds_renderer *renderer, const ds_renderer_des
         return ds_fail(DS_ERR_INVALID_ARG, "render: bad raster path %d", (int)desc->raster);
     }
     renderer->settings.raster = desc->raster;
+    renderer->settings.raster_initial_fragments = desc->raster_initial_fragments;
+    renderer->settings.raster_time_passes = desc->raster_time_passes;
+    renderer->gl.compute_raster = -1;
+    if ((unsigned)desc->raster_order >= DS_RASTER_ORDER_COUNT)
+        return ds_fail(DS_ERR_INVALID_ARG, "render: bad raster order %d", (int)desc->raster_order);
     return DS_OK;
 }
 
@@ -323,6 +329,29 @@ static ds_status size_elements(ds_renderer *renderer, const ds_renderer_desc *de
     return status;
 }
 
+/* desc.raster COMPUTE: where the frames can be rasterised in compute, the
+ * path (and with fragment order the technique compute-exact, made later
+ * by create); where not, one line and DS_ERR_UNSUPPORTED before any frame,
+ * or with raster_auto the hardware path. */
+static ds_status start_raster(ds_renderer *renderer, const ds_renderer_desc *desc)
+{
+    if (desc->raster != DS_RASTER_COMPUTE)
+        return DS_OK;
+    const render_settings *s = &renderer->settings;
+    const char *why = s->primitive == DS_PRIMITIVE_POINTS ? "points keep the hardware draw"
+                      : s->msaa > 1 ? "it samples each pixel once (MSAA is above 1)"
+                      : !ds_render_compute_available(renderer)
+                          ? "this GL lacks GL 4.3 compute shaders or GL_ARB_shader_ballot"
+                          : NULL;
+    if (why && !desc->raster_auto)
+        return ds_fail(DS_ERR_UNSUPPORTED, "render: --raster compute: %s", why);
+    if (why)
+        renderer->settings.raster = DS_RASTER_HW;
+    else if (desc->raster_order == DS_RASTER_FRAGMENT_ORDER)
+        renderer->settings.technique = DS_TECHNIQUE_COMPUTE_EXACT;
+    return DS_OK;
+}
+
 ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
 {
     ds_status status = DS_OK;
@@ -384,7 +413,12 @@ ds_status ds_renderer_create(const ds_renderer_desc *desc, ds_renderer **dest)
                                                   &renderer->sorter)))
         goto fail;
     /* The raster path's programs and vertex arrays (raster.h). */
-    if ((status = ds_render_raster_create(renderer)))
+    if ((status = start_raster(renderer, desc)) || (status = ds_render_raster_create(renderer)))
+        goto fail;
+    /* A renderer started in a compute technique makes its objects now,
+     * not in the first frame. */
+    if (renderer->settings.technique != DS_TECHNIQUE_SORTED &&
+        (status = ds_render_technique_prepare(renderer, renderer->settings.technique)))
         goto fail;
     if ((status = ds_render_timing_create(renderer)))
         goto fail;
@@ -448,8 +482,11 @@ ds_status ds_renderer_resize(ds_renderer *renderer, int width, int height)
     ds_status status = make_framebuffer(renderer);
     if (status)
         return status;
-    /* The order-independent images follow the viewport. */
+    /* The order-independent images and the raster paths' follow the
+     * viewport. */
     ds_render_techniques_free_images(renderer);
+    if ((status = ds_render_rasters_resize(renderer)))
+        return status;
     return ds_render_technique_prepare(renderer, renderer->settings.technique);
 }
 
@@ -561,8 +598,11 @@ ds_technique ds_renderer_technique(const ds_renderer *renderer)
 
 ds_raster_path ds_renderer_raster(const ds_renderer *renderer) { return renderer->settings.raster; }
 
-unsigned ds_renderer_color_texture(const ds_renderer *renderer)
+unsigned ds_renderer_color_texture(ds_renderer *renderer)
 {
+    /* A compute frame that overflowed its buffers is drawn again first
+     * (a failure is logged; the texture holds what was drawn). */
+    ds_render_compute_settle(renderer);
     if (!renderer->gl.last_output)
         return 0;
     /* The texture's own framebuffer: the own one single-sampled, else
@@ -819,6 +859,9 @@ unsigned ds_renderer_gl_errors(const ds_renderer *renderer) { return renderer->g
 
 ds_status ds_renderer_read_pixels(ds_renderer *renderer, uint8_t *dest)
 {
+    ds_status settled = ds_render_compute_settle(renderer);
+    if (settled)
+        return settled;
     int w = renderer->settings.width, h = renderer->settings.height;
     size_t row = (size_t)w * 4;
     unsigned errors = renderer->gl.errors;

@@ -216,7 +216,27 @@ typedef struct ds_renderer_desc {
                                      a grow) */
     ds_raster_path raster;        /* what draws a sorted frame's
                                      primitives (raster_registry.h);
-                                     default (0) DS_RASTER_HW */
+                                     default (0) DS_RASTER_HW. COMPUTE:
+                                     the compute raster, and with
+                                     raster_order FRAGMENT (the default)
+                                     the renderer starts in technique
+                                     compute-exact; DS_ERR_UNSUPPORTED
+                                     where it cannot take the frames
+                                     (points, MSAA above 1, a context
+                                     without GL 4.3 compute shaders or
+                                     GL_ARB_shader_ballot) unless
+                                     raster_auto, which then keeps HW */
+    int raster_auto;
+    ds_raster_order raster_order;
+    size_t raster_initial_fragments; /* the compute raster's fragment
+                                     buffers at first; 0:
+                                     DS_COMPUTE_RASTER_FRAGMENTS_PER_PIXEL
+                                     per pixel. A testing knob like the
+                                     A-buffer's: a frame grows them to
+                                     what it needs */
+    int raster_time_passes;       /* the compute raster records a GL
+                                     timestamp after each pass
+                                     (ds_renderer_raster_info) */
 } ds_renderer_desc;
 
 /* The A-buffer's first pool, per pixel of the viewport, unless desc sets
@@ -402,7 +422,27 @@ ds_raster_path ds_renderer_raster(const ds_renderer *renderer);
  * to another framebuffer, call this before that framebuffer changes (before
  * a swap). The texture is the own framebuffer's: the next frame, resize
  * or ds_renderer_set_msaa() changes or replaces it. 0 before any frame. */
-unsigned ds_renderer_color_texture(const ds_renderer *renderer);
+unsigned ds_renderer_color_texture(ds_renderer *renderer);
+
+/* The compute raster's memory and its last frame (ds_renderer_raster_info). */
+typedef struct ds_raster_stats {
+    size_t fragments;        /* the last compute frame's */
+    size_t capacity;         /* fragments the buffers hold now */
+    size_t bytes;            /* GPU memory the raster holds */
+    unsigned grow_count;     /* frames that grew the buffers */
+    /* with desc.raster_time_passes, the last frame's passes (ms): set-up
+     * and count, offsets and plan, emit, fragment sort, by-pixel pass,
+     * resolve */
+    float pass_ms[6];
+} ds_raster_stats;
+
+/* Waits for the GPU, then the compute raster's facts. Errors:
+ * DS_ERR_INVALID_ARG (no frame drawn by the compute raster yet). */
+ds_status ds_renderer_raster_info(ds_renderer *renderer, ds_raster_stats *dest);
+
+/* 1 if the next frame is rasterised in compute (a compute technique or
+ * raster path, triangles, one sample a pixel, a context that can). */
+int ds_renderer_compute_raster(ds_renderer *renderer);
 
 /* The A-buffer's pool and the last A-buffer frame's load (it reads a few
  * bytes from the GPU, waiting for it). Errors: DS_ERR_INVALID_ARG (no

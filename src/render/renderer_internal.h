@@ -86,6 +86,10 @@ typedef struct frame_plan {
     int value_shift;         /* a binned GPU frame's sort values carry
                                 tile codes at this bit (tiles.h); 0: the
                                 values are the primitives' numbers */
+    int compute;             /* rasterised by the compute raster
+                                (raster_compute.h): a compute technique's
+                                frame, or a sorted one with the compute
+                                path, that it can take */
 } frame_plan;
 
 /* The view culling tests against, or NULL when the frame does not cull. */
@@ -143,6 +147,8 @@ typedef struct render_settings {
                              unsorted (`sorting` tells which) */
     size_t abuffer_initial_nodes;
     ds_raster_path raster;       /* the raster path of sorted frames */
+    size_t raster_initial_fragments; /* the compute raster's (desc) */
+    int raster_time_passes;
     ds_stages_mode stages;       /* asked for: AUTO, SORTER or GL */
     int stages_gl;               /* resolved: the stages run in GL */
     ds_sort_algo algo;
@@ -190,6 +196,8 @@ typedef struct render_gl {
     int debug_installed;
     struct gl_stages *stages; /* gl_stages.c's objects, made on the first
                                  use of the GL stages */
+    int compute_raster;   /* the context can run the compute raster
+                             (raster_compute.c); -1 before the first ask */
 } render_gl;
 
 /* The CUDA path's stream, interop and device buffers (renderer.c makes
@@ -235,6 +243,9 @@ typedef struct render_verification {
     GLuint copy_buffer;       /* GL's view of the element buffer, copied */
     frame_plan last_plan;     /* the plan of the last frame whose stages ran */
     ds_sorter *reference_sorter; /* the cpu sort */
+    int last_exact;           /* the last frame was compute-exact's in
+                                 compute: 2 sorted by the GL radix sort
+                                 (stable), 1 by a CUDA sort; 0 other */
 } render_verification;
 
 /* timing.c's: the ring of frame records, the finished frames, the

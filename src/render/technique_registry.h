@@ -48,6 +48,10 @@
       "depth peeling, front to back, exact")                                     \
     X(ABUFFER,  abuffer,  abuffer, "A-buffer (exact)", 4,                        \
       "per-pixel linked lists, sorted, exact (the reference)")                   \
+    X(COMPUTE,  compute,  compute, "compute raster, triangle order", 6,          \
+      "compute raster: sorted triangles' fragments, \"over\"")                 \
+    X(COMPUTE_EXACT, compute-exact, compute_exact, "compute raster (exact)", 7,  \
+      "compute raster: every fragment sorted by depth, exact")                   \
     DS_TECHNIQUE_REGISTRY_MORE(X)
 /* clang-format on */
 

@@ -27,8 +27,10 @@ static ds_status sorted_frame(ds_renderer *renderer, void *state, const frame_pl
     /* When the GPU gets to the draw: with the previous frame's end, the
      * hand-over (timing.c). */
     glQueryCounter(record->begin_query, GL_TIMESTAMP);
-    ds_render_raster_draw(renderer, plan, record);
+    status = ds_render_raster_draw(renderer, plan, record);
     DS_TIMELINE_HOST(timeline, "draw_submit_end");
+    if (status)
+        return status;
     if (!renderer->settings.cpu_path) {
         /* GL -> CUDA: the commands reading element buffer `slot` are
          * issued; the interop notes when GL is done with it, and CUDA

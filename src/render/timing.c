@@ -16,6 +16,7 @@
  *
  * The ring's queries and events (render_timing) are made and freed here,
  * and the timeline (timeline.c) is started and read from here. */
+#include "raster_compute.h"
 #include "renderer_internal.h"
 
 #include <string.h>
@@ -191,6 +192,11 @@ int ds_renderer_next_timings(ds_renderer *renderer, ds_frame_timings *dest)
 
 ds_status ds_renderer_finish(ds_renderer *renderer)
 {
+    /* A compute frame that overflowed is drawn again before the run
+     * counts as finished. */
+    ds_status settled = ds_render_compute_settle(renderer);
+    if (settled)
+        return settled;
     glFinish();
     if (!renderer->settings.cpu_path)
         DS_CUDA_TRY("render", cudaStreamSynchronize(renderer->cuda.stream));

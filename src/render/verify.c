@@ -9,6 +9,7 @@
  * GL's view of the buffer must match CUDA's. The GL stages' sort is
  * stable, so their order must be the cpu sort's exactly, ties included.
  * Its buffers (render_verification) are made and freed here. */
+#include "raster_compute.h"
 #include "renderer_internal.h"
 
 #include <math.h>
@@ -330,6 +331,8 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
 {
     ds_status status;
     const frame_plan *plan = &renderer->verification.last_plan;
+    if (renderer->settings.verify && renderer->verification.last_exact)
+        return ds_render_compute_verify(renderer);
     if (!renderer->settings.verify || renderer->timing.frame_count == 0 || !plan->sorting)
         return ds_fail(DS_ERR_INVALID_ARG,
                        "render: verify needs desc.verify, sorting on and a frame");

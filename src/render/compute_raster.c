@@ -1,0 +1,735 @@
+/* compute_raster.c — compute_raster.h: the compute raster's passes, in
+ * order (docs/algorithms/compute-raster.md):
+ *
+ *   count     raster_fragments (EMIT 0): each triangle's covered pixels,
+ *             small triangles one invocation each, large ones (clipped,
+ *             or a box over RASTER_SMALL_PIXELS) listed, then counted a
+ *             workgroup each
+ *   offsets   raster_scan: the counts into each triangle's first slot and
+ *             the frame's total, which the host reads (the frame's one
+ *             wait) and grows the buffers to if they are short
+ *   emit      raster_fragments (EMIT 1): every fragment's pixel, RGBA8
+ *             colour and order key, and a count per pixel
+ *   sort      fragment order: the keys (depths) with their fragment
+ *             numbers, by gl_sort.h's radix sort or the caller's sort
+ *   bin       raster_scan over the pixel counts (each pixel's list start),
+ *             then raster_bin puts each fragment's position in the order
+ *             into its pixel's list
+ *   resolve   raster_resolve: each list in order, composited, stored
+ *
+ * No pass allocates; the buffers are sized at create and resize and grow
+ * only when a frame's total exceeds them. */
+#include "compute_raster.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gl_compute.h"
+#include "gl_sort.h"
+
+extern const char ds_shader_shade[];
+extern const char ds_shader_raster_setup[];
+extern const char ds_shader_raster_fragments_comp[];
+extern const char ds_shader_raster_scan_comp[];
+extern const char ds_shader_raster_bin_comp[];
+extern const char ds_shader_raster_resolve_comp[];
+extern const char ds_shader_raster_plan_comp[];
+
+/* Invocations per workgroup of the per-triangle and per-fragment passes. */
+#define RASTER_THREADS 128
+/* A triangle whose box holds more pixel centres than this is walked by a
+ * workgroup (RASTER_THREADS pixels a round) instead of one invocation. */
+#define RASTER_SMALL_PIXELS 64
+/* Workgroups striding over the large triangles. */
+#define RASTER_LARGE_GROUPS 1024
+/* The scan's block: invocations, and words each. */
+#define SCAN_THREADS 256
+#define SCAN_ITEMS 8
+#define SCAN_BLOCK (SCAN_THREADS * SCAN_ITEMS)
+/* GL's guaranteed workgroup count along x. */
+#define MAX_GROUPS_X 65535u
+/* A buffer grown for a frame gets this much more than it needed. */
+#define GROW_HEADROOM 4 /* one quarter */
+/* State words before the large list (raster_fragments' STATE_LIST), and
+ * those a frame copies for the host (raster_plan's: total to overflow). */
+#define STATE_HEADER 12
+#define STATE_READ_WORDS 8
+/* Frames whose totals may be outstanding at once. */
+#define RING 4
+
+/* Uniform locations (shade.glsl's, then raster_setup's and the passes'). */
+enum {
+    U_VIEW_PROJECTION = 0, U_ALPHA = 1, U_EYE = 3, U_COLOR_MODE = 4, U_TINT = 5,
+    U_HEIGHT_RANGE = 6, U_VIEW_OPACITY = 7, U_VIEWPORT = 8, U_TRIANGLE_COUNT = 9,
+    U_BY_ORDER = 10, U_FRAGMENT_ORDER = 11, U_NORMALS_ONLY = 12, U_CAPACITY = 13,
+    U_FLOAT_KEYS = 14
+};
+
+struct ds_compute_raster {
+    int width, height;
+    size_t triangle_count;
+    int time_passes;
+    /* programs: count and emit, small [0] and large [1] */
+    GLuint count[2], emit[2];
+    GLuint scan[3], bin, resolve, plan;
+    /* per triangle */
+    GLuint triangle_fragments, triangle_offsets, state;
+    /* per fragment */
+    size_t capacity;
+    GLuint keys, values, sorted_keys, sorted_values, fragments, lists;
+    ds_gl_sort *sort;
+    /* per pixel */
+    GLuint pixel_counts, pixel_ends, image;
+    GLuint block_sums;
+    size_t block_capacity;
+    size_t last_fragments;
+    unsigned grow_count;
+    GLuint queries[DS_RASTER_PASSES + 1];
+    int queried;
+    /* verify: the last fragment-order frame's keys before the sort */
+    int verify;
+    GLuint verify_keys;
+    int verified_frame;   /* a fragment-order frame kept its keys */
+    int verified_float;   /* they are depths (a caller's descending sort) */
+    /* each frame's total and overflow, read a few frames later */
+    GLuint ring;
+    GLsync fences[RING];
+    uint64_t ring_frame[RING], frames, settled_frame;
+    size_t grow_to;       /* an overflowed frame's total, to grow to */
+    int last_overflowed;  /* the latest collected frame kept only part */
+    ds_compute_raster_frame last_frame; /* drawn again by settle after an overflow */
+    int have_last_frame;
+};
+
+int ds_compute_raster_supported(void)
+{
+    /* Doubles are core GLSL 4.00; compute shaders and the GL sort's
+     * ballots are what it needs beyond. */
+    return ds_gl_sort_supported();
+}
+
+/* A compute program of shade.glsl, raster_setup.glsl and `body` (or of
+ * `body` alone without `setup`), after `defines`. */
+static ds_status compile(const char *name, const char *defines, int setup, const char *body,
+                         GLuint *dest)
+{
+    char header[512];
+    snprintf(header, sizeof header,
+             "%s"
+             "#define RASTER_THREADS %du\n#define RASTER_SMALL_PIXELS %du\n"
+             "#define SCAN_THREADS %du\n#define SCAN_ITEMS %du\n",
+             defines, RASTER_THREADS, RASTER_SMALL_PIXELS, SCAN_THREADS, SCAN_ITEMS);
+    if (!setup)
+        return ds_gl_compile_compute("raster", name, header, body, dest);
+    size_t a = strlen(ds_shader_shade), b = strlen(ds_shader_raster_setup), c = strlen(body);
+    char *source = malloc(a + b + c + 1);
+    if (!source)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "raster: out of host memory");
+    memcpy(source, ds_shader_shade, a);
+    memcpy(source + a, ds_shader_raster_setup, b);
+    memcpy(source + a + b, body, c + 1);
+    ds_status status = ds_gl_compile_compute("raster", name, header, source, dest);
+    free(source);
+    return status;
+}
+
+static ds_status make_programs(ds_compute_raster *raster)
+{
+    ds_status status;
+    static const char *const scan_defines[3] = {"#define PHASE 1\n", "#define PHASE 2\n",
+                                                "#define PHASE 3\n"};
+    if ((status = compile("raster_fragments", "#define EMIT 0\n#define LARGE 0\n", 1,
+                          ds_shader_raster_fragments_comp, &raster->count[0])) ||
+        (status = compile("raster_fragments", "#define EMIT 0\n#define LARGE 1\n", 1,
+                          ds_shader_raster_fragments_comp, &raster->count[1])) ||
+        (status = compile("raster_fragments", "#define EMIT 1\n#define LARGE 0\n", 1,
+                          ds_shader_raster_fragments_comp, &raster->emit[0])) ||
+        (status = compile("raster_fragments", "#define EMIT 1\n#define LARGE 1\n", 1,
+                          ds_shader_raster_fragments_comp, &raster->emit[1])) ||
+        (status = compile("raster_bin", "", 0, ds_shader_raster_bin_comp, &raster->bin)) ||
+        (status = compile("raster_resolve", "", 0, ds_shader_raster_resolve_comp,
+                          &raster->resolve)) ||
+        (status = compile("raster_plan", "", 0, ds_shader_raster_plan_comp, &raster->plan)))
+        return status;
+    for (int k = 0; k < 3; k++)
+        if ((status = compile("raster_scan", scan_defines[k], 0, ds_shader_raster_scan_comp,
+                              &raster->scan[k])))
+            return status;
+    return DS_OK;
+}
+
+static void delete_buffer(GLuint *buffer)
+{
+    if (*buffer)
+        glDeleteBuffers(1, buffer);
+    *buffer = 0;
+}
+
+/* The largest storage block GL binds, in bytes. */
+static uint64_t max_block_bytes(void)
+{
+    GLint64 bytes = 0;
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &bytes);
+    return bytes > 0 ? (uint64_t)bytes : 0;
+}
+
+/* A buffer of `bytes` (at least 4), or DS_ERR_OUT_OF_MEMORY with one line
+ * naming `what`. */
+static ds_status make_buffer(GLuint *dest, size_t bytes, const char *what)
+{
+    delete_buffer(dest);
+    while (glGetError() != GL_NO_ERROR) {
+    }
+    glCreateBuffers(1, dest);
+    glNamedBufferStorage(*dest, (GLsizeiptr)(bytes < 4 ? 4 : bytes), NULL,
+                         GL_DYNAMIC_STORAGE_BIT);
+    if (glGetError() != GL_NO_ERROR) {
+        delete_buffer(dest);
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "raster: the %s (%.0f MiB) does not fit in GPU memory",
+                       what, (double)bytes / (1024.0 * 1024.0));
+    }
+    return DS_OK;
+}
+
+/* The scan's block sums for n words. */
+static ds_status ensure_block_sums(ds_compute_raster *raster, size_t n)
+{
+    size_t blocks = (n + SCAN_BLOCK - 1) / SCAN_BLOCK;
+    if (blocks <= raster->block_capacity && raster->block_sums)
+        return DS_OK;
+    raster->block_capacity = blocks;
+    return make_buffer(&raster->block_sums, blocks * sizeof(uint32_t), "scan's block sums");
+}
+
+/* The per-fragment buffers and the GL sort for `capacity` fragments. */
+static ds_status make_fragment_buffers(ds_compute_raster *raster, size_t capacity)
+{
+    ds_status status;
+    uint64_t most = max_block_bytes() / 8;
+    if (most > 0xFFFFFFFFu)
+        most = 0xFFFFFFFFu;
+    if (capacity > most)
+        return ds_fail(DS_ERR_TOO_LARGE,
+                       "raster: %zu fragments at %dx%d need %.0f MiB; this GL binds at most "
+                       "%llu fragments (GL_MAX_SHADER_STORAGE_BLOCK_SIZE, 32-bit numbers)",
+                       capacity, raster->width, raster->height,
+                       (double)capacity * DS_COMPUTE_RASTER_FRAGMENT_BYTES / (1024.0 * 1024.0),
+                       (unsigned long long)most);
+    raster->capacity = 0;
+    ds_gl_sort_destroy(raster->sort);
+    raster->sort = NULL;
+    size_t words = capacity * sizeof(uint32_t);
+    if ((status = make_buffer(&raster->keys, words, "fragment keys")) ||
+        (status = make_buffer(&raster->values, words, "fragment values")) ||
+        (status = make_buffer(&raster->sorted_keys, words, "sorted fragment keys")) ||
+        (status = make_buffer(&raster->sorted_values, words, "sorted fragment values")) ||
+        (status = make_buffer(&raster->fragments, 2 * words, "fragments")) ||
+        (status = make_buffer(&raster->lists, 2 * words, "pixel lists")) ||
+        (raster->verify &&
+         (status = make_buffer(&raster->verify_keys, words, "fragment keys kept to verify"))))
+        return status;
+    if ((status = ds_gl_sort_create(capacity, &raster->sort)))
+        return status;
+    raster->capacity = capacity;
+    return DS_OK;
+}
+
+/* The per-pixel buffers and the image. */
+static ds_status make_pixel_buffers(ds_compute_raster *raster)
+{
+    ds_status status;
+    size_t pixels = (size_t)raster->width * (size_t)raster->height;
+    if ((status = make_buffer(&raster->pixel_counts, pixels * sizeof(uint32_t),
+                              "pixel counts")) ||
+        (status = make_buffer(&raster->pixel_ends, pixels * sizeof(uint32_t), "pixel lists' ends")) ||
+        (status = ensure_block_sums(raster, pixels)))
+        return status;
+    if (raster->image)
+        glDeleteTextures(1, &raster->image);
+    glCreateTextures(GL_TEXTURE_2D, 1, &raster->image);
+    glTextureStorage2D(raster->image, 1, GL_RGBA8, raster->width, raster->height);
+    return DS_OK;
+}
+
+ds_status ds_compute_raster_create(const ds_compute_raster_desc *desc, ds_compute_raster **dest)
+{
+    ds_status status;
+    if (!dest)
+        return ds_fail(DS_ERR_INVALID_ARG, "raster: NULL destination");
+    *dest = NULL;
+    if (!desc || desc->width <= 0 || desc->height <= 0)
+        return ds_fail(DS_ERR_INVALID_ARG, "raster: the viewport must be positive");
+    if (!ds_compute_raster_supported())
+        return ds_fail(DS_ERR_UNSUPPORTED, "raster: the context lacks GL 4.3 compute shaders or "
+                       "GL_ARB_shader_ballot");
+    if (desc->triangle_count >= 0xFFFFFFFFu / 2)
+        return ds_fail(DS_ERR_TOO_LARGE, "raster: %zu triangles: at most 2^31 are numbered",
+                       desc->triangle_count);
+    ds_compute_raster *raster = calloc(1, sizeof *raster);
+    if (!raster)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "raster: out of host memory");
+    raster->width = desc->width;
+    raster->height = desc->height;
+    raster->triangle_count = desc->triangle_count;
+    raster->time_passes = desc->time_passes;
+    raster->verify = desc->verify;
+    size_t t = desc->triangle_count ? desc->triangle_count : 1;
+    size_t pixels = (size_t)desc->width * (size_t)desc->height;
+    size_t capacity = desc->initial_fragments ? desc->initial_fragments
+                                              : DS_COMPUTE_RASTER_FRAGMENTS_PER_PIXEL * pixels;
+    if ((status = make_programs(raster)) ||
+        (status = make_buffer(&raster->triangle_fragments, t * sizeof(uint32_t),
+                              "triangle counts")) ||
+        (status = make_buffer(&raster->triangle_offsets, t * sizeof(uint32_t),
+                              "triangle offsets")) ||
+        (status = make_buffer(&raster->state, (STATE_HEADER + t) * sizeof(uint32_t),
+                              "large-triangle list")) ||
+        (status = make_buffer(&raster->ring, RING * STATE_READ_WORDS * sizeof(uint32_t),
+                              "frame totals")) ||
+        (status = ensure_block_sums(raster, t)) || (status = make_pixel_buffers(raster)) ||
+        (status = make_fragment_buffers(raster, capacity)))
+        goto fail;
+    if (desc->time_passes)
+        glCreateQueries(GL_TIMESTAMP, DS_RASTER_PASSES + 1, raster->queries);
+    *dest = raster;
+    return DS_OK;
+fail:
+    ds_compute_raster_destroy(raster);
+    return status;
+}
+
+ds_status ds_compute_raster_resize(ds_compute_raster *raster, int width, int height)
+{
+    if (!raster || width <= 0 || height <= 0)
+        return ds_fail(DS_ERR_INVALID_ARG, "raster: the viewport must be positive");
+    if (width == raster->width && height == raster->height)
+        return DS_OK;
+    raster->width = width;
+    raster->height = height;
+    return make_pixel_buffers(raster);
+}
+
+GLuint ds_compute_raster_image(const ds_compute_raster *raster)
+{
+    return raster ? raster->image : 0;
+}
+
+void ds_compute_raster_destroy(ds_compute_raster *raster)
+{
+    if (!raster)
+        return;
+    GLuint *programs[] = {&raster->count[0], &raster->count[1], &raster->emit[0],
+                          &raster->emit[1],  &raster->scan[0],  &raster->scan[1],
+                          &raster->scan[2],  &raster->bin,      &raster->resolve,
+                          &raster->plan};
+    for (size_t k = 0; k < sizeof programs / sizeof programs[0]; k++)
+        if (*programs[k])
+            glDeleteProgram(*programs[k]);
+    GLuint *buffers[] = {&raster->triangle_fragments, &raster->triangle_offsets, &raster->state,
+                         &raster->keys, &raster->values, &raster->sorted_keys,
+                         &raster->sorted_values, &raster->fragments, &raster->lists,
+                         &raster->pixel_counts, &raster->pixel_ends, &raster->block_sums,
+                         &raster->verify_keys, &raster->ring};
+    for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; k++)
+        delete_buffer(buffers[k]);
+    if (raster->image)
+        glDeleteTextures(1, &raster->image);
+    if (raster->queries[0])
+        glDeleteQueries(DS_RASTER_PASSES + 1, raster->queries);
+    for (int k = 0; k < RING; k++)
+        if (raster->fences[k])
+            glDeleteSync(raster->fences[k]);
+    ds_gl_sort_destroy(raster->sort);
+    free(raster);
+}
+
+/* A workgroup grid for `n` invocations of `threads`: x up to GL's
+ * guaranteed 65,535, then rows (the shaders number groups y * x + x). */
+static void dispatch_for(size_t n, unsigned threads)
+{
+    size_t groups = (n + threads - 1) / threads;
+    if (!groups)
+        return;
+    GLuint x = groups < MAX_GROUPS_X ? (GLuint)groups : MAX_GROUPS_X;
+    GLuint y = (GLuint)((groups + x - 1) / x);
+    glDispatchCompute(x, y, 1);
+}
+
+/* The exclusive scan of n words of `in` into `out`, its total into word
+ * `total_word` of `totals`. Each phase reads what the last wrote. */
+static void scan(ds_compute_raster *raster, GLuint in, GLuint out, size_t n, GLuint totals,
+                 GLuint total_word)
+{
+    size_t blocks = (n + SCAN_BLOCK - 1) / SCAN_BLOCK;
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, out);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, raster->block_sums);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, totals);
+    for (int phase = 0; phase < 3; phase++) {
+        glUseProgram(raster->scan[phase]);
+        glUniform1ui(0, (GLuint)n);
+        glUniform1ui(1, total_word);
+        glDispatchCompute(phase == 1 ? 1u : (GLuint)(blocks ? blocks : 1), 1, 1);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    }
+}
+
+static void set_shading(const ds_compute_raster *raster, const ds_compute_raster_frame *frame,
+                        GLuint program)
+{
+    const ds_compute_raster_shading *s = &frame->shading;
+    glUseProgram(program);
+    glUniformMatrix4fv(U_VIEW_PROJECTION, 1, GL_FALSE, s->view_projection);
+    glUniform1f(U_ALPHA, s->alpha);
+    glUniform3fv(U_EYE, 1, s->eye);
+    glUniform1i(U_COLOR_MODE, s->color_mode);
+    glUniform3fv(U_TINT, 1, s->tint);
+    glUniform2fv(U_HEIGHT_RANGE, 1, s->height_range);
+    glUniform1i(U_VIEW_OPACITY, s->view_opacity);
+    glUniform1i(U_NORMALS_ONLY, s->normals_only);
+    glUniform2i(U_VIEWPORT, raster->width, raster->height);
+    glUniform1ui(U_TRIANGLE_COUNT, (GLuint)frame->triangle_count);
+    glUniform1i(U_BY_ORDER, frame->order == DS_RASTER_TRIANGLE_ORDER);
+    glUniform1i(U_FRAGMENT_ORDER, frame->order == DS_RASTER_FRAGMENT_ORDER);
+    glUniform1ui(U_CAPACITY, (GLuint)raster->capacity);
+    glUniform1i(U_FLOAT_KEYS, frame->sort != NULL);
+}
+
+/* Binds the fragment passes' buffers (raster_setup's and
+ * raster_fragments' bindings). */
+static void bind_fragment_passes(const ds_compute_raster *raster, const ds_compute_raster_frame *frame)
+{
+    GLuint order = frame->sorted_triangles ? frame->sorted_triangles : frame->indices;
+    GLuint buffers[11] = {frame->indices,     frame->positions,         frame->attributes,
+                          order,              raster->triangle_fragments,
+                          raster->triangle_offsets, raster->state,      raster->keys,
+                          raster->values,     raster->fragments,        raster->pixel_counts};
+    for (GLuint k = 0; k < 11; k++)
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, k, buffers[k]);
+}
+
+static void mark(ds_compute_raster *raster, int pass)
+{
+    if (raster->time_passes)
+        glQueryCounter(raster->queries[pass], GL_TIMESTAMP);
+}
+
+/* Grows the fragment buffers for `total` fragments (plus headroom). */
+static ds_status grow_for(ds_compute_raster *raster, size_t total)
+{
+    size_t capacity = total + total / GROW_HEADROOM;
+    uint64_t most = max_block_bytes() / 8;
+    if (capacity > most && total <= most)
+        capacity = (size_t)most;
+    ds_status status = make_fragment_buffers(raster, capacity);
+    if (status == DS_OK)
+        raster->grow_count++;
+    return status;
+}
+
+/* A finished frame's words from the ring: its total, and whether it
+ * overflowed the capacity it was drawn with. */
+static void take_slot(ds_compute_raster *raster, int slot)
+{
+    uint32_t words[STATE_READ_WORDS];
+    glGetNamedBufferSubData(raster->ring, (GLintptr)(slot * sizeof words), sizeof words, words);
+    glDeleteSync(raster->fences[slot]);
+    raster->fences[slot] = 0;
+    if (raster->ring_frame[slot] >= raster->settled_frame) {
+        raster->settled_frame = raster->ring_frame[slot];
+        raster->last_fragments = words[0];
+        raster->last_overflowed = words[4] != 0;
+    }
+    if (words[4])
+        raster->grow_to = words[0] > raster->grow_to ? words[0] : raster->grow_to;
+}
+
+/* Collects the finished frames (all of them, waiting, with `wait`) and
+ * grows the buffers if one overflowed. */
+static ds_status collect(ds_compute_raster *raster, int wait)
+{
+    for (int k = 0; k < RING; k++) {
+        int slot = (int)((raster->frames + (uint64_t)k) % RING); /* oldest first */
+        if (!raster->fences[slot])
+            continue;
+        GLenum state = glClientWaitSync(raster->fences[slot], wait ? GL_SYNC_FLUSH_COMMANDS_BIT : 0,
+                                        wait ? (GLuint64)10000000000ull : 0);
+        if (state == GL_WAIT_FAILED)
+            return ds_fail(DS_ERR_GL, "raster: waiting for a frame's fence failed");
+        if (state == GL_TIMEOUT_EXPIRED)
+            continue;
+        take_slot(raster, slot);
+    }
+    if (raster->grow_to > raster->capacity) {
+        ds_status status = grow_for(raster, raster->grow_to);
+        if (status)
+            return status;
+    }
+    raster->grow_to = 0;
+    return DS_OK;
+}
+
+/* Count, offsets and the plan of the later passes, all on the GPU. */
+static void count_fragments(ds_compute_raster *raster, const ds_compute_raster_frame *frame)
+{
+    size_t t = frame->triangle_count;
+    static const uint32_t zero[STATE_HEADER] = {0};
+    glNamedBufferSubData(raster->state, 0, sizeof zero, zero);
+    if (t) {
+        bind_fragment_passes(raster, frame);
+        set_shading(raster, frame, raster->count[0]);
+        dispatch_for(t, RASTER_THREADS);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        set_shading(raster, frame, raster->count[1]);
+        glDispatchCompute(RASTER_LARGE_GROUPS, 1, 1);
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    }
+    mark(raster, 1);
+    if (t)
+        scan(raster, raster->triangle_fragments, raster->triangle_offsets, t, raster->state, 0);
+}
+
+/* raster_plan: the fragments kept and the later passes' workgroups. */
+static void plan_passes(ds_compute_raster *raster)
+{
+    glUseProgram(raster->plan);
+    glUniform1ui(0, (GLuint)raster->capacity);
+    glUniform1ui(1, (GLuint)ds_gl_sort_block_pairs(raster->sort));
+    glUniform1ui(2, RASTER_THREADS);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 6, raster->state);
+    glDispatchCompute(1, 1, 1);
+    /* Read as storage and as indirect dispatch arguments. */
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
+}
+
+ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_raster_frame *frame)
+{
+    ds_status status;
+    if (!raster || !frame)
+        return ds_fail(DS_ERR_INVALID_ARG, "raster: NULL raster or frame");
+    if (frame->triangle_count > raster->triangle_count ||
+        (frame->order == DS_RASTER_TRIANGLE_ORDER && !frame->sorted_triangles))
+        return ds_fail(DS_ERR_INVALID_ARG, "raster: %zu triangles for a raster of %zu, or "
+                       "triangle order without the sorted triangles",
+                       frame->triangle_count, raster->triangle_count);
+    int fragment_order = frame->order == DS_RASTER_FRAGMENT_ORDER;
+    size_t pixels = (size_t)raster->width * (size_t)raster->height;
+    /* Earlier frames' totals, without waiting: a frame that overflowed
+     * grows the buffers now. The slot this frame takes must be free. */
+    int slot = (int)(raster->frames % RING);
+    if ((status = collect(raster, 0)))
+        return status;
+    if (raster->fences[slot]) {
+        GLenum state = glClientWaitSync(raster->fences[slot], GL_SYNC_FLUSH_COMMANDS_BIT,
+                                        (GLuint64)10000000000ull);
+        if (state == GL_WAIT_FAILED || state == GL_TIMEOUT_EXPIRED)
+            return ds_fail(DS_ERR_GL, "raster: a frame's fence did not signal");
+        take_slot(raster, slot);
+        if ((status = collect(raster, 0)))
+            return status;
+    }
+    raster->last_frame = *frame;
+    raster->have_last_frame = 1;
+    mark(raster, 0);
+    count_fragments(raster, frame);
+    plan_passes(raster);
+    size_t host_total = 0;
+    if (frame->sort && fragment_order) {
+        /* A caller's sort takes its count from the host: the total read
+         * back (the wait the GL sort's indirect form avoids), the buffers
+         * grown to it before any fragment is written, and the plan again. */
+        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        uint32_t total = 0;
+        glGetNamedBufferSubData(raster->state, 0, sizeof total, &total);
+        host_total = total;
+        if (host_total > raster->capacity) {
+            if ((status = grow_for(raster, host_total)))
+                return status;
+            plan_passes(raster);
+        }
+    }
+    mark(raster, 2);
+
+    /* The pixel counts are cleared for the emit's atomics; what the last
+     * frame's resolve read of them is done (the buffer-update barrier). */
+    static const uint32_t zero = 0;
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    glClearNamedBufferData(raster->pixel_counts, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+    if (frame->triangle_count) {
+        bind_fragment_passes(raster, frame);
+        set_shading(raster, frame, raster->emit[0]);
+        dispatch_for(frame->triangle_count, RASTER_THREADS);
+        set_shading(raster, frame, raster->emit[1]);
+        glDispatchCompute(RASTER_LARGE_GROUPS, 1, 1);
+        /* The sort, the scan and the bin read what the emit wrote. */
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    }
+    mark(raster, 3);
+    raster->verified_frame = 0;
+    if (fragment_order && raster->verify) {
+        /* The keys as the emit wrote them: the sort may overwrite them. */
+        glCopyNamedBufferSubData(raster->keys, raster->verify_keys, 0, 0,
+                                 (GLsizeiptr)(raster->capacity * sizeof(uint32_t)));
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+        raster->verified_frame = 1;
+        raster->verified_float = frame->sort != NULL;
+    }
+    if (fragment_order) {
+        if (frame->sort)
+            status = host_total ? frame->sort(frame->sort_user, raster->keys, raster->values,
+                                              raster->sorted_keys, raster->sorted_values,
+                                              host_total)
+                                : DS_OK;
+        else
+            status = ds_gl_sort_pairs_indirect(raster->sort, raster->keys, raster->values,
+                                               raster->sorted_keys, raster->sorted_values,
+                                               raster->state, 3, raster->state,
+                                               (GLintptr)(8 * sizeof(uint32_t)), 0, 32);
+        if (status)
+            return status;
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    }
+    mark(raster, 4);
+    scan(raster, raster->pixel_counts, raster->pixel_ends, pixels, raster->state, 2);
+    glUseProgram(raster->bin);
+    glUniform1i(1, fragment_order);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, raster->sorted_values);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, raster->fragments);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, raster->keys);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, raster->pixel_ends);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, raster->lists);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, raster->state);
+    glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, raster->state);
+    glDispatchComputeIndirect((GLintptr)(5 * sizeof(uint32_t)));
+    glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    mark(raster, 5);
+    glUseProgram(raster->resolve);
+    glUniform2i(0, raster->width, raster->height);
+    glUniform4fv(1, 1, frame->background);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, raster->pixel_counts);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, raster->pixel_ends);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, raster->lists);
+    glBindImageTexture(0, frame->image ? frame->image : raster->image, 0, GL_FALSE, 0,
+                       GL_WRITE_ONLY, GL_RGBA8);
+    glDispatchCompute((GLuint)(raster->width + 15) / 16, (GLuint)(raster->height + 15) / 16, 1);
+    /* Whoever reads the image next (a blit, a read-back, a texture fetch,
+     * the overlay drawn over it) sees the stores. */
+    glMemoryBarrier(GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
+                    GL_TEXTURE_UPDATE_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+    glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
+    mark(raster, 6);
+    raster->queried = raster->time_passes;
+    /* The frame's total and overflow, for collect() a few frames on: a
+     * copy on the GPU and a fence, no wait. */
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    glCopyNamedBufferSubData(raster->state, raster->ring, 0,
+                             (GLintptr)(slot * STATE_READ_WORDS * sizeof(uint32_t)),
+                             STATE_READ_WORDS * sizeof(uint32_t));
+    raster->fences[slot] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    raster->ring_frame[slot] = ++raster->frames;
+    return DS_OK;
+}
+
+ds_status ds_compute_raster_settle(ds_compute_raster *raster, int *redrawn)
+{
+    if (redrawn)
+        *redrawn = 0;
+    if (!raster)
+        return DS_OK;
+    for (int round = 0; round < 3; round++) {
+        ds_status status = collect(raster, 1);
+        if (status)
+            return status;
+        if (!raster->last_overflowed || !raster->have_last_frame)
+            return DS_OK;
+        /* The last frame kept only what fitted; the buffers have grown:
+         * the same frame again, into the same image. */
+        raster->last_overflowed = 0;
+        ds_compute_raster_frame again = raster->last_frame;
+        if ((status = ds_compute_raster_draw(raster, &again)))
+            return status;
+        if (redrawn)
+            *redrawn = 1;
+    }
+    return ds_fail(DS_ERR_GL, "raster: a frame still overflowed after growing three times");
+}
+
+void ds_compute_raster_describe(const ds_compute_raster *raster, ds_compute_raster_info *dest)
+{
+    memset(dest, 0, sizeof *dest);
+    if (!raster)
+        return;
+    size_t pixels = (size_t)raster->width * (size_t)raster->height;
+    size_t t = raster->triangle_count ? raster->triangle_count : 1;
+    dest->fragments = raster->last_fragments;
+    dest->capacity = raster->capacity;
+    dest->grow_count = raster->grow_count;
+    dest->bytes = raster->capacity * DS_COMPUTE_RASTER_FRAGMENT_BYTES + pixels * 12 +
+                  t * 12 + raster->block_capacity * 4;
+}
+
+void ds_compute_raster_pass_times(ds_compute_raster *raster, float *dest)
+{
+    for (int k = 0; k < DS_RASTER_PASSES; k++)
+        dest[k] = 0.0f;
+    if (!raster || !raster->queried)
+        return;
+    GLuint64 stamps[DS_RASTER_PASSES + 1];
+    for (int k = 0; k <= DS_RASTER_PASSES; k++)
+        glGetQueryObjectui64v(raster->queries[k], GL_QUERY_RESULT, &stamps[k]);
+    for (int k = 0; k < DS_RASTER_PASSES; k++)
+        dest[k] = (float)((double)(stamps[k + 1] - stamps[k]) * 1e-6);
+}
+
+ds_status ds_compute_raster_verify(ds_compute_raster *raster, int stable)
+{
+    if (!raster || !raster->verify || !raster->verified_frame)
+        return ds_fail(DS_ERR_INVALID_ARG,
+                       "raster: verify needs desc.verify and a fragment-order frame");
+    ds_status settled = ds_compute_raster_settle(raster, NULL);
+    if (settled)
+        return settled;
+    size_t n = raster->last_fragments;
+    uint32_t *keys = malloc(n * sizeof *keys), *values = malloc(n * sizeof *values);
+    uint8_t *seen = calloc(n ? n : 1, 1);
+    ds_status status = DS_OK;
+    if (!keys || !values || !seen) {
+        status = ds_fail(DS_ERR_OUT_OF_MEMORY, "raster: out of host memory to verify");
+        goto done;
+    }
+    /* What the frame's passes wrote, read after they finish. */
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    glGetNamedBufferSubData(raster->verify_keys, 0, (GLsizeiptr)(n * sizeof *keys), keys);
+    glGetNamedBufferSubData(raster->sorted_values, 0, (GLsizeiptr)(n * sizeof *values), values);
+    for (size_t s = 0; s < n; s++) {
+        uint32_t f = values[s];
+        if (f >= n || seen[f]) {
+            status = ds_fail(DS_ERR_MISMATCH, "raster: verify: sorted fragment %zu is %u: %s", s,
+                             f, f >= n ? "no fragment" : "a repeat");
+            goto done;
+        }
+        seen[f] = 1;
+        if (s == 0)
+            continue;
+        /* Far first: ascending complements, or descending depths (their
+         * bits, as the depths are non-negative). */
+        uint32_t before = keys[values[s - 1]], key = keys[f];
+        int wrong = raster->verified_float ? before < key : before > key;
+        if (!wrong && stable && before == key && values[s - 1] > f)
+            wrong = 1;
+        if (wrong) {
+            status = ds_fail(DS_ERR_MISMATCH,
+                             "raster: verify: sorted fragments %zu and %zu out of order (keys "
+                             "0x%08x, 0x%08x; fragments %u, %u)",
+                             s - 1, s, before, key, values[s - 1], f);
+            goto done;
+        }
+    }
+done:
+    free(keys);
+    free(values);
+    free(seen);
+    return status;
+}

@@ -1,0 +1,580 @@
+/* test_raster_compute.c — the compute raster's techniques (renderer.h,
+ * compute and compute-exact; raster_compute.h) on whatever EGL offers
+ * (Mesa llvmpipe in CI):
+ *   - compute-exact matches the A-buffer within 1 level on intersecting
+ *     coloured triangles and on the `planes` scene, and compute (triangle
+ *     order) matches the sorted hardware draw there, while the two orders
+ *     differ where triangles intersect;
+ *   - the fill rule: a fan and a grid at alpha 0.5 over a clear background
+ *     have no double-blended and no empty pixel along their shared edges;
+ *   - sub-pixel triangles, a triangle larger than the screen, one crossing
+ *     the near plane, degenerate ones and equal-depth coplanar duplicates
+ *     give the A-buffer's image;
+ *   - the mesh's triangle order (as given, reversed, shuffled) does not
+ *     change the compute-exact image;
+ *   - buffers made too small grow and the image stays the same. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "camera.h"
+#include "egl_context.h"
+#include "renderer.h"
+#include "scene.h"
+
+static ds_egl_context *context;
+
+static int setup(void **state)
+{
+    (void)state;
+    return ds_egl_context_create(1, &context) == DS_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    ds_egl_context_destroy(context);
+    return 0;
+}
+
+static const float BACKGROUND[4] = {0.1f, 0.2f, 0.3f, 1.0f};
+
+typedef struct options {
+    float alpha;
+    const float *background;
+    size_t initial_fragments;
+    ds_color_mode color_mode;
+} options;
+
+static ds_renderer *make_renderer(const ds_mesh *mesh, int width, int height,
+                                  ds_technique technique, const options *o)
+{
+    ds_renderer_desc desc = {0};
+    desc.mesh = mesh;
+    desc.width = width;
+    desc.height = height;
+    desc.sort_algo = DS_SORT_CUB; /* the CPU path takes cpu */
+    desc.alpha = o && o->alpha > 0.0f ? o->alpha : 0.4f;
+    memcpy(desc.background, o && o->background ? o->background : BACKGROUND,
+           sizeof desc.background);
+    desc.raster_initial_fragments = o ? o->initial_fragments : 0;
+    desc.color_mode = o ? o->color_mode : DS_COLOR_AUTO;
+    desc.tiles = DS_TILES_OFF;
+    ds_renderer *renderer = NULL;
+    assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
+    assert_int_equal(ds_renderer_set_technique(renderer, technique), DS_OK);
+    assert_int_equal(ds_renderer_technique(renderer), technique);
+    return renderer;
+}
+
+static uint8_t *image_of(const ds_mesh *mesh, const ds_camera *camera, int width, int height,
+                         ds_technique technique, const options *o)
+{
+    uint8_t *pixels = malloc((size_t)width * height * 4);
+    assert_non_null(pixels);
+    ds_renderer *renderer = make_renderer(mesh, width, height, technique, o);
+    if (technique == DS_TECHNIQUE_COMPUTE || technique == DS_TECHNIQUE_COMPUTE_EXACT)
+        assert_true(ds_renderer_compute_raster(renderer));
+    assert_int_equal(ds_renderer_frame(renderer, camera, DS_RENDERER_OWN_FRAMEBUFFER), DS_OK);
+    assert_int_equal(ds_renderer_read_pixels(renderer, pixels), DS_OK);
+    assert_int_equal(ds_renderer_gl_errors(renderer), 0);
+    ds_renderer_destroy(renderer);
+    return pixels;
+}
+
+/* Largest difference of any channel, and how many pixels differ by more
+ * than `level`. */
+static int max_difference(const uint8_t *a, const uint8_t *b, size_t pixels, int level,
+                          size_t *over)
+{
+    int most = 0;
+    size_t count = 0;
+    for (size_t p = 0; p < pixels; p++) {
+        int worst = 0;
+        for (int c = 0; c < 4; c++) {
+            int d = abs((int)a[4 * p + c] - (int)b[4 * p + c]);
+            worst = d > worst ? d : worst;
+        }
+        most = worst > most ? worst : most;
+        count += worst > level;
+    }
+    if (over)
+        *over = count;
+    return most;
+}
+
+static uint32_t next_random(uint32_t *state)
+{
+    *state = *state * 1664525u + 1013904223u;
+    return *state >> 8;
+}
+
+static float uniform(uint32_t *state, float lo, float hi)
+{
+    return lo + (hi - lo) * (float)next_random(state) / 16777216.0f;
+}
+
+/* A mesh of `n` separate triangles (three vertices each), filled by the
+ * caller, one RGBA colour a triangle. */
+static void alloc_triangles(ds_mesh *mesh, size_t n)
+{
+    memset(mesh, 0, sizeof *mesh);
+    mesh->vertex_count = 3 * n;
+    mesh->triangle_count = n;
+    mesh->positions = calloc(9 * n + 1, sizeof(float));
+    mesh->colors = calloc(12 * n + 1, 1);
+    mesh->indices = calloc(3 * n + 1, sizeof(uint32_t));
+    assert_non_null(mesh->positions);
+    assert_non_null(mesh->colors);
+    assert_non_null(mesh->indices);
+    for (size_t i = 0; i < 3 * n; i++)
+        mesh->indices[i] = (uint32_t)i;
+    mesh->has_colors = 1;
+}
+
+static void set_triangle(ds_mesh *mesh, size_t t, const float corners[9], const uint8_t rgba[4])
+{
+    memcpy(mesh->positions + 9 * t, corners, 9 * sizeof(float));
+    for (int k = 0; k < 3; k++)
+        memcpy(mesh->colors + 4 * (3 * t + (size_t)k), rgba, 4);
+}
+
+static void random_color(uint32_t *seed, uint8_t rgba[4])
+{
+    rgba[0] = (uint8_t)(next_random(seed) & 255);
+    rgba[1] = (uint8_t)(next_random(seed) & 255);
+    rgba[2] = (uint8_t)(next_random(seed) & 255);
+    rgba[3] = (uint8_t)(100 + next_random(seed) % 150);
+}
+
+/* Intersecting coloured triangles, tilted 50 to 65 degrees from the view
+ * axis around the origin. */
+static void make_tilted_triangles(ds_mesh *mesh, size_t n, uint32_t seed)
+{
+    alloc_triangles(mesh, n);
+    for (size_t t = 0; t < n; t++) {
+        float tilt = uniform(&seed, 0.87f, 1.13f), azimuth = uniform(&seed, 0.0f, 6.2832f);
+        float normal[3] = {sinf(tilt) * cosf(azimuth), sinf(tilt) * sinf(azimuth), cosf(tilt)};
+        float u[3] = {-sinf(azimuth), cosf(azimuth), 0.0f};
+        float v[3] = {normal[1] * u[2] - normal[2] * u[1], normal[2] * u[0] - normal[0] * u[2],
+                      normal[0] * u[1] - normal[1] * u[0]};
+        float center[3] = {uniform(&seed, -0.5f, 0.5f), uniform(&seed, -0.4f, 0.4f),
+                           uniform(&seed, -0.3f, 0.3f)};
+        uint8_t rgba[4];
+        random_color(&seed, rgba);
+        float corners[9];
+        for (int k = 0; k < 3; k++) {
+            float angle = 2.0944f * (float)k + uniform(&seed, -0.3f, 0.3f);
+            float r = uniform(&seed, 0.6f, 0.9f);
+            for (int a = 0; a < 3; a++)
+                corners[3 * k + a] = center[a] + r * (cosf(angle) * u[a] + sinf(angle) * v[a]);
+        }
+        set_triangle(mesh, t, corners, rgba);
+    }
+    assert_int_equal(ds_mesh_finish(mesh), DS_OK);
+}
+
+static void front_camera(ds_camera *camera, int width, int height)
+{
+    memset(camera, 0, sizeof *camera);
+    camera->distance = 3.0f;
+    camera->fov_y = 0.8f;
+    camera->aspect = (float)width / (float)height;
+    camera->near_plane = 1.0f;
+    camera->far_plane = 6.0f;
+}
+
+/* compute-exact against the A-buffer (within 1 level: both round each
+ * fragment's colour to RGBA8 and composite in float; a pixel centre on
+ * an intersection line may order two nearly equal depths differently,
+ * allowed in at most `ties` pixels), compute against the sorted draw. */
+static void check_against_references(const ds_mesh *mesh, const ds_camera *camera, int w,
+                                     int h, size_t ties, const options *o)
+{
+    size_t pixels = (size_t)w * h, over = 0;
+    uint8_t *abuffer = image_of(mesh, camera, w, h, DS_TECHNIQUE_ABUFFER, o);
+    uint8_t *exact = image_of(mesh, camera, w, h, DS_TECHNIQUE_COMPUTE_EXACT, o);
+    uint8_t *sorted = image_of(mesh, camera, w, h, DS_TECHNIQUE_SORTED, o);
+    uint8_t *compute = image_of(mesh, camera, w, h, DS_TECHNIQUE_COMPUTE, o);
+    int most = max_difference(exact, abuffer, pixels, 1, &over);
+    printf("compute-exact vs abuffer: max %d, %zu pixels over 1 level\n", most, over);
+    assert_true(over <= ties);
+    /* The sorted draw blends in RGBA8, rounding after each layer: a
+     * level or two apart where several layers meet. */
+    most = max_difference(compute, sorted, pixels, 2, &over);
+    printf("compute vs sorted draw: max %d, %zu pixels over 2 levels\n", most, over);
+    assert_true(over <= ties + pixels / 1000);
+    free(abuffer);
+    free(exact);
+    free(sorted);
+    free(compute);
+}
+
+static void test_intersecting_triangles(void **state)
+{
+    (void)state;
+    ds_mesh mesh;
+    ds_camera camera;
+    make_tilted_triangles(&mesh, 8, 7);
+    front_camera(&camera, 96, 72);
+    check_against_references(&mesh, &camera, 96, 72, 4, NULL);
+    /* Triangle order is wrong where they intersect: the two orders
+     * differ by many levels somewhere. */
+    uint8_t *exact = image_of(&mesh, &camera, 96, 72, DS_TECHNIQUE_COMPUTE_EXACT, NULL);
+    uint8_t *compute = image_of(&mesh, &camera, 96, 72, DS_TECHNIQUE_COMPUTE, NULL);
+    size_t over = 0;
+    int most = max_difference(exact, compute, 96 * 72, 8, &over);
+    printf("compute vs compute-exact: max %d, %zu pixels over 8 levels\n", most, over);
+    assert_true(over > 20);
+    free(exact);
+    free(compute);
+    ds_mesh_free(&mesh);
+}
+
+static void test_planes_scene(void **state)
+{
+    (void)state;
+    ds_mesh mesh;
+    ds_camera camera;
+    assert_int_equal(ds_scene_build("planes", 2000, &mesh), DS_OK);
+    memset(&camera, 0, sizeof camera);
+    camera.fov_y = 0.8f;
+    camera.yaw = 0.6f;
+    camera.pitch = 0.3f;
+    ds_camera_frame(&camera, mesh.center, mesh.radius, 160.0f / 120.0f);
+    check_against_references(&mesh, &camera, 160, 120, 40, NULL);
+    ds_mesh_free(&mesh);
+}
+
+/* ---- the fill rule ------------------------------------------------------- */
+
+/* Every pixel's alpha over a clear (alpha 0) background is 0 (outside),
+ * one layer's (inside) or more (a pixel blended twice). Inside the
+ * outline, away from it by more than a pixel, none may be 0. */
+static void check_single_layer(const ds_mesh *mesh, const ds_camera *camera, int w, int h,
+                               int (*inside)(float x, float y, const ds_camera *camera, int w,
+                                             int h))
+{
+    static const float clear[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    options o = {0.5f, clear, 0, DS_COLOR_TINT};
+    uint8_t *image = image_of(mesh, camera, w, h, DS_TECHNIQUE_COMPUTE_EXACT, &o);
+    size_t doubled = 0, empty = 0, covered = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            /* read_pixels gives the top row first */
+            int a = image[4 * ((size_t)(h - 1 - y) * w + x) + 3];
+            doubled += a > 129;
+            covered += a >= 127 && a <= 129;
+            if (a == 0 && inside((float)x + 0.5f, (float)y + 0.5f, camera, w, h))
+                empty++;
+        }
+    printf("fill rule: %zu covered, %zu doubled, %zu empty inside\n", covered, doubled, empty);
+    assert_true(covered > (size_t)(w * h) / 8);
+    assert_int_equal(doubled, 0);
+    assert_int_equal(empty, 0);
+    free(image);
+}
+
+/* The window position of world point p. */
+static void to_window(const ds_camera *camera, int w, int h, const float p[3], float *x, float *y)
+{
+    float m[16];
+    ds_camera_view_projection(camera, m);
+    float cx = m[0] * p[0] + m[4] * p[1] + m[8] * p[2] + m[12];
+    float cy = m[1] * p[0] + m[5] * p[1] + m[9] * p[2] + m[13];
+    float cw = m[3] * p[0] + m[7] * p[1] + m[11] * p[2] + m[15];
+    *x = (cx / cw * 0.5f + 0.5f) * (float)w;
+    *y = (cy / cw * 0.5f + 0.5f) * (float)h;
+}
+
+#define FAN_SIDES 37
+#define FAN_RADIUS 0.9f
+
+/* A centre more than 1.5 pixels inside the fan's polygon. */
+static int inside_fan(float x, float y, const ds_camera *camera, int w, int h)
+{
+    float cx, cy;
+    float centre[3] = {0.0f, 0.0f, 0.0f};
+    to_window(camera, w, h, centre, &cx, &cy);
+    for (int k = 0; k < FAN_SIDES; k++) {
+        float a0 = 6.2831853f * (float)k / FAN_SIDES, a1 = 6.2831853f * (float)(k + 1) / FAN_SIDES;
+        float p0[3] = {FAN_RADIUS * cosf(a0), FAN_RADIUS * sinf(a0), 0.0f};
+        float p1[3] = {FAN_RADIUS * cosf(a1), FAN_RADIUS * sinf(a1), 0.0f};
+        float x0, y0, x1, y1;
+        to_window(camera, w, h, p0, &x0, &y0);
+        to_window(camera, w, h, p1, &x1, &y1);
+        /* distance of (x, y) to the edge's line, positive towards the centre */
+        float nx = y0 - y1, ny = x1 - x0, len = sqrtf(nx * nx + ny * ny);
+        float side = ((x - x0) * nx + (y - y0) * ny) / len;
+        float centre_side = ((cx - x0) * nx + (cy - y0) * ny) / len;
+        if (centre_side < 0.0f)
+            side = -side;
+        if (side < 1.5f)
+            return 0;
+    }
+    return 1;
+}
+
+static void test_fill_rule_fan(void **state)
+{
+    (void)state;
+    ds_mesh mesh;
+    alloc_triangles(&mesh, FAN_SIDES);
+    /* Shared corners: the fan's vertices indexed, not copied, so both
+     * triangles of an edge snap its ends to the same subpixels. */
+    mesh.vertex_count = FAN_SIDES + 1;
+    memset(mesh.positions, 0, 3 * sizeof(float));
+    for (int k = 0; k < FAN_SIDES; k++) {
+        float a = 6.2831853f * (float)k / FAN_SIDES;
+        float *p = mesh.positions + 3 * (k + 1);
+        p[0] = FAN_RADIUS * cosf(a);
+        p[1] = FAN_RADIUS * sinf(a);
+        p[2] = 0.0f;
+        mesh.indices[3 * k] = 0;
+        mesh.indices[3 * k + 1] = (uint32_t)(k + 1);
+        mesh.indices[3 * k + 2] = (uint32_t)((k + 1) % FAN_SIDES + 1);
+    }
+    mesh.has_colors = 0;
+    assert_int_equal(ds_mesh_finish(&mesh), DS_OK);
+    ds_camera camera;
+    front_camera(&camera, 90, 70);
+    check_single_layer(&mesh, &camera, 90, 70, inside_fan);
+    ds_mesh_free(&mesh);
+}
+
+#define GRID 9
+#define GRID_HALF 0.95f
+
+static int inside_grid(float x, float y, const ds_camera *camera, int w, int h)
+{
+    /* the square's corners, counter-clockwise in the window */
+    static const float corners[4][3] = {{-GRID_HALF, -GRID_HALF, 0.0f},
+                                        {GRID_HALF, -GRID_HALF, 0.0f},
+                                        {GRID_HALF, GRID_HALF, 0.0f},
+                                        {-GRID_HALF, GRID_HALF, 0.0f}};
+    float wx[4], wy[4];
+    for (int k = 0; k < 4; k++)
+        to_window(camera, w, h, corners[k], &wx[k], &wy[k]);
+    for (int k = 0; k < 4; k++) {
+        float ex = wx[(k + 1) % 4] - wx[k], ey = wy[(k + 1) % 4] - wy[k];
+        float side = (ex * (y - wy[k]) - ey * (x - wx[k])) / sqrtf(ex * ex + ey * ey);
+        if (side < 1.5f)
+            return 0;
+    }
+    return 1;
+}
+
+static void test_fill_rule_grid(void **state)
+{
+    (void)state;
+    ds_mesh mesh;
+    alloc_triangles(&mesh, 2 * GRID * GRID);
+    mesh.vertex_count = (GRID + 1) * (GRID + 1);
+    for (int j = 0; j <= GRID; j++)
+        for (int i = 0; i <= GRID; i++) {
+            float *p = mesh.positions + 3 * (j * (GRID + 1) + i);
+            /* uneven spacing: edges at all sorts of subpixel positions */
+            float u = (float)i / GRID, v = (float)j / GRID;
+            p[0] = -GRID_HALF + 2.0f * GRID_HALF * (u + 0.03f * sinf(7.0f * u) * (i % GRID != 0));
+            p[1] = -GRID_HALF + 2.0f * GRID_HALF * (v + 0.03f * sinf(5.0f * v) * (j % GRID != 0));
+            p[2] = 0.0f;
+        }
+    size_t t = 0;
+    for (int j = 0; j < GRID; j++)
+        for (int i = 0; i < GRID; i++) {
+            uint32_t a = (uint32_t)(j * (GRID + 1) + i), b = a + 1, c = a + GRID + 1, d = c + 1;
+            uint32_t quad[6] = {a, b, d, a, d, c};
+            if ((i + j) % 2) { /* the other diagonal, and the other winding */
+                uint32_t other[6] = {a, c, b, b, c, d};
+                memcpy(quad, other, sizeof quad);
+            }
+            memcpy(mesh.indices + 3 * t, quad, sizeof quad);
+            t += 2;
+        }
+    mesh.has_colors = 0;
+    assert_int_equal(ds_mesh_finish(&mesh), DS_OK);
+    ds_camera camera;
+    front_camera(&camera, 101, 83);
+    camera.yaw = 0.2f;
+    camera.pitch = 0.15f;
+    check_single_layer(&mesh, &camera, 101, 83, inside_grid);
+    ds_mesh_free(&mesh);
+}
+
+/* ---- awkward triangles ---------------------------------------------------- */
+
+static void test_awkward_triangles(void **state)
+{
+    (void)state;
+    uint32_t seed = 11;
+    size_t n = 400 + 1 + 1 + 4 + 4;
+    ds_mesh mesh;
+    alloc_triangles(&mesh, n);
+    size_t t = 0;
+    uint8_t rgba[4];
+    /* sub-pixel triangles (a pixel is about 0.04 units here) */
+    for (int k = 0; k < 400; k++, t++) {
+        float c[3] = {uniform(&seed, -1.0f, 1.0f), uniform(&seed, -0.8f, 0.8f),
+                      uniform(&seed, -0.5f, 0.5f)};
+        float corners[9];
+        for (int a = 0; a < 9; a++)
+            corners[a] = c[a % 3] + uniform(&seed, -0.03f, 0.03f);
+        random_color(&seed, rgba);
+        set_triangle(&mesh, t, corners, rgba);
+    }
+    /* larger than the screen */
+    float huge[9] = {-40.0f, -30.0f, 0.2f, 40.0f, -30.0f, -0.3f, 0.0f, 40.0f, 0.1f};
+    random_color(&seed, rgba);
+    set_triangle(&mesh, t++, huge, rgba);
+    /* crossing the near plane (the camera at z = 3, near 1): from behind
+     * the eye to the middle of the view, in front of the others, so
+     * that no two depths come near a tie */
+    float crossing[9] = {-0.8f, -0.6f, 0.6f, 0.9f, -0.5f, 0.9f, 0.1f, 0.2f, 5.0f};
+    random_color(&seed, rgba);
+    set_triangle(&mesh, t++, crossing, rgba);
+    /* degenerate in the window (GL draws nothing of them; a line
+     * collinear only before the projection's rounding may become a
+     * sliver, in GL as here, so these stay collinear after it): a point,
+     * two lines, two corners equal */
+    float degenerate[4][9] = {
+        {0.1f, 0.1f, 0.0f, 0.1f, 0.1f, 0.0f, 0.1f, 0.1f, 0.0f},
+        {-0.5f, 0.0f, 0.0f, 0.5f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f},
+        {0.2f, -0.5f, 0.1f, 0.2f, 0.0f, 0.1f, 0.2f, 0.5f, 0.1f},
+        {0.3f, -0.2f, 0.2f, 0.3f, -0.2f, 0.2f, 0.6f, 0.4f, -0.1f}};
+    for (int k = 0; k < 4; k++, t++) {
+        random_color(&seed, rgba);
+        set_triangle(&mesh, t, degenerate[k], rgba);
+    }
+    /* equal-depth coplanar duplicates, each drawn twice in two colours:
+     * the higher triangle number is the farther (the pairs apart: two
+     * different triangles in one plane tie only up to rounding) */
+    for (int k = 0; k < 2; k++) {
+        float flat[9] = {-0.7f + 1.0f * k, -0.3f, 0.25f, 0.2f + 1.0f * k, -0.4f, 0.25f,
+                         -0.2f + 1.0f * k, 0.5f, 0.25f};
+        for (int copy = 0; copy < 2; copy++, t++) {
+            random_color(&seed, rgba);
+            set_triangle(&mesh, t, flat, rgba);
+        }
+    }
+    assert_int_equal(t, n);
+    assert_int_equal(ds_mesh_finish(&mesh), DS_OK);
+    ds_camera camera;
+    front_camera(&camera, 80, 60);
+    size_t pixels = 80 * 60, over = 0;
+    uint8_t *abuffer = image_of(&mesh, &camera, 80, 60, DS_TECHNIQUE_ABUFFER, NULL);
+    uint8_t *exact = image_of(&mesh, &camera, 80, 60, DS_TECHNIQUE_COMPUTE_EXACT, NULL);
+    int most = max_difference(exact, abuffer, pixels, 1, &over);
+    printf("awkward triangles, compute-exact vs abuffer: max %d, %zu pixels over 1 level\n",
+           most, over);
+    assert_int_equal(over, 0);
+    free(abuffer);
+    free(exact);
+    ds_mesh_free(&mesh);
+}
+
+/* ---- order invariance and overflow ---------------------------------------- */
+
+/* The mesh with its triangles in the order `order`. */
+static void reorder(const ds_mesh *mesh, const size_t *order, ds_mesh *dest)
+{
+    alloc_triangles(dest, mesh->triangle_count);
+    for (size_t t = 0; t < mesh->triangle_count; t++) {
+        uint8_t rgba[4];
+        memcpy(rgba, mesh->colors + 4 * 3 * order[t], 4);
+        set_triangle(dest, t, mesh->positions + 9 * order[t], rgba);
+    }
+    assert_int_equal(ds_mesh_finish(dest), DS_OK);
+}
+
+static void test_order_invariance(void **state)
+{
+    (void)state;
+    size_t n = 60;
+    ds_mesh mesh;
+    make_tilted_triangles(&mesh, n, 23);
+    ds_camera camera;
+    front_camera(&camera, 96, 72);
+    uint8_t *given = image_of(&mesh, &camera, 96, 72, DS_TECHNIQUE_COMPUTE_EXACT, NULL);
+    size_t order[60];
+    uint32_t seed = 5;
+    for (int form = 0; form < 2; form++) {
+        for (size_t t = 0; t < n; t++)
+            order[t] = form == 0 ? n - 1 - t : t;
+        if (form == 1)
+            for (size_t t = n - 1; t > 0; t--) {
+                size_t j = next_random(&seed) % (t + 1), swap = order[t];
+                order[t] = order[j];
+                order[j] = swap;
+            }
+        ds_mesh other;
+        reorder(&mesh, order, &other);
+        uint8_t *image = image_of(&other, &camera, 96, 72, DS_TECHNIQUE_COMPUTE_EXACT, NULL);
+        size_t over = 0;
+        int most = max_difference(image, given, 96 * 72, 0, &over);
+        printf("%s order: max %d, %zu pixels differ\n", form ? "shuffled" : "reversed", most,
+               over);
+        assert_int_equal(over, 0);
+        free(image);
+        ds_mesh_free(&other);
+    }
+    free(given);
+    ds_mesh_free(&mesh);
+}
+
+static void test_overflow_grows(void **state)
+{
+    (void)state;
+    ds_mesh mesh;
+    assert_int_equal(ds_scene_build("planes", 2000, &mesh), DS_OK);
+    ds_camera camera;
+    memset(&camera, 0, sizeof camera);
+    camera.fov_y = 0.8f;
+    camera.yaw = 0.6f;
+    camera.pitch = 0.3f;
+    ds_camera_frame(&camera, mesh.center, mesh.radius, 1.0f);
+    uint8_t *full = image_of(&mesh, &camera, 64, 64, DS_TECHNIQUE_COMPUTE_EXACT, NULL);
+    options o = {0.0f, NULL, 16, DS_COLOR_AUTO};
+    ds_renderer *renderer = make_renderer(&mesh, 64, 64, DS_TECHNIQUE_COMPUTE_EXACT, &o);
+    uint8_t *small = malloc(64 * 64 * 4);
+    assert_non_null(small);
+    assert_int_equal(ds_renderer_frame(renderer, &camera, DS_RENDERER_OWN_FRAMEBUFFER), DS_OK);
+    assert_int_equal(ds_renderer_read_pixels(renderer, small), DS_OK);
+    ds_raster_stats stats;
+    assert_int_equal(ds_renderer_raster_info(renderer, &stats), DS_OK);
+    printf("overflow: %zu fragments, capacity %zu, %u grows\n", stats.fragments,
+           stats.capacity, stats.grow_count);
+    assert_true(stats.fragments > 16);
+    assert_int_equal(stats.grow_count, 1);
+    assert_true(stats.capacity >= stats.fragments);
+    assert_int_equal(max_difference(small, full, 64 * 64, 0, NULL), 0);
+    /* A second frame fits: no grow. */
+    assert_int_equal(ds_renderer_frame(renderer, &camera, DS_RENDERER_OWN_FRAMEBUFFER), DS_OK);
+    assert_int_equal(ds_renderer_raster_info(renderer, &stats), DS_OK);
+    assert_int_equal(stats.grow_count, 1);
+    assert_int_equal(ds_renderer_gl_errors(renderer), 0);
+    ds_renderer_destroy(renderer);
+    free(small);
+    free(full);
+    ds_mesh_free(&mesh);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_intersecting_triangles),
+        cmocka_unit_test(test_planes_scene),
+        cmocka_unit_test(test_fill_rule_fan),
+        cmocka_unit_test(test_fill_rule_grid),
+        cmocka_unit_test(test_awkward_triangles),
+        cmocka_unit_test(test_order_invariance),
+        cmocka_unit_test(test_overflow_grows),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
