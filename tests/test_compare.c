@@ -32,11 +32,11 @@
 
 #include "run_program.h"
 
-#define TECHNIQUES 10
+#define TECHNIQUES 12
 
 static const char *const names[TECHNIQUES] = {"unsorted", "sorted", "key-farthest", "key-mean",
                                               "key-centroid", "bits-16", "bits-24", "wboit",
-                                              "peel", "abuffer"};
+                                              "peel", "abuffer", "compute", "compute-exact"};
 static const char *const metrics[6] = {"rmse", "psnr", "ssim", "max_err", "bad_2", "bad_8"};
 
 static char work_dir[256];
@@ -236,6 +236,15 @@ static void peel_agrees_with_the_abuffer(void **state)
     assert_true(metric_of(all_json, "peel", "bad_2_worst") == 0.0);
 }
 
+/* The compute raster in fragment order composites the A-buffer's
+ * fragments in its order: within a level on every frame. */
+static void compute_exact_agrees_with_the_abuffer(void **state)
+{
+    (void)state;
+    assert_true(metric_of(all_json, "compute-exact", "max_err_worst") <= 1.0);
+    assert_true(metric_of(all_json, "compute-exact", "bad_2_worst") == 0.0);
+}
+
 static void sorting_is_not_exact_on_intersecting_planes(void **state)
 {
     (void)state;
@@ -403,6 +412,7 @@ int main(void)
         cmocka_unit_test(json_and_csv_carry_every_technique_and_field),
         cmocka_unit_test(abuffer_is_exact_against_itself),
         cmocka_unit_test(peel_agrees_with_the_abuffer),
+        cmocka_unit_test(compute_exact_agrees_with_the_abuffer),
         cmocka_unit_test(sorting_is_not_exact_on_intersecting_planes),
         cmocka_unit_test(unsorted_is_worse_than_sorted_on_shells),
         cmocka_unit_test(diff_dir_holds_the_worst_frames),

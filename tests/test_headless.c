@@ -324,7 +324,7 @@ static void test_state_fields(void **state)
     char state_line[512];
     snprintf(state_line, sizeof state_line,
              "  state: sort %s, key mean, key bits 24, alpha 0.5, shuffle on, primitive triangles, "
-             "draw pull, cull off, tiles on, color height, opacity view, msaa 1, up +z\n",
+             "draw pull, cull off, tiles on, color height, opacity view, msaa 1, raster hw, up +z\n",
              first_row_sort);
     if (!strstr(r.out, state_line))
         fail_msg("stdout lacks '%s':\n%s", state_line, r.out);

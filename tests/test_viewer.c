@@ -114,9 +114,11 @@ enum {
     SHOT_SORTED,
     SHOT_TILES_TOGGLED,
     SHOT_TILES_BACK,
-    SHOT_TECH_UNSORTED,  /* X four times: unsorted, WBOIT, exact, sorted */
-    SHOT_TECH_WBOIT,
+    SHOT_TECH_UNSORTED,  /* X six times: unsorted, WBOIT, exact, compute, */
+    SHOT_TECH_WBOIT,     /* compute-exact, sorted */
     SHOT_TECH_EXACT,
+    SHOT_TECH_COMPUTE,
+    SHOT_TECH_COMPUTE_EXACT,
     SHOT_TECH_SORTED,
     SHOT_ERROR_NUMBERS,  /* D three times: numbers, heatmap, off */
     SHOT_ERROR_HEATMAP,
@@ -274,6 +276,8 @@ static int write_script(const char *path)
     shot(script, SHOT_TECH_UNSORTED, "key X\n");
     shot(script, SHOT_TECH_WBOIT, "key X\n");
     shot(script, SHOT_TECH_EXACT, "key X\n");
+    shot(script, SHOT_TECH_COMPUTE, "key X\n");
+    shot(script, SHOT_TECH_COMPUTE_EXACT, "key X\n");
     shot(script, SHOT_TECH_SORTED, "key X\n");
     shot(script, SHOT_ERROR_NUMBERS, "key D\n");
     shot(script, SHOT_ERROR_HEATMAP, "key D\n");
@@ -600,13 +604,15 @@ static void tiles_key_keeps_the_image(void **state)
 }
 
 /* X: the state line names each technique in turn and the picture
- * changes with it; the fourth press is back to the sorted draw. */
+ * changes with it (the compute raster's two orders look like the sorted
+ * draw and the A-buffer); the sixth press is back to the sorted draw. */
 static void technique_key_cycles_the_techniques(void **state)
 {
     (void)state;
-    const int order[5] = {SHOT_TILES_BACK, SHOT_TECH_UNSORTED, SHOT_TECH_WBOIT, SHOT_TECH_EXACT,
+    const int order[7] = {SHOT_TILES_BACK,   SHOT_TECH_UNSORTED,      SHOT_TECH_WBOIT,
+                          SHOT_TECH_EXACT,   SHOT_TECH_COMPUTE,       SHOT_TECH_COMPUTE_EXACT,
                           SHOT_TECH_SORTED};
-    for (int i = 0; i + 1 < 5; i++) {
+    for (int i = 0; i + 1 < 7; i++) {
         long line = line_difference(order[i], order[i + 1], STATE_LINE);
         long model = model_difference(order[i], order[i + 1]);
         fprintf(stderr, "X press %d: state line differs in %ld pixels, model region in %ld\n",
