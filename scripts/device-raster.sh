@@ -56,6 +56,7 @@ h() {
 }
 {
     echo "=== test_raster_compute"; timeout 120 "$bin/test_raster_compute" 2>&1 | grep -E "vs|fill|overflow|OK|FAIL|PASS"
+    echo "=== test_oit"; timeout 120 "$bin/test_oit" 2>&1 | grep -E "PASSED|FAILED"
     h "verify: dragon 1080p compute-exact, every sort" "$D" --frames 3 --raster compute --sort all --verify
     h "verify: dragon 1080p compute (triangle order), gl" "$D" --frames 3 --raster compute --raster-order triangle --verify
     if ((quick)); then
@@ -74,9 +75,9 @@ h() {
         h "dragon $size compute-exact, cub" "$D" --size $size --frames 200 --sort cub --raster compute
     done
     echo "=== dragon 1080p compare"
-    timeout 150 "$bin/depthsort" --headless "$D" --frames 40 --compare sorted,abuffer,compute,compute-exact 2>&1 | tail -8
+    timeout 150 "$bin/depthsort" --headless "$D" --frames 40 --compare sorted,abuffer,compute,compute-exact 2>&1 | tail -12
     echo "=== dragon 4K compare"
-    timeout 150 "$bin/depthsort" --headless "$D" --size 3840x2160 --frames 30 --compare sorted,abuffer,compute-exact 2>&1 | tail -6
+    timeout 150 "$bin/depthsort" --headless "$D" --size 3840x2160 --frames 30 --compare sorted,abuffer,compute-exact 2>&1 | tail -10
     h "dragon 1080p compute-exact, every sort" "$D" --frames 100 --sort all --raster compute
     for g in 10M 30M; do
         h "gyroid $g hw, cub" --scene gyroid:$g --frames 30 --sort cub
