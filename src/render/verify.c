@@ -226,6 +226,24 @@ static ds_status read_frame(ds_renderer *renderer, const frame_plan *plan, uint3
     return DS_OK;
 }
 
+/* The frame's camera must be finite. A NaN or infinite eye or matrix makes
+ * the keys NaN, or, where the frame culls, leaves every primitive out
+ * (nothing projects onto a pixel centre), so the keys alone cannot show it. */
+static ds_status check_camera(const frame_plan *plan)
+{
+    int finite = 1;
+    for (int i = 0; i < 3; i++)
+        finite &= isfinite(plan->eye[i]) != 0;
+    for (int i = 0; i < 16; i++)
+        finite &= isfinite(plan->view_projection[i]) != 0;
+    if (!finite)
+        return ds_fail(DS_ERR_MISMATCH,
+                       "verify: frame %llu: the camera is NaN or infinite (its eye or "
+                       "view-projection), so its keys are meaningless",
+                       (unsigned long long)plan->frame);
+    return DS_OK;
+}
+
 /* The order must be a permutation of the elements, and no key NaN. */
 static ds_status check_permutation(ds_renderer *renderer, const frame_plan *plan,
                                    const char *sort_name)
@@ -338,7 +356,7 @@ ds_status ds_renderer_verify(ds_renderer *renderer)
                        "render: verify needs desc.verify, sorting on and a frame");
     /* Everything the frame enqueued, its CUDA stages and its draw, must
      * have finished before either view of its buffers is read. */
-    if ((status = ds_renderer_finish(renderer)))
+    if ((status = ds_renderer_finish(renderer)) || (status = check_camera(plan)))
         return status;
     uint32_t gl_drawn = 0;
     const uint32_t *cuda_view = NULL;
