@@ -903,8 +903,15 @@ static void test_gl_stages(void **state)
 
     static const char *const cpu[] = {
         "--headless", "--scene", "planes:1000", "--frames", "3", "--size", "64x48", "--sort", "cpu",
-        "--interop", "none", "--screenshot", "cpu.png", NULL};
+        "--interop", "none", "--screenshot", "cpu.png", "--progress", NULL};
     run_ok(cpu, "--sort cpu", &r);
+    /* --progress off a terminal: the load's line, then whole lines from
+     * the first frame on (every few seconds: here the first only). */
+    if (!strstr(r.err, "depthsort: built planes:1000: 588 vertices, 864 triangles in ") ||
+        !strstr(r.err, "depthsort: run 1 of 1 (cpu): frame 1 of 3, under 1 s, about ") ||
+        strchr(r.err, '\r'))
+        fail_msg("--progress: no load line or progress line, or a line drawn in place:\n%s",
+                 r.err);
     assert_true(files_equal("gl.png", "cpu.png"));
 
     static const char *const shuffled[] = {

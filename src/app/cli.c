@@ -79,6 +79,7 @@ enum {
     OPT_DIFF_DIR,
     OPT_TIMELINE,
     OPT_PLOT,
+    OPT_PROGRESS,
     OPT_NARROW_KEYS,
     OPT_HELP,
     OPT_VERSION,
@@ -131,6 +132,7 @@ static const struct option long_options[] = {
     {"diff-dir", required_argument, NULL, OPT_DIFF_DIR},
     {"timeline", required_argument, NULL, OPT_TIMELINE},
     {"plot", required_argument, NULL, OPT_PLOT},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -311,6 +313,8 @@ void ds_cli_usage(void *stream)
             "  --verify              check every frame's order against the CPU sort\n"
             "  --timeline FILE       write the last 8 timed frames' host, GL and CUDA\n"
             "                        events on one clock as CSV (docs/performance.md)\n"
+            "  --progress            the run's progress on stderr from the start, also when\n"
+            "                        it is not a terminal (a terminal shows it after 2 s)\n"
             "  --plot DIR            plot each frame's time (and with --compare each\n"
             "                        technique's error) with gnuplot: .png, .pdf, and the\n"
             "                        .dat and .gp files that draw them, into DIR\n"
@@ -536,6 +540,7 @@ static const option_shape option_shapes[] = {
     {.id = OPT_HEADLESS, .kind = SHAPE_SET, .field = FIELD(headless), .value = 1},
     {.id = OPT_SHUFFLE, .kind = SHAPE_SET, .field = FIELD(shuffle), .value = 1},
     {.id = OPT_VERIFY, .kind = SHAPE_SET, .field = FIELD(verify), .value = 1},
+    {.id = OPT_PROGRESS, .kind = SHAPE_SET, .field = FIELD(progress), .value = 1},
     {.id = OPT_NO_SORT, .kind = SHAPE_SET, .field = FIELD(no_sort), .value = 1},
     {.id = OPT_NO_CULL, .kind = SHAPE_SET, .field = FIELD(cull), .value = DS_CULL_OFF},
     {.id = OPT_VSYNC, .kind = SHAPE_SET, .field = FIELD(vsync), .value = 1},

@@ -150,6 +150,7 @@ typedef struct ds_options {
     int compare_all;          /* LIST was `all` (key-* leave out points) */
     const char *diff_dir;     /* --diff-dir DIR: heatmaps of the worst frames */
     const char *plot_dir;     /* --plot DIR: frame-time (and error) plots */
+    int progress;             /* --progress: progress lines off a terminal */
     int argc;                 /* the command line, as given (for reports) */
     char **argv;
 } ds_options;

@@ -39,6 +39,7 @@
 #include "output_file.h"
 #include "mesh.h"
 #include "plot.h"
+#include "progress.h"
 #include "renderer.h"
 #include "setup.h"
 
@@ -89,7 +90,25 @@ typedef struct compare_state {
     size_t max_fragments, max_nodes; /* over the reference frames */
     uint8_t *pixels;
     double *scratch;          /* 2 x frames: medians' sorting, frame times */
+    ds_progress progress;
 } compare_state;
+
+/* Work units of the whole run, for the progress line's estimate: each
+ * error-pass frame draws the reference and every listed technique, each
+ * timing frame one technique. */
+static double listed_count(const compare_state *s)
+{
+    int listed = 0;
+    for (int r = 0; r < s->run_count; r++)
+        listed += s->runs[r].listed;
+    return listed;
+}
+
+static double total_work(const compare_state *s)
+{
+    double frames = s->opts->frames;
+    return frames * (listed_count(s) + 1.0) + s->run_count * (frames + WARMUP_FRAMES);
+}
 
 static int bits_index(int key_bits)
 {
@@ -232,6 +251,10 @@ static ds_status error_phase(compare_state *s)
                 return status;
             store_error(run, f, &error);
         }
+        char what[96];
+        snprintf(what, sizeof what, "error against the reference: frame %d of %d", f + 1,
+                 frames);
+        ds_progress_update(&s->progress, (f + 1) * (listed_count(s) + 1.0), total_work(s), what);
     }
     for (int r = 0; r < s->run_count; r++) {
         item_run *run = &s->runs[r];
@@ -291,6 +314,13 @@ static ds_status time_phase(compare_state *s)
             while (collected < (size_t)frames && ds_renderer_next_timings(renderer, &t))
                 if ((run->frame_times[collected++] = t.frame_ms > 0.0f ? t.frame_ms : NAN) > 0.0)
                     times[run->timed++] = t.frame_ms;
+            char what[128];
+            snprintf(what, sizeof what, "timing %d of %d (%s): frame %d of %d", r + 1,
+                     s->run_count, ds_compare_item_name(run->item), f + 1, frames);
+            ds_progress_update(&s->progress,
+                               frames * (listed_count(s) + 1.0) +
+                                   r * (double)(frames + WARMUP_FRAMES) + WARMUP_FRAMES + f + 1,
+                               total_work(s), what);
         }
         if ((status = ds_renderer_finish(renderer)))
             return status;
@@ -712,8 +742,16 @@ int ds_compare_run(const ds_options *opts)
     if (!gmtime_r(&now, &utc) || !strftime(timestamp, sizeof timestamp, "%Y-%m-%dT%H:%M:%SZ", &utc))
         snprintf(timestamp, sizeof timestamp, "unknown");
 
+    ds_progress_start(&s->progress, opts->progress);
+    double load_start = ds_now_ms();
     if ((status = ds_app_build_mesh(opts, &s->mesh)))
         goto done;
+    if (ds_progress_enabled(&s->progress)) {
+        char loaded[256];
+        ds_app_describe_load(opts, &s->mesh, ds_now_ms() - load_start, loaded, sizeof loaded);
+        fprintf(stderr, "depthsort: %s %s: %s\n", opts->model_path ? "loaded" : "built",
+                opts->model_path ? opts->model_path : ds_app_scene_spec(opts), loaded);
+    }
     if (opts->model_path) {
         const char *base = strrchr(opts->model_path, '/');
         snprintf(label, sizeof label, "%s", base ? base + 1 : opts->model_path);
@@ -817,6 +855,7 @@ int ds_compare_run(const ds_options *opts)
         .reference = find_run(s, DS_COMPARE_ABUFFER), .sorted = find_run(s, DS_COMPARE_SORTED)};
     if ((status = ds_renderer_abuffer_info(first, &setup.abuffer)))
         goto done;
+    ds_progress_finish(&s->progress);
     print_table(s, &setup);
     if (csv) {
         status = write_csv(csv, opts->csv_path, s, &setup);
@@ -840,6 +879,7 @@ int ds_compare_run(const ds_options *opts)
         }
     exit_code = 0;
 done:
+    ds_progress_finish(&s->progress);
     if (status == DS_ERR_INVALID_ARG && exit_code)
         exit_code = 2;
     ds_output_discard(csv, opts->csv_path);

@@ -30,6 +30,7 @@
 #include "mesh.h"
 #include "output_file.h"
 #include "plot.h"
+#include "progress.h"
 #include "renderer.h"
 #include "setup.h"
 
@@ -213,14 +214,18 @@ void ds_headless_orbit_camera(ds_camera *camera, const ds_mesh *mesh, float star
 
 /* Renders WARMUP_FRAMES, then opts->frames timed frames (each checked when
  * `verify`), collecting every frame's timings; with `timeline`, the renderer
- * records the last TIMELINE_FRAMES of them on its timeline. */
+ * records the last TIMELINE_FRAMES of them on its timeline. The run is
+ * number `index` of `count`, named `name` on the progress line. */
 static ds_status run_algo(ds_renderer *renderer, const ds_options *opts, const ds_mesh *mesh,
                           int verify, int timeline, ds_camera *camera, float start_yaw,
-                          algo_run *run)
+                          algo_run *run, ds_progress *progress, int index, int count,
+                          const char *name)
 {
     ds_status status;
     ds_frame_timings t;
     int frames = opts->frames;
+    double per_run = WARMUP_FRAMES + frames;
+    char what[160];
     int timeline_frames = frames < TIMELINE_FRAMES ? frames : TIMELINE_FRAMES;
     for (int i = 0; i < WARMUP_FRAMES; i++) {
         ds_headless_orbit_camera(camera, mesh, start_yaw, opts->orbit_degrees, i, frames);
@@ -244,6 +249,10 @@ static ds_status run_algo(ds_renderer *renderer, const ds_options *opts, const d
             return status;
         while (run->frame_count < (size_t)frames && ds_renderer_next_timings(renderer, &t))
             run->frames[run->frame_count++] = t;
+        snprintf(what, sizeof what, "%s %d of %d (%s): frame %d of %d",
+                 count > 1 ? "sort" : "run", index + 1, count, name, i + 1, frames);
+        ds_progress_update(progress, index * per_run + WARMUP_FRAMES + i + 1, count * per_run,
+                           what);
     }
     if ((status = ds_renderer_finish(renderer)))
         return status;
@@ -690,6 +699,7 @@ int ds_headless_run(const ds_options *opts)
     ds_renderer *renderer = NULL;
     algo_run runs[MAX_RUNS];
     skipped_run skipped[MAX_RUNS];
+    ds_progress progress = {0};
     int skipped_count = 0;
     char cpu[320], os[320], command[2048];
     float *scratch = NULL;
@@ -715,8 +725,16 @@ int ds_headless_run(const ds_options *opts)
     if (!gmtime_r(&now, &utc) || !strftime(timestamp, sizeof timestamp, "%Y-%m-%dT%H:%M:%SZ", &utc))
         snprintf(timestamp, sizeof timestamp, "unknown");
 
+    ds_progress_start(&progress, opts->progress);
+    double load_start = ds_now_ms();
     if ((status = ds_app_build_mesh(opts, &mesh)))
         goto done;
+    if (ds_progress_enabled(&progress)) {
+        char loaded[256];
+        ds_app_describe_load(opts, &mesh, ds_now_ms() - load_start, loaded, sizeof loaded);
+        fprintf(stderr, "depthsort: %s %s: %s\n", opts->model_path ? "loaded" : "built",
+                opts->model_path ? opts->model_path : ds_app_scene_spec(opts), loaded);
+    }
     if (opts->model_path) {
         const char *base = strrchr(opts->model_path, '/');
         snprintf(label, sizeof label, "%s", base ? base + 1 : opts->model_path);
@@ -798,7 +816,9 @@ int ds_headless_run(const ds_options *opts)
             (status = ds_renderer_set_sort(renderer, runs[r].algo)))
             goto done;
         if ((status = run_algo(renderer, opts, &mesh, verify, timeline && r == run_count - 1,
-                               &camera, start_yaw, &runs[r])))
+                               &camera, start_yaw, &runs[r], &progress, r, run_count,
+                               sorting ? ds_app_sort_name(runs[r].stages, runs[r].algo)
+                                       : "unsorted")))
             goto done;
         summarise(&runs[r], scratch);
         verified += verify ? (size_t)opts->frames : 0;
@@ -827,6 +847,7 @@ int ds_headless_run(const ds_options *opts)
                                                                                   : "compute",
         .alpha = opts->alpha, .point_size = points ? ds_renderer_point_size(renderer) : 0.0f,
         .width = opts->width, .height = opts->height};
+    ds_progress_finish(&progress);
     print_table(runs, run_count, &setup);
     if (verify)
         printf("verify: %zu frames OK\n", verified);
@@ -877,6 +898,7 @@ int ds_headless_run(const ds_options *opts)
     }
     exit_code = 0;
 done:
+    ds_progress_finish(&progress);
     if (status == DS_ERR_INVALID_ARG && exit_code)
         exit_code = 2;
     /* A failed run leaves existing outputs as they were. */

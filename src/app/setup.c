@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "host_memory.h"
+#include "progress.h"
 #include "interop.h"
 #include "load.h"
 #include "scene.h"
@@ -469,5 +470,38 @@ void ds_app_command_line(const ds_options *opts, char *dest, size_t capacity)
         if (n < 0 || used + (size_t)n >= capacity)
             break;
         used += (size_t)n;
+    }
+}
+
+/* "1,234,567" */
+static void format_count(size_t n, char *dest, size_t capacity)
+{
+    char digits[32];
+    int length = snprintf(digits, sizeof digits, "%zu", n);
+    size_t out = 0;
+    for (int i = 0; i < length && out + 2 < capacity; i++) {
+        if (i > 0 && (length - i) % 3 == 0)
+            dest[out++] = ',';
+        dest[out++] = digits[i];
+    }
+    dest[out] = '\0';
+}
+
+void ds_app_describe_load(const ds_options *opts, const ds_mesh *mesh, double load_ms,
+                          char *dest, size_t capacity)
+{
+    char vertices[32], triangles[32], size[32];
+    format_count(mesh->vertex_count, vertices, sizeof vertices);
+    format_count(mesh->triangle_count, triangles, sizeof triangles);
+    struct stat info;
+    double seconds = load_ms / 1000.0;
+    if (opts->model_path && stat(opts->model_path, &info) == 0 && S_ISREG(info.st_mode)) {
+        ds_progress_format_bytes((double)info.st_size, size, sizeof size);
+        snprintf(dest, capacity, "%s vertices, %s triangles, %s in %.2f s (%.1f MB/s)", vertices,
+                 triangles, size, seconds,
+                 seconds > 0.0 ? (double)info.st_size / 1e6 / seconds : 0.0);
+    } else {
+        snprintf(dest, capacity, "%s vertices, %s triangles in %.2f s", vertices, triangles,
+                 seconds);
     }
 }

@@ -149,7 +149,7 @@ static void current_options(const ds_viewer *v, int flags, ds_options *dest)
 ds_status ds_viewer_build_mesh(const ds_options *opts, ds_mesh *dest)
 {
     progress phase;
-    char phase_name[DS_SCRIPT_MAX_LINE + 64], result[160], vertices[32], triangles[32];
+    char phase_name[DS_SCRIPT_MAX_LINE + 64], result[256];
     const char *input = opts->model_path ? opts->model_path : ds_app_scene_spec(opts);
     snprintf(phase_name, sizeof phase_name, "%s %s", opts->model_path ? "loading" : "building",
              input);
@@ -159,9 +159,8 @@ ds_status ds_viewer_build_mesh(const ds_options *opts, ds_mesh *dest)
         progress_end(&phase, "failed");
         return status;
     }
-    ds_viewer_format_count(dest->vertex_count, vertices, sizeof vertices);
-    ds_viewer_format_count(dest->triangle_count, triangles, sizeof triangles);
-    snprintf(result, sizeof result, "%s vertices, %s triangles", vertices, triangles);
+    /* The counts, and the bytes and rate of the whole load. */
+    ds_app_describe_load(opts, dest, ds_now_ms() - phase.start_ms, result, sizeof result);
     progress_end(&phase, result);
     return DS_OK;
 }
