@@ -24,6 +24,8 @@
 #include <imgui.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
 
 /* The body font's size at scale 1, pixels. */
 #define FONT_PIXELS 15.0f
@@ -47,7 +49,10 @@ static const ImU32 grid_color = IM_COL32(90, 90, 100, 120);
 
 struct ds_ui {
     ImGuiContext *context;
-    float scale;
+    float scale;        /* framebuffer pixels per pixel at scale 1 */
+    float layout_scale; /* the same in ImGui's units, the window's (they
+                           differ where the framebuffer is denser than the
+                           window's coordinates, as on macOS or Wayland) */
     float panel_width;  /* framebuffer pixels */
     int collapsed;      /* the panel, as last drawn */
     int was_narrow;     /* the window was too narrow to share, last frame */
@@ -61,6 +66,11 @@ ds_status ds_ui_create(void *window, float scale, ds_ui **dest)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "viewer: panels: out of memory");
     ui->scale = scale > 0.0f ? scale : 1.0f;
     ui->panel_width = (float)DS_UI_PANEL_WIDTH * ui->scale;
+    int window_width = 0, window_height = 0, fb_width = 0, fb_height = 0;
+    glfwGetWindowSize((GLFWwindow *)window, &window_width, &window_height);
+    glfwGetFramebufferSize((GLFWwindow *)window, &fb_width, &fb_height);
+    float fb_ratio = window_width > 0 && fb_width > 0 ? (float)fb_width / (float)window_width : 1.0f;
+    ui->layout_scale = ui->scale / fb_ratio;
     ui->was_narrow = -1;
     IMGUI_CHECKVERSION();
     ui->context = ImGui::CreateContext();
@@ -83,7 +93,9 @@ ds_status ds_ui_create(void *window, float scale, ds_ui **dest)
     style.ItemSpacing.y = 3.0f;
     style.FramePadding.y = 2.0f;
     style.CellPadding.y = 1.0f;
-    style.ScaleAllSizes(ui->scale);
+    style.ScaleAllSizes(ui->layout_scale);
+    /* The font is rasterised at framebuffer pixels, drawn at the window's. */
+    io.FontGlobalScale = 1.0f / fb_ratio;
     /* install_callbacks: the backend's callbacks call the viewer's, which
      * were installed before (ds_ui_wants_mouse() tells them apart). */
     if (!ImGui_ImplGlfw_InitForOpenGL((GLFWwindow *)window, true)) {
@@ -505,7 +517,7 @@ void ds_ui_draw(ds_ui *ui, const ds_ui_view *v, ds_ui_changes *c)
             if (v->error_on) {
                 ImGui::SetNextItemOpen(true, ImGuiCond_Once);
                 if (ImGui::CollapsingHeader("Error against the exact reference"))
-                    error_section(v, ui->scale);
+                    error_section(v, ui->layout_scale);
             }
             if (v->full) {
                 ImGui::SetNextItemOpen(true, ImGuiCond_Once);
@@ -513,7 +525,7 @@ void ds_ui_draw(ds_ui *ui, const ds_ui_view *v, ds_ui_changes *c)
                     stages_section(v);
                 ImGui::SetNextItemOpen(true, ImGuiCond_Once);
                 if (ImGui::CollapsingHeader("Frame time (ms over frames ago)"))
-                    plot_section(v, ui->scale);
+                    plot_section(v, ui->layout_scale);
             }
             note("vsync %s | O: compact/off  H: hotkeys", v->vsync ? "on" : "off");
         }
@@ -525,7 +537,7 @@ void ds_ui_draw(ds_ui *ui, const ds_ui_view *v, ds_ui_changes *c)
     /* A message with the panel hidden or collapsed: a line at the bottom
      * left of the model. */
     if (v->message && v->message[0] && (v->full < 0 || ui->collapsed)) {
-        float margin = 8.0f * ui->scale;
+        float margin = 8.0f * ui->layout_scale;
         ImGui::SetNextWindowPos(ImVec2(margin, io.DisplaySize.y - margin), ImGuiCond_Always,
                                 ImVec2(0.0f, 1.0f));
         ImGui::SetNextWindowBgAlpha(0.8f);
@@ -536,7 +548,7 @@ void ds_ui_draw(ds_ui *ui, const ds_ui_view *v, ds_ui_changes *c)
         ImGui::End();
     }
     if (v->help_on)
-        help_window(v, model_width, io.DisplaySize.y, ui->scale, c);
+        help_window(v, model_width, io.DisplaySize.y, ui->layout_scale, c);
 
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());

@@ -157,15 +157,17 @@ static inline ds_status ds_ui_create(void *window, float scale, ds_ui **dest)
     (void)window;
     (void)scale;
     *dest = NULL;
-    return ds_fail(DS_ERR_UNSUPPORTED, "viewer: this build has no panels (libimgui-dev was "
-                                       "not found at configure time): text overlay");
+    return ds_fail(DS_ERR_UNSUPPORTED, "viewer: this build has no panels (no libimgui-dev, "
+                                       "or DS_UI_PANELS=OFF): the text overlay instead");
 }
 static inline void ds_ui_destroy(ds_ui *ui) { (void)ui; }
 static inline void ds_ui_draw(ds_ui *ui, const ds_ui_view *view, ds_ui_changes *dest)
 {
     (void)ui;
     (void)view;
-    (void)dest;
+    dest->sort = dest->technique = dest->triangle_key = dest->color_mode = -1;
+    dest->alpha = dest->point_size = -1.0f;
+    dest->shuffle = dest->tiles = dest->help_on = -1;
 }
 static inline int ds_ui_reserved_width(const ds_ui *ui, int window_width, int shown)
 {

@@ -35,7 +35,7 @@ void ds_viewer_open_panels(ds_viewer *v)
     float xscale = 1.0f, yscale = 1.0f;
     glfwGetWindowContentScale(v->window, &xscale, &yscale);
     float scale = fmaxf(xscale, yscale) * (v->opts.ui_scale > 0.0f ? v->opts.ui_scale : 1.0f);
-    ds_log_set_quiet(v->opts.ui != DS_UI_PANELS);
+    ds_log_set_quiet(1); /* one warning line below, or none for auto */
     ds_status status = ds_ui_create(v->window, scale, &v->panels);
     ds_log_set_quiet(0);
     if (status != DS_OK) {
