@@ -19,7 +19,9 @@ if [[ ${1:-} == --prepare ]]; then
     mkdir -p "$dest/lib"
     xz -T2 -c "$build/depthsort" >"$dest/depthsort.xz"
     for t in test_raster_compute test_oit; do xz -T2 -c "$build/tests/$t" >"$dest/$t.xz"; done
-    cp -L "$(ldconfig -p | awk '/libcmocka.so.0 /{print $NF; exit}')" "$dest/lib/"
+    for l in libcmocka.so.0 libstb.so.0; do
+        cp -L "$(ldconfig -p | awk -v l="$l" '$1 == l {print $NF; exit}')" "$dest/lib/"
+    done
     git -C "$root" rev-parse --short HEAD >"$dest/COMMIT"
     gzip -c "$root/../shared/models/dragon_vrip.ply" >"$dest/dragon_vrip.ply.gz"
     du -sh "$dest"

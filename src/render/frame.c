@@ -167,6 +167,7 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
                                                      : ds_key_narrow_bits(plan.narrow);
     record->gl = 0;
     record->oit = 0;
+    record->sort_gl = 0;
     /* The stages set it; the GL stages have no interop, and the hand-back
      * fence after the draw adds to it. */
     record->host_interop_ms = 0.0f;

@@ -706,7 +706,10 @@ int ds_renderer_msaa(const ds_renderer *renderer) { return renderer->settings.ms
 
 int ds_renderer_culling(const ds_renderer *renderer)
 {
-    return renderer->settings.cull && renderer->settings.sorting &&
+    /* The compute raster tests coverage itself (frame.c). */
+    int compute = renderer->settings.technique == DS_TECHNIQUE_COMPUTE ||
+                  (renderer->settings.raster == DS_RASTER_COMPUTE && renderer->gl.compute_raster == 1);
+    return renderer->settings.cull && renderer->settings.sorting && !compute &&
            ds_render_technique_backend(renderer->settings.technique)->sorts &&
            renderer->settings.primitive == DS_PRIMITIVE_TRIANGLES &&
            renderer->settings.msaa <= 1 && renderer->gl.target_samples <= 1;

@@ -118,6 +118,8 @@ typedef struct frame_record {
     int points;          /* points mode: the distances stage ran, the
                             keys stage did not (triangles: the other way) */
     int shuffled;        /* the shuffle ran */
+    int sort_gl;         /* compute-exact's fragments were sorted by the
+                            GL radix sort (the frame's sort is "gl") */
     int oit;             /* an order-independent technique's frame: no
                             stage ran, no CUDA event was recorded */
 } frame_record;

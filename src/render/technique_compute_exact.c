@@ -45,6 +45,9 @@ static ds_status exact_frame(ds_renderer *renderer, void *state, const frame_pla
     exact_state *s = state;
     if (!plan->compute)
         return ds_technique_abuffer.frame(renderer, s->abuffer, plan, record);
+    /* The fragments' sort: GL's where the stages would run in GL (and on
+     * the CPU path), for the tables' sort name (raster_compute.c). */
+    record->sort_gl = plan->gl || renderer->settings.cpu_path;
     return ds_oit_frame(renderer, state, plan, record, exact_composite);
 }
 

@@ -94,7 +94,7 @@ int ds_render_collect_timings(ds_renderer *renderer, int wait)
     }
     ds_frame_timings t = {0};
     t.frame = record->frame;
-    t.stages = record->gl ? DS_STAGES_GL : DS_STAGES_SORTER;
+    t.stages = record->gl || record->sort_gl ? DS_STAGES_GL : DS_STAGES_SORTER;
     t.sorted_bits = record->sorted_bits;
     float stages_ms = 0.0f; /* GPU time of the stages, for the hand-over */
     if (record->gl) {
