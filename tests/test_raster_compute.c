@@ -12,7 +12,9 @@
  *     give the A-buffer's image;
  *   - the mesh's triangle order (as given, reversed, shuffled) does not
  *     change the compute-exact image;
- *   - buffers made too small grow and the image stays the same. */
+ *   - buffers made too small grow and the image stays the same;
+ *   - MSAA, points and buffers beyond GL's limits are refused at create
+ *     (--raster auto takes the hardware path instead). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -565,6 +567,49 @@ static void test_overflow_grows(void **state)
     ds_mesh_free(&mesh);
 }
 
+/* desc.raster: what cannot be rasterised in compute is refused before any
+ * frame (or, with raster_auto, drawn by the hardware path), and so are
+ * buffers GL cannot bind. */
+static void test_bad_raster_requests(void **state)
+{
+    (void)state;
+    ds_mesh mesh;
+    assert_int_equal(ds_scene_build("planes", 500, &mesh), DS_OK);
+    ds_renderer_desc desc = {0};
+    desc.mesh = &mesh;
+    desc.width = 32;
+    desc.height = 24;
+    desc.sort_algo = DS_SORT_CUB;
+    desc.raster = DS_RASTER_COMPUTE;
+    ds_renderer *renderer = NULL;
+    desc.msaa = 4;
+    assert_int_equal(ds_renderer_create(&desc, &renderer), DS_ERR_UNSUPPORTED);
+    assert_null(renderer);
+    desc.raster_auto = 1; /* the hardware path instead */
+    assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
+    assert_int_equal(ds_renderer_raster(renderer), DS_RASTER_HW);
+    assert_int_equal(ds_renderer_compute_raster(renderer), 0);
+    ds_renderer_destroy(renderer);
+    renderer = NULL;
+    desc.msaa = 1;
+    desc.raster_auto = 0;
+    desc.primitive = DS_PRIMITIVE_POINTS;
+    assert_int_equal(ds_renderer_create(&desc, &renderer), DS_ERR_UNSUPPORTED);
+    desc.primitive = DS_PRIMITIVE_TRIANGLES;
+    desc.raster_initial_fragments = (size_t)1 << 40; /* beyond any storage block */
+    assert_int_equal(ds_renderer_create(&desc, &renderer), DS_ERR_TOO_LARGE);
+    assert_null(renderer);
+    desc.raster_initial_fragments = 0;
+    desc.raster_order = DS_RASTER_ORDER_COUNT;
+    assert_int_equal(ds_renderer_create(&desc, &renderer), DS_ERR_INVALID_ARG);
+    desc.raster_order = DS_RASTER_FRAGMENT_ORDER;
+    assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
+    assert_int_equal(ds_renderer_technique(renderer), DS_TECHNIQUE_COMPUTE_EXACT);
+    assert_int_equal(ds_renderer_gl_errors(renderer), 0);
+    ds_renderer_destroy(renderer);
+    ds_mesh_free(&mesh);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -575,6 +620,7 @@ int main(void)
         cmocka_unit_test(test_awkward_triangles),
         cmocka_unit_test(test_order_invariance),
         cmocka_unit_test(test_overflow_grows),
+        cmocka_unit_test(test_bad_raster_requests),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
