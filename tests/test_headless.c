@@ -907,7 +907,7 @@ static void test_gl_stages(void **state)
     run_ok(cpu, "--sort cpu", &r);
     /* --progress off a terminal: the load's line, then whole lines from
      * the first frame on (every few seconds: here the first only). */
-    if (!strstr(r.err, "depthsort: built planes:1000: 588 vertices, 864 triangles in ") ||
+    if (!strstr(r.err, "depthsort: built planes:1000: 588 vertices, 864 triangles (") ||
         !strstr(r.err, "depthsort: run 1 of 1 (cpu): frame 1 of 3, under 1 s, about ") ||
         strchr(r.err, '\r'))
         fail_msg("--progress: no load line or progress line, or a line drawn in place:\n%s",

@@ -1025,6 +1025,60 @@ static void failed_script_screenshot_fails_the_run(void **state)
     stbi_image_free(after.rgba);
 }
 
+/* The script's own commands: camera gives the view --camera gives (the
+ * same picture), orbit turns it, technique and set change the picture,
+ * wait keeps drawing; without quit the script closes the window after its
+ * last step with one warning, and the run's status is 0. */
+static void script_commands_drive_the_view_and_the_settings(void **state)
+{
+    (void)state;
+    static const char view[] = "eye=0.3,0.8,4.2 target=0,0,0 fov=40";
+    static char log[16384];
+    char script_path[300];
+    snprintf(script_path, sizeof script_path, "%s/commands.txt", work_dir);
+    FILE *script = fopen(script_path, "w");
+    assert_non_null(script);
+    fprintf(script,
+            "camera \"%s\"\nframes 2\nscreenshot %s/cmd-camera.png\n"
+            "orbit 120 6\nscreenshot %s/cmd-orbit.png\n"
+            "sort gl\ntechnique wboit\nset alpha 0.9\nset color height\nset key mean\n"
+            "wait 150\nscreenshot %s/cmd-set.png\n",
+            view, work_dir, work_dir, work_dir);
+    assert_int_equal(fclose(script), 0);
+    assert_int_equal(run_depthsort("--scene planes:2000 --size 640x480 --overlay off", script_path, "commands",
+                                   log, sizeof log),
+                     0);
+    assert_non_null(strstr(log, "commands.txt: the script ended without quit or stay; closing "
+                                "the window"));
+
+    snprintf(script_path, sizeof script_path, "%s/by-option.txt", work_dir);
+    script = fopen(script_path, "w");
+    assert_non_null(script);
+    fprintf(script, "frames 2\nscreenshot %s/cmd-option.png\nquit\n", work_dir);
+    assert_int_equal(fclose(script), 0);
+    char args[200];
+    snprintf(args, sizeof args, "--scene planes:2000 --size 640x480 --overlay off --camera '%s'", view);
+    assert_int_equal(run_depthsort(args, script_path, "by-option", log, sizeof log), 0);
+
+    image by_script = {0}, by_option = {0}, orbited = {0}, changed = {0};
+    assert_int_equal(load_shot("cmd-camera", &by_script), 0);
+    assert_int_equal(load_shot("cmd-option", &by_option), 0);
+    assert_int_equal(load_shot("cmd-orbit", &orbited), 0);
+    assert_int_equal(load_shot("cmd-set", &changed), 0);
+    long same = image_difference(&by_script, &by_option, 0, 0, WIDTH, HEIGHT);
+    long turned = image_difference(&by_script, &orbited, 0, 0, WIDTH, HEIGHT);
+    long set = image_difference(&orbited, &changed, 0, 0, WIDTH, HEIGHT);
+    fprintf(stderr, "camera vs --camera %ld, orbit %ld, settings %ld pixels differ\n", same,
+            turned, set);
+    assert_int_equal(same, 0);
+    assert_true(turned > WIDTH * HEIGHT / 20);
+    assert_true(set > WIDTH * HEIGHT / 20);
+    stbi_image_free(by_script.rgba);
+    stbi_image_free(by_option.rgba);
+    stbi_image_free(orbited.rgba);
+    stbi_image_free(changed.rgba);
+}
+
 int main(void)
 {
     if (!have_program("xvfb-run")) {
@@ -1033,6 +1087,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(screenshots_have_the_window_size),
+        cmocka_unit_test(script_commands_drive_the_view_and_the_settings),
         cmocka_unit_test(overlay_is_drawn),
         cmocka_unit_test(digit_keys_select_the_registry_sorts),
         cmocka_unit_test(tab_cycles_the_sorts),

@@ -13,6 +13,7 @@
 #include <GLFW/glfw3.h>
 
 #include "viewer_script.h"
+#include "render_types.h"
 
 static ds_status parse(const char *text, ds_script *dest)
 {
@@ -144,6 +145,27 @@ static void malformed_lines_are_rejected(void **state)
         {"drop a b\n", "run.txt: line 1: \"drop\" takes one path"},
         {"quit now\n", "run.txt: line 1: \"quit\" takes nothing"},
         {"key a b c d e\n", "run.txt: line 1: too many words"},
+        {"sort\n", "run.txt: line 1: \"sort\" takes one sort name"},
+        {"sort fastest\n", "run.txt: line 1: \"sort\" takes one sort name (gl, or one of"},
+        {"sort GL\n", "run.txt: line 1: \"sort\" takes one sort name"},
+        {"technique painter\n", "run.txt: line 1: \"technique\" takes one of unsorted, sorted, "},
+        {"set alpha 0\n", "run.txt: line 1: alpha \"0\" is not in (0, 1]"},
+        {"set alpha 1.5\n", "run.txt: line 1: alpha \"1.5\" is not in (0, 1]"},
+        {"set alpha\n", "run.txt: line 1: \"set\" takes alpha|color|key|bits and a value"},
+        {"set color auto\n", "run.txt: line 1: colour mode \"auto\": normal, tint"},
+        {"set key nearest\n", "run.txt: line 1: key \"nearest\": farthest, mean or centroid"},
+        {"set bits 20\n", "run.txt: line 1: bits \"20\": 16, 24 or 32"},
+        {"set bits 16x\n", "run.txt: line 1: bits \"16x\""},
+        {"set speed 3\n", "run.txt: line 1: \"set speed\": alpha, color, key or bits"},
+        {"camera\n", "run.txt: line 1: \"camera\" takes \"eye=X,Y,Z target=X,Y,Z"},
+        {"camera \"eye=0,0,1 target=0,0,1\"\n", "run.txt: line 1: camera"},
+        {"camera \"eye=0,0,1\" x\n", "run.txt: line 1: \"camera\" takes one quoted line"},
+        {"orbit 90\n", "run.txt: line 1: \"orbit\" takes DEGREES"},
+        {"orbit 90 0\n", "run.txt: line 1: \"orbit\" takes DEGREES"},
+        {"orbit x 10\n", "run.txt: line 1: \"orbit\" takes DEGREES"},
+        {"wait -1\n", "run.txt: line 1: \"wait\" takes milliseconds"},
+        {"wait\n", "run.txt: line 1: \"wait\" takes milliseconds"},
+        {"stay here\n", "run.txt: line 1: \"stay\" takes nothing"},
     };
     ds_log_set_quiet(1);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -155,6 +177,51 @@ static void malformed_lines_are_rejected(void **state)
             fail_msg("script %zu: got \"%s\", want \"%s...\"", i, ds_last_error(), cases[i].message);
     }
     ds_log_set_quiet(0);
+}
+
+/* The commands beyond keys: their values as the viewer applies them. */
+static void settings_commands_parse(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "sort gl\n"
+        "sort cpu\n"
+        "technique wboit\n"
+        "set alpha 0.5\n"
+        "set color height\n"
+        "set key centroid\n"
+        "set bits 24\n"
+        "  camera \"eye=0,1,4 target=0,0,0 fov=40\"  \n"
+        "orbit -90 12\n"
+        "wait 250\n"
+        "stay\n";
+    ds_script script;
+    assert_int_equal(parse(text, &script), DS_OK);
+    assert_int_equal(script.count, 11);
+    assert_int_equal(script.steps[0].op, DS_SCRIPT_SORT);
+    assert_string_equal(script.steps[0].path, "gl");
+    assert_string_equal(script.steps[1].path, "cpu");
+    assert_int_equal(script.steps[2].op, DS_SCRIPT_TECHNIQUE);
+    assert_int_equal(script.steps[2].count, ds_technique_from_name("wboit"));
+    assert_int_equal(script.steps[3].op, DS_SCRIPT_SET);
+    assert_int_equal(script.steps[3].setting, DS_SCRIPT_SET_ALPHA);
+    assert_true(script.steps[3].dy == 0.5f);
+    assert_int_equal(script.steps[4].setting, DS_SCRIPT_SET_COLOR);
+    assert_int_equal(script.steps[4].count, DS_COLOR_HEIGHT);
+    assert_int_equal(script.steps[5].setting, DS_SCRIPT_SET_KEY);
+    assert_int_equal(script.steps[5].count, DS_TRIANGLE_KEY_CENTROID);
+    assert_int_equal(script.steps[6].setting, DS_SCRIPT_SET_BITS);
+    assert_int_equal(script.steps[6].count, 24);
+    assert_int_equal(script.steps[7].op, DS_SCRIPT_CAMERA);
+    assert_string_equal(script.steps[7].path, "eye=0,1,4 target=0,0,0 fov=40");
+    assert_int_equal(script.steps[7].line, 8);
+    assert_int_equal(script.steps[8].op, DS_SCRIPT_ORBIT);
+    assert_true(script.steps[8].dx == -90.0f);
+    assert_int_equal(script.steps[8].count, 12);
+    assert_int_equal(script.steps[9].op, DS_SCRIPT_WAIT);
+    assert_true(script.steps[9].dy == 250.0f);
+    assert_int_equal(script.steps[10].op, DS_SCRIPT_STAY);
+    ds_script_free(&script);
 }
 
 static void nul_bytes_and_long_lines_are_rejected(void **state)
@@ -240,6 +307,7 @@ int main(void)
         cmocka_unit_test(every_command_parses),
         cmocka_unit_test(key_names),
         cmocka_unit_test(malformed_lines_are_rejected),
+        cmocka_unit_test(settings_commands_parse),
         cmocka_unit_test(nul_bytes_and_long_lines_are_rejected),
         cmocka_unit_test(empty_script_is_empty),
         cmocka_unit_test(many_steps_grow),

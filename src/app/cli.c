@@ -331,7 +331,7 @@ void ds_cli_usage(void *stream)
             "\n"
             "Viewer:\n"
             "  --no-vsync            start with vsync off (--vsync: on, the default)\n"
-            "  --script FILE         feed scripted input (keys and frame counts)\n"
+            "  --script FILE         drive the viewer from a file of commands (below)\n"
             "  --overlay auto|full|compact|off\n"
             "                        the stats panel at start (O cycles it); auto: full\n"
             "                        where it takes at most 2/5 of the window's width\n"
@@ -385,6 +385,26 @@ void ds_cli_usage(void *stream)
     fprintf(out, "\nViewer hotkeys:\n");
     for (int i = 0; i < count; i++)
         fprintf(out, "  %s\n", lines[i]);
+    fprintf(out,
+            "\nScript commands (--script FILE, one a line, # comments; without a display:\n"
+            "xvfb-run -a -s '-screen 0 1920x1080x24' depthsort MODEL --script FILE):\n"
+            "  frames N              render N frames\n"
+            "  key NAME              press a key: a letter, digit, + - = [ ] \\, TAB, ESC,\n"
+            "                        SPACE, ENTER, F1..F12, with shift+ ctrl+ alt+\n"
+            "  drag BUTTON DX DY     drag with left|right|middle by DX, DY pixels\n"
+            "  scroll DY             turn the wheel DY notches (positive: closer)\n"
+            "  sort NAME             select gl or a sort above\n"
+            "  technique NAME        select a technique above (sorted, wboit, abuffer, ...)\n"
+            "  set alpha A           alpha in (0, 1]; also set color normal|tint|height|file,\n"
+            "                        set key farthest|mean|centroid, set bits 16|24|32\n"
+            "  camera \"LINE\"         the view of a --camera line\n"
+            "  orbit DEG FRAMES      turn the view DEG degrees over FRAMES frames\n"
+            "  wait MS               keep drawing for MS milliseconds\n"
+            "  screenshot PATH       write the next frame as PNG\n"
+            "  drop PATH             open a model as if dropped on the window\n"
+            "  quit                  close the window, exit 0 (1 if a step failed)\n"
+            "  stay                  end the script, leave the window open\n"
+            "  A script that ends without quit or stay closes the window with a warning.\n");
 }
 
 /* Logs the one error line, then the usage, on stderr. */

@@ -749,8 +749,9 @@ int ds_compare_run(const ds_options *opts)
     if (ds_progress_enabled(&s->progress)) {
         char loaded[256];
         ds_app_describe_load(opts, &s->mesh, ds_now_ms() - load_start, loaded, sizeof loaded);
-        fprintf(stderr, "depthsort: %s %s: %s\n", opts->model_path ? "loaded" : "built",
-                opts->model_path ? opts->model_path : ds_app_scene_spec(opts), loaded);
+        fprintf(stderr, "depthsort: %s %s: %s (%.2f s)\n", opts->model_path ? "loaded" : "built",
+                opts->model_path ? opts->model_path : ds_app_scene_spec(opts), loaded,
+                (ds_now_ms() - load_start) / 1000.0);
     }
     if (opts->model_path) {
         const char *base = strrchr(opts->model_path, '/');

@@ -732,8 +732,9 @@ int ds_headless_run(const ds_options *opts)
     if (ds_progress_enabled(&progress)) {
         char loaded[256];
         ds_app_describe_load(opts, &mesh, ds_now_ms() - load_start, loaded, sizeof loaded);
-        fprintf(stderr, "depthsort: %s %s: %s\n", opts->model_path ? "loaded" : "built",
-                opts->model_path ? opts->model_path : ds_app_scene_spec(opts), loaded);
+        fprintf(stderr, "depthsort: %s %s: %s (%.2f s)\n", opts->model_path ? "loaded" : "built",
+                opts->model_path ? opts->model_path : ds_app_scene_spec(opts), loaded,
+                (ds_now_ms() - load_start) / 1000.0);
     }
     if (opts->model_path) {
         const char *base = strrchr(opts->model_path, '/');

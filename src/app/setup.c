@@ -497,11 +497,9 @@ void ds_app_describe_load(const ds_options *opts, const ds_mesh *mesh, double lo
     double seconds = load_ms / 1000.0;
     if (opts->model_path && stat(opts->model_path, &info) == 0 && S_ISREG(info.st_mode)) {
         ds_progress_format_bytes((double)info.st_size, size, sizeof size);
-        snprintf(dest, capacity, "%s vertices, %s triangles, %s in %.2f s (%.1f MB/s)", vertices,
-                 triangles, size, seconds,
-                 seconds > 0.0 ? (double)info.st_size / 1e6 / seconds : 0.0);
+        snprintf(dest, capacity, "%s vertices, %s triangles, %s at %.1f MB/s", vertices,
+                 triangles, size, seconds > 0.0 ? (double)info.st_size / 1e6 / seconds : 0.0);
     } else {
-        snprintf(dest, capacity, "%s vertices, %s triangles in %.2f s", vertices, triangles,
-                 seconds);
+        snprintf(dest, capacity, "%s vertices, %s triangles", vertices, triangles);
     }
 }

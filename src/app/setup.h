@@ -58,8 +58,8 @@ void ds_app_host_info(char *cpu, size_t cpu_capacity, char *os, size_t os_capaci
 void ds_app_command_line(const ds_options *opts, char *dest, size_t capacity);
 
 /* What a load made, for its one line: "8,862 vertices, 17,599 triangles,
- * 0.3 MB in 0.02 s (15.2 MB/s)" (the file's size and the rate of the
- * whole load; a built-in scene has no bytes). */
+ * 335 kB at 15.2 MB/s" (the file's size and the rate of the whole load,
+ * load_ms; a built-in scene has no bytes). */
 void ds_app_describe_load(const ds_options *opts, const ds_mesh *mesh, double load_ms,
                           char *dest, size_t capacity);
 

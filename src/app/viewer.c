@@ -301,8 +301,10 @@ int ds_viewer_run(const ds_options *opts)
             exit_status = 1;
             break;
         }
-        if (v->script.frames_left > 0)
+        if (v->script.frames_left > 0) {
             v->script.frames_left--;
+            v->camera.yaw += v->script.orbit_step; /* a script's orbit */
+        }
     }
     if (v->script.failed)
         exit_status = 1;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clock.h"
 #include "viewer_internal.h"
 
 /* ---- input: keys, mouse, the window's events ---------------------------- */
@@ -315,11 +316,62 @@ static void script_drag(ds_viewer *v, const ds_script_step *step)
     handle_mouse_button(v, step->button, 0, x + step->dx, y + step->dy);
 }
 
-/* Runs script steps until one asks for frames (or the script ends). */
+/* A step the viewer could not apply: one warning naming the line, and
+ * the run's exit status 1. */
+static void script_step_failed(ds_viewer *v, const ds_script_step *step, const char *what)
+{
+    ds_warn("%s: line %d: %s", v->opts.script_path, step->line, what);
+    v->script.failed = 1;
+}
+
+/* "set": as the keys would change it, to the value given. */
+static void script_set(ds_viewer *v, const ds_script_step *step)
+{
+    switch (step->setting) {
+    case DS_SCRIPT_SET_ALPHA:
+        v->settings.alpha = step->dy;
+        ds_renderer_set_alpha(v->renderer, v->settings.alpha);
+        break;
+    case DS_SCRIPT_SET_COLOR:
+        if (step->count == DS_COLOR_FILE && !v->has_colors) {
+            script_step_failed(v, step, "set color file: the model has no colours");
+            return;
+        }
+        ds_renderer_set_color_mode(v->renderer, (ds_color_mode)step->count);
+        v->settings.color_mode = ds_renderer_color_mode(v->renderer);
+        break;
+    case DS_SCRIPT_SET_KEY:
+        v->settings.triangle_key = (ds_triangle_key)step->count;
+        ds_renderer_set_triangle_key(v->renderer, v->settings.triangle_key);
+        break;
+    case DS_SCRIPT_SET_BITS: {
+        /* Key bits are fixed when a renderer is made: a new one. */
+        int previous = v->opts.key_bits;
+        v->opts.key_bits = step->count;
+        if (ds_viewer_reload_model(v, "key bits", 0) != DS_OK) {
+            v->opts.key_bits = previous;
+            script_step_failed(v, step, "set bits: the renderer could not be made again");
+            return;
+        }
+        break;
+    }
+    }
+    ds_viewer_reset_timings(v);
+}
+
+/* Runs script steps until one asks for frames, a wait is on, or the
+ * script ends; at its end without quit or stay, closes the window. */
 void ds_viewer_run_script(ds_viewer *v)
 {
-    while (v->script.frames_left == 0 && v->script.next < v->script.steps.count &&
-           !glfwWindowShouldClose(v->window)) {
+    if (v->script.wait_until_ms > 0.0) {
+        if (ds_now_ms() < v->script.wait_until_ms)
+            return;
+        v->script.wait_until_ms = 0.0;
+    }
+    if (v->script.frames_left == 0)
+        v->script.orbit_step = 0.0f;
+    while (v->script.frames_left == 0 && v->script.wait_until_ms == 0.0 &&
+           v->script.next < v->script.steps.count && !glfwWindowShouldClose(v->window)) {
         const ds_script_step *step = &v->script.steps.steps[v->script.next++];
         switch (step->op) {
         case DS_SCRIPT_FRAMES:
@@ -345,6 +397,59 @@ void ds_viewer_run_script(ds_viewer *v)
         case DS_SCRIPT_QUIT:
             glfwSetWindowShouldClose(v->window, GLFW_TRUE);
             break;
+        case DS_SCRIPT_STAY:
+            v->script.next = v->script.steps.count;
+            v->script.stay = 1;
+            break;
+        case DS_SCRIPT_SORT: {
+            int ok = strcmp(step->path, DS_SORT_GL_NAME) == 0
+                         ? ds_viewer_select_gl(v, 1)
+                         : ds_viewer_select_sort(v, ds_sort_algo_from_name(step->path), 1);
+            if (!ok) {
+                char what[256];
+                snprintf(what, sizeof what, "sort %s: %s", step->path, v->ui.sort_note);
+                script_step_failed(v, step, what);
+            }
+            break;
         }
+        case DS_SCRIPT_TECHNIQUE:
+            ds_viewer_select_technique(v, (ds_technique)step->count);
+            if (v->settings.technique != (ds_technique)step->count) {
+                char what[128];
+                snprintf(what, sizeof what, "technique %s could not be selected",
+                         ds_technique_name((ds_technique)step->count));
+                script_step_failed(v, step, what);
+            }
+            break;
+        case DS_SCRIPT_SET:
+            script_set(v, step);
+            break;
+        case DS_SCRIPT_CAMERA: {
+            char what[64];
+            snprintf(what, sizeof what, "%s: line %d: camera", v->opts.script_path, step->line);
+            if (ds_camera_parse(step->path, what, &v->camera) == DS_OK)
+                ds_camera_enclose(&v->camera, v->model_center, v->model_radius);
+            else
+                v->script.failed = 1;
+            break;
+        }
+        case DS_SCRIPT_ORBIT:
+            /* The view turns after each of the frames (viewer.c). */
+            v->script.frames_left = step->count;
+            v->script.orbit_step = step->dx * ((float)M_PI / 180.0f) / (float)step->count;
+            break;
+        case DS_SCRIPT_WAIT:
+            v->script.wait_until_ms = ds_now_ms() + step->dy;
+            break;
+        }
+    }
+    if (v->script.steps.count && v->script.next == v->script.steps.count &&
+        v->script.frames_left == 0 && v->script.wait_until_ms == 0.0 && !v->script.stay &&
+        !v->script.ended && !glfwWindowShouldClose(v->window)) {
+        /* A script without quit would leave a test run waiting forever. */
+        v->script.ended = 1;
+        ds_warn("%s: the script ended without quit or stay; closing the window",
+                v->opts.script_path);
+        glfwSetWindowShouldClose(v->window, GLFW_TRUE);
     }
 }

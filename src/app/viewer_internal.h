@@ -188,6 +188,10 @@ typedef struct viewer_script_state {
     char screenshot_path[DS_SCRIPT_MAX_LINE + 1]; /* "" when none pending */
     int screenshot_counter;
     int screenshot_scripted; /* the pending one is a script step's */
+    float orbit_step;        /* orbit: radians of yaw after each frame */
+    double wait_until_ms;    /* wait: steps resume at this ds_now_ms() */
+    int stay;                /* the script ended with stay */
+    int ended;               /* it ended without quit or stay (warned) */
 } viewer_script_state;
 
 typedef struct ds_viewer {

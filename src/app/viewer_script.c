@@ -13,10 +13,17 @@
 
 #include <GLFW/glfw3.h>
 
+#include "camera.h"
+#include "render_types.h"
+#include "sort.h"
+#include "cli.h" /* DS_SORT_GL_NAME */
+
 /* Upper bounds that keep a typo from hanging a test run for hours. */
 #define MAX_FRAMES_PER_STEP 1000000
 #define MAX_DRAG_PIXELS 100000.0f
 #define MAX_SCROLL_NOTCHES 1000.0f
+#define MAX_ORBIT_DEGREES 36000.0f
+#define MAX_WAIT_MS 600000.0f
 
 typedef struct named_key {
     const char *name;
@@ -206,15 +213,143 @@ static ds_status parse_step(char **words, int word_count, const char *name,
         step->op = drop ? DS_SCRIPT_DROP : DS_SCRIPT_SCREENSHOT;
         return DS_OK;
     }
-    if (strcasecmp(op, "quit") == 0) {
+    if (strcasecmp(op, "quit") == 0 || strcasecmp(op, "stay") == 0) {
+        int stay = strcasecmp(op, "stay") == 0;
         if (args != 0)
-            return ds_fail(DS_ERR_PARSE, "%s: line %d: \"quit\" takes nothing", name, line);
-        step->op = DS_SCRIPT_QUIT;
+            return ds_fail(DS_ERR_PARSE, "%s: line %d: \"%s\" takes nothing", name, line,
+                           stay ? "stay" : "quit");
+        step->op = stay ? DS_SCRIPT_STAY : DS_SCRIPT_QUIT;
+        return DS_OK;
+    }
+    if (strcasecmp(op, "sort") == 0) {
+        if (args != 1 || (strcmp(words[1], DS_SORT_GL_NAME) != 0 &&
+                          ds_sort_algo_from_name(words[1]) == DS_SORT_ALGO_COUNT))
+            return ds_fail(DS_ERR_PARSE, "%s: line %d: \"sort\" takes one sort name (%s, or "
+                           "one of --help's sorts), not \"%s\"", name, line, DS_SORT_GL_NAME,
+                           args >= 1 ? words[1] : "");
+        if (!(step->path = strdup(words[1])))
+            return ds_fail(DS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
+        step->op = DS_SCRIPT_SORT;
+        return DS_OK;
+    }
+    if (strcasecmp(op, "technique") == 0) {
+        ds_technique technique = args == 1 ? ds_technique_from_name(words[1]) : DS_TECHNIQUE_COUNT;
+        if (technique == DS_TECHNIQUE_COUNT) {
+            char known[160] = "";
+            for (int t = 0; t < DS_TECHNIQUE_COUNT; t++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                         t ? ", " : "", ds_technique_name((ds_technique)t));
+            return ds_fail(DS_ERR_PARSE, "%s: line %d: \"technique\" takes one of %s", name,
+                           line, known);
+        }
+        step->op = DS_SCRIPT_TECHNIQUE;
+        step->count = (int)technique;
+        return DS_OK;
+    }
+    if (strcasecmp(op, "set") == 0) {
+        static const char *const keys[DS_TRIANGLE_KEY_COUNT] = {"farthest", "mean", "centroid"};
+        step->op = DS_SCRIPT_SET;
+        if (args != 2)
+            return ds_fail(DS_ERR_PARSE, "%s: line %d: \"set\" takes alpha|color|key|bits and "
+                           "a value", name, line);
+        if (strcasecmp(words[1], "alpha") == 0) {
+            step->setting = DS_SCRIPT_SET_ALPHA;
+            if (parse_float(words[2], 1.0f, &step->dy) != 0 || step->dy <= 0.0f)
+                return ds_fail(DS_ERR_PARSE, "%s: line %d: alpha \"%s\" is not in (0, 1]",
+                               name, line, words[2]);
+            return DS_OK;
+        }
+        if (strcasecmp(words[1], "color") == 0) {
+            step->setting = DS_SCRIPT_SET_COLOR;
+            step->count = (int)ds_color_mode_from_name(words[2]);
+            if (step->count == DS_COLOR_MODE_COUNT || step->count == DS_COLOR_AUTO)
+                return ds_fail(DS_ERR_PARSE, "%s: line %d: colour mode \"%s\": normal, tint, "
+                               "height or file", name, line, words[2]);
+            return DS_OK;
+        }
+        if (strcasecmp(words[1], "key") == 0) {
+            step->setting = DS_SCRIPT_SET_KEY;
+            for (int k = 0; k < DS_TRIANGLE_KEY_COUNT; k++)
+                if (strcasecmp(words[2], keys[k]) == 0) {
+                    step->count = k;
+                    return DS_OK;
+                }
+            return ds_fail(DS_ERR_PARSE, "%s: line %d: key \"%s\": farthest, mean or centroid",
+                           name, line, words[2]);
+        }
+        if (strcasecmp(words[1], "bits") == 0) {
+            step->setting = DS_SCRIPT_SET_BITS;
+            step->count = atoi(words[2]);
+            if ((step->count != 16 && step->count != 24 && step->count != 32) ||
+                strspn(words[2], "0123456789") != strlen(words[2]))
+                return ds_fail(DS_ERR_PARSE, "%s: line %d: bits \"%s\": 16, 24 or 32", name,
+                               line, words[2]);
+            return DS_OK;
+        }
+        return ds_fail(DS_ERR_PARSE, "%s: line %d: \"set %s\": alpha, color, key or bits", name,
+                       line, words[1]);
+    }
+    if (strcasecmp(op, "orbit") == 0) {
+        char *end;
+        long n = 0;
+        errno = 0;
+        if (args == 2)
+            n = strtol(words[2], &end, 10);
+        if (args != 2 || parse_float(words[1], MAX_ORBIT_DEGREES, &step->dx) != 0 || errno ||
+            *end || n < 1 || n > MAX_FRAMES_PER_STEP)
+            return ds_fail(DS_ERR_PARSE, "%s: line %d: \"orbit\" takes DEGREES (within %g) and "
+                           "FRAMES (1..%d)", name, line, (double)MAX_ORBIT_DEGREES,
+                           MAX_FRAMES_PER_STEP);
+        step->op = DS_SCRIPT_ORBIT;
+        step->count = (int)n;
+        return DS_OK;
+    }
+    if (strcasecmp(op, "wait") == 0) {
+        if (args != 1 || parse_float(words[1], MAX_WAIT_MS, &step->dy) != 0 || step->dy < 0.0f)
+            return ds_fail(DS_ERR_PARSE, "%s: line %d: \"wait\" takes milliseconds, 0 to %g",
+                           name, line, (double)MAX_WAIT_MS);
+        step->op = DS_SCRIPT_WAIT;
         return DS_OK;
     }
     return ds_fail(DS_ERR_PARSE,
-                   "%s: line %d: unknown command \"%s\" (frames, key, drag, scroll, screenshot, drop, quit)",
+                   "%s: line %d: unknown command \"%s\" (frames, key, drag, scroll, screenshot, "
+                   "drop, sort, technique, set, camera, orbit, wait, quit, stay)",
                    name, line, op);
+}
+
+/* camera "LINE": the text after the command, without its quotes, checked
+ * as --camera is (ds_camera_parse()) and kept for the run. */
+static ds_status parse_camera(const char *rest, const char *name, int line,
+                              ds_script_step *step)
+{
+    char text[DS_SCRIPT_MAX_LINE + 1], what[64];
+    memset(step, 0, sizeof *step);
+    step->line = line;
+    rest += strspn(rest, " \t");
+    snprintf(text, sizeof text, "%s", rest);
+    size_t n = strlen(text);
+    while (n && (text[n - 1] == ' ' || text[n - 1] == '\t' || text[n - 1] == '\r'))
+        text[--n] = '\0';
+    char *start = text;
+    if (n >= 2 && text[0] == '"' && text[n - 1] == '"') {
+        text[n - 1] = '\0';
+        start++;
+    } else if (strchr(text, '"')) {
+        return ds_fail(DS_ERR_PARSE, "%s: line %d: \"camera\" takes one quoted line", name,
+                       line);
+    }
+    if (!*start)
+        return ds_fail(DS_ERR_PARSE, "%s: line %d: \"camera\" takes \"eye=X,Y,Z target=X,Y,Z "
+                       "[fov=DEG]\"", name, line);
+    ds_camera check = {0};
+    check.fov_y = 0.785398f;
+    snprintf(what, sizeof what, "%s: line %d: camera", name, line);
+    if (ds_camera_parse(start, what, &check) != DS_OK)
+        return DS_ERR_PARSE; /* the one line is out */
+    if (!(step->path = strdup(start)))
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
+    step->op = DS_SCRIPT_CAMERA;
+    return DS_OK;
 }
 
 ds_status ds_script_parse(const char *text, size_t size, const char *name,
@@ -255,13 +390,6 @@ ds_status ds_script_parse(const char *text, size_t size, const char *name,
             if (*first == '#')
                 continue;
         }
-        word_count = split_words(buffer, words, 4);
-        if (word_count == 0)
-            continue;
-        if (word_count > 4) {
-            status = ds_fail(DS_ERR_PARSE, "%s: line %d: too many words", name, line);
-            goto fail;
-        }
         if (script.count == capacity) {
             size_t grown = capacity ? capacity * 2 : 16;
             ds_script_step *steps = realloc(script.steps, grown * sizeof *steps);
@@ -271,6 +399,25 @@ ds_status ds_script_parse(const char *text, size_t size, const char *name,
             }
             script.steps = steps;
             capacity = grown;
+        }
+        /* camera "LINE": the rest of the line, its blanks kept. */
+        {
+            const char *first = buffer + strspn(buffer, " \t");
+            if (strncasecmp(first, "camera", 6) == 0 && (first[6] == ' ' || first[6] == '\t' ||
+                                                       first[6] == '\0' || first[6] == '\r')) {
+                status = parse_camera(first + 6, name, line, &script.steps[script.count]);
+                if (status != DS_OK)
+                    goto fail;
+                script.count++;
+                continue;
+            }
+        }
+        word_count = split_words(buffer, words, 4);
+        if (word_count == 0)
+            continue;
+        if (word_count > 4) {
+            status = ds_fail(DS_ERR_PARSE, "%s: line %d: too many words", name, line);
+            goto fail;
         }
         status = parse_step(words, word_count, name, line, &script.steps[script.count]);
         if (status != DS_OK)

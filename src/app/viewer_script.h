@@ -15,14 +15,30 @@
  *   scroll DY             turn the wheel by DY notches (positive: away)
  *   screenshot PATH       write the next frame, overlay included, as PNG
  *   drop PATH             drop a file on the window (opens a PLY or OBJ)
+ *   sort NAME             select a sort: gl or a registry name (cub, cpu...)
+ *   technique NAME        select a technique by its name in --help
+ *                         (sorted, unsorted, wboit, abuffer, ...)
+ *   set alpha A           alpha in (0, 1]
+ *   set color MODE        normal, tint, height or file
+ *   set key KEY           farthest, mean or centroid
+ *   set bits N            16, 24 or 32 key bits (the model is rebuilt)
+ *   camera "LINE"         the view of a --camera line (camera.h)
+ *   orbit DEG FRAMES      turn the view DEG degrees about its target over
+ *                         FRAMES frames, rendering each
+ *   wait MS               keep rendering for MS milliseconds
  *   quit                  close the window (the exit status is 0)
+ *   stay                  end the script and leave the window to the user
  *
  * The viewer runs the steps in order between frames and feeds keys and
- * mouse moves through the same functions as the GLFW callbacks; when the
- * script ends without "quit" the viewer stays interactive.
+ * mouse moves through the same functions as the GLFW callbacks. A script
+ * that ends without "quit" or "stay" closes the window after its last
+ * step, with a warning (so that a forgotten quit cannot hang a test run).
+ * A sort, technique or setting the viewer cannot apply (a CUDA sort on
+ * the CPU path) is a warning, and the run's exit status is 1.
  *
  * Key codes are GLFW's (GLFW_KEY_*, GLFW_MOD_*); this module needs only the
- * GLFW header, not the library, so that it is testable without a display.
+ * GLFW header, not the library, and the names of the sort and render
+ * layers, so that it is testable without a display.
  */
 #ifndef DS_VIEWER_SCRIPT_H
 #define DS_VIEWER_SCRIPT_H
@@ -45,8 +61,23 @@ typedef enum ds_script_op {
     DS_SCRIPT_SCROLL,     /* dy */
     DS_SCRIPT_SCREENSHOT, /* path */
     DS_SCRIPT_DROP,       /* path */
-    DS_SCRIPT_QUIT
+    DS_SCRIPT_QUIT,
+    DS_SCRIPT_SORT,       /* path: the name ("gl" or a registry name) */
+    DS_SCRIPT_TECHNIQUE,  /* count: the ds_technique */
+    DS_SCRIPT_SET,        /* setting, dy (alpha) or count (the value) */
+    DS_SCRIPT_CAMERA,     /* path: the --camera line */
+    DS_SCRIPT_ORBIT,      /* dx: degrees, count: frames */
+    DS_SCRIPT_WAIT,       /* dy: milliseconds */
+    DS_SCRIPT_STAY
 } ds_script_op;
+
+/* What "set" changes. */
+typedef enum ds_script_setting {
+    DS_SCRIPT_SET_ALPHA = 0, /* dy */
+    DS_SCRIPT_SET_COLOR,     /* count: a ds_color_mode */
+    DS_SCRIPT_SET_KEY,       /* count: a ds_triangle_key */
+    DS_SCRIPT_SET_BITS       /* count: 16, 24 or 32 */
+} ds_script_setting;
 
 typedef struct ds_script_step {
     ds_script_op op;
@@ -55,8 +86,10 @@ typedef struct ds_script_step {
     int key;      /* GLFW_KEY_* */
     int mods;     /* GLFW_MOD_* bits */
     int button;   /* GLFW_MOUSE_BUTTON_* */
+    ds_script_setting setting;
     float dx, dy; /* drag pixels, or scroll notches in dy */
-    char *path;   /* screenshot or drop; owned by the script */
+    char *path;   /* screenshot, drop, sort or camera; owned by the
+                     script */
 } ds_script_step;
 
 typedef struct ds_script {
