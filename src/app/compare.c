@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <glad/gl.h>
@@ -703,6 +702,96 @@ static const item_run *find_run(const compare_state *s, ds_compare_item item)
     return NULL;
 }
 
+/* The renderers the runs need: the --key-bits one, and a 16- or 24-bit
+ * one for bits-16 and bits-24, all sorting, none verifying; then the main
+ * one's A-buffer (DS_ABUFFER_NODES_PER_PIXEL nodes a pixel), made before
+ * any frame, so that a size whose pool the GL cannot hold fails now with
+ * the renderer's one line. A frame with more fragments grows the pool; if
+ * that cannot fit, the run stops there with the renderer's line, never
+ * with a truncated reference. */
+static ds_status make_renderers(compare_state *s)
+{
+    const ds_options *opts = s->opts;
+    ds_status status;
+    ds_renderer_desc desc;
+    if ((status = ds_app_renderer_desc(opts, &s->mesh, &desc)))
+        return status;
+    desc.no_sort = 0;
+    desc.verify = 0;
+    if (!opts->background_given) {
+        desc.background[0] = desc.background[1] = desc.background[2] = 0.08f;
+        desc.background[3] = 1.0f;
+    }
+    if ((status = make_renderer(s, s->main_bits, &desc)))
+        return status;
+    for (int r = 0; r < s->run_count; r++) {
+        ds_compare_item item = s->runs[r].item;
+        if (item == DS_COMPARE_BITS_16 && (status = make_renderer(s, BITS_16, &desc)))
+            return status;
+        if (item == DS_COMPARE_BITS_24 && (status = make_renderer(s, BITS_24, &desc)))
+            return status;
+    }
+    ds_app_warn_ignored(opts, &s->mesh, main_renderer(s));
+    return ds_renderer_set_technique(main_renderer(s), DS_TECHNIQUE_ABUFFER);
+}
+
+/* The comparison's GPU metrics, the reference frame's texture, and the
+ * host arrays: per-run frame times and metrics, the medians' scratch, a
+ * frame's pixels. */
+static ds_status make_measures(compare_state *s)
+{
+    const ds_options *opts = s->opts;
+    ds_status status;
+    ds_image_metrics_desc metrics_desc = {.width = opts->width, .height = opts->height};
+    if ((status = ds_image_metrics_create(&metrics_desc, &s->metrics)))
+        return status;
+    glCreateTextures(GL_TEXTURE_2D, 1, &s->reference_texture);
+    glTextureStorage2D(s->reference_texture, 1, GL_RGBA8, opts->width, opts->height);
+    size_t frames = (size_t)opts->frames;
+    s->scratch = malloc(2 * frames * sizeof(double));
+    s->pixels = malloc((size_t)opts->width * (size_t)opts->height * 4);
+    for (int r = 0; r < s->run_count && s->scratch && s->pixels; r++) {
+        if (!(s->runs[r].frame_times = calloc(frames, sizeof(double)))) {
+            free(s->scratch);
+            s->scratch = NULL;
+            break;
+        }
+        for (int m = 0; m < METRIC_COUNT; m++)
+            if (!(s->runs[r].metric[m] = calloc(frames, sizeof(double)))) {
+                free(s->scratch);
+                s->scratch = NULL;
+                break;
+            }
+    }
+    if (!s->scratch || !s->pixels)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "compare: out of host memory");
+    return DS_OK;
+}
+
+/* The table on stdout, then --csv and --json (each closed here, and the
+ * caller's pointer cleared) and --plot. */
+static ds_status write_tables(compare_state *s, const compare_setup *setup, FILE **csv,
+                              FILE **json)
+{
+    ds_status status;
+    print_table(s, setup);
+    if (*csv) {
+        status = write_csv(*csv, s->opts->csv_path, s, setup);
+        *csv = NULL; /* closed */
+        if (status)
+            return status;
+    }
+    if (*json) {
+        status = write_json(*json, s->opts->json_path, s, setup);
+        *json = NULL;
+        if (status)
+            return status;
+    }
+    if (s->opts->plot_dir && (status = plot_compare(s, setup)))
+        return status;
+    return DS_OK;
+}
+
 int ds_compare_run(const ds_options *opts)
 {
     compare_state *s = calloc(1, sizeof *s);
@@ -737,10 +826,7 @@ int ds_compare_run(const ds_options *opts)
         (opts->plot_dir && (status = ds_plot_check_dir("--plot", opts->plot_dir))))
         goto done;
     warn_unused(opts);
-    time_t now = time(NULL);
-    struct tm utc;
-    if (!gmtime_r(&now, &utc) || !strftime(timestamp, sizeof timestamp, "%Y-%m-%dT%H:%M:%SZ", &utc))
-        snprintf(timestamp, sizeof timestamp, "unknown");
+    ds_app_timestamp(timestamp, sizeof timestamp);
 
     ds_progress_start(&s->progress, opts->progress);
     double load_start = ds_now_ms();
@@ -753,12 +839,7 @@ int ds_compare_run(const ds_options *opts)
                 opts->model_path ? opts->model_path : ds_app_scene_spec(opts), loaded,
                 (ds_now_ms() - load_start) / 1000.0);
     }
-    if (opts->model_path) {
-        const char *base = strrchr(opts->model_path, '/');
-        snprintf(label, sizeof label, "%s", base ? base + 1 : opts->model_path);
-    } else {
-        snprintf(label, sizeof label, "scene:%s", ds_app_scene_spec(opts));
-    }
+    ds_app_input_label(opts, label, sizeof label);
     int points = s->mesh.triangle_count == 0 || opts->primitive == DS_PRIMITIVE_POINTS;
     if ((status = plan_runs(s, points)))
         goto done;
@@ -774,57 +855,8 @@ int ds_compare_run(const ds_options *opts)
         goto done;
     const GLubyte *gl_version = glGetString(GL_VERSION);
     snprintf(driver, sizeof driver, "%s", gl_version ? (const char *)gl_version : "unknown");
-    ds_renderer_desc desc;
-    if ((status = ds_app_renderer_desc(opts, &s->mesh, &desc)))
+    if ((status = make_renderers(s)) || (status = make_measures(s)))
         goto done;
-    desc.no_sort = 0;
-    desc.verify = 0;
-    if (!opts->background_given) {
-        desc.background[0] = desc.background[1] = desc.background[2] = 0.08f;
-        desc.background[3] = 1.0f;
-    }
-    if ((status = make_renderer(s, s->main_bits, &desc)))
-        goto done;
-    for (int r = 0; r < s->run_count; r++) {
-        ds_compare_item item = s->runs[r].item;
-        if (item == DS_COMPARE_BITS_16 && (status = make_renderer(s, BITS_16, &desc)))
-            goto done;
-        if (item == DS_COMPARE_BITS_24 && (status = make_renderer(s, BITS_24, &desc)))
-            goto done;
-    }
-    ds_app_warn_ignored(opts, &s->mesh, main_renderer(s));
-    /* The A-buffer's first pool (DS_ABUFFER_NODES_PER_PIXEL nodes a pixel)
-     * is made here, before any frame: a size whose pool the GL cannot hold
-     * fails now with the renderer's one line. A frame with more fragments
-     * grows the pool; if that cannot fit, the run stops there with the
-     * renderer's line, never with a truncated reference. */
-    if ((status = ds_renderer_set_technique(main_renderer(s), DS_TECHNIQUE_ABUFFER)))
-        goto done;
-    ds_image_metrics_desc metrics_desc = {.width = opts->width, .height = opts->height};
-    if ((status = ds_image_metrics_create(&metrics_desc, &s->metrics)))
-        goto done;
-    glCreateTextures(GL_TEXTURE_2D, 1, &s->reference_texture);
-    glTextureStorage2D(s->reference_texture, 1, GL_RGBA8, opts->width, opts->height);
-    size_t frames = (size_t)opts->frames;
-    s->scratch = malloc(2 * frames * sizeof(double));
-    s->pixels = malloc((size_t)opts->width * (size_t)opts->height * 4);
-    for (int r = 0; r < s->run_count && s->scratch && s->pixels; r++) {
-        if (!(s->runs[r].frame_times = calloc(frames, sizeof(double)))) {
-            free(s->scratch);
-            s->scratch = NULL;
-            break;
-        }
-        for (int m = 0; m < METRIC_COUNT; m++)
-            if (!(s->runs[r].metric[m] = calloc(frames, sizeof(double)))) {
-                free(s->scratch);
-                s->scratch = NULL;
-                break;
-            }
-    }
-    if (!s->scratch || !s->pixels) {
-        status = ds_fail(DS_ERR_OUT_OF_MEMORY, "compare: out of host memory");
-        goto done;
-    }
     ds_renderer *first = main_renderer(s);
     fprintf(stderr, "depthsort: compare on %s (EGL %s, interop %s), %s: %d techniques, %d frames "
             "at %dx%d\n", ds_renderer_gpu_name(first), ds_egl_context_platform(s->context),
@@ -857,20 +889,7 @@ int ds_compare_run(const ds_options *opts)
     if ((status = ds_renderer_abuffer_info(first, &setup.abuffer)))
         goto done;
     ds_progress_finish(&s->progress);
-    print_table(s, &setup);
-    if (csv) {
-        status = write_csv(csv, opts->csv_path, s, &setup);
-        csv = NULL; /* closed */
-        if (status)
-            goto done;
-    }
-    if (json) {
-        status = write_json(json, opts->json_path, s, &setup);
-        json = NULL;
-        if (status)
-            goto done;
-    }
-    if (opts->plot_dir && (status = plot_compare(s, &setup)))
+    if ((status = write_tables(s, &setup, &csv, &json)))
         goto done;
     for (int b = 0; b < BITS_COUNT; b++)
         if (s->renderers[b] && ds_renderer_gl_errors(s->renderers[b])) {

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <glad/gl.h>
@@ -691,6 +690,113 @@ static ds_status open_outputs(const ds_options *opts, FILE **csv, FILE **json, F
     return DS_OK;
 }
 
+/* The runs of --sort (select_runs, with those it leaves out), or one
+ * unsorted run; the count, or 0 (or less) after the error line. */
+static int choose_runs(const ds_options *opts, ds_renderer *renderer, algo_run *runs,
+                       skipped_run *skipped, int *skipped_count)
+{
+    if (!opts->no_sort)
+        return select_runs(opts, renderer, runs, skipped, skipped_count);
+    /* Nothing is sorted: one run, whatever --sort says. */
+    if (opts->sort && strcmp(opts->sort, "all") == 0)
+        ds_warn("--sort all: nothing is sorted with --no-sort; one unsorted run");
+    runs[0] = (algo_run){.stages = ds_renderer_stages(renderer), .algo = ds_renderer_sort(renderer)};
+    return 1;
+}
+
+/* Every run's frames, each run's stages and sort set first; *verified
+ * counts the frames --verify checked. The timeline, if asked, records the
+ * last run. */
+static ds_status time_runs(ds_renderer *renderer, const ds_options *opts, const ds_mesh *mesh,
+                           int verify, int timeline, ds_camera *camera, float start_yaw,
+                           ds_progress *progress, algo_run *runs, int run_count, size_t *verified)
+{
+    ds_status status = DS_OK;
+    int sorting = !opts->no_sort;
+    float *scratch = malloc((size_t)opts->frames * sizeof *scratch);
+    if (!scratch)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "headless: out of host memory");
+    *verified = 0;
+    for (int r = 0; r < run_count; r++) {
+        runs[r].frames = calloc((size_t)opts->frames, sizeof *runs[r].frames);
+        if (!runs[r].frames) {
+            status = ds_fail(DS_ERR_OUT_OF_MEMORY, "headless: out of host memory");
+            break;
+        }
+        /* Where the stages run, then (around the sorter) which sort. */
+        if (sorting && (status = ds_renderer_set_stages(renderer, runs[r].stages)))
+            break;
+        if (sorting && runs[r].stages == DS_STAGES_SORTER &&
+            (status = ds_renderer_set_sort(renderer, runs[r].algo)))
+            break;
+        if ((status = run_algo(renderer, opts, mesh, verify, timeline && r == run_count - 1,
+                               camera, start_yaw, &runs[r], progress, r, run_count,
+                               sorting ? ds_app_sort_name(runs[r].stages, runs[r].algo)
+                                       : "unsorted")))
+            break;
+        summarise(&runs[r], scratch);
+        *verified += verify ? (size_t)opts->frames : 0;
+    }
+    free(scratch);
+    return status;
+}
+
+/* The run's files: --csv, --json (each closed here, and the caller's
+ * pointer cleared), --plot, --timeline, and --screenshot's picture of the
+ * last frame. */
+static ds_status write_outputs(const ds_options *opts, ds_renderer *renderer,
+                               const algo_run *runs, int run_count, const run_setup *setup,
+                               FILE **csv, FILE **json, FILE **timeline)
+{
+    ds_status status = DS_OK;
+    if (*csv) {
+        status = write_csv(*csv, opts->csv_path, runs, run_count, setup);
+        *csv = NULL; /* closed */
+        if (status)
+            return status;
+    }
+    if (*json) {
+        status = write_json(*json, opts->json_path, runs, run_count, setup);
+        *json = NULL;
+        if (status)
+            return status;
+    }
+    if (opts->plot_dir && (status = plot_frame_times(opts->plot_dir, runs, run_count, setup)))
+        return status;
+    if (*timeline) {
+        status = write_timeline(*timeline, opts->timeline_path, renderer, setup,
+                                run_name(&runs[run_count - 1], setup));
+        *timeline = NULL; /* closed */
+        if (status)
+            return status;
+    }
+    if (opts->screenshot_path) {
+        uint8_t *pixels = malloc((size_t)opts->width * (size_t)opts->height * 4);
+        if (!pixels)
+            return ds_fail(DS_ERR_OUT_OF_MEMORY, "headless: out of host memory");
+        if ((status = ds_renderer_read_pixels(renderer, pixels)) == DS_OK)
+            status = ds_write_png(opts->screenshot_path, opts->width, opts->height, pixels);
+        free(pixels);
+    }
+    return status;
+}
+
+/* The output files opened (beside their targets, output_file.h) and
+ * --plot's folder checked before any work; the viewer's options noted as
+ * ignored. */
+static ds_status prepare_outputs(const ds_options *opts, FILE **csv, FILE **json, FILE **timeline)
+{
+    ds_status status;
+    if ((status = open_outputs(opts, csv, json, timeline)) ||
+        (opts->plot_dir && (status = ds_plot_check_dir("--plot", opts->plot_dir))))
+        return status;
+    if (opts->script_path)
+        ds_warn("--script %s: a script drives the viewer; --headless ignores it", opts->script_path);
+    if (opts->overlay != DS_OVERLAY_START_AUTO)
+        ds_warn("--overlay: the viewer's panel; --headless ignores it");
+    return DS_OK;
+}
+
 int ds_headless_run(const ds_options *opts)
 {
     ds_status status = DS_OK;
@@ -702,8 +808,6 @@ int ds_headless_run(const ds_options *opts)
     ds_progress progress = {0};
     int skipped_count = 0;
     char cpu[320], os[320], command[2048];
-    float *scratch = NULL;
-    uint8_t *pixels = NULL;
     FILE *csv = NULL, *json = NULL, *timeline = NULL;
     int run_count = 0, exit_code = 1;
     char label[256], timestamp[32], camera_line[DS_CAMERA_LINE_MAX], driver[160];
@@ -713,17 +817,9 @@ int ds_headless_run(const ds_options *opts)
         ds_fail(DS_ERR_INVALID_ARG, "headless: need --frames > 0 and a positive --size");
         return 2;
     }
-    if ((status = open_outputs(opts, &csv, &json, &timeline)) ||
-        (opts->plot_dir && (status = ds_plot_check_dir("--plot", opts->plot_dir))))
+    if ((status = prepare_outputs(opts, &csv, &json, &timeline)))
         goto done;
-    if (opts->script_path)
-        ds_warn("--script %s: a script drives the viewer; --headless ignores it", opts->script_path);
-    if (opts->overlay != DS_OVERLAY_START_AUTO)
-        ds_warn("--overlay: the viewer's panel; --headless ignores it");
-    time_t now = time(NULL);
-    struct tm utc;
-    if (!gmtime_r(&now, &utc) || !strftime(timestamp, sizeof timestamp, "%Y-%m-%dT%H:%M:%SZ", &utc))
-        snprintf(timestamp, sizeof timestamp, "unknown");
+    ds_app_timestamp(timestamp, sizeof timestamp);
 
     ds_progress_start(&progress, opts->progress);
     double load_start = ds_now_ms();
@@ -736,12 +832,7 @@ int ds_headless_run(const ds_options *opts)
                 opts->model_path ? opts->model_path : ds_app_scene_spec(opts), loaded,
                 (ds_now_ms() - load_start) / 1000.0);
     }
-    if (opts->model_path) {
-        const char *base = strrchr(opts->model_path, '/');
-        snprintf(label, sizeof label, "%s", base ? base + 1 : opts->model_path);
-    } else {
-        snprintf(label, sizeof label, "scene:%s", ds_app_scene_spec(opts));
-    }
+    ds_app_input_label(opts, label, sizeof label);
     /* The start view: the orbit's framing, or --camera / --camera-file
      * (checked before any GL work). */
     ds_camera camera = {0};
@@ -769,15 +860,7 @@ int ds_headless_run(const ds_options *opts)
     if ((status = ds_renderer_create(&desc, &renderer)))
         goto done;
     int sorting = !opts->no_sort;
-    if (sorting) {
-        run_count = select_runs(opts, renderer, runs, skipped, &skipped_count);
-    } else {
-        /* Nothing is sorted: one run, whatever --sort says. */
-        if (opts->sort && strcmp(opts->sort, "all") == 0)
-            ds_warn("--sort all: nothing is sorted with --no-sort; one unsorted run");
-        runs[0] = (algo_run){.stages = ds_renderer_stages(renderer), .algo = ds_renderer_sort(renderer)};
-        run_count = 1;
-    }
+    run_count = choose_runs(opts, renderer, runs, skipped, &skipped_count);
     if (run_count <= 0) {
         if (run_count == 0)
             ds_fail(DS_ERR_INVALID_ARG, "headless: no sort runs on this path");
@@ -798,32 +881,10 @@ int ds_headless_run(const ds_options *opts)
             elements, primitive, sorting ? "sort" : "draw unsorted");
     ds_app_note_missing_sorts();
 
-    scratch = malloc((size_t)opts->frames * sizeof *scratch);
-    if (!scratch) {
-        status = ds_fail(DS_ERR_OUT_OF_MEMORY, "headless: out of host memory");
-        goto done;
-    }
     size_t verified = 0;
-    for (int r = 0; r < run_count; r++) {
-        runs[r].frames = calloc((size_t)opts->frames, sizeof *runs[r].frames);
-        if (!runs[r].frames) {
-            status = ds_fail(DS_ERR_OUT_OF_MEMORY, "headless: out of host memory");
-            goto done;
-        }
-        /* Where the stages run, then (around the sorter) which sort. */
-        if (sorting && (status = ds_renderer_set_stages(renderer, runs[r].stages)))
-            goto done;
-        if (sorting && runs[r].stages == DS_STAGES_SORTER &&
-            (status = ds_renderer_set_sort(renderer, runs[r].algo)))
-            goto done;
-        if ((status = run_algo(renderer, opts, &mesh, verify, timeline && r == run_count - 1,
-                               &camera, start_yaw, &runs[r], &progress, r, run_count,
-                               sorting ? ds_app_sort_name(runs[r].stages, runs[r].algo)
-                                       : "unsorted")))
-            goto done;
-        summarise(&runs[r], scratch);
-        verified += verify ? (size_t)opts->frames : 0;
-    }
+    if ((status = time_runs(renderer, opts, &mesh, verify, timeline != NULL, &camera, start_yaw,
+                            &progress, runs, run_count, &verified)))
+        goto done;
     static const char *const key_names[DS_TRIANGLE_KEY_COUNT] = {"farthest", "mean", "centroid"};
     ds_triangle_key key = opts->triangle_key;
     ds_app_host_info(cpu, sizeof cpu, os, sizeof os);
@@ -861,37 +922,8 @@ int ds_headless_run(const ds_options *opts)
                raster.capacity, (double)raster.bytes / (1024.0 * 1024.0), raster.grow_count,
                (double)raster.pass_ms[0], (double)raster.pass_ms[1], (double)raster.pass_ms[2],
                (double)raster.pass_ms[3], (double)raster.pass_ms[4], (double)raster.pass_ms[5]);
-    if (csv) {
-        status = write_csv(csv, opts->csv_path, runs, run_count, &setup);
-        csv = NULL; /* closed */
-        if (status)
-            goto done;
-    }
-    if (json) {
-        status = write_json(json, opts->json_path, runs, run_count, &setup);
-        json = NULL;
-        if (status)
-            goto done;
-    }
-    if (opts->plot_dir && (status = plot_frame_times(opts->plot_dir, runs, run_count, &setup)))
+    if ((status = write_outputs(opts, renderer, runs, run_count, &setup, &csv, &json, &timeline)))
         goto done;
-    if (timeline) {
-        status = write_timeline(timeline, opts->timeline_path, renderer, &setup,
-                                run_name(&runs[run_count - 1], &setup));
-        timeline = NULL; /* closed */
-        if (status)
-            goto done;
-    }
-    if (opts->screenshot_path) {
-        pixels = malloc((size_t)opts->width * (size_t)opts->height * 4);
-        if (!pixels) {
-            status = ds_fail(DS_ERR_OUT_OF_MEMORY, "headless: out of host memory");
-            goto done;
-        }
-        if ((status = ds_renderer_read_pixels(renderer, pixels)) ||
-            (status = ds_write_png(opts->screenshot_path, opts->width, opts->height, pixels)))
-            goto done;
-    }
     if (ds_renderer_gl_errors(renderer)) {
         status = ds_fail(DS_ERR_GL, "headless: %u GL errors during the run",
                          ds_renderer_gl_errors(renderer));
@@ -908,8 +940,6 @@ done:
     ds_output_discard(timeline, opts->timeline_path);
     for (int r = 0; r < MAX_RUNS; r++)
         free(runs[r].frames);
-    free(scratch);
-    free(pixels);
     ds_renderer_destroy(renderer);
     ds_egl_context_destroy(context);
     ds_mesh_free(&mesh);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host_memory.h"
@@ -502,4 +503,22 @@ void ds_app_describe_load(const ds_options *opts, const ds_mesh *mesh, double lo
     } else {
         snprintf(dest, capacity, "%s vertices, %s triangles", vertices, triangles);
     }
+}
+
+void ds_app_input_label(const ds_options *opts, char *dest, size_t capacity)
+{
+    if (opts->model_path) {
+        const char *base = strrchr(opts->model_path, '/');
+        snprintf(dest, capacity, "%s", base ? base + 1 : opts->model_path);
+    } else {
+        snprintf(dest, capacity, "scene:%s", ds_app_scene_spec(opts));
+    }
+}
+
+void ds_app_timestamp(char *dest, size_t capacity)
+{
+    time_t now = time(NULL);
+    struct tm utc;
+    if (!gmtime_r(&now, &utc) || !strftime(dest, capacity, "%Y-%m-%dT%H:%M:%SZ", &utc))
+        snprintf(dest, capacity, "unknown");
 }

@@ -89,6 +89,13 @@ ds_status ds_app_renderer_desc(const ds_options *opts, const ds_mesh *mesh, ds_r
 ds_status ds_app_start_camera(const ds_options *opts, const ds_mesh *mesh, ds_camera *camera,
                               const char **from);
 
+/* The run's input as the tables name it: the model file's name without
+ * its folder, or "scene:NAME:SIZE". */
+void ds_app_input_label(const ds_options *opts, char *dest, size_t capacity);
+
+/* Now, in UTC, as ISO 8601 ("2026-11-29T07:02:49Z"), or "unknown". */
+void ds_app_timestamp(char *dest, size_t capacity);
+
 /* Logs one warning line for each option that this run ignores, as the
  * created renderer shows it: --primitive triangles on a point cloud; --key
  * or --draw in points mode; --point-size with triangles; --shuffle with
