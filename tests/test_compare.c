@@ -30,13 +30,21 @@
 
 #include <stb_image.h>
 
+#include "cli.h"
 #include "run_program.h"
 
-#define TECHNIQUES 12
-
-static const char *const names[TECHNIQUES] = {"unsorted", "sorted", "key-farthest", "key-mean",
-                                              "key-centroid", "bits-16", "bits-24", "wboit",
-                                              "peel", "abuffer", "compute", "compute-exact"};
+/* Every item `--compare all` runs, from the lists it comes from: the
+ * technique registry (technique_registry.h) and the sorted draw's
+ * variants (cli.h), so that a new technique is checked here too. */
+static const char *const names[] = {
+#define TECHNIQUE_NAME(ID, name, file, label, cycle, summary) #name,
+    DS_TECHNIQUE_REGISTRY(TECHNIQUE_NAME)
+#undef TECHNIQUE_NAME
+#define VARIANT_NAME(ID, name, summary) name,
+    DS_COMPARE_VARIANTS(VARIANT_NAME)
+#undef VARIANT_NAME
+};
+#define TECHNIQUES (int)(sizeof names / sizeof names[0])
 static const char *const metrics[6] = {"rmse", "psnr", "ssim", "max_err", "bad_2", "bad_8"};
 
 static char work_dir[256];
