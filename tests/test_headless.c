@@ -784,6 +784,48 @@ static void test_grid_checked_before_body(void **state)
     assert_fails_fast(one, 0, 1, "is not a valid float value");
 }
 
+/* The GPU path's memory check, from the header before the body is read:
+ * DS_TEST_GPU_FREE_BYTES stands in for the device's free memory (no GPU
+ * here). The body is broken, so a refusal that came after parsing would
+ * name the bad value instead. */
+static void test_gpu_memory_checked_before_body(void **state)
+{
+    (void)state;
+    char path[512];
+    work_path("gpu_body.ply", path, sizeof path);
+    FILE *file = fopen(path, "w");
+    assert_non_null(file);
+    fprintf(file, "ply\nformat ascii 1.0\nelement vertex 1000\nproperty float x\n"
+                  "property float y\nproperty float z\nelement face 2000\n"
+                  "property list uchar int vertex_indices\nend_header\n");
+    for (int v = 0; v < 1000; v++)
+        fprintf(file, "%d 0 x\n", v);
+    for (int f = 0; f < 2000; f++)
+        fprintf(file, "3 0 1 2\n");
+    fclose(file);
+    static const char *const one[] = {"--headless", "gpu_body.ply", NULL};
+    static const char *const grid[] = {"--headless", "gpu_body.ply", "--grid", "20x20", NULL};
+    static const char *const no_interop[] = {"--headless", "gpu_body.ply", "--interop", "none",
+                                             NULL};
+    /* 64 KiB: not even one copy's buffers. */
+    setenv("DS_TEST_GPU_FREE_BYTES", "65536", 1);
+    assert_fails_fast(one, 0, 1,
+                      "gpu_body.ply: 1000 vertices and 2000 triangles need about ");
+    assert_fails_fast(one, 0, 1, " of GPU memory with the ");
+    assert_fails_fast(one, 0, 1, "; the test GPU (DS_TEST_GPU_FREE_BYTES) has 65536 bytes free");
+    /* The CPU path asked for by name: no GPU check, the body is read. */
+    assert_fails_fast(no_interop, 0, 1, "is not a valid float value");
+    /* 16 MiB: one copy fits, 400 do not; --grid made it too big: exit 2. */
+    setenv("DS_TEST_GPU_FREE_BYTES", "16777216", 1);
+    assert_fails_fast(grid, 0, 2, "gpu_body.ply: --grid 20x20: 400 copies of 1000 vertices and "
+                                  "2000 triangles need about ");
+    assert_fails_fast(grid, 0, 2, "; the test GPU (DS_TEST_GPU_FREE_BYTES) has 16.0 MiB free "
+                                  "(one copy needs ");
+    assert_fails_fast(one, 0, 1, "is not a valid float value");
+    unsetenv("DS_TEST_GPU_FREE_BYTES");
+    assert_fails_fast(grid, 0, 1, "is not a valid float value");
+}
+
 /* A flat slab 2.5 wide (X), 0.1 thick (Y) and 4 long (Z), as a Z-up scan
  * of a standing figure: lying down as loaded, upright with --up z. */
 static void test_up_axis(void **state)
@@ -1036,6 +1078,7 @@ int main(void)
         cmocka_unit_test(test_camera_file_fifo),
         cmocka_unit_test(test_outputs_kept_on_failure),
         cmocka_unit_test(test_grid_checked_before_body),
+        cmocka_unit_test(test_gpu_memory_checked_before_body),
     };
     return cmocka_run_group_tests(tests, make_work_dir, remove_work_dir);
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -67,16 +68,80 @@ static ds_status check_grid_fits(const ds_options *opts, const ds_mesh *single, 
 typedef struct load_plan {
     const ds_options *opts;
     int nx, ny;
+    int gpu_asked, gpu_found; /* gpu_memory() asks once per load */
+    uint64_t gpu_free;
+    char gpu_name[256];
 } load_plan;
+
+/* The free memory and name of the CUDA device the run will draw on, asked
+ * before any GL context exists (interop.h; a build without CUDA has none).
+ * DS_TEST_GPU_FREE_BYTES stands in for the device's answer, so that the
+ * refusal below is tested on machines without a GPU. */
+static int gpu_memory(load_plan *plan)
+{
+    if (plan->gpu_asked)
+        return plan->gpu_found;
+    plan->gpu_asked = 1;
+    const char *fake = getenv("DS_TEST_GPU_FREE_BYTES");
+    if (fake && *fake) {
+        plan->gpu_free = strtoull(fake, NULL, 10);
+        snprintf(plan->gpu_name, sizeof plan->gpu_name, "test GPU (DS_TEST_GPU_FREE_BYTES)");
+        plan->gpu_found = 1;
+    } else {
+        plan->gpu_found =
+            ds_interop_cuda_memory(&plan->gpu_free, plan->gpu_name, sizeof plan->gpu_name);
+    }
+    return plan->gpu_found;
+}
+
+/* The GPU path's check in check_load(): the renderer's device buffers
+ * (ds_renderer_buffer_bytes) for the grid's counts against the device's
+ * free memory, as ds_renderer_check_fits() does once GL exists, but
+ * before the body is read. */
+static ds_status check_gpu_memory(load_plan *plan, const char *name, uint64_t vertices,
+                                  uint64_t triangles, uint64_t cells)
+{
+    const ds_options *opts = plan->opts;
+    if (opts->info || opts->interop == DS_INTEROP_NONE || !gpu_memory(plan))
+        return DS_OK;
+    ds_mesh shape = {.vertex_count = (size_t)vertices, .triangle_count = (size_t)triangles};
+    ds_renderer_desc desc;
+    ds_status status = ds_app_renderer_desc(opts, &shape, &desc);
+    if (status != DS_OK)
+        return status;
+    uint64_t one = ds_renderer_buffer_bytes(&desc, (size_t)vertices, (size_t)triangles);
+    uint64_t all = ds_renderer_buffer_bytes(&desc, (size_t)(cells * vertices),
+                                            (size_t)(cells * triangles));
+    if (all <= plan->gpu_free)
+        return DS_OK;
+    char need[32], have[32], single[32];
+    ds_format_bytes(all, need, sizeof need);
+    ds_format_bytes(plan->gpu_free, have, sizeof have);
+    ds_format_bytes(one, single, sizeof single);
+    const char *sort = ds_app_sort_name(opts->stages, desc.sort_algo);
+    if (cells > 1 && one <= plan->gpu_free)
+        return ds_fail(DS_ERR_INVALID_ARG,
+                       "%s: --grid %dx%d: %llu copies of %llu vertices and %llu triangles need about "
+                       "%s of GPU memory with the %s sort; the %s has %s free (one copy needs %s)",
+                       name, plan->nx, plan->ny, (unsigned long long)cells,
+                       (unsigned long long)vertices, (unsigned long long)triangles, need, sort,
+                       plan->gpu_name, have, single);
+    return ds_fail(DS_ERR_TOO_LARGE,
+                   "%s: %llu vertices and %llu triangles need about %s of GPU memory with the %s "
+                   "sort; the %s has %s free",
+                   name, (unsigned long long)vertices, (unsigned long long)triangles, single, sort,
+                   plan->gpu_name, have);
+}
 
 /* The loader's budget check (ds_load_budget.check), on the header's counts
  * before the body is parsed: the grid's counts against the mesh's limits,
- * and the host memory of the mesh, its grid copies and, on the CPU path,
- * the renderer's buffers against what is available. */
+ * the host memory of the mesh, its grid copies and, on the CPU path, the
+ * renderer's buffers against what is available, and on the GPU path the
+ * renderer's device buffers against the GPU's free memory. */
 static ds_status check_load(void *context, const char *name, uint64_t vertices,
                             uint64_t triangles, uint64_t mesh_bytes)
 {
-    const load_plan *plan = context;
+    load_plan *plan = context;
     const ds_options *opts = plan->opts;
     uint64_t cells = (uint64_t)plan->nx * (uint64_t)plan->ny;
     if ((vertices && cells > DS_MESH_MAX_ELEMENTS / vertices) ||
@@ -98,7 +163,7 @@ static ds_status check_load(void *context, const char *name, uint64_t vertices,
     }
     uint64_t available = ds_host_memory_available();
     if (!available || all <= available)
-        return DS_OK;
+        return check_gpu_memory(plan, name, vertices, triangles, cells);
     char need[32], have[32], single[32];
     ds_format_bytes(all, need, sizeof need);
     ds_format_bytes(available, have, sizeof have);
@@ -145,7 +210,7 @@ ds_status ds_app_build_mesh(const ds_options *opts, ds_mesh *dest)
     memset(dest, 0, sizeof *dest);
     int nx = opts->grid_x > 0 ? opts->grid_x : 1, ny = opts->grid_y > 0 ? opts->grid_y : 1;
     if (opts->model_path) {
-        load_plan plan = {opts, nx, ny};
+        load_plan plan = {.opts = opts, .nx = nx, .ny = ny};
         ds_load_budget budget = {.check = check_load, .context = &plan};
         status = ds_load_mesh_budget(opts->model_path, &budget, &single);
     } else {

@@ -12,6 +12,7 @@
 
 #include <glad/gl.h> /* before cuda_gl_interop.h, which would pull GL/gl.h */
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -97,6 +98,23 @@ int ds_interop_cuda_available(void)
         cudaGetLastError(); /* clear the sticky "no device" error */
         return 0;
     }
+    return 1;
+}
+
+int ds_interop_cuda_memory(uint64_t *free_bytes, char *dest_name, size_t capacity)
+{
+    int device = 0;
+    size_t free_now = 0, total = 0;
+    struct cudaDeviceProp prop;
+    if (!ds_interop_cuda_available() || cudaGetDevice(&device) != cudaSuccess ||
+        cudaGetDeviceProperties(&prop, device) != cudaSuccess ||
+        cudaMemGetInfo(&free_now, &total) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    *free_bytes = free_now;
+    if (capacity)
+        snprintf(dest_name, capacity, "%s", prop.name);
     return 1;
 }
 

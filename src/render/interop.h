@@ -56,6 +56,13 @@ typedef struct ds_interop_desc {
 /* 1 if a CUDA device exists (clears the runtime's "no device" error). */
 int ds_interop_cuda_available(void);
 
+/* The CUDA device a run will use (the current one, whose GPU
+ * ds_egl_context_create() picks for GL): its free memory and its name in
+ * dest_name (capacity bytes), asked before any GL context exists, so that
+ * a model can be refused from its header. Creates the CUDA context.
+ * Returns 0, setting nothing, when there is no device or a query fails. */
+int ds_interop_cuda_memory(uint64_t *free_bytes, char *dest_name, size_t capacity);
+
 /* The CUDA device that drives the current GL context (cudaGLGetDevices), or
  * -1 when none does (Mesa, another vendor). Needs a current context. */
 int ds_interop_gl_cuda_device(void);

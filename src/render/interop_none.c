@@ -10,6 +10,12 @@ int ds_interop_cuda_available(void)
     return 0;
 }
 
+int ds_interop_cuda_memory(uint64_t *free_bytes, char *dest_name, size_t capacity)
+{
+    (void)free_bytes; (void)dest_name; (void)capacity;
+    return 0;
+}
+
 int ds_interop_gl_cuda_device(void)
 {
     return -1;
