@@ -158,8 +158,8 @@ static ds_status check_load(void *context, const char *name, uint64_t vertices,
         ds_status status = ds_app_renderer_desc(opts, &shape, &desc);
         if (status != DS_OK)
             return status;
-        one += ds_renderer_buffer_bytes(&desc, (size_t)vertices, (size_t)triangles);
-        all += ds_renderer_buffer_bytes(&desc, (size_t)(cells * vertices), (size_t)(cells * triangles));
+        one += ds_renderer_host_bytes(&desc, (size_t)vertices, (size_t)triangles);
+        all += ds_renderer_host_bytes(&desc, (size_t)(cells * vertices), (size_t)(cells * triangles));
     }
     uint64_t available = ds_host_memory_available();
     if (!available || all <= available)

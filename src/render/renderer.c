@@ -760,6 +760,57 @@ uint64_t ds_renderer_buffer_bytes(const ds_renderer_desc *desc, size_t vertex_co
     return need;
 }
 
+/* Mesa's llvmpipe, the CPU path's usual GL, measured with peak RSS on
+ * meshes of 2.5M to 20M triangles: about 128 MiB of its own before any
+ * buffer; an indexed draw of a large mesh holds about 72 bytes per index
+ * while it runs (binned in 16x16 framebuffers) up to about 2.25 GiB (it
+ * gets there sooner when large triangles cover a large framebuffer); its
+ * storage blocks hold at most 128 MiB, so larger meshes cannot be pulled
+ * and draw indexed. */
+#define MESA_BASE_BYTES (128ull << 20)
+#define MESA_INDEXED_BYTES_PER_INDEX 72ull
+#define MESA_INDEXED_MAX_BYTES (2304ull << 20)
+#define MESA_STORAGE_BLOCK_BYTES (128ull << 20)
+
+uint64_t ds_renderer_host_bytes(const ds_renderer_desc *desc, size_t vertex_count,
+                                size_t triangle_count)
+{
+    /* What ds_renderer_create() and ds_render_cpu_create() hold on the
+     * CPU path, each GL buffer twice (ours and the driver's copy). */
+    uint64_t v = vertex_count, t = triangle_count, most = v > t ? v : t;
+    int tiles_on = desc->tiles == DS_TILES_ON;
+    uint64_t list = 3 * t > v ? 3 * t : v;
+    if (tiles_on && ds_tiles_capacity((size_t)t, 3) > list)
+        list = ds_tiles_capacity((size_t)t, 3);
+    if (tiles_on && ds_tiles_capacity((size_t)v, 1) > list)
+        list = ds_tiles_capacity((size_t)v, 1);
+    uint64_t elements = list + (uint64_t)(DS_TILES_MAX + 1) * DS_TILES_COMMAND_WORDS;
+    uint64_t need = MESA_BASE_BYTES
+                    + 2 * 12ull * v            /* positions: host and GL */
+                    + 4ull * v + 16ull * v     /* distances; attributes (GL, built on the host) */
+                    + 2 * 12ull * t            /* indices: host and GL */
+                    + 2 * 4ull * elements      /* the element buffer: host and GL */
+                    + 8ull * most              /* keys, values */
+                    + 12ull * most;            /* the cpu sort's scratch (sort_cpu.c) */
+    if (desc->tiles != DS_TILES_OFF)
+        need += 4ull * most; /* tile rectangles, made whenever tiles may be asked for */
+    if (desc->verify)
+        need += 4ull * most + 4ull * elements;
+    /* The draw: pulled (renderer.h) when the form allows, the mesh is
+     * large enough and its indices fit one storage block; else indexed. */
+    uint64_t block_bytes = MESA_STORAGE_BLOCK_BYTES; /* asked without GL: llvmpipe's */
+    int pull = t && desc->draw_form != DS_DRAW_INDEXED &&
+               (desc->draw_form == DS_DRAW_PULL ||
+                t >= (tiles_on ? DS_RENDERER_PULL_TILED_MIN_TRIANGLES
+                               : DS_RENDERER_PULL_MIN_TRIANGLES)) &&
+               12 * t <= block_bytes && 12 * v <= block_bytes;
+    if (t && !pull) {
+        uint64_t indexed = MESA_INDEXED_BYTES_PER_INDEX * 3 * t;
+        need += indexed < MESA_INDEXED_MAX_BYTES ? indexed : MESA_INDEXED_MAX_BYTES;
+    }
+    return need;
+}
+
 ds_status ds_renderer_check_fits(const ds_renderer_desc *desc, size_t vertex_count,
                                  size_t triangle_count)
 {
@@ -785,7 +836,9 @@ ds_status ds_renderer_check_fits(const ds_renderer_desc *desc, size_t vertex_cou
         desc->interop == DS_INTEROP_NONE || !glad_glGetString ? -1 : ds_interop_gl_cuda_device();
     if (device < 0) {
         /* The CPU path (or no GL yet to ask): Mesa keeps the GL buffers in
-         * host memory, and the host stages hold arrays of the same sizes. */
+         * host memory, and the host stages hold arrays of the same sizes
+         * (ds_renderer_host_bytes). */
+        need = ds_renderer_host_bytes(desc, vertex_count, triangle_count);
         uint64_t available = ds_host_memory_available();
         if (available && need > available) {
             char need_text[32], available_text[32];

@@ -459,6 +459,15 @@ int ds_renderer_culling(const ds_renderer *renderer);
 uint64_t ds_renderer_buffer_bytes(const ds_renderer_desc *desc, size_t vertex_count,
                                   size_t triangle_count);
 
+/* Bytes of host memory the CPU path holds for these counts: its host
+ * arrays, the GL buffers that Mesa keeps in host memory, the cpu sort's
+ * scratch and the driver's own (measured on llvmpipe: a base, and what an
+ * indexed draw of a large mesh holds while it runs). llvmpipe's
+ * storage-block limit decides whether the draw pulls (no GL is asked, so
+ * that it can be called before a context exists). */
+uint64_t ds_renderer_host_bytes(const ds_renderer_desc *desc, size_t vertex_count,
+                                size_t triangle_count);
+
 /* Checks, before anything is built or uploaded, that a mesh of these
  * counts fits what desc asks for: the index format (DS_RENDERER_MAX_*),
  * and ds_renderer_buffer_bytes() against cudaMemGetInfo's free memory on
