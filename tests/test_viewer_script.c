@@ -166,6 +166,7 @@ static void malformed_lines_are_rejected(void **state)
         {"wait -1\n", "run.txt: line 1: \"wait\" takes milliseconds"},
         {"wait\n", "run.txt: line 1: \"wait\" takes milliseconds"},
         {"stay here\n", "run.txt: line 1: \"stay\" takes nothing"},
+        {"report all\n", "run.txt: line 1: \"report\" takes nothing"},
     };
     ds_log_set_quiet(1);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -194,10 +195,11 @@ static void settings_commands_parse(void **state)
         "  camera \"eye=0,1,4 target=0,0,0 fov=40\"  \n"
         "orbit -90 12\n"
         "wait 250\n"
+        "report\n"
         "stay\n";
     ds_script script;
     assert_int_equal(parse(text, &script), DS_OK);
-    assert_int_equal(script.count, 11);
+    assert_int_equal(script.count, 12);
     assert_int_equal(script.steps[0].op, DS_SCRIPT_SORT);
     assert_string_equal(script.steps[0].path, "gl");
     assert_string_equal(script.steps[1].path, "cpu");
@@ -220,7 +222,8 @@ static void settings_commands_parse(void **state)
     assert_int_equal(script.steps[8].count, 12);
     assert_int_equal(script.steps[9].op, DS_SCRIPT_WAIT);
     assert_true(script.steps[9].dy == 250.0f);
-    assert_int_equal(script.steps[10].op, DS_SCRIPT_STAY);
+    assert_int_equal(script.steps[10].op, DS_SCRIPT_REPORT);
+    assert_int_equal(script.steps[11].op, DS_SCRIPT_STAY);
     ds_script_free(&script);
 }
 

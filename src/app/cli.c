@@ -400,6 +400,7 @@ void ds_cli_usage(void *stream)
             "  camera \"LINE\"         the view of a --camera line\n"
             "  orbit DEG FRAMES      turn the view DEG degrees over FRAMES frames\n"
             "  wait MS               keep drawing for MS milliseconds\n"
+            "  report                print the overlay's mean times on stdout\n"
             "  screenshot PATH       write the next frame as PNG\n"
             "  drop PATH             open a model as if dropped on the window\n"
             "  quit                  close the window, exit 0 (1 if a step failed)\n"

@@ -441,6 +441,28 @@ void ds_viewer_run_script(ds_viewer *v)
         case DS_SCRIPT_WAIT:
             v->script.wait_until_ms = ds_now_ms() + step->dy;
             break;
+        case DS_SCRIPT_REPORT: {
+            /* The overlay's means, for a script to compare with the
+             * headless runner's for the same view. */
+            stage_means means;
+            char sort[64];
+            ds_viewer_collect_timings(v);
+            ds_viewer_mean_timings(v, &means);
+            ds_viewer_sort_label(v, sort, sizeof sort);
+            printf("report: sort %s, technique %s, %dx%d, %d frames: frame %.4f ms, draw %.4f "
+                   "ms, stages %.4f ms (keys %.4f, sort %.4f, scatter %.4f), handover %.4f ms, "
+                   "interop %.4f ms, on %s\n",
+                   sort + (sort[0] && sort[1] == ' ' ? 2 : 0),
+                   ds_technique_name(v->settings.technique), v->fb_width, v->fb_height,
+                   v->timings.history_count, (double)means.frame, (double)means.draw,
+                   (double)(means.distances + means.keys + means.shuffle + means.sort +
+                            means.scatter),
+                   (double)means.keys, (double)means.sort, (double)means.scatter,
+                   (double)means.handover, (double)means.interop,
+                   ds_renderer_gpu_name(v->renderer));
+            fflush(stdout);
+            break;
+        }
         }
     }
     if (v->script.steps.count && v->script.next == v->script.steps.count &&

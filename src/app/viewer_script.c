@@ -213,6 +213,12 @@ static ds_status parse_step(char **words, int word_count, const char *name,
         step->op = drop ? DS_SCRIPT_DROP : DS_SCRIPT_SCREENSHOT;
         return DS_OK;
     }
+    if (strcasecmp(op, "report") == 0) {
+        if (args != 0)
+            return ds_fail(DS_ERR_PARSE, "%s: line %d: \"report\" takes nothing", name, line);
+        step->op = DS_SCRIPT_REPORT;
+        return DS_OK;
+    }
     if (strcasecmp(op, "quit") == 0 || strcasecmp(op, "stay") == 0) {
         int stay = strcasecmp(op, "stay") == 0;
         if (args != 0)
@@ -313,7 +319,7 @@ static ds_status parse_step(char **words, int word_count, const char *name,
     }
     return ds_fail(DS_ERR_PARSE,
                    "%s: line %d: unknown command \"%s\" (frames, key, drag, scroll, screenshot, "
-                   "drop, sort, technique, set, camera, orbit, wait, quit, stay)",
+                   "drop, sort, technique, set, camera, orbit, wait, report, quit, stay)",
                    name, line, op);
 }
 

@@ -26,6 +26,10 @@
  *   orbit DEG FRAMES      turn the view DEG degrees about its target over
  *                         FRAMES frames, rendering each
  *   wait MS               keep rendering for MS milliseconds
+ *   report                print the overlay's numbers on stdout, one line:
+ *                         sort, technique, the mean GPU frame, draw and
+ *                         stage times over the frames since the last
+ *                         change, the frame count and the window's size
  *   quit                  close the window (the exit status is 0)
  *   stay                  end the script and leave the window to the user
  *
@@ -68,7 +72,8 @@ typedef enum ds_script_op {
     DS_SCRIPT_CAMERA,     /* path: the --camera line */
     DS_SCRIPT_ORBIT,      /* dx: degrees, count: frames */
     DS_SCRIPT_WAIT,       /* dy: milliseconds */
-    DS_SCRIPT_STAY
+    DS_SCRIPT_STAY,
+    DS_SCRIPT_REPORT
 } ds_script_op;
 
 /* What "set" changes. */
