@@ -38,6 +38,9 @@ if [[ ${1:-} == --prepare ]]; then
     dest=${3:?usage: device-all.sh --prepare BUILD_DIR DEST}
     mkdir -p "$dest"
     "$root/scripts/gpu-suite.sh" --prepare "$build" "$dest" >/dev/null
+    # depthsort's shared libraries the bare host lacks beyond the GL
+    # runtime (.rt): Debian's stb.
+    cp -L "$(ldconfig -p | awk '$1 == "libstb.so.0" {print $NF; exit}')" "$dest/lib/"
     for f in test_sort_gpu bench_sort; do xz -T2 -f "$dest/$f"; done
     xz -T2 -c "$build/depthsort" >"$dest/depthsort.xz"
     [[ -x $build/bench/bench_load ]] && xz -T2 -c "$build/bench/bench_load" >"$dest/bench_load.xz"
