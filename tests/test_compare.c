@@ -303,6 +303,20 @@ static void diff_dir_holds_the_worst_frames(void **state)
                 fail_msg("%s: %s", path, stbi_failure_reason());
             assert_int_equal(width, 160);
             assert_int_equal(height, 120);
+            if (f == 0) {
+                /* The heatmap's colour bar in its lower left quarter: the
+                 * units' text (235 grey) and the map's saturated end. */
+                int text = 0, saturated = 0;
+                for (int y = height / 2; y < height; y++)
+                    for (int x = 0; x < width * 3 / 4; x++) {
+                        const unsigned char *p = pixels + 4 * (y * width + x);
+                        text += p[0] == 235 && p[1] == 235 && p[2] == 235;
+                        saturated += p[0] > 200 && p[1] > 200 && p[2] < 120;
+                    }
+                if (text < 20 || saturated < 20)
+                    fail_msg("%s: no colour bar (%d text, %d saturated pixels)", path, text,
+                             saturated);
+            }
             stbi_image_free(pixels);
         }
     }

@@ -31,6 +31,7 @@
 
 #include "camera.h"
 #include "clock.h"
+#include "colorbar.h"
 #include "egl_context.h"
 #include "headless.h"
 #include "image_metrics.h"
@@ -375,6 +376,8 @@ static ds_status write_diffs(compare_state *s)
         if ((status = ds_image_metrics_heatmap(s->metrics, texture, s->reference_texture,
                                                (float)DS_COMPARE_HEAT_LEVELS, 0, s->pixels)))
             return status;
+        /* The colours say nothing without their scale and units. */
+        ds_colorbar_draw(s->pixels, width, height, DS_COMPARE_HEAT_LEVELS);
         snprintf(path, sizeof path, "%s/%s-heat-0-%d.png", dir, name, DS_COMPARE_HEAT_LEVELS);
         if ((status = ds_write_png(path, width, height, s->pixels)))
             return status;
