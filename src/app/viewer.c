@@ -102,12 +102,16 @@ static ds_status render_frame(ds_viewer *v)
     int show_message_line = ds_now_ms() < v->ui.message_until_ms;
     if (v->panels) {
         ds_viewer_draw_panels(v, show_message_line);
-    } else if (v->ui.panel_mode != OVERLAY_OFF || v->ui.help_on || show_message_line) {
+    } else if (v->ui.panel_mode != OVERLAY_OFF || v->ui.help_on || show_message_line ||
+               (v->error.images_ready && (v->error.mode == ERROR_HEATMAP || v->error.split))) {
         int scale = DS_OVERLAY_SCALE(v->fb_height);
         /* Over the window's picture: with MSAA the renderer drew into its
          * own framebuffer and resolved into the window. */
         glBindFramebuffer(GL_FRAMEBUFFER, 0);
         ds_overlay_begin(v->overlay, v->window_width, v->window_height);
+        /* The error views' keys: the heatmap's colour bar, the split's
+         * divider and labels (under the panels). */
+        ds_viewer_draw_error_keys(v, scale);
         if (v->ui.panel_mode != OVERLAY_OFF)
             ds_viewer_draw_stats(v, scale);
         if (show_message_line)

@@ -278,6 +278,7 @@ void ds_viewer_record_cpu_frame(ds_viewer *v, double now_ms);
 void ds_viewer_draw_stats(ds_viewer *v, int scale);
 void ds_viewer_draw_message(ds_viewer *v, int scale);
 void ds_viewer_draw_help(ds_viewer *v, int scale);
+void ds_viewer_draw_error_keys(ds_viewer *v, int scale);
 
 /* viewer_ui.c */
 void ds_viewer_open_panels(ds_viewer *v);

@@ -248,7 +248,7 @@ static void error_lines(ds_viewer *v, panel *p)
         add_line(p, warn_color, "vs exact: RMSE 0 | PSNR inf | SSIM %.4f | %s",
                  v->error.result.ssim, every);
     else
-        add_line(p, warn_color, "vs exact: RMSE %.3f | PSNR %.1f dB | SSIM %.4f | %s",
+        add_line(p, warn_color, "vs exact: RMSE %.3f levels of 255 | PSNR %.1f dB | SSIM %.4f | %s",
                  v->error.result.rmse, v->error.result.psnr, v->error.result.ssim, every);
     if (v->error.mode == ERROR_HEATMAP)
         add_line(p, dim_color, "heatmap: largest channel error, 0 to %d+ levels", HEAT_LEVELS);
@@ -405,5 +405,63 @@ void ds_viewer_draw_help(ds_viewer *v, int scale)
         if (strlen(v->ui.help[i]) > HELP_KEY_COLUMN)
             ds_overlay_text(v->overlay, x + pad + key_width, top, (float)scale, text_color,
                             v->ui.help[i] + HELP_KEY_COLUMN + 1);
+    }
+}
+
+/* The keys of the error views, over the picture: with the heatmap, its
+ * colour bar (the colour map from 0 to HEAT_LEVELS+ levels, ticks, and
+ * its units) in the lower left corner; with the split view, a divider
+ * down the middle and a label over each half, so that the key is seen to
+ * act even where the two halves look alike. */
+void ds_viewer_draw_error_keys(ds_viewer *v, int scale)
+{
+    if (!v->error.images_ready)
+        return;
+    float s = (float)scale, margin = 8.0f * s;
+    static const uint8_t key_panel_color[4] = {16, 16, 20, 200};
+    if (v->error.mode == ERROR_HEATMAP) {
+        const char *units = "largest channel error, levels of 255";
+        float bar_width = 256.0f * s, bar_height = 12.0f * s, line = 12.0f * s;
+        float text_width = ds_overlay_text_width(units, s);
+        float width = 2.0f * margin + (text_width > bar_width + 24.0f * s ? text_width
+                                                                           : bar_width + 24.0f * s);
+        float height = 2.0f * margin + 2.0f * line + bar_height + 4.0f * s;
+        float x0 = 0.0f, y0 = (float)v->fb_height - height;
+        ds_overlay_rect(v->overlay, x0, y0, width, height, key_panel_color);
+        ds_overlay_text(v->overlay, x0 + margin, y0 + margin, s, text_color, units);
+        float bar_y = y0 + margin + line + 2.0f * s;
+        for (int i = 0; i < 64; i++) {
+            uint8_t rgb[3], rgba[4];
+            ds_image_metrics_colormap((float)i / 63.0f, rgb);
+            memcpy(rgba, rgb, 3);
+            rgba[3] = 255;
+            ds_overlay_rect(v->overlay, x0 + margin + bar_width * (float)i / 64.0f, bar_y,
+                            bar_width / 64.0f + 1.0f, bar_height, rgba);
+        }
+        for (int k = 0; k <= 4; k++) {
+            char label[16];
+            snprintf(label, sizeof label, k == 4 ? "%d+" : "%d", HEAT_LEVELS * k / 4);
+            float at = x0 + margin + (bar_width - 1.0f) * (float)k / 4.0f;
+            float label_width = ds_overlay_text_width(label, s);
+            ds_overlay_rect(v->overlay, at, bar_y + bar_height, s, 3.0f * s, text_color);
+            ds_overlay_text(v->overlay,
+                            at - (k == 0 ? 0.0f : k == 4 ? label_width : 0.5f * label_width),
+                            bar_y + bar_height + 4.0f * s, s, text_color, label);
+        }
+    } else if (v->error.split) {
+        float middle = (float)(v->fb_width / 2);
+        static const uint8_t divider[4] = {235, 235, 235, 255};
+        ds_overlay_rect(v->overlay, middle - s, 0.0f, 2.0f * s, (float)v->fb_height, divider);
+        char left[96];
+        snprintf(left, sizeof left, "drawn: %s", ds_technique_label(v->settings.technique));
+        const char *right = "exact (A-buffer)";
+        float y = (float)v->fb_height - 24.0f * s;
+        float left_width = ds_overlay_text_width(left, s);
+        ds_overlay_rect(v->overlay, middle - left_width - 16.0f * s, y - 4.0f * s,
+                        left_width + 12.0f * s, 16.0f * s, key_panel_color);
+        ds_overlay_text(v->overlay, middle - left_width - 10.0f * s, y, s, text_color, left);
+        ds_overlay_rect(v->overlay, middle + 4.0f * s, y - 4.0f * s,
+                        ds_overlay_text_width(right, s) + 12.0f * s, 16.0f * s, key_panel_color);
+        ds_overlay_text(v->overlay, middle + 10.0f * s, y, s, text_color, right);
     }
 }
