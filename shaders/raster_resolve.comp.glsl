@@ -9,7 +9,9 @@
 // Invocation (x, y) owns pixel (x, y).
 layout(local_size_x = 16, local_size_y = 16) in;
 
-layout(std430, binding = 0) readonly buffer PixelCounts { uint pixel_counts[]; };
+// Zeroed once read, ready for the next frame's emit (which counts on them
+// with atomics) without a clear of its own.
+layout(std430, binding = 0) buffer PixelCounts { uint pixel_counts[]; };
 layout(std430, binding = 1) readonly buffer PixelEnds { uint pixel_ends[]; };
 layout(std430, binding = 2) buffer Lists { uvec2 lists[]; };
 layout(binding = 0, rgba8) uniform writeonly image2D image;
@@ -32,6 +34,7 @@ void main()
         return;
     uint pixel = uint(q.y) * uint(viewport.x) + uint(q.x);
     uint count = pixel_counts[pixel];
+    pixel_counts[pixel] = 0u;
     uint end = pixel_ends[pixel];
     uint start = end - count;
     vec4 dst = background;

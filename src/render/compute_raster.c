@@ -15,7 +15,8 @@
  *   bin       raster_scan over the pixel counts (each pixel's list start),
  *             then raster_bin puts each fragment's position in the order
  *             into its pixel's list
- *   resolve   raster_resolve: each list in order, composited, stored
+ *   resolve   raster_resolve: each list in order, composited, stored;
+ *             each pixel's count zeroed for the next frame's emit
  *
  * No pass allocates; the buffers are sized at create and resize and grow
  * only when a frame's total exceeds them. */
@@ -81,6 +82,9 @@ struct ds_compute_raster {
     ds_gl_sort *sort;
     /* per pixel */
     GLuint pixel_counts, pixel_ends, image;
+    /* The pixel counts may be other than zero: just made, or a frame
+     * stopped between its emit and its resolve (which zeroes them). */
+    int counts_dirty;
     GLuint block_sums;
     size_t block_capacity;
     size_t last_fragments;
@@ -245,6 +249,7 @@ static ds_status make_pixel_buffers(ds_compute_raster *raster)
         (status = make_buffer(&raster->pixel_ends, pixels * sizeof(uint32_t), "pixel lists' ends")) ||
         (status = ensure_block_sums(raster, pixels)))
         return status;
+    raster->counts_dirty = 1;
     if (raster->image)
         glDeleteTextures(1, &raster->image);
     glCreateTextures(GL_TEXTURE_2D, 1, &raster->image);
@@ -551,11 +556,16 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
     }
     mark(raster, 2);
 
-    /* The pixel counts are cleared for the emit's atomics; what the last
-     * frame's resolve read of them is done (the buffer-update barrier). */
-    static const uint32_t zero = 0;
-    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-    glClearNamedBufferData(raster->pixel_counts, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+    /* The emit's atomics count on zeroed pixel counts: the last frame's
+     * resolve zeroed each as it read it, so a clear is needed only for
+     * new buffers or after a frame that stopped short. */
+    if (raster->counts_dirty) {
+        static const uint32_t zero = 0;
+        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        glClearNamedBufferData(raster->pixel_counts, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                               &zero);
+    }
+    raster->counts_dirty = 1;
     if (frame->triangle_count) {
         bind_fragment_passes(raster, frame);
         set_shading(raster, frame, raster->emit[0]);
@@ -614,10 +624,13 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
     glBindImageTexture(0, frame->image ? frame->image : raster->image, 0, GL_FALSE, 0,
                        GL_WRITE_ONLY, GL_RGBA8);
     glDispatchCompute((GLuint)(raster->width + 15) / 16, (GLuint)(raster->height + 15) / 16, 1);
+    raster->counts_dirty = 0;
     /* Whoever reads the image next (a blit, a read-back, a texture fetch,
-     * the overlay drawn over it) sees the stores. */
+     * the overlay drawn over it) sees the stores; the next frame's emit
+     * sees the zeroed counts. */
     glMemoryBarrier(GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
-                    GL_TEXTURE_UPDATE_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+                    GL_TEXTURE_UPDATE_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT |
+                    GL_SHADER_STORAGE_BARRIER_BIT);
     glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
     mark(raster, 6);
     raster->queried = raster->time_passes;
