@@ -1,7 +1,10 @@
 // metrics_heatmap.comp.glsl — the error heatmap: each pixel's largest
 // channel error, divided by the scale and clamped to 0..1, through the
 // colour map polynomial whose coefficients image_metrics.c passes (the
-// same ones ds_image_metrics_colormap() evaluates on the host).
+// same ones ds_image_metrics_colormap() evaluates on the host). A pixel
+// without error shows the reference dimmed to grey (as
+// ds_image_metrics_heat_grey()), so that the model stays visible under
+// the error's colours.
 //
 // Prepended by image_metrics.c: #version, TILE, COLORMAP_TERMS.
 // One invocation owns one pixel.
@@ -28,6 +31,12 @@ void main()
         return;
     ivec3 diff = abs(ivec3(rgb8(test_image, pixel)) - ivec3(rgb8(reference_image, pixel)));
     float t = min(float(max(diff.r, max(diff.g, diff.b))) * inverse_scale, 1.0);
+    if (t == 0.0) {
+        vec3 reference = vec3(rgb8(reference_image, pixel));
+        float grey = 15.0 + 0.35 * dot(reference, vec3(0.299, 0.587, 0.114));
+        imageStore(heatmap, pixel, vec4(vec3(round(grey) / 255.0), 1.0));
+        return;
+    }
     vec3 color = colormap[COLORMAP_TERMS - 1];          // Horner
     for (int k = COLORMAP_TERMS - 2; k >= 0; k--)
         color = color * t + colormap[k];

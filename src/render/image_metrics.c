@@ -367,6 +367,14 @@ uint32_t ds_image_metrics_heatmap_texture(const ds_image_metrics *metrics)
     return metrics->heatmap_texture;
 }
 
+void ds_image_metrics_heat_grey(const uint8_t reference[3], uint8_t dest[3])
+{
+    /* As metrics_heatmap.comp.glsl: 15 + 0.35 luma, rounded. */
+    float grey = 15.0f + 0.35f * (0.299f * reference[0] + 0.587f * reference[1] +
+                                  0.114f * reference[2]);
+    dest[0] = dest[1] = dest[2] = (uint8_t)(grey + 0.5f);
+}
+
 void ds_image_metrics_colormap(float t, uint8_t dest[3])
 {
     t = t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;

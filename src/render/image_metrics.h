@@ -126,7 +126,9 @@ int ds_image_metrics_poll(ds_image_metrics *metrics, int wait, ds_image_error *d
 
 /* The heatmap: each pixel's largest channel error e, mapped through
  * ds_image_metrics_colormap(min(e / scale_levels, 1)) — so it saturates
- * at scale_levels levels (scale_levels > 0, e.g. 8 or 255). Written into
+ * at scale_levels levels (scale_levels > 0, e.g. 8 or 255) — and where e
+ * is 0, the reference dimmed to grey (ds_image_metrics_heat_grey()), so
+ * that the model stays visible under the colours. Written into
  * dest_texture (a GL_RGBA8 2D texture of the desc's size; alpha 255) or,
  * when that is 0, into the module's own (ds_image_metrics_heatmap_texture);
  * and when dest_rgba is not NULL, read back into it as width × height × 4
@@ -146,6 +148,11 @@ uint32_t ds_image_metrics_heatmap_texture(const ds_image_metrics *metrics);
  * yellow (t = 1, saturated), lightness increasing throughout. The same
  * polynomial the GPU pass evaluates. */
 void ds_image_metrics_colormap(float t, uint8_t dest[3]);
+
+/* The heatmap's pixel where there is no error: the reference's luma
+ * dimmed to a grey of 15..104, so that the model stays visible (as the
+ * GPU pass computes it, within rounding). */
+void ds_image_metrics_heat_grey(const uint8_t reference[3], uint8_t dest[3]);
 
 #ifdef __cplusplus
 }
