@@ -69,6 +69,9 @@ if [[ ${1:-} == --prepare ]]; then
     dest=${3:?usage: device-viewer.sh --prepare BUILD_DIR DEST}
     mkdir -p "$dest"
     xz -T2 -c "$build/depthsort" >"$dest/depthsort.xz"
+    # depthsort's shared library the bare host lacks beyond .rt: Debian's stb.
+    mkdir -p "$dest/lib"
+    cp -L "$(ldconfig -p | awk '$1 == "libstb.so.0" {print $NF; exit}')" "$dest/lib/"
     git -C "$root" rev-parse --short HEAD >"$dest/COMMIT"
     du -sh "$dest"
     exit 0
@@ -108,7 +111,7 @@ else
     [[ -e /usr/bin/xkbcomp ]] || ln -s /opt/ds-xvfb/usr/bin/xkbcomp /usr/bin/xkbcomp
     vendor=$(find /usr /etc /opt -name 10_nvidia.json -path '*egl_vendor.d*' 2>/dev/null | head -1)
     [[ -n $vendor ]] && export __EGL_VENDOR_LIBRARY_FILENAMES=$vendor
-    export LD_LIBRARY_PATH=/opt/ds-rt/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export LD_LIBRARY_PATH=/opt/ds-rt/usr/lib/x86_64-linux-gnu:$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     nvidia-smi -L 2>&1 | tee -a "$log"
     display=:97
     # The server alone sees the carried libraries; the viewer sees the
