@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_cub_raw.h — plain cub::DeviceRadixSort::SortPairs on float keys,
  * out of place: the baseline the sort benchmark divides by. Bench only. */
 #ifndef DS_BENCH_CUB_RAW_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_load.c — loader throughput and peak memory (a benchmark, never a
  * timed test).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_sort.c — the sort benchmark: every built algorithm x sizes x key
  * distributions (or real camera distances from a model), timed with CUDA
  * events as the median of --runs sorts after --warmup, the input restored

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cub_raw.cu — the benchmark's reference point "cub-raw": plain
  * cub::DeviceRadixSort::SortPairs(Descending) on float keys, out of place,
  * with none of the sort library's semantics (no NaN/-0 handling, no

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # plot_sort.sh CSV [OUT_PREFIX] [DIST] — rate (G pairs/s) vs n, one line per
 # algorithm, from bench_sort --csv, as OUT_PREFIX.png and OUT_PREFIX.svg
 # (gnuplot from Debian). DIST picks one distribution (default: the first in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* radix_timeline.cu — where the time of radix's single-launch sort
  * (k_radix_small, docs/algorithms/radix.md) goes: sort_radix.cu built
  * with DS_RADIX_TIMELINE, whose kernels stamp the GPU's global timer at

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # embed.cmake — turns shaders/<name>.<stage>.glsl into a generated C file in
 # the build tree (const char ds_shader_<name>_<stage>[], NUL-terminated) and
 # writes the build's git commit into another (const char ds_build_commit[]).

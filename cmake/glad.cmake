@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # glad.cmake — generates the GL 4.5 core + EGL 1.5 loader into the build tree
 # at configure time with Debian's python3-glad, offline (--reproducible).
 # Generated code is never committed. Defines the target ds_glad.

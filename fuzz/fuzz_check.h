@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_check.h — the invariants every successfully loaded mesh must hold;
  * a fuzz target aborts (a finding) when one is broken. */
 #ifndef DS_FUZZ_CHECK_H

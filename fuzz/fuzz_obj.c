@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_obj.c — libFuzzer target for the OBJ loader: any bytes must load or
  * fail with a message, never crash, read out of bounds or leak; a loaded
  * mesh must hold its invariants (fuzz_check.h). */

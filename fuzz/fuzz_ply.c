@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_ply.c — libFuzzer target for the PLY loader: any bytes must load or
  * fail with a message, never crash, read out of bounds or leak; a loaded
  * mesh must hold its invariants (fuzz_check.h). */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make_seeds.sh DIR — writes a small seed corpus for the loader fuzzers into
 # DIR/ply and DIR/obj (text and binary PLY variants, OBJ index forms), so
 # that no binary blobs live in the repository.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # build.sh BUILD_DIR [cmake args...] — configure (once) and build.
 set -euo pipefail
 dir=${1:?usage: build.sh BUILD_DIR [cmake args...]}

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # device-all.sh — the whole GPU check in one device call: the sort suite
 # (tests, memcheck, racecheck, benchmark, via gpu-suite.sh), the papers'
 # real-data experiments, and headless frame timings with --verify.

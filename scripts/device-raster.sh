@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # device-raster.sh — the compute raster on the GPU host in one device call:
 # its tests, --verify of every sort driving compute-exact, and headless
 # frames with the hardware draw beside the compute raster (the dragon at

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # device-viewer.sh — the viewer in a real GLX window on the GPU host, in one
 # device call: Xvfb (with Mesa only for the server's GLX protocol) gives the
 # window, the NVIDIA driver's GLX (__GLX_VENDOR_LIBRARY_NAME=nvidia) draws

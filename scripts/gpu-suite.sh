@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # gpu-suite.sh — the ONE script the team runs on the GPU host (one device
 # call, under 5 minutes): nvidia-smi -L, the GPU sort tests, compute-sanitizer
 # memcheck and racecheck on the GPU suite at small sizes, and the sort

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """make-sample-model.py — builds assets/bunny.ply from the Stanford bunny.
 
     python3 scripts/make-sample-model.py path/to/bun_zipper.ply assets/bunny.ply

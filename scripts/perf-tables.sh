@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # perf-tables.sh — the measurements behind docs/performance.md, in one go,
 # written out as that page's markdown tables: every sort by size, key
 # distributions, the issues' goals, real data, frames by scene and path,

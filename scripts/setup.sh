@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # setup.sh — installs the Debian 12 packages depthsort builds and tests with.
 # Idempotent: a no-op when everything is present. Needs root (or sudo) only
 # when something is missing. The CUDA 13 toolkit (nvcc in /usr/local/cuda

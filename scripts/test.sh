@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test.sh — Quick start (2): set up, build with sanitizers, and run every
 # test (GPU tests skip cleanly without a CUDA device).
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # transparency-lab.sh — the tables of docs/transparency.md in one command:
 # depthsort --compare all over the shared models and the built-in scenes,
 # each technique's frame time and image error against the exact A-buffer.

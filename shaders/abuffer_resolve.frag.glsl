@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // abuffer_resolve.frag.glsl — the A-buffer's resolve, once per pixel: the
 // pixel's fragments ordered far to near by (depth, primitive) — at equal
 // depth the higher primitive number is farther, so the order is unique

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // abuffer_store.frag.glsl — the A-buffer's gather (per-pixel linked lists,
 // Yang, Hensley, Grün and Thibieroz 2010, "Real-time concurrent linked list
 // construction on the GPU"): every fragment of the surface (ds_surface(),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fullscreen.vert.glsl — one triangle that covers the viewport (vertices
 // (-1,-1), (3,-1), (-1,3)), drawn with glDrawArrays(GL_TRIANGLES, 0, 3) and
 // no attributes: the resolve and composite passes run once per pixel.

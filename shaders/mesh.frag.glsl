@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mesh.frag.glsl — a translucent surface under the headlight (shade.glsl),
 // lit on both sides per vertex: ds_surface() is the fragment's
 // straight-alpha colour, the vertex stage's interpolated.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mesh.vert.glsl — translucent triangles, indexed: clip position, the
 // colour of the mode (shade.glsl, with the straight alpha: vertex alpha
 // times the global alpha) lit by the headlight at this vertex

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mesh_pull.vert.glsl — translucent triangles by vertex pulling: vertex
 // gl_VertexID is corner gl_VertexID % 3 of the triangle at sorted position
 // gl_VertexID / 3, so a plain glDrawArrays of 3 x triangles draws them in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // metrics_heatmap.comp.glsl — the error heatmap: each pixel's largest
 // channel error, divided by the scale and clamped to 0..1, through the
 // colour map polynomial whose coefficients image_metrics.c passes (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // metrics_reduce.comp.glsl — sums the per-tile partials of
 // metrics_tile.comp.glsl into the few numbers image_metrics.c reads back.
 //

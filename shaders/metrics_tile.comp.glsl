@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // metrics_tile.comp.glsl — the error terms and SSIM of one TILE × TILE
 // tile of pixels, reduced to one partial per workgroup (image_metrics.c
 // sums the partials with metrics_reduce.comp.glsl).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 450 core
 // overlay.frag.glsl — flat colour for overlay text and rectangles.
 

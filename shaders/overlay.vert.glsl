@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #version 450 core
 // overlay.vert.glsl — the viewer's 2D overlay: pixel positions with a
 // top-left origin to clip space; colour passed through (straight alpha).

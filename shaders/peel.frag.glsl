@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // peel.frag.glsl — depth peeling (Everitt 2001, "Interactive
 // order-independent transparency"), front to back, exact under ties. A
 // fragment's key is (depth bits, primitive), unique per pixel; peel k

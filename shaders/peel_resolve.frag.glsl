@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // peel_resolve.frag.glsl — the peels' front-to-back sum onto the
 // background: what shows through all layers (1 - A) of the background,
 //     rgb = sum.rgb + (1 - A) bg.rgb,   alpha = A + (1 - A) bg.alpha,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // points.frag.glsl — each point as a sphere impostor: the sprite cut to a
 // disc, and at sprite position p (unit disc) the sphere's normal
 // (p.x, -p.y, sqrt(1 - |p|^2)) in view space. The headlight shines along

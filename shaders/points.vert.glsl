@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // points.vert.glsl — splats whose on-screen diameter is a world-space size
 // under the perspective projection (nearer points are larger), coloured
 // as mesh.vert.glsl colours vertices.

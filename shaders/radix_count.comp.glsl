@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // radix_count.comp.glsl — the first of the two dispatches of one 8-bit
 // digit of gl_sort.c's LSD radix sort: the digit histogram of each block
 // of BLOCK keys, and the sums radix_scatter builds its positions from.

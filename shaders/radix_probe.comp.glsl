@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // radix_probe.comp.glsl — checks, once when gl_sort.c creates the sort, the
 // subgroup layout that radix_count and radix_scatter rely on: a workgroup of
 // THREADS invocations splits into subgroups of gl_SubGroupSizeARB lanes

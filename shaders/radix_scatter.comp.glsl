@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // radix_scatter.comp.glsl — the second of the two dispatches of one 8-bit
 // digit of gl_sort.c's LSD radix sort: moves each block's pairs to their
 // sorted positions, stably.

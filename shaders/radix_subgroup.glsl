@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // radix_subgroup.glsl — the subgroup operations that radix_count and
 // radix_scatter rank with, in the form gl_sort.c chose (SUBGROUP_KHR):
 //   0  GL_ARB_shader_ballot. It has no subgroup barrier, so a subgroup's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // radix_workgroup_scan.glsl — the exclusive prefix sum over a workgroup of
 // SCAN_THREADS invocations with which radix_scatter scans its block's
 // digit counts and the pass's digit totals.

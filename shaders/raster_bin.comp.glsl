@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // raster_bin.comp.glsl — the compute raster's by-pixel pass
 // (raster_compute.c): every fragment, taken in the frame's order, joins its
 // pixel's list, which raster_scan placed at the pixel's start: an entry is

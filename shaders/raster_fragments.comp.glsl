@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // raster_fragments.comp.glsl — the compute raster's fragment passes
 // (raster_compute.c), after shade.glsl and raster_setup.glsl, in four
 // programs by the defines EMIT (0: count, 1: emit) and LARGE:

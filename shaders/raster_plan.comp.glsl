@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // raster_plan.comp.glsl — one invocation between the compute raster's
 // scan of the triangles' counts and its emit (raster_compute.c): from the
 // frame's fragment total, what the later passes need without the host

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // raster_resolve.comp.glsl — the compute raster's composite
 // (raster_compute.c): each pixel's list (raster_bin) in order of position,
 // the first farthest, composited onto the background with the sorted

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // raster_scan.comp.glsl — an exclusive prefix sum of n uint32 words
 // (raster_compute.c: the triangles' fragment counts into offsets, the
 // pixels' counts into their lists' starts), in three dispatches by the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // raster_setup.glsl — the compute raster's triangle set-up and coverage
 // (raster_compute.c; docs/algorithms/compute-raster.md), shared by its
 // fragment passes, which raster_compute.c compiles after shade.glsl.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // shade.glsl — what every draw form shares: the renderer's uniforms, the
 // colour modes and the headlight. renderer.c compiles it after the
 // #version line and before each stage's own file (mesh, mesh_pull,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stage_keys.comp.glsl — the GL stages' keys pass (gl_stages.c): the sort
 // key of each point (its camera distance) or triangle (farthest, mean or
 // centroid distance of distance_math.h, quantised for 16-bit keys), with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stage_scatter.comp.glsl — the GL stages' scatter (gl_stages.c), as
 // distance.cu's k_distance_scatter: the sorted triangles' three indices
 // into the element buffer for the indexed draw, every sorted position (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // stage_state.glsl — what the GL stages' shaders share, declared once
 // (gl_stages.c puts it before each stage shader's own source): the state
 // buffer (gl_stages.c's STATE_WORDS) and tiles.h's tile codes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // tiles_count.comp.glsl — the GL binning's first pass (gl_stages.c), as
 // tiles.cu's k_tiles_count: workgroup b owns a contiguous chunk of the
 // first `drawn` sorted positions (drawn: the cull's visible count, read

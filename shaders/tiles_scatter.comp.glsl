@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // tiles_scatter.comp.glsl — the GL binning's second and last pass
 // (gl_stages.c), as tiles.cu's k_tiles_scan and k_tiles_scatter:
 // workgroup b walks its chunk of the drawn sorted positions again in

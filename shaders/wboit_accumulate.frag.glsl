@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // wboit_accumulate.frag.glsl — weighted blended order-independent
 // transparency (McGuire and Bavoil 2013, "Weighted Blended Order-Independent
 // Transparency", JCGT 2(2)), the accumulation pass. Target 0 (RGBA16F,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // wboit_composite.frag.glsl — the paper's composite pass (McGuire and
 // Bavoil 2013): the weighted average colour sum(c a w) / sum(a w) covers
 // the background by 1 - revealage:

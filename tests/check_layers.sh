@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # check_layers.sh SOURCE_DIR [LAYER=OBJECT[,OBJECT...]]... — the files of each layer
 # form a DAG (docs/architecture.md, "The files of each layer"):
 #   1. includes: the #include "NAME" lines of src/LAYER/ and kernels/LAYER/

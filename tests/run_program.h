@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* run_program.h — for tests that run the depthsort program itself
  * (DS_DEPTHSORT, set by tests/CMakeLists.txt): one child process in a work
  * folder, its exit status, its time and its output. Include after

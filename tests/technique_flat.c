@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* technique_flat.c — a technique that only the tests build (technique.h;
  * its registry line is tests/technique_flat.h): the mesh in its own order
  * drawn opaque with the depth test, so each pixel shows its nearest

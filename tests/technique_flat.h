@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* technique_flat.h — the line the test build adds to the technique
  * registry (technique_registry.h, DS_TECHNIQUE_REGISTRY_EXTRA): the test
  * of docs/architecture.md's "how to add a technique". */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_camera.c — orbit camera math: the matrices agree with a second,
  * hand-written construction; frame-to-fit keeps a sphere inside the frustum
  * and fills it; orbit, pan and zoom keep their promises. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_cli.c — the command line: defaults, every option, --help/--version
  * output, one error line plus usage for each bad input, and the agreement of
  * --help and the viewer's hotkeys with the sort registry and the GL

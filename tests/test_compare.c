@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_compare.c — the headless transparency comparison (--compare), run as
  * the program itself (DS_DEPTHSORT; EGL on Mesa llvmpipe without a GPU):
  *   - `--compare all` on a small planes scene writes every technique, with

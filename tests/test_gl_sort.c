@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gl_sort.c — the GL radix sort (gl_sort.h) on whatever EGL offers
  * (Mesa llvmpipe in CI), against a host stable sort on (key bits, index):
  *   - key sets: uniform 32-bit, few unique values, all equal, sorted,

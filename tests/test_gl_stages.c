@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gl_stages.c — the renderer's GL stages (gl_stages.c) on whatever EGL
  * offers (Mesa llvmpipe in CI), against a host reference, for triangles
  * (tiles on and off, pulled and indexed, culling on and off, 32-, 24- and

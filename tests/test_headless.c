@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_headless.c — the headless runner's output and its checks, run as the
  * program itself (DS_DEPTHSORT; EGL on Mesa llvmpipe without a GPU):
  *   - the CSV and the JSON carry every state field, each parsed here and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_hybrid.c — proves the hybrid sort's vector building blocks
  * (kernels/sort/hybrid_network.cuh) on the CPU: the 2008 journal's sortElements
  * and its (key, value) form on every 4-element input over {0,1,2,3} (ties

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_load_robust.c — the loaders against hostile paths and files: FIFOs,
  * devices, procfs files and directories refused before any blocking open;
  * a file truncated by another thread while it loads (one error line or the

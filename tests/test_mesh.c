@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_mesh.c — bounds, area-weighted normals, default colours and grid
  * replication of ds_mesh (no randomness). */
 #include <math.h>

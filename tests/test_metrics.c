@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_metrics.c — the GPU image metrics (image_metrics.h) on whatever EGL
  * offers (Mesa llvmpipe in CI, an NVIDIA GPU elsewhere), against values
  * known by hand and against a straightforward CPU implementation written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_obj.c — the OBJ loader on text this test writes itself: the four
  * face-corner forms, negative indices, n-gons, ignored statements, CRLF,
  * vertex colours (and has_colors), the reported format, per-corner normals

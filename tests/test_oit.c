@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_oit.c — the transparency techniques on whatever EGL offers (Mesa
  * llvmpipe in CI):
  *   - the A-buffer against a compositor written here: intersecting,

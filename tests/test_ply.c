@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_ply.c — the PLY loader on files this test writes itself: one mesh in
  * ascii, little- and big-endian binary must load identically and report its
  * format; every property type and list count/index type; CRLF headers;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_raster_compute.c — the compute raster's techniques (renderer.h,
  * compute and compute-exact; raster_compute.h) on whatever EGL offers
  * (Mesa llvmpipe in CI):

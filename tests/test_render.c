@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_render.c — the render pipeline on whatever EGL offers (Mesa llvmpipe
  * in CI: the CPU path; an NVIDIA GPU: the CUDA path):
  *   - three translucent layers at known depths, seen head on: the sorted

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_scene.c — invariants of every built-in scene at several sizes
  * (counts near the request, indices in range, finite bounds, unit normals,
  * no degenerate triangles, consistent orientation, closed surfaces where

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_sort_gpu.c — the GPU correctness suite of the sort library: every
  * built algorithm x every input distribution (plus camera distances of a
  * synthetic point set) x sizes from 0 to 2^24 x ascending/descending x

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_sort_host.c — the sort library on the host, everywhere (no GPU
  * needed): algorithm names, the front end's argument errors, the ordered
  * key transform, the input generators, the reference check (that it

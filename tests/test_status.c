@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_status.c — the status strings and the one-line error log. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_technique_registry.c — adding a technique is one file plus one
  * registry line (docs/architecture.md, "How to add a technique"). This
  * test's build adds tests/technique_flat.c and its line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_tiles_gpu.c — the CUDA binning (kernels/render/tiles.cu) against
  * its host reference, ds_tiles_bin_host(): random sorted orders and tile
  * rectangles (one tile, several, none, every tile, inverted), sort values

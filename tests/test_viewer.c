@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_viewer.c — the interactive viewer end to end, under Xvfb with Mesa
  * (llvmpipe gives GL 4.5 core through GLX). One --script run presses every
  * hotkey of handle_key() in viewer_input.c, turns the wheel and drags with both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_viewer_panels.c — the viewer's ImGui panels (--ui panels, the
  * default where built with libimgui-dev), end to end under Xvfb with Mesa:
  * the bunny at 1280 x 720, driven by a --script, read back from its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_viewer_script.c — the --script parser: every command, key names,
  * comments and CRLF, and malformed lines rejected with the line named. */
 #include <setjmp.h>

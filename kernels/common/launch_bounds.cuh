@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* launch_bounds.cuh — the minimum resident blocks a kernel's
  * __launch_bounds__ asks for, within what the architecture being compiled
  * can hold: an SM holds at most 1,024 threads on sm_75, 1,536 on sm_86,

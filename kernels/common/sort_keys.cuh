@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sort_keys.cuh — the float-key order transform shared by the sort
  * kernels and the CPU reference, so that every algorithm agrees on -0, NaN
  * and direction (sort.h). Usable from C (host) and CUDA. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* warp_reduce.cuh — full-warp reductions of a uint32: the redux.sync
  * instruction on sm_80 and newer, a shuffle butterfly before (the build
  * also targets sm_75). Every lane of the warp must call them together. */

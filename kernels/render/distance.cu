@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* distance.cu — the renderer's per-frame key kernels: the sort key of each
  * point (its camera distance) or triangle (from its three vertex distances,
  * with the small-triangle cull of distance_math.h folded in), read straight

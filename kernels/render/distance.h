@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* distance.h — the renderer's per-frame CUDA kernels (distance.cu): the
  * sort keys (per point, or per triangle with the small-triangle cull, and
  * for a binned frame each primitive's screen tiles), the culled draw's

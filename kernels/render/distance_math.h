@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* distance_math.h — the distance, sort-key and culling arithmetic shared by
  * the CUDA kernels (distance.cu, tiles.cu) and the renderer's CPU path
  * (src/render/stages_cpu.c), so that both compute the same keys, cull the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tiles.cu — the GPU binning of tiles.h: the sorted triangles into per-tile
  * lists that keep the sorted order, and the per-tile indirect draw
  * commands, in four kernels and no host round trip:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tiles.h — screen tiles: the sorted triangles (or point splats) binned by
  * the tiles of the viewport they may touch, each tile's list keeping the
  * sorted order, so that the draw can go tile by tile (one scissored

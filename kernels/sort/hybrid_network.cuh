@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hybrid_network.cuh — the vector building blocks of the hybrid sort
  * ("Fast Parallel GPU-Sorting Using a Hybrid Algorithm", Sintorn &
  * Assarsson, JPDC 2008), as __host__ __device__ functions so that

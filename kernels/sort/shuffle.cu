@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* shuffle.cu — the optional O(n) pass that randomly permutes (key, value)
  * pairs in device memory before a sort (ds_shuffle_pairs in sort.h), as
  * "Fast Parallel GPU-Sorting Using a Hybrid Algorithm" (Sintorn &

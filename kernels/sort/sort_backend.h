@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sort_backend.h — the contract between the sort front end
  * (src/sort/sort.c) and each algorithm (kernels/sort/sort_<algo>.cu,
  * src/sort/sort_cpu.c). Internal to the sort library.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sort_bitonic.cu — bitonic sort of (float key, uint32 value) pairs in device
  * memory, in the three versions of "Bitonic Sort on GPU: CUDA
  * Implementations & Optimizations" (Daskalopoulos, 2025):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sort_cub.cu — the baseline: cub::DeviceRadixSort::SortPairs from the
  * toolkit's CCCL (the LSD radix sort of "Onesweep: A Faster Least
  * Significant Digit Radix Sort for GPUs", Adinets & Merrill), wrapped so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sort_hybrid.cu — the hybrid sort of "Fast Parallel GPU-Sorting Using a
  * Hybrid Algorithm" (Sintorn & Assarsson, JPDC 2008): a bucket sort splits
  * the input into L ordered buckets, then a vector merge sort sorts each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sort_quick.cu — GPU quicksort, after Cederman & Tsigas, "GPU-Quicksort: A
  * Practical Quicksort Algorithm for Graphics Processors".
  *

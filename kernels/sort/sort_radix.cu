@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sort_radix.cu — our least-significant-digit radix sort of (float key,
  * uint32 value) pairs, after "High Performance and Scalable Radix Sorting: a
  * case study of implementing dynamic parallelism for GPU computing"

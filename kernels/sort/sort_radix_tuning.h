@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sort_radix_tuning.h — the radix sort's run-time tuning
  * (sort_radix.cu) as data: the measured defaults, and what a test or a
  * benchmark passes as ds_sorter_desc.tuning to make a sorter with other

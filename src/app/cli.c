@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli.c — the command line: getopt_long into a ds_options (see cli.h), the
  * usage text with every option and the viewer's hotkeys. Every value is
  * validated here, so the runners can trust what they read. */

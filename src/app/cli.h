@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli.h — the parsed command line, shared by main, the headless runner and
  * the viewer (which only read it). */
 #ifndef DS_CLI_H

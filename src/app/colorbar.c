@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* colorbar.c — colorbar.h. Text comes from stb_easy_font (Debian's
  * libstb-dev), whose glyphs are axis-aligned quads: each is filled on the
  * host, at twice its size so that it stays legible in a 1080p picture. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* colorbar.h — the heatmap's colour bar with its scale and units, drawn
  * into an RGBA8 image on the host (the --diff-dir PNGs): a strip of the
  * colour map (ds_image_metrics_colormap) from 0 to `levels`, tick labels

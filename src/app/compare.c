@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare.c — the headless transparency comparison (compare.h).
  *
  * Three phases over the headless orbit (headless.c's camera path):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compare.h — the headless transparency comparison (--compare LIST): each
  * listed technique's image error against the exact reference (the
  * A-buffer) and its frame time, over the headless orbit. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* headless.c — the headless frame-timing runner: an EGL context without a
  * window, a scripted camera orbit of opts->frames frames per selected sort
  * (the GL stages or a sort of the registry; from --camera when given),

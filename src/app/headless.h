@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* headless.h — the headless frame-timing runner (EGL, no window). */
 #ifndef DS_HEADLESS_H
 #define DS_HEADLESS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hotkeys.c — the viewer's hotkey table and help text (see hotkeys.h). The
  * sort hotkeys come from the sort registry, with the GL stages' key
  * (cli.h) before them, and X's techniques from the technique registry;

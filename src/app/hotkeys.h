@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hotkeys.h — the viewer's hotkeys in one place: which key selects which
  * sort (from the sort registry, sort_registry.h, and the GL stages' key
  * of cli.h) and the help text that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* main.c — depthsort's entry: parse the command line, then hand over to
  * --info, the headless runner or the viewer. Holds no algorithm. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* overlay.c — batched 2D text and rectangles for the viewer's overlay (see
  * overlay.h). Glyphs come from stb_easy_font (Debian's libstb-dev), which
  * emits each glyph as a few axis-aligned quads; we turn every quad into two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* overlay.h — a 2D overlay for the viewer: text (stb_easy_font) and
  * rectangles, batched and drawn with one small GL 4.5 core program on top of
  * whatever is in the framebuffer.

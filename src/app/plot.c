@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* plot.c — --plot DIR (plot.h): the data and a gnuplot script per plot,
  * then gnuplot run on the script (posix_spawnp, waited for), so that the
  * pictures can be made again, or restyled, from the files alone. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* plot.h — --plot DIR: line plots of per-frame series (frame times, image
  * error) drawn by gnuplot (Debian's gnuplot-nox), for the headless runner
  * and --compare. Each plot NAME is three files and two pictures in DIR:

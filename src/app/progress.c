@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* progress.c — progress.h: a line on stderr while a long run goes on. */
 #include "progress.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* progress.h — a run's progress on stderr, for the headless runner and
  * --compare: "depthsort: sort 2 of 8 (radix): frame 40 of 100, 3.2 s,
  * about 6 s left", redrawn in place on a terminal (at most ten times a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* setup.c — the options turned into a mesh, a renderer description and a
  * starting camera, for --info (main.c), the headless runner and the viewer
  * alike; and the one warning per option that a run ignores. */

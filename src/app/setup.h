@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* setup.h — what --info, the headless runner and the viewer share between
  * the command line and the renderer: the mesh the options name, the
  * renderer description and the starting camera the options ask for, and

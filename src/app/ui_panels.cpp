@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ui_panels.cpp — the viewer's panels drawn with Dear ImGui (see
  * ui_panels.h), through the GLFW and OpenGL 3 backends that Debian's
  * libimgui-dev builds into its static library.

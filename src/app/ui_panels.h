@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ui_panels.h — the viewer's panels (--ui panels): its settings, stage
  * times, frame-time plot, error numbers and hotkeys as Dear ImGui windows,
  * the way NVIDIA's nvpro samples and Polyscope show theirs. The one C++

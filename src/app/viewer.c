@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* viewer.c — the interactive GLFW viewer: a GL 4.5 core window that drives
  * the renderer every frame, maps keys and mouse to its settings and the
  * camera, and draws the timing overlay. Holds no algorithm: sorting and

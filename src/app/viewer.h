@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* viewer.h — the interactive GLFW viewer with the timing overlay. */
 #ifndef DS_VIEWER_H
 #define DS_VIEWER_H

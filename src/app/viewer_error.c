@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* viewer_error.c — the error view (D, and the split view \\; see
  * viewer_internal.h): the picture against the exact reference. The same
  * renderer draws the A-buffer into its own framebuffer after the window's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* viewer_input.c — the viewer's input (viewer_internal.h). Input has one
  * path: GLFW callbacks and --script steps both call handle_key(),
  * handle_mouse_button(), handle_cursor() and handle_scroll(); the keys'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* viewer_internal.h — the viewer's state and the seams between its files;
  * only src/app/viewer*.c include it. The viewer's jobs, one file each:
  *

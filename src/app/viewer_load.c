@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* viewer_load.c — building the viewer's model and putting it in a
  * renderer (viewer_internal.h): the mesh built from the options with a
  * progress line on the terminal, a new renderer at the window's size that

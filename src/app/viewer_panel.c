@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* viewer_panel.c — the viewer's overlay (viewer_internal.h): the stage
  * timings (rolling means of the renderer's GPU timers over HISTORY frames)
  * and the frame graph, the stats panel in its full and compact forms, the

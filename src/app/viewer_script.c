@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* viewer_script.c — parses --script files into steps (see viewer_script.h).
  * Never asserts on input: every malformed line is a DS_ERR_PARSE naming the
  * line. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* viewer_script.h — scripted input for the viewer (--script FILE), so that
  * tests can drive the real key and mouse handlers without a person.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* viewer_settings.c — what the viewer's keys change (viewer_internal.h):
  * the sort and the GL stages, the transparency technique, colour, MSAA
  * and point size, vsync and fullscreen, preset views, the camera

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* viewer_ui.c — the viewer's side of the ImGui panels (--ui panels,
  * ui_panels.h): opening them at the monitor's content scale, framing the
  * model's viewport beside the docked panel, describing the viewer's state

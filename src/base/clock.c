@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clock.c — ds_now_ms() on CLOCK_MONOTONIC. */
 #include "clock.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clock.h — the one host clock: monotonic milliseconds for timing stages,
  * frames and loads. */
 #ifndef DS_CLOCK_H

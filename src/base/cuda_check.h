@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda_check.h — checking every CUDA call and launch, from C or CUDA.
  *
  * DS_CUDA_TRY(call) returns DS_ERR_CUDA from the enclosing function (after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* host_memory.c — available host memory from /proc/meminfo, the cgroup v2
  * limit and RLIMIT_DATA (see host_memory.h). */
 #include "host_memory.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* host_memory.h — how much host memory this process may still take, for
  * the checks that refuse a model, a grid or a renderer before allocating
  * it (rather than being killed by the kernel's OOM killer halfway). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* status.c — status strings and the one-line error log (see status.h). */
 #include "status.h"
 

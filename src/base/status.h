@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* status.h — the one status type every fallible depthsort call returns, and
  * the error log.
  *

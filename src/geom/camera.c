@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* camera.c — the orbit camera (see camera.h). Right-handed, +Y up, OpenGL
  * clip space (z in [-1, 1]); matrices from cglm, column-major.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* camera.h — an orbit camera: frame-to-fit, orbit, pan, zoom, and the
  * matrices the renderer needs. Matrices are column-major float[16] (cglm's
  * mat4 layout). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mesh.c — completing a host mesh (bounds, normals, default colours) and
  * replicating it on a grid (see mesh.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mesh.h — the host-memory triangle mesh (or point cloud) that loaders and
  * scene generators produce and the renderer uploads. Knows nothing of GL or
  * CUDA.

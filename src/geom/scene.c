@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scene.c — built-in procedural scenes that stress transparency ordering
  * (see scene.h). Every scene scales with a requested triangle count and is
  * built in parallel with pthreads, writing straight into the final arrays.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scene.h — built-in procedural scenes that stress transparency ordering,
  * each scaling with a size parameter (approximate triangle count) from
  * thousands to tens of millions. */

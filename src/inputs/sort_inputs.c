@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sort_inputs.c — key distributions and the reference check (see
  * sort_inputs.h). Distributions follow "GPU-Quicksort: A Practical
  * Quicksort Algorithm for Graphics Processors" (Cederman & Tsigas), whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sort_inputs.h — host-side inputs and the reference check for the sort
  * library's tests and benchmark: the key distributions of the GPU sorting
  * papers (Cederman & Tsigas; Sintorn & Assarsson), camera distances from a

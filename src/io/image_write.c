@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* image_write.c — the one place stb_image_write's implementation is
  * compiled (see image_write.h). */
 #include "image_write.h"

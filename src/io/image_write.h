@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* image_write.h — PNG output for screenshots (stb_image_write behind one
  * call, so that its implementation is compiled exactly once). */
 #ifndef DS_IMAGE_WRITE_H

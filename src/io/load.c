@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* load.c — checks a model path, reads the file into memory the loader owns
  * and hands the bytes to the PLY or OBJ parser (see load.h for the dispatch
  * rule); the memory budget shared by both parsers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* load.h — Stanford PLY and Wavefront OBJ loaders into a ds_mesh.
  *
  * Every loader returns a finished mesh (ds_mesh_finish) or a status after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* load_budget.c — the memory budget both parsers check from a header's
  * counts before they allocate (load_private.h, ds_load_check_budget): the
  * peak host memory of the mesh and of ds_mesh_finish() against what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* load_private.h — loader entry points that stop before ds_mesh_finish(),
  * so that the load benchmark can time parsing alone, and the checks both
  * parsers share. Not part of the API: only src/io/ply.c, src/io/obj.c,

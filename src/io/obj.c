@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* obj.c — Wavefront OBJ loader (geometry subset) into a ds_mesh.
  *
  * Used statements: `v x y z [w | r g b]` (w ignored, colours 0..1), `vn`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* output_file.c — write beside, then rename (see output_file.h). */
 #define _GNU_SOURCE
 #include "output_file.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* output_file.h — files a run writes (CSV, JSON, timelines, PNGs, the
  * camera file) are written under a temporary name beside their target and
  * renamed over it only when complete: a run that fails, or is killed,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parse_util.h — private number scanning shared by the PLY and OBJ loaders.
  *
  * Every scanner works on a bounded buffer [p, end) that is NOT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ply.c — Stanford PLY loader (ascii, binary_little_endian,
  * binary_big_endian) into a ds_mesh.
  *

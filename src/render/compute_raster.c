@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compute_raster.c — compute_raster.h: the compute raster's passes, in
  * order (docs/algorithms/compute-raster.md):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* compute_raster.h — the compute raster: a frame's triangles rasterised
  * by GL compute shaders into fragments, the fragments ordered and each
  * pixel's composited back to front, on all the GPU's multiprocessors

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* egl_context.c — a headless OpenGL 4.5 core context (see egl_context.h).
  *
  * Display choice, first that works:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* egl_context.h — a headless OpenGL 4.5 core context through EGL, no window.
  *
  * On NVIDIA: enumerates EGL devices (EGL_EXT_device_enumeration) and picks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* frame.c — one frame, as renderer.h describes it: the plan (every mode
  * decision of the frame, made here once), then the technique's frame
  * (technique.h): for the sorted draw (technique_sorted.c) the stages and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gl_compute.c — gl_compute.h. */
 #include "gl_compute.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gl_compute.h — compiling a GLSL compute shader into a program, shared by
  * the renderer's compute passes (image metrics, GL stages, GL sort). */
 #ifndef DS_GL_COMPUTE_H

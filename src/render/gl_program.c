@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gl_program.c — what every draw shares (gl_program.h): its program,
  * compiled as GLSL_VERSION, shade.glsl, then each stage's file, made
  * current with shade.glsl's uniforms; and the mesh's vertex layout. */

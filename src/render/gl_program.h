@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gl_program.h — what every draw shares (the raster paths' and the
  * techniques'): its GL program, compiled after shade.glsl (the colour
  * modes and the headlight) and made current with shade.glsl's uniforms

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gl_sort.c — gl_sort.h: a stable LSD radix sort of (uint32 key, uint32
  * value) pairs in GL buffers, 8 bits per pass, after the reduce-then-scan
  * radix sorts of Merrill and Grimshaw ("High Performance and Scalable

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gl_sort.h — a stable LSD radix sort of (uint32 key, uint32 value) pairs
  * held in GL buffers, by compute shaders in the current GL context: the
  * renderer's GL stages (gl_stages.c) sort with it so that a frame never

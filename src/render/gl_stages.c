@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gl_stages.c — one frame's stages as GL compute shaders in the draw's
  * own context, so that the GPU never switches to a CUDA context in a frame
  * (renderer_internal.h, desc.stages = DS_STAGES_GL):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* image_metrics.c — image error against a reference on the GPU (RMSE,
  * PSNR, largest error, bad-pixel fractions, SSIM after Wang, Bovik, Sheikh
  * and Simoncelli 2004) and the error heatmap; definitions, precision and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* image_metrics.h — the error of an image against a reference, on the GPU:
  * RMSE and PSNR over the 8-bit RGB values, the largest per-channel error,
  * the fraction of pixels off by more than 2 and by more than 8 levels, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* interop.c — CUDA–OpenGL buffer sharing, two ways (see interop.h): GL
  * buffers registered with CUDA and mapped per frame, or CUDA VMM memory
  * exported as file descriptors and imported into GL, ordered by fences.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* interop.h — the one module that owns every CUDA–OpenGL interop call
  * (cudaGraphics*, CUDA VMM export, GL_EXT_memory_object_fd import).
  *

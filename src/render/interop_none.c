@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* interop_none.c — interop.h in a build without CUDA (src/CMakeLists.txt
  * builds it in place of interop.c): no CUDA device ever drives GL, so the
  * renderer takes its CPU path, and an interop mode asked for by name is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernels_none.c — the launchers of kernels/render (distance.h, tiles.h)
  * in a build without CUDA (src/CMakeLists.txt builds it in place of the
  * .cu files). Only the renderer's CUDA path calls them, and without CUDA

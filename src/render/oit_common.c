@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oit_common.c — the order-independent techniques' shared helpers
  * (oit_common.h). */
 #include "oit_common.h"

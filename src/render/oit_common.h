@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* oit_common.h — what the order-independent techniques share
  * (technique_wboit.c, technique_peel.c, technique_abuffer.c): each draws
  * the mesh in its own order in one draw (no sort), with the sorted draw's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* raster.c — the raster path table (raster_registry.h) and the calls
  * through it (raster.h). */
 #include "raster.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* raster.h — the contract of a raster path (raster_registry.h): what
  * turns a sorted frame's primitives, in the element buffer the stages
  * wrote, into pixels. One file, src/render/raster_<FILE>.c, defines one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* raster_compute.c — the compute raster path (raster.h, "compute" in
  * raster_registry.h) and the renderer's side of the compute raster
  * (compute_raster.h; docs/algorithms/compute-raster.md): a sorted frame's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* raster_compute.h — the renderer's side of the compute raster
  * (raster_compute.c), which the compute raster path and the compute
  * techniques (technique_compute.c, technique_compute_exact.c) share. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* raster_hw.c — the hardware raster path (raster.h, raster_registry.h):
  * the GL draw of one frame's sorted elements, back to front with
  * straight alpha "over". The forms (renderer.h, ds_draw_form):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* raster_registry.h — the one list of raster paths: what turns a sorted
  * frame's primitives into pixels.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render_types.c — the names of the render modes (render_types.h); the
  * techniques' and raster paths' from their registries. */
 #include "render_types.h"

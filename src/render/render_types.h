@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* render_types.h — the renderer's modes (primitive, triangle key, interop,
  * screen tiles, colour, opacity, culling, transparency technique, raster
  * path) as plain enums (the last two from their registries): the app parses them into ds_options and the render kernels read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* renderer.c — the renderer's life cycle (renderer.h): create (the GL
  * programs, buffers and framebuffer, the CUDA stream, buffers and sorter,
  * or the CPU path's host copies; all per-frame storage is made here),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* renderer.h — the transparency renderer: per frame, on the GPU, a key
  * per triangle from its vertices' camera distances (or per vertex in
  * points mode), an optional shuffle, the selected sort (far first) whose values land in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* renderer_internal.h — the renderer's state and the seams between its
  * files; only the .c files of src/render include it. One frame runs as
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stages_cpu.c — one frame's stages on the host, for a GL context with no
  * CUDA device behind it (Mesa, CI): the same keys (distance_math.h), the
  * cpu sort, the same element buffer contents (scatter, culled draw

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stages_cuda.c — one frame's stages on the renderer's CUDA stream:
  *
  *   interop begin -> keys (+ cull count) -> [shuffle] -> sort (far first)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* technique.c — the technique table (technique_registry.h) and the calls
  * through it (technique.h): each technique's state made on first use,
  * its GL errors counted while it prepares, and the frees. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* technique.h — the contract of a transparency technique, in the manner of
  * GLFW's platform layer: one file, src/render/technique_<FILE>.c, defines
  * one ds_technique_backend named ds_technique_<FILE>, and one line of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* technique_abuffer.c — the A-buffer (technique.h; "abuffer" in
  * technique_registry.h), the exact reference: Carpenter, "The A-buffer,
  * an antialiased hidden surface method" (SIGGRAPH 1984), in its GPU form

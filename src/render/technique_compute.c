@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* technique_compute.c — the compute raster in triangle order (technique.h;
  * "compute" in technique_registry.h): the sorted draw's stages, then the
  * compute raster path (raster_compute.c) whatever the renderer's path, so

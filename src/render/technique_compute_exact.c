@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* technique_compute_exact.c — the compute raster in fragment order
  * (technique.h; "compute-exact" in technique_registry.h;
  * docs/algorithms/compute-raster.md): every fragment of the frame, in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* technique_peel.c — depth peeling (technique.h; "peel" in
  * technique_registry.h), after Everitt, "Interactive Order-Independent
  * Transparency" (NVIDIA 2001), here with a (depth, primitive) key so that

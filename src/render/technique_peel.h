@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* technique_peel.h — depth peeling's state and passes, for the technique
  * itself (technique_peel.c) and for the A-buffer, which peels a frame
  * whose deepest pixel its resolve cannot sort (technique_abuffer.c). The

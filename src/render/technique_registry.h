@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* technique_registry.h — the one list of transparency techniques.
  *
  * Every other list comes from this one: the ds_technique enum and the names

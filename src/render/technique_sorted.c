@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* technique_sorted.c — the sorted draw, and with the sort off the
  * unsorted one (technique.h; the lines "sorted" and "unsorted" of
  * technique_registry.h): the stages (keys, sort, binning or scatter) as

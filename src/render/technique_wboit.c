@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* technique_wboit.c — weighted blended order-independent transparency
  * (technique.h; "wboit" in technique_registry.h), after McGuire and
  * Bavoil, "Weighted Blended Order-Independent Transparency" (JCGT 2013):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timeline.c — a few frames' events on one clock (renderer.h,
  * ds_renderer_timeline_start): where a frame's time goes between the host,
  * GL and CUDA, including the waits that no stage timer counts.

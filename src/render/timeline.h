@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timeline.h — the renderer's event timeline (renderer.h,
  * ds_renderer_timeline_start): host clock readings around every wait and
  * submit of a frame, GL timestamp queries and CUDA events, all put on the

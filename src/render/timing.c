@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* timing.c — the renderer's stage times without stalling the frame path:
  * each frame's CUDA events (or, when its stages ran as GL compute, GL
  * timestamps) and GL timer queries live in one of TIMING_RING records,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* verify.c — ds_renderer_verify(): an off-line check (a host round trip,
  * allocating) that the last frame's element buffer, as GL reads it, holds
  * the right sorted order. The order must be a permutation whose key

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* shuffle_none.c — the shuffle of sort.h in a build without CUDA
  * (src/CMakeLists.txt builds it in place of kernels/sort/shuffle.cu): it
  * permutes device memory, which such a build never has. The host sort

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sort.c — the sort library's front end: algorithm names, the backend
  * table, argument checks, the optional shuffle pass, and dispatch. The
  * algorithms themselves live in kernels/sort/sort_<algo>.cu and src/sort/sort_cpu.c. */

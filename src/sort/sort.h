@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sort.h — the depthsort sort library: one API over every GPU sort.
  *
  * Sorts (float key, uint32 value) pairs, ascending or descending, on a

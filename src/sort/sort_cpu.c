@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sort_cpu.c — the host reference sort and the no-GPU fallback: an LSD
  * radix sort on the order-preserving uint32 transform of each key
  * (kernels/common/sort_keys.cuh), so that it honours every sort.h rule

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sort_registry.h — the one list of sort algorithms.
  *
  * Every other list comes from this one: the ds_sort_algo enum and the names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda_runtime.c (no_cuda) — the no-device answers of cuda_runtime.h in a
  * build without the CUDA toolkit: no device is ever found, so no call
  * below is reached on the renderer's CPU path except the device queries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda_runtime.h (no_cuda) — the CUDA runtime calls the host code makes,
  * for a build without the CUDA toolkit (DS_CUDA=OFF, or none found).
  *
