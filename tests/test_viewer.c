@@ -20,7 +20,9 @@
  *     three different views; Y turns the model and six presses bring it
  *     back; R rebuilds it to the same picture; a dropped missing file
  *     shows an error and keeps the model, a dropped PLY replaces it;
- *   - L prints a --camera line (and writes it to --camera-file); a second
+ *   - L prints a --camera line (and writes it to --camera-file, ending with
+ *     a newline); a --camera-file that is no camera line is a warning and
+ *     the viewer starts; a Z-up model (not the bunny) warns "try --up z"; a second
  *     run started from that line draws the same model region, and without
  *     --overlay full (which the first run gives) starts with the compact
  *     panel, the full one being too wide for its window; two runs in a
@@ -67,6 +69,9 @@
 
 #ifndef DS_DEPTHSORT
 #error "DS_DEPTHSORT must name the depthsort executable"
+#endif
+#ifndef DS_BUNNY
+#error "DS_BUNNY must name assets/bunny.ply"
 #endif
 
 #define WIDTH 640
@@ -772,7 +777,10 @@ static void camera_key_prints_a_line_that_restores_the_view(void **state)
     assert_non_null(file);
     assert_non_null(fgets(written, sizeof written, file));
     fclose(file);
-    written[strcspn(written, "\n")] = '\0';
+    /* One line, ending with a newline as text files do. */
+    size_t length = strlen(written);
+    assert_true(length > 0 && written[length - 1] == '\n');
+    written[length - 1] = '\0';
     assert_string_equal(written, camera_line);
     /* L snaps the view to the line (a float rounding away), and the run
      * that started from the line shows the same model region. */
@@ -1031,6 +1039,59 @@ static void failed_script_screenshot_fails_the_run(void **state)
     stbi_image_free(after.rgba);
 }
 
+/* A short run of the viewer on `model` with `extra` options: its exit
+ * status, its log in `log`. */
+static int run_briefly(const char *name, const char *model, const char *extra, char *log,
+                       size_t capacity)
+{
+    char script_path[300], args[1024];
+    snprintf(script_path, sizeof script_path, "%s/%s.txt", work_dir, name);
+    FILE *script = fopen(script_path, "w");
+    if (!script || fprintf(script, "frames 2\nquit\n") < 0 || fclose(script) != 0)
+        return -1;
+    snprintf(args, sizeof args, "'%s' --sort cpu --size 160x120 --overlay off %s", model, extra);
+    return run_depthsort(args, script_path, name, log, capacity);
+}
+
+/* A model standing on Z read as Y-up (x 1, y 0.4, z 3) gets one warning
+ * that names --up z; turned up with --up z, and the bunny (Y-up), none.
+ * A --camera-file that is not a camera line is a warning too, and the
+ * viewer starts from its framed view (exit 0), without an error line. */
+static void z_up_model_and_malformed_camera_file_warn(void **state)
+{
+    (void)state;
+    static char log[16384];
+    char model[300], camera[300], extra[400];
+    snprintf(model, sizeof model, "%s/zup.ply", work_dir);
+    FILE *file = fopen(model, "w");
+    assert_non_null(file);
+    fprintf(file, "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\n"
+                  "property float z\nelement face 4\nproperty list uchar int vertex_indices\n"
+                  "end_header\n0 0 0\n1 0 0\n0 0.4 0\n0.5 0.2 3\n3 0 1 2\n3 0 3 1\n3 0 2 3\n"
+                  "3 1 3 2\n");
+    assert_int_equal(fclose(file), 0);
+    snprintf(camera, sizeof camera, "%s/bad_camera.txt", work_dir);
+    file = fopen(camera, "w");
+    assert_non_null(file);
+    fprintf(file, "eye=1,2 target=banana\n");
+    assert_int_equal(fclose(file), 0);
+
+    snprintf(extra, sizeof extra, "--camera-file '%s'", camera);
+    assert_int_equal(run_briefly("zup", model, extra, log, sizeof log), 0);
+    assert_non_null(strstr(log, "zup.ply: model looks Z-up (its Z extent 3 is 7.5 times its Y "
+                                "extent 0.4); try --up z"));
+    assert_non_null(strstr(log, "bad_camera.txt: eye= needs three numbers X,Y,Z; ignored, "
+                                "starting from the default view"));
+    const char *first = strstr(log, "eye= needs");
+    assert_non_null(first);
+    assert_null(strstr(first + 1, "eye= needs")); /* the warning only, no error line */
+
+    assert_int_equal(run_briefly("zup_turned", model, "--up z", log, sizeof log), 0);
+    assert_null(strstr(log, "looks Z-up"));
+    assert_int_equal(run_briefly("bunny", DS_BUNNY, "", log, sizeof log), 0);
+    assert_null(strstr(log, "looks Z-up"));
+}
+
 /* The script's own commands: camera gives the view --camera gives (the
  * same picture), orbit turns it, technique and set change the picture,
  * wait keeps drawing; without quit the script closes the window after its
@@ -1120,6 +1181,7 @@ int main(void)
         cmocka_unit_test(both_screenshot_keys_write_pngs),
         cmocka_unit_test(u_changes_the_default_scene_first_frame),
         cmocka_unit_test(failed_script_screenshot_fails_the_run),
+        cmocka_unit_test(z_up_model_and_malformed_camera_file_warn),
     };
     return cmocka_run_group_tests(tests, run_viewer, clean_up);
 }

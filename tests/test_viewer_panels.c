@@ -16,6 +16,11 @@
  * - --ui-scale 2 makes the panel twice as wide, too wide to share a 1280
  *   window, so it starts collapsed and the model has the window.
  * - A --ui-scale out of range is a usage error (exit 2, one line).
+ * - The split view (\\) draws its divider under the panels too: a column of
+ *   the divider's colour under the model's centre (the middle of the
+ *   model's area, where the framed model's centre projects), and after a
+ *   drag from there 150 pixels to the left, 150 columns to the left; no
+ *   such column without the split view.
  *
  * Needs xvfb-run; exits 77 (skipped) only when it is missing.
  * DS_DEPTHSORT is the program's path, DS_BUNNY the sample model's.
@@ -57,8 +62,14 @@
  * --ui-scale 2 (about 42); the framed bunny starts lower. */
 #define COLLAPSED_BAR 80
 
-enum { SHOT_BASE, SHOT_STILL, SHOT_ALPHA, SHOT_HIDDEN, SHOT_SCALED, SHOTS };
-static const char *const shot_names[SHOTS] = {"base", "still", "alpha", "hidden", "scaled"};
+/* The split view's divider (viewer_panel.c), and how far the script
+ * drags it. */
+static const uint8_t divider_color[3] = {235, 235, 235};
+#define DIVIDER_DRAG 150
+
+enum { SHOT_BASE, SHOT_STILL, SHOT_ALPHA, SHOT_HIDDEN, SHOT_SPLIT, SHOT_DRAGGED, SHOT_SCALED, SHOTS };
+static const char *const shot_names[SHOTS] = {"base",  "still",   "alpha", "hidden",
+                                              "split", "dragged", "scaled"};
 
 typedef struct image {
     int width, height;
@@ -188,12 +199,16 @@ static int run_viewer(void **state)
         return -1;
     }
     /* Base and still: the same settings a few frames apart (only the
-     * frame times differ); alpha: after "+"; hidden: O twice. */
+     * frame times differ); alpha: after "+"; hidden: O twice; split: the
+     * panel back (O), then \\; dragged: the divider dragged from the
+     * middle of the model's area (where the script's drags start). */
     snprintf(script, sizeof script,
              "frames 8\nscreenshot %s/base.png\nframes 4\nscreenshot %s/still.png\n"
              "key +\nframes 4\nscreenshot %s/alpha.png\n"
-             "key O\nkey O\nframes 4\nscreenshot %s/hidden.png\nquit\n",
-             work_dir, work_dir, work_dir, work_dir);
+             "key O\nkey O\nframes 4\nscreenshot %s/hidden.png\n"
+             "key O\nkey \\\nframes 6\nscreenshot %s/split.png\n"
+             "drag left -%d 0\nframes 4\nscreenshot %s/dragged.png\nquit\n",
+             work_dir, work_dir, work_dir, work_dir, work_dir, DIVIDER_DRAG, work_dir);
     char args[128];
     snprintf(args, sizeof args, "--sort cpu --size %dx%d --ui panels", WIDTH, HEIGHT);
     if (run_depthsort("main", args, script) != 0)
@@ -286,6 +301,42 @@ static void larger_scale_starts_collapsed_in_a_narrow_window(void **state)
     assert_true(abs(centre - WIDTH / 2) < WIDTH / 10);
 }
 
+/* The columns of [0, x_end) whose pixels are the divider's colour in at
+ * least 90 % of the rows: how many, the first in *first. */
+static int divider_columns(const image *im, int x_end, int *first)
+{
+    int count = 0;
+    *first = -1;
+    for (int x = 0; x < x_end; x++) {
+        int rows = 0;
+        for (int y = 0; y < im->height; y++)
+            rows += memcmp(pixel(im, x, y), divider_color, 3) == 0;
+        if (rows * 10 >= im->height * 9) {
+            if (*first < 0)
+                *first = x;
+            count++;
+        }
+    }
+    return count;
+}
+
+static void split_view_draws_its_divider_under_the_panels(void **state)
+{
+    (void)state;
+    int first, centre = PANEL_LEFT / 2;
+    assert_int_equal(divider_columns(&shots[SHOT_BASE], PANEL_LEFT, &first), 0);
+    int count = divider_columns(&shots[SHOT_SPLIT], PANEL_LEFT, &first);
+    fprintf(stderr, "split: %d divider columns from x %d (the model's centre %d)\n", count, first,
+            centre);
+    assert_true(count >= 1 && count <= 4);
+    assert_true(abs(first - centre) <= 2);
+    count = divider_columns(&shots[SHOT_DRAGGED], PANEL_LEFT, &first);
+    fprintf(stderr, "dragged %d to the left: %d divider columns from x %d\n", DIVIDER_DRAG, count,
+            first);
+    assert_true(count >= 1 && count <= 4);
+    assert_true(abs(first - (centre - DIVIDER_DRAG)) <= 2);
+}
+
 static void bad_ui_scale_is_a_usage_error(void **state)
 {
     (void)state;
@@ -315,6 +366,7 @@ int main(void)
         cmocka_unit_test(model_is_framed_beside_the_panel),
         cmocka_unit_test(hotkey_change_shows_in_the_panel),
         cmocka_unit_test(larger_scale_starts_collapsed_in_a_narrow_window),
+        cmocka_unit_test(split_view_draws_its_divider_under_the_panels),
         cmocka_unit_test(bad_ui_scale_is_a_usage_error),
     };
     return cmocka_run_group_tests(tests, run_viewer, clean_up);

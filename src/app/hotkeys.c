@@ -25,7 +25,7 @@ static const char *const other_keys[][2] = {
     {"U", "sorted / unsorted draw"},
     {"X", NULL}, /* the technique registry's cycle (technique_lines) */
     {"D", "error vs exact: numbers, heatmap, off"},
-    {"\\", "split view: left as drawn, right exact"},
+    {"\\", "split view: drawn | exact (drag divider)"},
     {"T", "screen tiles on/off (same image)"},
     {"+ / -", "alpha up / down  (also = and keypad)"},
     {"B", "background dark / light"},

@@ -403,8 +403,28 @@ ds_status ds_app_start_camera(const ds_options *opts, const ds_mesh *mesh, ds_ca
     return DS_OK;
 }
 
+/* How much larger than the Y extent a Z extent must be to read as Z-up. */
+#define Z_UP_RATIO 1.5f
+
+/* A model file read as Y-up whose Z extent is the largest and well above
+ * its Y extent stands on its Z axis (scans such as lucy are stored so):
+ * it would lie on its side, so say which option stands it up. */
+static void warn_z_up(const ds_options *opts, const ds_mesh *mesh)
+{
+    if (!opts->model_path || opts->up != DS_UP_POS_Y || opts->grid_x * opts->grid_y > 1)
+        return;
+    float x = mesh->bounds_max[0] - mesh->bounds_min[0];
+    float y = mesh->bounds_max[1] - mesh->bounds_min[1];
+    float z = mesh->bounds_max[2] - mesh->bounds_min[2];
+    if (y > 0.0f && z > Z_UP_RATIO * y && z >= x)
+        ds_warn("%s: model looks Z-up (its Z extent %.3g is %.1f times its Y extent %.3g); "
+                "try --up z",
+                opts->model_path, (double)z, (double)(z / y), (double)y);
+}
+
 void ds_app_warn_ignored(const ds_options *opts, const ds_mesh *mesh, const ds_renderer *renderer)
 {
+    warn_z_up(opts, mesh);
     /* A sort the build lacks ran as cpu (ds_app_first_sort()), as a CUDA
      * build on a machine without a device does. */
     if (opts->stages == DS_STAGES_SORTER && !ds_sort_algo_built(ds_sort_algo_from_name(opts->sort)))

@@ -509,8 +509,11 @@ void ds_ui_draw(ds_ui *ui, const ds_ui_view *v, ds_ui_changes *c)
         if (expanded) {
             note("%s", v->gpu_name);
             note("interop: %s | %s", v->interop, v->model);
-            if (v->message && v->message[0])
+            if (v->message && v->message[0]) { /* wrapped: a key's feedback is long */
+                ImGui::PushTextWrapPos(0.0f);
                 ImGui::TextColored(warn_color, "%s", v->message);
+                ImGui::PopTextWrapPos();
+            }
             ImGui::SetNextItemOpen(true, ImGuiCond_Once);
             if (ImGui::CollapsingHeader("Settings"))
                 settings_section(v, c);

@@ -94,14 +94,25 @@ static ds_status render_frame(ds_viewer *v)
         }
         /* A submit replaces the one before it: what comes back is the
          * latest measurement, once the GPU has finished it. */
-        if (ds_image_metrics_poll(v->error.metrics, 0, &v->error.result))
+        if (ds_image_metrics_poll(v->error.metrics, 0, &v->error.result)) {
             v->error.have_result = 1;
+            if (v->error.split_announce)
+                ds_viewer_announce_split(v);
+        }
         v->error.frames_to_measure--;
         ds_viewer_show_error_images(v);
     }
     ds_viewer_collect_timings(v);
     int show_message_line = ds_now_ms() < v->ui.message_until_ms;
     if (v->panels) {
+        /* The split view's divider and labels under the panels (which
+         * show the heatmap's colour bar themselves). */
+        if (v->error.images_ready && v->error.split && v->error.mode != ERROR_HEATMAP) {
+            glBindFramebuffer(GL_FRAMEBUFFER, 0);
+            ds_overlay_begin(v->overlay, v->window_width, v->window_height);
+            ds_viewer_draw_error_keys(v, DS_OVERLAY_SCALE(v->fb_height));
+            ds_overlay_draw(v->overlay);
+        }
         ds_viewer_draw_panels(v, show_message_line);
     } else if (v->ui.panel_mode != OVERLAY_OFF || v->ui.help_on || show_message_line ||
                (v->error.images_ready && (v->error.mode == ERROR_HEATMAP || v->error.split))) {
@@ -281,7 +292,21 @@ int ds_viewer_run(const ds_options *opts)
          * --camera or --camera-file name one. */
         v->camera.pitch = VIEW_PITCH;
         ds_viewer_frame_to_fit(v);
+        /* A --camera-file the viewer cannot read as a camera line (an old
+         * or hand-edited one) is a warning: the framed view, and L writes
+         * a good line over it. Other failures stay errors. */
+        ds_camera framed = v->camera;
+        int from_file = !v->opts.camera && v->opts.camera_file;
+        ds_log_set_quiet(from_file);
         status = ds_app_start_camera(&v->opts, &mesh, &v->camera, NULL);
+        ds_log_set_quiet(0);
+        if (from_file && status == DS_ERR_PARSE) {
+            ds_warn("%s; ignored, starting from the default view", ds_last_error());
+            v->camera = framed;
+            status = DS_OK;
+        } else if (from_file && status != DS_OK) {
+            ds_fail(status, "%s", ds_last_error());
+        }
     }
     ds_mesh_free(&mesh); /* the renderer holds its own copy */
     if (status != DS_OK)

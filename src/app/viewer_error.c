@@ -131,8 +131,47 @@ void ds_viewer_update_error_rate(ds_viewer *v, double measure_ms, double own_ms)
     v->error.every = every < 1 ? 1 : every > ERROR_EVERY_MAX ? ERROR_EVERY_MAX : every;
 }
 
-/* The heatmap over the whole picture, or the reference over its right
- * half (split), into the window before the overlay. */
+int ds_viewer_split_column(const ds_viewer *v)
+{
+    int w = v->fb_width, column = w / 2;
+    if (v->error.split_column > 0) {
+        column = v->error.split_column;
+    } else {
+        /* The model's centre through the camera, clip x over w to the
+         * viewport's columns. */
+        float m[16];
+        const float *c = v->model_center;
+        ds_camera_view_projection(&v->camera, m);
+        float clip_x = m[0] * c[0] + m[4] * c[1] + m[8] * c[2] + m[12];
+        float clip_w = m[3] * c[0] + m[7] * c[1] + m[11] * c[2] + m[15];
+        if (clip_w > 0.0f)
+            column = (int)lroundf((0.5f * clip_x / clip_w + 0.5f) * (float)w);
+    }
+    return column < 1 ? 1 : column > w - 1 ? w - 1 : column;
+}
+
+/* Within this RMSE, in levels of 255, the halves look alike. */
+#define SPLIT_MATCH_RMSE 1.0
+
+void ds_viewer_announce_split(ds_viewer *v)
+{
+    const char *label = ds_technique_label(v->settings.technique);
+    v->error.split_announce = 0;
+    const ds_image_error *e = &v->error.result;
+    if (e->rmse <= SPLIT_MATCH_RMSE)
+        ds_viewer_show_message(v,
+                               "split view, error line on: the halves match: %s is within "
+                               "%.2f levels (RMSE; largest %d) of exact here",
+                               label, e->rmse, e->max_error);
+    else
+        ds_viewer_show_message(v,
+                               "split view, error line on: %s differs from exact by %.2f levels "
+                               "(RMSE; largest %d)",
+                               label, e->rmse, e->max_error);
+}
+
+/* The heatmap over the whole picture, or the reference right of the
+ * split view's divider, into the window before the overlay. */
 void ds_viewer_show_error_images(ds_viewer *v)
 {
     int w = v->fb_width, h = v->fb_height;
@@ -141,7 +180,9 @@ void ds_viewer_show_error_images(ds_viewer *v)
     if (v->error.mode == ERROR_HEATMAP)
         glBlitNamedFramebuffer(v->error.heat_framebuffer, 0, 0, 0, w, h, 0, 0, w, h,
                                GL_COLOR_BUFFER_BIT, GL_NEAREST);
-    else if (v->error.split)
-        glBlitNamedFramebuffer(v->error.reference_framebuffer, 0, w / 2, 0, w, h, w / 2, 0, w, h,
+    else if (v->error.split) {
+        int column = ds_viewer_split_column(v);
+        glBlitNamedFramebuffer(v->error.reference_framebuffer, 0, column, 0, w, h, column, 0, w, h,
                                GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    }
 }

@@ -10,6 +10,9 @@
 #include "clock.h"
 #include "viewer_internal.h"
 
+/* How near the split view's divider a press grabs it, in pixels. */
+#define SPLIT_GRAB_PIXELS 6.0
+
 /* ---- input: keys, mouse, the window's events ---------------------------- */
 
 /* The keys that change what is drawn and how (viewer_settings.c does the
@@ -62,6 +65,15 @@ static int drawing_key(ds_viewer *v, int key)
         v->error.split = !v->error.split;
         v->error.frames_to_measure = 0;
         v->error.images_ready = 0;
+        v->error.split_column = 0; /* under the model's centre again */
+        v->error.split_dragging = 0;
+        v->error.split_announce = v->error.split;
+        if (v->error.split)
+            ds_viewer_show_message(v, "split view: left as drawn (%s), right exact (A-buffer); "
+                                      "the error line is on too",
+                                   ds_technique_label(v->settings.technique));
+        else
+            ds_viewer_show_message(v, "split view off");
         return 1;
     case GLFW_KEY_T:
         ds_renderer_set_tiles(v->renderer, !ds_renderer_tiles(v->renderer));
@@ -187,6 +199,15 @@ static void handle_mouse_button(ds_viewer *v, int button, int pressed, double x,
 {
     v->cursor_x = x;
     v->cursor_y = y;
+    /* The split view's divider, grabbed within a few pixels, follows the
+     * left button instead of the model turning. */
+    if (button == GLFW_MOUSE_BUTTON_LEFT && pressed && v->error.split &&
+        fabs(x - (double)ds_viewer_split_column(v)) <= SPLIT_GRAB_PIXELS) {
+        v->error.split_dragging = 1;
+        return;
+    }
+    if (button == GLFW_MOUSE_BUTTON_LEFT && !pressed)
+        v->error.split_dragging = 0;
     if (button == GLFW_MOUSE_BUTTON_LEFT)
         v->left_down = pressed;
     else if (button == GLFW_MOUSE_BUTTON_RIGHT || button == GLFW_MOUSE_BUTTON_MIDDLE)
@@ -200,7 +221,10 @@ static void handle_cursor(ds_viewer *v, double x, double y)
     int window_height = 0, window_width = 0;
     v->cursor_x = x;
     v->cursor_y = y;
-    if (v->left_down) {
+    if (v->error.split_dragging) {
+        int column = (int)lround(x);
+        v->error.split_column = column < 1 ? 1 : column > v->fb_width - 1 ? v->fb_width - 1 : column;
+    } else if (v->left_down) {
         /* Dragging right turns the model right: the eye moves left. */
         ds_camera_orbit(&v->camera, -dx * ORBIT_RADIANS_PER_PIXEL, dy * ORBIT_RADIANS_PER_PIXEL);
     } else if (v->pan_down) {

@@ -149,6 +149,10 @@ typedef struct viewer_ui {
 typedef struct viewer_error_view {
     error_view mode;
     int split;
+    int split_column;       /* the divider, dragged to this column of the
+                               model's viewport; 0: under the model's centre */
+    int split_dragging;     /* the left button holds the divider */
+    int split_announce;     /* \\'s feedback waits for the first result */
     ds_image_metrics *metrics;
     unsigned test_texture, reference_texture, heat_texture;
     unsigned reference_framebuffer, heat_framebuffer;
@@ -264,6 +268,12 @@ int ds_viewer_ensure_error_targets(ds_viewer *v);
 ds_status ds_viewer_measure_error(ds_viewer *v);
 void ds_viewer_update_error_rate(ds_viewer *v, double measure_ms, double own_ms);
 void ds_viewer_show_error_images(ds_viewer *v);
+/* The split view's divider: a column of the model's viewport, under the
+ * model's centre unless dragged, 1..fb_width-1. */
+int ds_viewer_split_column(const ds_viewer *v);
+/* The \\ key's feedback once its first measurement is in: whether the
+ * halves match, and by how much they differ. */
+void ds_viewer_announce_split(ds_viewer *v);
 
 /* viewer_input.c */
 void ds_viewer_run_script(ds_viewer *v);

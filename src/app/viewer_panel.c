@@ -450,11 +450,11 @@ void ds_viewer_draw_error_keys(ds_viewer *v, int scale)
                             bar_y + bar_height + 4.0f * s, s, text_color, label);
         }
     } else if (v->error.split) {
-        float middle = (float)(v->fb_width / 2);
+        float middle = (float)ds_viewer_split_column(v);
         static const uint8_t divider[4] = {235, 235, 235, 255};
         ds_overlay_rect(v->overlay, middle - s, 0.0f, 2.0f * s, (float)v->fb_height, divider);
         char left[96];
-        snprintf(left, sizeof left, "drawn: %s", ds_technique_label(v->settings.technique));
+        snprintf(left, sizeof left, "as drawn: %s", ds_technique_label(v->settings.technique));
         const char *right = "exact (A-buffer)";
         float y = (float)v->fb_height - 24.0f * s;
         float left_width = ds_overlay_text_width(left, s);

@@ -283,6 +283,7 @@ void ds_viewer_select_technique(ds_viewer *v, ds_technique technique)
     v->error.have_result = 0;
     v->error.images_ready = 0;
     v->error.frames_to_measure = 0;
+    v->error.split_announce = v->error.split; /* whether the halves now match */
     ds_viewer_reset_timings(v);
 }
 
