@@ -103,6 +103,9 @@ static void assert_options_equal(const ds_options *actual, const ds_options *exp
     assert_optional_string_equal(actual->csv_path, expected->csv_path);
     assert_optional_string_equal(actual->json_path, expected->json_path);
     assert_optional_string_equal(actual->screenshot_path, expected->screenshot_path);
+    assert_int_equal(actual->screenshot_overlay, expected->screenshot_overlay);
+    assert_int_equal(actual->supersample, expected->supersample);
+    assert_int_equal(actual->screenshot_alpha, expected->screenshot_alpha);
     assert_optional_string_equal(actual->timeline_path, expected->timeline_path);
     assert_int_equal(actual->verify, expected->verify);
     assert_int_equal(actual->no_sort, expected->no_sort);
@@ -144,7 +147,8 @@ static void test_defaults(void **state)
         .primitive = DS_PRIMITIVE_TRIANGLES, .triangle_key = DS_TRIANGLE_KEY_FARTHEST,
         .interop = DS_INTEROP_AUTO, .orbit_degrees = 360.0f, .alpha = 0.35f, .vsync = 1,
         .tile_pixels = 0, .draw_form = DS_DRAW_AUTO, .cull = DS_CULL_AUTO,
-        .color_mode = DS_COLOR_AUTO, .opacity = DS_OPACITY_CONSTANT, .msaa = 1, .up = DS_UP_POS_Y};
+        .color_mode = DS_COLOR_AUTO, .opacity = DS_OPACITY_CONSTANT, .msaa = 1, .up = DS_UP_POS_Y,
+        .supersample = 1};
     assert_options_equal(&opts, &expected);
 }
 
@@ -155,7 +159,8 @@ static void test_every_option(void **state)
         "--scene", "shells:2M", "--grid", "4x3", "--info", "--headless", "--frames", "250", "--sort",
         "bitonic2", "--shuffle", "--size", "640x480", "--primitive", "points", "--key", "centroid",
         "--interop", "external", "--orbit", "-90.5", "--alpha", "1", "--csv", "t.csv", "--json", "t.json",
-        "--screenshot", "s.png", "--timeline", "t.timeline.csv", "--verify", "--no-sort", "--no-vsync", "--script", "keys.txt",
+        "--screenshot", "s-{model}-{technique}-{sort}-{frame}-{date}.png", "--supersample", "3",
+        "--screenshot-alpha", "--screenshot-overlay", "on", "--timeline", "t.timeline.csv", "--verify", "--no-sort", "--no-vsync", "--script", "keys.txt",
         "--overlay", "compact", "--key-bits", "24", "--narrow-keys", "off", "--no-cull", "--tiles", "off", "--tile-pixels", "64", "--draw", "pull",
         "--color", "height", "--tint", "0.25,0.5,1", "--background", "1,0.5,0", "--opacity", "view",
         "--point-size", "0.125", "--msaa", "4", "--up", "-z", "--camera",
@@ -171,7 +176,8 @@ static void test_every_option(void **state)
         .width = 640, .height = 480,
         .primitive = DS_PRIMITIVE_POINTS, .primitive_given = 1, .triangle_key = DS_TRIANGLE_KEY_CENTROID,
         .interop = DS_INTEROP_EXTERNAL, .key_bits = 24, .orbit_degrees = -90.5f, .alpha = 1.0f,
-        .csv_path = "t.csv", .json_path = "t.json", .screenshot_path = "s.png",
+        .csv_path = "t.csv", .json_path = "t.json", .screenshot_path = "s-{model}-{technique}-{sort}-{frame}-{date}.png",
+        .supersample = 3, .screenshot_alpha = 1, .screenshot_overlay = 1,
         .timeline_path = "t.timeline.csv", .verify = 1,
         .no_sort = 1, .full_width_keys = 1, .cull = DS_CULL_OFF, .tiles = DS_TILES_OFF, .tile_pixels = 64, .draw_form = DS_DRAW_PULL,
         .vsync = 0, .overlay = DS_OVERLAY_START_COMPACT, .script_path = "keys.txt",
@@ -358,6 +364,25 @@ static void test_version(void **state)
     assert_string_equal(r.output, "depthsort " DS_VERSION "\n");
 }
 
+/* A screenshot name template: each key expanded, a value's odd characters
+ * as '_', a '{' without '}' kept, truncation to the capacity. */
+static void test_screenshot_name(void **state)
+{
+    (void)state;
+    const ds_screenshot_keys keys = {.model = "scene:planes:1000", .technique = "sorted",
+                                     .sort = "cub", .date = "20261129-090000", .frame = 7};
+    char name[128], bad[16];
+    assert_int_equal(ds_screenshot_name("out/{model}-{technique}-{sort}-{frame}-{date}.png", &keys,
+                                        name, sizeof name, bad, sizeof bad), 1);
+    assert_string_equal(name, "out/scene_planes_1000-sorted-cub-7-20261129-090000.png");
+    assert_int_equal(ds_screenshot_name("a{b.png", &keys, name, sizeof name, NULL, 0), 1);
+    assert_string_equal(name, "a{b.png");
+    assert_int_equal(ds_screenshot_name("{sort}{sort}{sort}", &keys, name, 6, NULL, 0), 1);
+    assert_string_equal(name, "cubcu");
+    assert_int_equal(ds_screenshot_name("x{Model}.png", NULL, NULL, 0, bad, sizeof bad), 0);
+    assert_string_equal(bad, "Model");
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -456,6 +481,10 @@ static void test_errors(void **state)
         {"--diff-dir", "out", NULL, "--diff-dir out: needs --compare"},
         {"--compare", "sorted", "--diff-dir", "", NULL, "--diff-dir ''"},
         {"--timeline", "", NULL, "--timeline ''"},
+        {"--supersample", "5", NULL, "--supersample '5'"},
+        {"--supersample", "0", NULL, "--supersample"},
+        {"--screenshot-overlay", "yes", NULL, "--screenshot-overlay 'yes': expected on or off"},
+        {"--screenshot", "a{bogus}.png", NULL, "unknown key {bogus}"},
         {"--compare", "sorted", "--timeline", "t.csv", NULL, "--timeline t.csv: times the headless"},
     };
     ds_log_set_quiet(0); /* the error line must reach stderr */
@@ -663,6 +692,7 @@ int main(void)
         cmocka_unit_test(test_version),
         cmocka_unit_test(test_compare_lists),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_screenshot_name),
         cmocka_unit_test(registry_agrees_with_help_and_hotkeys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -622,6 +622,74 @@ static void covered_box(const char *png, int *width, int *height)
     *height = y1 - y0 + 1;
 }
 
+/* --screenshot's options: a name template expanded; --supersample keeps
+ * the asked size; --screenshot-alpha gives a transparent background
+ * (alpha 0 in the corner, coverage over the model) whose picture,
+ * composited over orange, is the frame drawn over orange; the model,
+ * technique and size in tEXt chunks. */
+static void test_screenshot_options(void **state)
+{
+    (void)state;
+    static const char *const alpha_run[] = {
+        "--headless", "--scene", "planes:1000", "--frames", "2", "--size", "64x48",
+        "--supersample", "2", "--screenshot-alpha", "--screenshot", "shot-{model}-{technique}.png",
+        NULL};
+    static const char *const orange_run[] = {
+        "--headless", "--scene", "planes:1000", "--frames", "2", "--size", "64x48",
+        "--supersample", "2", "--background", "1,0.55,0", "--screenshot", "orange.png", NULL};
+    static run_result r;
+    run_ok(alpha_run, "--screenshot-alpha", &r);
+    assert_non_null(strstr(r.out, "screenshot: shot-scene_planes_1000-sorted.png\n"));
+    run_ok(orange_run, "--background orange", &r);
+    char path[512];
+    int w, h, channels, ow, oh;
+    work_path("shot-scene_planes_1000-sorted.png", path, sizeof path);
+    uint8_t *shot = stbi_load(path, &w, &h, &channels, 4);
+    assert_non_null(shot);
+    assert_int_equal(w, 64);
+    assert_int_equal(h, 48);
+    assert_int_equal(channels, 4);
+    work_path("orange.png", path, sizeof path);
+    uint8_t *orange = stbi_load(path, &ow, &oh, &channels, 4);
+    assert_non_null(orange);
+    assert_int_equal(ow, 64);
+    assert_int_equal(oh, 48);
+    assert_int_equal(shot[3], 0); /* the corner is background */
+    static const double backing[3] = {255.0, 140.25, 0.0};
+    int covered = 0;
+    for (int i = 0; i < w * h; i++) {
+        const uint8_t *p = shot + 4 * i, *q = orange + 4 * i;
+        covered += p[3] > 0;
+        assert_int_equal(q[3], 255);
+        for (int c = 0; c < 3; c++) {
+            double over = p[c] * (p[3] / 255.0) + backing[c] * (1.0 - p[3] / 255.0);
+            if (fabs(over - q[c]) > 3.0)
+                fail_msg("pixel %d channel %d: %.1f composited, %d drawn over orange", i, c,
+                         over, q[c]);
+        }
+    }
+    assert_true(covered > w * h / 10 && covered < w * h);
+    stbi_image_free(shot);
+    stbi_image_free(orange);
+
+    char text[16384];
+    work_path("shot-scene_planes_1000-sorted.png", path, sizeof path);
+    FILE *file = fopen(path, "rb");
+    assert_non_null(file);
+    size_t length = fread(text, 1, sizeof text, file);
+    fclose(file);
+    static const char *const chunks[] = {"tEXtModel\0scene:planes:1000", "tEXtTechnique\0sorted",
+                                         "tEXtSize\0" "64x48, supersample 2, transparent"};
+    static const size_t chunk_lengths[] = {27, 20, 42};
+    for (int k = 0; k < 3; k++) {
+        int found = 0;
+        for (size_t at = 0; !found && at + chunk_lengths[k] <= length; at++)
+            found = memcmp(text + at, chunks[k], chunk_lengths[k]) == 0;
+        if (!found)
+            fail_msg("no text chunk %s", chunks[k] + 4);
+    }
+}
+
 /* Coordinates whose extent or centre the camera's float arithmetic cannot
  * hold (the projection's 2 near far overflowed from about 4e18, the radius
  * was infinite from about 7e37, tiny models underflowed): drawn recentred
@@ -867,21 +935,22 @@ static void test_up_axis(void **state)
         fail_msg("with --up z the slab covers %dx%d pixels: not taller than wide", w, h);
 }
 
+/* Whether PNGs a and b hold the same pixels (their text chunks name the
+ * sort, so the files' bytes differ). */
 static int files_equal(const char *a, const char *b)
 {
-    static char text_a[1 << 20], text_b[1 << 20];
     char path[512];
+    int wa, ha, wb, hb, channels;
     work_path(a, path, sizeof path);
-    FILE *file = fopen(path, "rb");
-    assert_non_null(file);
-    size_t length_a = fread(text_a, 1, sizeof text_a, file);
-    fclose(file);
+    uint8_t *pa = stbi_load(path, &wa, &ha, &channels, 4);
     work_path(b, path, sizeof path);
-    file = fopen(path, "rb");
-    assert_non_null(file);
-    size_t length_b = fread(text_b, 1, sizeof text_b, file);
-    fclose(file);
-    return length_a == length_b && length_a > 0 && !memcmp(text_a, text_b, length_a);
+    uint8_t *pb = stbi_load(path, &wb, &hb, &channels, 4);
+    assert_non_null(pa);
+    assert_non_null(pb);
+    int equal = wa == wb && ha == hb && !memcmp(pa, pb, (size_t)wa * (size_t)ha * 4);
+    stbi_image_free(pa);
+    stbi_image_free(pb);
+    return equal;
 }
 
 /* The "sort" of every row of CSV file `name`, which must all be `sort`;
@@ -1076,6 +1145,7 @@ int main(void)
         cmocka_unit_test(test_up_axis),
         cmocka_unit_test(test_camera_round_trip),
         cmocka_unit_test(test_extreme_coordinates),
+        cmocka_unit_test(test_screenshot_options),
         cmocka_unit_test(test_camera_file_fifo),
         cmocka_unit_test(test_outputs_kept_on_failure),
         cmocka_unit_test(test_grid_checked_before_body),

@@ -430,7 +430,8 @@ static int run_viewer(void **state)
     if (write_script(script_path) != 0 || write_tetrahedron() != 0)
         return -1;
     snprintf(args, sizeof args,
-             "--sort cpu --scene planes:2000 --size %dx%d --overlay full --camera-file '%s/camera.txt'",
+             "--sort cpu --scene planes:2000 --size %dx%d --overlay full --screenshot-overlay on "
+             "--camera-file '%s/camera.txt'",
              WIDTH, HEIGHT, work_dir);
     int status = run_depthsort(args, script_path, "main", log_text, sizeof log_text);
     if (status != 0) {
@@ -460,8 +461,9 @@ static int run_viewer(void **state)
     fprintf(script, "frames 3\nscreenshot %s/camera.png\nquit\n", work_dir);
     if (fclose(script) != 0)
         return -1;
-    snprintf(args, sizeof args, "--sort cpu --scene planes:2000 --size %dx%d --camera \"%s\"", WIDTH,
-             HEIGHT, camera_line);
+    snprintf(args, sizeof args,
+             "--sort cpu --scene planes:2000 --size %dx%d --screenshot-overlay on --camera \"%s\"",
+             WIDTH, HEIGHT, camera_line);
     status = run_depthsort(args, script_path, "camera", camera_log, sizeof camera_log);
     if (status != 0 || load_shot("camera", &camera_shot) != 0) {
         fprintf(stderr, "the --camera run failed (status %d)\n", status);
@@ -860,8 +862,9 @@ static void wide_window_starts_with_the_full_panel(void **state)
         assert_non_null(script);
         fprintf(script, "frames 3\nscreenshot %s/wide%d.png\nquit\n", work_dir, compact);
         assert_int_equal(fclose(script), 0);
-        snprintf(args, sizeof args, "--sort cpu --scene planes:2000 --size %dx%d%s", WIDE_WIDTH,
-                 WIDE_HEIGHT, compact ? " --overlay compact" : "");
+        snprintf(args, sizeof args,
+                 "--sort cpu --scene planes:2000 --size %dx%d --screenshot-overlay on%s",
+                 WIDE_WIDTH, WIDE_HEIGHT, compact ? " --overlay compact" : "");
         assert_int_equal(run_depthsort(args, script_path, compact ? "wide1" : "wide0", log,
                                        sizeof log),
                          0);
@@ -978,6 +981,53 @@ static void both_screenshot_keys_write_pngs(void **state)
 {
     (void)state;
     assert_int_equal(count_of(log_text, "screenshot: depthsort-"), 2);
+}
+
+/* Screenshots for a paper: a script's shot is the model alone by default
+ * (its name a template), the same picture Shift+C takes; with
+ * --screenshot-overlay on the script's shot has the panel, and --screenshot
+ * names the key's shots. */
+static void screenshots_alone_and_with_the_overlay(void **state)
+{
+    (void)state;
+    char script_path[300], args[512];
+    static char log[16384];
+    snprintf(script_path, sizeof script_path, "%s/alone.txt", work_dir);
+    FILE *script = fopen(script_path, "w");
+    assert_non_null(script);
+    fprintf(script, "frames 3\nscreenshot %s/alone-{sort}.png\nquit\n", work_dir);
+    assert_int_equal(fclose(script), 0);
+    assert_int_equal(run_depthsort("--sort cpu --scene planes:2000 --size 320x240 --overlay full",
+                                   script_path, "alone", log, sizeof log), 0);
+    script = fopen(script_path, "w");
+    assert_non_null(script);
+    fprintf(script, "frames 3\nscreenshot %s/panel.png\nkey shift+C\nframes 2\nquit\n", work_dir);
+    assert_int_equal(fclose(script), 0);
+    snprintf(args, sizeof args,
+             "--sort cpu --scene planes:2000 --size 320x240 --overlay full --screenshot-overlay on "
+             "--screenshot '%s/key-{technique}.png'", work_dir);
+    assert_int_equal(run_depthsort(args, script_path, "panel", log, sizeof log), 0);
+    assert_non_null(strstr(log, "/key-sorted.png"));
+    image alone = {0}, panel = {0}, key = {0};
+    assert_int_equal(load_shot("alone-cpu", &alone), 0);
+    assert_int_equal(load_shot("panel", &panel), 0);
+    assert_int_equal(load_shot("key-sorted", &key), 0);
+    assert_int_equal(alone.width, 320);
+    assert_int_equal(alone.height, 240);
+    assert_int_equal(key.width, 320);
+    assert_int_equal(key.height, 240);
+    long panel_pixels = 0, key_pixels = 0;
+    for (size_t i = 0; i < (size_t)320 * 240; i++) {
+        panel_pixels += memcmp(alone.rgba + 4 * i, panel.rgba + 4 * i, 3) != 0;
+        key_pixels += memcmp(alone.rgba + 4 * i, key.rgba + 4 * i, 3) != 0;
+    }
+    fprintf(stderr, "screenshots: the panel changes %ld pixels; Shift+C differs from the "
+                    "script's shot alone in %ld\n", panel_pixels, key_pixels);
+    stbi_image_free(alone.rgba);
+    stbi_image_free(panel.rgba);
+    stbi_image_free(key.rgba);
+    assert_true(panel_pixels > 1000);
+    assert_int_equal(key_pixels, 0);
 }
 
 /* The first thing a visitor tries: on the default scene (no --scene, no
@@ -1179,6 +1229,7 @@ int main(void)
         cmocka_unit_test(point_size_keys_grow_and_shrink_the_splats),
         cmocka_unit_test(reload_and_drop_load_models),
         cmocka_unit_test(both_screenshot_keys_write_pngs),
+        cmocka_unit_test(screenshots_alone_and_with_the_overlay),
         cmocka_unit_test(u_changes_the_default_scene_first_frame),
         cmocka_unit_test(failed_script_screenshot_fails_the_run),
         cmocka_unit_test(z_up_model_and_malformed_camera_file_warn),

@@ -201,21 +201,25 @@ static int run_viewer(void **state)
     /* Base and still: the same settings a few frames apart (only the
      * frame times differ); alpha: after "+"; hidden: O twice; split: the
      * panel back (O), then \\; dragged: the divider dragged from the
-     * middle of the model's area (where the script's drags start). */
+     * middle of the model's area (where the script's drags start); last,
+     * Shift+C (alone.png). */
     snprintf(script, sizeof script,
              "frames 8\nscreenshot %s/base.png\nframes 4\nscreenshot %s/still.png\n"
              "key +\nframes 4\nscreenshot %s/alpha.png\n"
              "key O\nkey O\nframes 4\nscreenshot %s/hidden.png\n"
              "key O\nkey \\\nframes 6\nscreenshot %s/split.png\n"
-             "drag left -%d 0\nframes 4\nscreenshot %s/dragged.png\nquit\n",
+             "drag left -%d 0\nframes 4\nscreenshot %s/dragged.png\n"
+             "key shift+C\nframes 2\nquit\n",
              work_dir, work_dir, work_dir, work_dir, work_dir, DIVIDER_DRAG, work_dir);
-    char args[128];
-    snprintf(args, sizeof args, "--sort cpu --size %dx%d --ui panels", WIDTH, HEIGHT);
+    char args[512];
+    snprintf(args, sizeof args,
+             "--sort cpu --size %dx%d --ui panels --screenshot-overlay on --screenshot '%s/alone.png'",
+             WIDTH, HEIGHT, work_dir);
     if (run_depthsort("main", args, script) != 0)
         return -1;
     snprintf(script, sizeof script, "frames 4\nscreenshot %s/scaled.png\nquit\n", work_dir);
-    snprintf(args, sizeof args, "--sort cpu --size %dx%d --ui panels --ui-scale 2", WIDTH,
-             HEIGHT);
+    snprintf(args, sizeof args,
+             "--sort cpu --size %dx%d --ui panels --ui-scale 2 --screenshot-overlay on", WIDTH, HEIGHT);
     if (run_depthsort("scaled", args, script) != 0)
         return -1;
     for (int i = 0; i < SHOTS; i++)
@@ -265,6 +269,29 @@ static void model_is_framed_beside_the_panel(void **state)
             count, left, right, centre, WIDTH / 2);
     assert_true(count > 10000);
     assert_true(abs(centre - WIDTH / 2) < WIDTH / 10);
+}
+
+/* Shift+C, named by --screenshot: the model's viewport alone, beside the
+ * panel (the window less the panel's width), the model in it. */
+static void shift_c_writes_the_model_alone(void **state)
+{
+    (void)state;
+    char path[300];
+    int width = 0, height = 0, channels = 0;
+    snprintf(path, sizeof path, "%s/alone.png", work_dir);
+    image alone = {0};
+    alone.rgba = stbi_load(path, &width, &height, &channels, 4);
+    assert_non_null(alone.rgba);
+    alone.width = width;
+    alone.height = height;
+    int left, right;
+    long count = model_extent(&alone, width, 0, &left, &right);
+    fprintf(stderr, "Shift+C: %dx%d of the %dx%d window, %ld model pixels\n", width, height, WIDTH,
+            HEIGHT, count);
+    stbi_image_free(alone.rgba);
+    assert_int_equal(width, PANEL_LEFT);
+    assert_int_equal(height, HEIGHT);
+    assert_true(count > 10000);
 }
 
 static void hotkey_change_shows_in_the_panel(void **state)
@@ -365,6 +392,7 @@ int main(void)
         cmocka_unit_test(panel_is_drawn_at_the_right_edge),
         cmocka_unit_test(model_is_framed_beside_the_panel),
         cmocka_unit_test(hotkey_change_shows_in_the_panel),
+        cmocka_unit_test(shift_c_writes_the_model_alone),
         cmocka_unit_test(larger_scale_starts_collapsed_in_a_narrow_window),
         cmocka_unit_test(split_view_draws_its_divider_under_the_panels),
         cmocka_unit_test(bad_ui_scale_is_a_usage_error),

@@ -80,6 +80,9 @@ enum {
     OPT_DIFF_DIR,
     OPT_TIMELINE,
     OPT_PLOT,
+    OPT_SCREENSHOT_OVERLAY,
+    OPT_SUPERSAMPLE,
+    OPT_SCREENSHOT_ALPHA,
     OPT_PROGRESS,
     OPT_NARROW_KEYS,
     OPT_HELP,
@@ -133,6 +136,9 @@ static const struct option long_options[] = {
     {"diff-dir", required_argument, NULL, OPT_DIFF_DIR},
     {"timeline", required_argument, NULL, OPT_TIMELINE},
     {"plot", required_argument, NULL, OPT_PLOT},
+    {"screenshot-overlay", required_argument, NULL, OPT_SCREENSHOT_OVERLAY},
+    {"supersample", required_argument, NULL, OPT_SUPERSAMPLE},
+    {"screenshot-alpha", no_argument, NULL, OPT_SCREENSHOT_ALPHA},
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -310,7 +316,16 @@ void ds_cli_usage(void *stream)
             "                        between two frames' draws that no stage accounts for,\n"
             "                        from GL timestamps)\n"
             "  --json FILE           write per-stage timings as JSON\n"
-            "  --screenshot FILE.png save the last frame\n"
+            "  --screenshot FILE.png save the last frame; the name may hold {model},\n"
+            "                        {technique}, {sort}, {frame} and {date} (UTC)\n"
+            "  --supersample N       headless: the screenshot drawn at N times the size\n"
+            "                        (1 to 4) and averaged down (box filter)\n"
+            "  --screenshot-alpha    headless: the screenshot's background transparent,\n"
+            "                        its alpha the model's coverage (straight alpha)\n"
+            "  --screenshot-overlay on|off\n"
+            "                        viewer: script screenshots with the panels (default\n"
+            "                        off: the model alone; C/F12 keep them, Shift+C never);\n"
+            "                        --screenshot names the viewer's key shots\n"
             "  --verify              check every frame's order against the CPU sort\n"
             "  --timeline FILE       write the last 8 timed frames' host, GL and CUDA\n"
             "                        events on one clock as CSV (docs/performance.md)\n"
@@ -402,7 +417,8 @@ void ds_cli_usage(void *stream)
             "  orbit DEG FRAMES      turn the view DEG degrees over FRAMES frames\n"
             "  wait MS               keep drawing for MS milliseconds\n"
             "  report                print the overlay's mean times on stdout\n"
-            "  screenshot PATH       write the next frame as PNG\n"
+            "  screenshot PATH       write the next frame as PNG (the model alone unless\n"
+            "                        --screenshot-overlay on; PATH a template)\n"
             "  drop PATH             open a model as if dropped on the window\n"
             "  quit                  close the window, exit 0 (1 if a step failed)\n"
             "  stay                  end the script, leave the window open\n"
@@ -562,6 +578,7 @@ static const option_shape option_shapes[] = {
     {.id = OPT_HEADLESS, .kind = SHAPE_SET, .field = FIELD(headless), .value = 1},
     {.id = OPT_SHUFFLE, .kind = SHAPE_SET, .field = FIELD(shuffle), .value = 1},
     {.id = OPT_VERIFY, .kind = SHAPE_SET, .field = FIELD(verify), .value = 1},
+    {.id = OPT_SCREENSHOT_ALPHA, .kind = SHAPE_SET, .field = FIELD(screenshot_alpha), .value = 1},
     {.id = OPT_PROGRESS, .kind = SHAPE_SET, .field = FIELD(progress), .value = 1},
     {.id = OPT_NO_SORT, .kind = SHAPE_SET, .field = FIELD(no_sort), .value = 1},
     {.id = OPT_NO_CULL, .kind = SHAPE_SET, .field = FIELD(cull), .value = DS_CULL_OFF},
@@ -584,6 +601,7 @@ static const option_shape option_shapes[] = {
     {.id = OPT_OVERLAY, .kind = SHAPE_CHOICE, .field = FIELD(overlay), NAMES(overlay_names)},
     {.id = OPT_UI, .kind = SHAPE_CHOICE, .field = FIELD(ui), NAMES(ui_names)},
     {.id = OPT_CULL, .kind = SHAPE_CHOICE, .field = FIELD(cull), NAMES(cull_names)},
+    {.id = OPT_SUPERSAMPLE, .kind = SHAPE_WHOLE, .field = FIELD(supersample), .min = 1, .max = 4},
     {.id = OPT_FRAMES, .kind = SHAPE_WHOLE, .field = FIELD(frames), .min = 1, .max = MAX_FRAMES},
     {.id = OPT_TILE_PIXELS, .kind = SHAPE_WHOLE, .field = FIELD(tile_pixels),
      .min = DS_RENDERER_TILE_PIXELS_MIN, .max = DS_RENDERER_TILE_PIXELS_MAX},
@@ -735,6 +753,7 @@ static void set_defaults(ds_options *dest)
     dest->alpha = 0.35f;
     dest->vsync = 1;
     dest->ui_scale = 1.0f;
+    dest->supersample = 1;
     dest->cull = DS_CULL_AUTO;
     dest->color_mode = DS_COLOR_AUTO;
     dest->opacity = DS_OPACITY_CONSTANT;
@@ -830,7 +849,16 @@ static ds_status parse_special(int c, const char *arg, const char *name, ds_opti
             return usage_error("--narrow-keys '%s': expected on or off", arg);
         dest->full_width_keys = strcmp(arg, "off") == 0;
         break;
+    case OPT_SCREENSHOT_OVERLAY:
+        if (strcmp(arg, "on") != 0 && strcmp(arg, "off") != 0)
+            return usage_error("--screenshot-overlay '%s': expected on or off", arg);
+        dest->screenshot_overlay = strcmp(arg, "on") == 0;
+        break;
     case OPT_SCREENSHOT: {
+        char bad[64];
+        if (!ds_screenshot_name(arg, NULL, NULL, 0, bad, sizeof bad))
+            return usage_error("--screenshot %s: unknown key {%s} (expected {model}, "
+                               "{technique}, {sort}, {frame} or {date})", arg, bad);
         size_t length = strlen(arg);
         if (length < 4 || strcasecmp(arg + length - 4, ".png") != 0)
             ds_warn("--screenshot %s: the file is a PNG whatever its name", arg);

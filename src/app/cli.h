@@ -109,7 +109,12 @@ typedef struct ds_options {
     float alpha;              /* --alpha A in (0,1], default 0.35 */
     const char *csv_path;     /* --csv FILE */
     const char *json_path;    /* --json FILE */
-    const char *screenshot_path; /* --screenshot FILE.png */
+    const char *screenshot_path; /* --screenshot FILE.png, maybe a template
+                                    (ds_screenshot_name()) */
+    int screenshot_overlay;   /* --screenshot-overlay on: the viewer's
+                                 --screenshot and script shots keep the panels */
+    int supersample;          /* --supersample N in 1..4: shots at N× size */
+    int screenshot_alpha;     /* --screenshot-alpha: transparent background */
     const char *timeline_path; /* --timeline FILE: the last timed frames'
                                  events on one clock (CSV) */
     int verify;               /* --verify */
@@ -164,6 +169,22 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now);
 
 /* Prints the usage text (every option and hotkey) to `stream` (a FILE *). */
 void ds_cli_usage(void *stream);
+
+/* What a screenshot's name template expands: {model} (the model's file
+ * name or scene), {technique}, {sort}, {frame} (a number) and {date} (UTC,
+ * "20261129-090412"); other characters than [A-Za-z0-9._+-] in a value
+ * become '_'. */
+typedef struct ds_screenshot_keys {
+    const char *model, *technique, *sort, *date;
+    int frame;
+} ds_screenshot_keys;
+
+/* Expands `pattern` into dest (truncated to capacity) with `keys`; with
+ * dest or keys NULL only checks the keys. Returns 1, or 0 for an unknown
+ * {key}, whose name goes to bad_key (may be NULL). A '{' without '}' is
+ * kept as it is. */
+int ds_screenshot_name(const char *pattern, const ds_screenshot_keys *keys, char *dest,
+                       size_t capacity, char *bad_key, size_t bad_capacity);
 
 #ifdef __cplusplus
 }

@@ -19,7 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#ifndef DS_VERSION
+#define DS_VERSION "unknown" /* set by the build for the depthsort target */
+#endif
 
 #include <glad/gl.h>
 
@@ -654,8 +659,9 @@ static ds_status open_outputs(const ds_options *opts, FILE **csv, FILE **json, F
         if (!*files[i])
             return DS_ERR_IO;
     }
+    /* A name template is known only after the run. */
     const char *png = opts->screenshot_path;
-    if (png) {
+    if (png && !strchr(png, '{')) {
         char folder[4096];
         const char *slash = strrchr(png, '/');
         size_t length = slash ? (size_t)(slash - png) : 1;
@@ -742,12 +748,124 @@ static ds_status time_runs(ds_renderer *renderer, const ds_options *opts, const 
     return status;
 }
 
+/* One frame at the last frame's view, drawn at `scale` times the size
+ * over an opaque `background`, read back into dest (top row first). */
+static ds_status draw_for_screenshot(const ds_options *opts, ds_renderer *renderer,
+                                     const ds_camera *camera, int scale, const float background[4],
+                                     uint8_t *dest)
+{
+    ds_status status;
+    if (background)
+        ds_renderer_set_background(renderer, background);
+    if ((status = ds_renderer_resize(renderer, opts->width * scale, opts->height * scale)) ||
+        (status = ds_renderer_frame(renderer, camera, DS_RENDERER_OWN_FRAMEBUFFER)))
+        return status;
+    return ds_renderer_read_pixels(renderer, dest);
+}
+
+/* Averages scale × scale blocks of `over_black` (premultiplied colour: the
+ * frame over black) with their coverage, and writes straight RGBA into
+ * dest. Without `over_white` the picture is opaque; with it the coverage of
+ * each pixel follows from the two backgrounds: every technique composites
+ * "over" its clear colour, C = F + (1 - a) B, so C_white - C_black = 1 - a
+ * (Smith and Blinn, "Blue Screen Matting", SIGGRAPH 1996: the triangulation
+ * of two backings). */
+static void downsample(const uint8_t *over_black, const uint8_t *over_white, int width,
+                       int height, int scale, uint8_t *dest)
+{
+    size_t big_row = (size_t)width * (size_t)scale;
+    for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++) {
+            double sum[4] = {0.0, 0.0, 0.0, 0.0};
+            for (int j = 0; j < scale; j++)
+                for (int i = 0; i < scale; i++) {
+                    size_t at = 4 * ((size_t)(y * scale + j) * big_row + (size_t)(x * scale + i));
+                    double alpha = 255.0;
+                    if (over_white) {
+                        double gap = 0.0;
+                        for (int c = 0; c < 3; c++)
+                            gap += (double)over_white[at + c] - (double)over_black[at + c];
+                        alpha = 255.0 - gap / 3.0;
+                        alpha = alpha < 0.0 ? 0.0 : alpha > 255.0 ? 255.0 : alpha;
+                    }
+                    for (int c = 0; c < 3; c++)
+                        sum[c] += over_black[at + c];
+                    sum[3] += alpha;
+                }
+            uint8_t *out = dest + 4 * ((size_t)y * (size_t)width + (size_t)x);
+            double alpha = sum[3] / (scale * scale);
+            for (int c = 0; c < 3; c++) {
+                double premultiplied = sum[c] / (scale * scale);
+                /* PNG's alpha is straight: the colour divided by coverage. */
+                double straight = !over_white        ? premultiplied
+                                  : alpha > 0.5      ? premultiplied * 255.0 / alpha
+                                                     : 0.0;
+                out[c] = (uint8_t)(straight > 255.0 ? 255.0 : straight + 0.5);
+            }
+            out[3] = (uint8_t)(alpha + 0.5);
+        }
+}
+
+/* --screenshot: the last frame's view, drawn again at --supersample times
+ * the size and averaged down, over black and white for --screenshot-alpha;
+ * the model, technique, sort, size and version in its text chunks, and its
+ * name expanded from the template. */
+static ds_status write_screenshot(const ds_options *opts, ds_renderer *renderer,
+                                  const ds_camera *camera, const algo_run *runs, int run_count,
+                                  const run_setup *setup)
+{
+    int scale = opts->supersample > 1 ? opts->supersample : 1;
+    int alpha = opts->screenshot_alpha;
+    size_t big = (size_t)opts->width * (size_t)opts->height * 4 * (size_t)scale * (size_t)scale;
+    uint8_t *black = malloc(big), *white = alpha ? malloc(big) : NULL;
+    uint8_t *pixels = malloc((size_t)opts->width * (size_t)opts->height * 4);
+    ds_status status = DS_OK;
+    if (!black || !pixels || (alpha && !white))
+        status = ds_fail(DS_ERR_OUT_OF_MEMORY, "headless: out of host memory");
+    static const float black_rgba[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    static const float white_rgba[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+    if (!status && scale == 1 && !alpha)
+        status = ds_renderer_read_pixels(renderer, black); /* the last timed frame */
+    else if (!status)
+        status = draw_for_screenshot(opts, renderer, camera, scale, alpha ? black_rgba : NULL,
+                                     black);
+    if (!status && alpha)
+        status = draw_for_screenshot(opts, renderer, camera, scale, white_rgba, white);
+    if (!status) {
+        downsample(black, white, opts->width, opts->height, scale, pixels);
+        char date[32] = "unknown", name[4096], size[64], software[64];
+        time_t now = time(NULL);
+        struct tm utc;
+        if (gmtime_r(&now, &utc))
+            strftime(date, sizeof date, "%Y%m%d-%H%M%S", &utc);
+        const char *sort = run_name(&runs[run_count - 1], setup);
+        const char *technique = ds_technique_name(ds_renderer_technique(renderer));
+        ds_screenshot_keys keys = {.model = setup->label, .technique = technique,
+                                   .sort = sort, .date = date, .frame = opts->frames};
+        ds_screenshot_name(opts->screenshot_path, &keys, name, sizeof name, NULL, 0);
+        snprintf(size, sizeof size, "%dx%d, supersample %d%s", opts->width, opts->height, scale,
+                 alpha ? ", transparent" : "");
+        snprintf(software, sizeof software, "depthsort %s", DS_VERSION);
+        const ds_png_text texts[] = {{"Software", software}, {"Model", setup->label},
+                                     {"Technique", technique}, {"Sort", sort},
+                                     {"Size", size}, {"Camera", setup->camera}};
+        status = ds_write_png_text(name, opts->width, opts->height, pixels, texts,
+                                   (int)(sizeof texts / sizeof texts[0]));
+        if (!status && strcmp(name, opts->screenshot_path) != 0)
+            printf("screenshot: %s\n", name);
+    }
+    free(black);
+    free(white);
+    free(pixels);
+    return status;
+}
+
 /* The run's files: --csv, --json (each closed here, and the caller's
  * pointer cleared), --plot, --timeline, and --screenshot's picture of the
  * last frame. */
 static ds_status write_outputs(const ds_options *opts, ds_renderer *renderer,
-                               const algo_run *runs, int run_count, const run_setup *setup,
-                               FILE **csv, FILE **json, FILE **timeline)
+                               const ds_camera *camera, const algo_run *runs, int run_count,
+                               const run_setup *setup, FILE **csv, FILE **json, FILE **timeline)
 {
     ds_status status = DS_OK;
     if (*csv) {
@@ -771,14 +889,8 @@ static ds_status write_outputs(const ds_options *opts, ds_renderer *renderer,
         if (status)
             return status;
     }
-    if (opts->screenshot_path) {
-        uint8_t *pixels = malloc((size_t)opts->width * (size_t)opts->height * 4);
-        if (!pixels)
-            return ds_fail(DS_ERR_OUT_OF_MEMORY, "headless: out of host memory");
-        if ((status = ds_renderer_read_pixels(renderer, pixels)) == DS_OK)
-            status = ds_write_png(opts->screenshot_path, opts->width, opts->height, pixels);
-        free(pixels);
-    }
+    if (opts->screenshot_path)
+        status = write_screenshot(opts, renderer, camera, runs, run_count, setup);
     return status;
 }
 
@@ -923,7 +1035,8 @@ int ds_headless_run(const ds_options *opts)
                raster.capacity, (double)raster.bytes / (1024.0 * 1024.0), raster.grow_count,
                (double)raster.pass_ms[0], (double)raster.pass_ms[1], (double)raster.pass_ms[2],
                (double)raster.pass_ms[3], (double)raster.pass_ms[4], (double)raster.pass_ms[5]);
-    if ((status = write_outputs(opts, renderer, runs, run_count, &setup, &csv, &json, &timeline)))
+    if ((status = write_outputs(opts, renderer, &camera, runs, run_count, &setup, &csv, &json,
+                                &timeline)))
         goto done;
     if (ds_renderer_gl_errors(renderer)) {
         status = ds_fail(DS_ERR_GL, "headless: %u GL errors during the run",

@@ -39,6 +39,7 @@ static const char *const other_keys[][2] = {
     {"", "it to --camera-file)"},
     {"R", "reload the model from disk"},
     {"C / F12", "screenshot (PNG, path printed)"},
+    {"Shift+C", "screenshot of the model alone"},
     {"O", "overlay: full, compact, off"},
     {"H", "help panel on/off"},
     {"F", "frame the model to fit"},

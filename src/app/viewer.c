@@ -31,10 +31,17 @@ int ds_viewer_display_available(void)
 
 /* ---- frames ------------------------------------------------------------- */
 
-/* Reads the window's back buffer (overlay included) and writes a PNG. */
+/* Reads the window's back buffer and writes a PNG: the whole window
+ * (panels included), or for a shot alone, taken before the panels are
+ * drawn, the model's viewport (fb_width × fb_height from the left edge). */
 static void save_screenshot(ds_viewer *v)
 {
-    int width = v->window_width, height = v->window_height;
+    int alone = v->script.screenshot_alone;
+    int width = alone ? v->fb_width : v->window_width;
+    int height = alone ? v->fb_height : v->window_height;
+    int bottom = alone ? v->window_height - v->fb_height : 0; /* GL rows from the bottom */
+    if (bottom < 0)
+        bottom = 0;
     size_t row = 4 * (size_t)width;
     uint8_t *pixels = malloc(row * (size_t)height);
     uint8_t *flipped = malloc(row * (size_t)height);
@@ -46,7 +53,7 @@ static void save_screenshot(ds_viewer *v)
         glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
         glReadBuffer(GL_BACK);
         glPixelStorei(GL_PACK_ALIGNMENT, 1);
-        glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+        glReadPixels(0, bottom, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
         /* GL's rows start at the bottom, PNG's at the top; the window's
          * alpha channel is meaningless in a picture, so it is made opaque. */
         for (int y = 0; y < height; y++) {
@@ -55,7 +62,16 @@ static void save_screenshot(ds_viewer *v)
             for (int x = 0; x < width; x++)
                 dest[4 * x + 3] = 255;
         }
-        if (ds_write_png(v->script.screenshot_path, width, height, flipped) == DS_OK) {
+        char size[64];
+        snprintf(size, sizeof size, "%dx%d%s", width, height, alone ? ", model alone" : ", panels");
+        const ds_png_text texts[] = {
+            {"Software", "depthsort"},
+            {"Model", v->model_path[0] ? v->model_path : "scene"},
+            {"Technique", ds_technique_name(v->settings.technique)},
+            {"Sort", ds_app_sort_name(v->settings.stages, v->settings.sort)},
+            {"Size", size}};
+        if (ds_write_png_text(v->script.screenshot_path, width, height, flipped, texts,
+                              (int)(sizeof texts / sizeof texts[0])) == DS_OK) {
             printf("screenshot: %s\n", v->script.screenshot_path);
             fflush(stdout);
             if (!v->script.screenshot_scripted) /* a script's shots stay clean */
@@ -70,6 +86,7 @@ static void save_screenshot(ds_viewer *v)
     free(flipped);
     v->script.screenshot_path[0] = '\0';
     v->script.screenshot_scripted = 0;
+    v->script.screenshot_alone = 0;
 }
 
 /* Renders, overlays, saves a pending screenshot and swaps. Returns DS_OK or
@@ -102,6 +119,8 @@ static ds_status render_frame(ds_viewer *v)
         v->error.frames_to_measure--;
         ds_viewer_show_error_images(v);
     }
+    if (v->script.screenshot_path[0] && v->script.screenshot_alone)
+        save_screenshot(v); /* before the panels and the overlay */
     ds_viewer_collect_timings(v);
     int show_message_line = ds_now_ms() < v->ui.message_until_ms;
     if (v->panels) {

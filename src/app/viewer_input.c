@@ -191,6 +191,13 @@ static void handle_key(ds_viewer *v, int key, int mods)
         ds_viewer_cycle_sort(v, (mods & GLFW_MOD_SHIFT) ? -1 : 1);
         return;
     }
+    if (key == GLFW_KEY_C && (mods & GLFW_MOD_SHIFT)) {
+        /* The picture alone: the model's view, without panels. */
+        ds_viewer_next_screenshot_path(v, v->script.screenshot_path,
+                                       sizeof v->script.screenshot_path);
+        v->script.screenshot_alone = 1;
+        return;
+    }
     if (!drawing_key(v, key))
         view_key(v, key);
 }
@@ -412,8 +419,10 @@ void ds_viewer_run_script(ds_viewer *v)
             handle_scroll(v, step->dy);
             break;
         case DS_SCRIPT_SCREENSHOT:
-            snprintf(v->script.screenshot_path, sizeof v->script.screenshot_path, "%s", step->path);
+            ds_viewer_expand_screenshot_name(v, step->path, v->script.screenshot_path,
+                                             sizeof v->script.screenshot_path);
             v->script.screenshot_scripted = 1;
+            v->script.screenshot_alone = !v->opts.screenshot_overlay;
             v->script.frames_left = 1; /* taken at the end of the next frame */
             break;
         case DS_SCRIPT_DROP:

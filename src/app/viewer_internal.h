@@ -193,6 +193,8 @@ typedef struct viewer_script_state {
     char screenshot_path[DS_SCRIPT_MAX_LINE + 1]; /* "" when none pending */
     int screenshot_counter;
     int screenshot_scripted; /* the pending one is a script step's */
+    int screenshot_alone;    /* the model's view only, taken before the
+                                panels and overlay are drawn */
     float orbit_step;        /* orbit: radians of yaw after each frame */
     double wait_until_ms;    /* wait: steps resume at this ds_now_ms() */
     int stay;                /* the script ended with stay */
@@ -245,6 +247,10 @@ void ds_viewer_apply_vsync(ds_viewer *v);
 void ds_viewer_frame_to_fit(ds_viewer *v);
 void ds_viewer_toggle_fullscreen(ds_viewer *v);
 void ds_viewer_next_screenshot_path(ds_viewer *v, char *dest, size_t capacity);
+/* `pattern` with its {model}, {technique}, {sort}, {frame} (frames drawn)
+ * and {date} keys expanded for the viewer's state (ds_screenshot_name()). */
+void ds_viewer_expand_screenshot_name(ds_viewer *v, const char *pattern, char *dest,
+                                      size_t capacity);
 void ds_viewer_preset_view(ds_viewer *v, float yaw, float pitch);
 void ds_viewer_save_camera(ds_viewer *v);
 void ds_viewer_cycle_color_mode(ds_viewer *v);

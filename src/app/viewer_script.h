@@ -14,7 +14,10 @@
  *                         shift+= as on a US keyboard
  *   drag BUTTON DX DY     drag with left|right|middle by DX, DY pixels
  *   scroll DY             turn the wheel by DY notches (positive: away)
- *   screenshot PATH       write the next frame, overlay included, as PNG
+ *   screenshot PATH       write the next frame as PNG: the model's view
+ *                         alone (--screenshot-overlay on: with panels);
+ *                         PATH may hold {model}, {technique}, {sort},
+ *                         {frame}, {date}
  *   drop PATH             drop a file on the window (opens a PLY or OBJ)
  *   sort NAME             select a sort: gl or a registry name (cub, cpu...)
  *   technique NAME        select a technique by its name in --help

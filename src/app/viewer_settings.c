@@ -6,6 +6,7 @@
  * the overlay, and the settings stay as they were. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -175,10 +176,38 @@ void ds_viewer_toggle_fullscreen(ds_viewer *v)
     ds_viewer_apply_vsync(v); /* some platforms reset the swap interval */
 }
 
-/* Names the next free "depthsort-YYYYMMDD-HHMMSS[-N].png" in the working
+void ds_viewer_expand_screenshot_name(ds_viewer *v, const char *pattern, char *dest,
+                                      size_t capacity)
+{
+    char date[32] = "unknown";
+    time_t now = time(NULL);
+    struct tm utc;
+    if (gmtime_r(&now, &utc))
+        strftime(date, sizeof date, "%Y%m%d-%H%M%S", &utc);
+    const char *slash = strrchr(v->model_path, '/');
+    char model[DS_SCRIPT_MAX_LINE + 1];
+    if (v->model_path[0])
+        snprintf(model, sizeof model, "%s", slash ? slash + 1 : v->model_path);
+    else
+        ds_app_input_label(&v->opts, model, sizeof model);
+    ds_screenshot_keys keys = {
+        .model = model,
+        .technique = ds_technique_name(v->settings.technique),
+        .sort = ds_app_sort_name(v->settings.stages, v->settings.sort),
+        .date = date,
+        .frame = (int)v->timings.frames_rendered};
+    ds_screenshot_name(pattern, &keys, dest, capacity, NULL, 0);
+}
+
+/* Names the next screenshot: --screenshot's template expanded when given,
+ * else the next free "depthsort-YYYYMMDD-HHMMSS[-N].png" in the working
  * directory. */
 void ds_viewer_next_screenshot_path(ds_viewer *v, char *dest, size_t capacity)
 {
+    if (v->opts.screenshot_path) {
+        ds_viewer_expand_screenshot_name(v, v->opts.screenshot_path, dest, capacity);
+        return;
+    }
     char stamp[32];
     time_t now = time(NULL);
     struct tm local;
