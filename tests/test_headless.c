@@ -679,9 +679,10 @@ static void test_screenshot_options(void **state)
     size_t length = fread(text, 1, sizeof text, file);
     fclose(file);
     static const char *const chunks[] = {"tEXtModel\0scene:planes:1000", "tEXtTechnique\0sorted",
-                                         "tEXtSize\0" "64x48, supersample 2, transparent"};
-    static const size_t chunk_lengths[] = {27, 20, 42};
-    for (int k = 0; k < 3; k++) {
+                                         "tEXtSize\0" "64x48, supersample 2, transparent",
+                                         "tEXtCommit\0"};
+    static const size_t chunk_lengths[] = {27, 20, 42, 11};
+    for (int k = 0; k < 4; k++) {
         int found = 0;
         for (size_t at = 0; !found && at + chunk_lengths[k] <= length; at++)
             found = memcmp(text + at, chunks[k], chunk_lengths[k]) == 0;

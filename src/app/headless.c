@@ -808,8 +808,8 @@ static void downsample(const uint8_t *over_black, const uint8_t *over_white, int
 
 /* --screenshot: the last frame's view, drawn again at --supersample times
  * the size and averaged down, over black and white for --screenshot-alpha;
- * the model, technique, sort, size and version in its text chunks, and its
- * name expanded from the template. */
+ * the model, technique, sort, size, camera, version and commit in its text
+ * chunks, and its name expanded from the template. */
 static ds_status write_screenshot(const ds_options *opts, ds_renderer *renderer,
                                   const ds_camera *camera, const algo_run *runs, int run_count,
                                   const run_setup *setup)
@@ -848,7 +848,8 @@ static ds_status write_screenshot(const ds_options *opts, ds_renderer *renderer,
         snprintf(software, sizeof software, "depthsort %s", DS_VERSION);
         const ds_png_text texts[] = {{"Software", software}, {"Model", setup->label},
                                      {"Technique", technique}, {"Sort", sort},
-                                     {"Size", size}, {"Camera", setup->camera}};
+                                     {"Size", size}, {"Camera", setup->camera},
+                                     {"Commit", ds_build_commit}};
         status = ds_write_png_text(name, opts->width, opts->height, pixels, texts,
                                    (int)(sizeof texts / sizeof texts[0]));
         if (!status && strcmp(name, opts->screenshot_path) != 0)
@@ -907,6 +908,11 @@ static ds_status prepare_outputs(const ds_options *opts, FILE **csv, FILE **json
         ds_warn("--script %s: a script drives the viewer; --headless ignores it", opts->script_path);
     if (opts->overlay != DS_OVERLAY_START_AUTO)
         ds_warn("--overlay: the viewer's panel; --headless ignores it");
+    if (opts->screenshot_overlay)
+        ds_warn("--screenshot-overlay: the viewer's panel; --headless ignores it");
+    if ((opts->supersample > 1 || opts->screenshot_alpha) && !opts->screenshot_path)
+        ds_warn("--supersample, --screenshot-alpha: shape --screenshot's picture; without it "
+                "they do nothing");
     return DS_OK;
 }
 

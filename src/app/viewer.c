@@ -22,6 +22,13 @@
 #include "setup.h"
 #include "viewer_internal.h"
 
+#ifndef DS_VERSION
+#define DS_VERSION "unknown" /* set by the build for the depthsort target */
+#endif
+
+/* The built-in git commit (cmake/embed.cmake), "unknown" outside git. */
+extern const char ds_build_commit[];
+
 int ds_viewer_display_available(void)
 {
     const char *x11 = getenv("DISPLAY");
@@ -65,7 +72,8 @@ static void save_screenshot(ds_viewer *v)
         char size[64];
         snprintf(size, sizeof size, "%dx%d%s", width, height, alone ? ", model alone" : ", panels");
         const ds_png_text texts[] = {
-            {"Software", "depthsort"},
+            {"Software", "depthsort " DS_VERSION},
+            {"Commit", ds_build_commit},
             {"Model", v->model_path[0] ? v->model_path : "scene"},
             {"Technique", ds_technique_name(v->settings.technique)},
             {"Sort", ds_app_sort_name(v->settings.stages, v->settings.sort)},
@@ -288,6 +296,9 @@ int ds_viewer_run(const ds_options *opts)
         return 1;
     }
     initial_settings(v, opts);
+    if (opts->supersample > 1 || opts->screenshot_alpha)
+        ds_warn("--supersample, --screenshot-alpha: headless screenshots only; the viewer "
+                "ignores them");
     if (opts->script_path && ds_script_load(opts->script_path, &v->script.steps) != DS_OK)
         goto done;
 
