@@ -105,6 +105,23 @@ cp "$pack/dragon_100k_binary_le.ply" "$bin/" 2>/dev/null ||
     echo "device-all.sh: dragon_100k_binary_le.ply not in the pack"
 cp "$root/assets/bunny.ply" "$bin/bunny.ply"
 commit=$(cat "$bin/COMMIT")
+# same_pixels A.png B.png: the two PNGs are the same but for their tEXt
+# chunks (which name the sort and the commit), byte for byte otherwise.
+same_pixels() {
+    command -v python3 >/dev/null || { cmp -s "$1" "$2"; return; }
+    python3 - "$1" "$2" <<'PY'
+import struct, sys
+def body(path):
+    data, out, at = open(path, "rb").read(), [], 8
+    while at + 8 <= len(data):
+        length, kind = struct.unpack(">I4s", data[at:at + 8])
+        if kind != b"tEXt":
+            out.append(data[at:at + 12 + length])
+        at += 12 + length
+    return b"".join(out)
+sys.exit(0 if body(sys.argv[1]) == body(sys.argv[2]) else 1)
+PY
+}
 # need PART FILE...: the part's files are here, or one line says which is not.
 need() {
     local part=$1 f
@@ -187,14 +204,14 @@ if want stages && need stages depthsort dragon_vrip.ply; then
             # The last of 12 orbit frames, GL stages against cub.
             $H "$bin/dragon_vrip.ply" --frames 12 --sort gl $v --screenshot /tmp/gl.png >/dev/null 2>&1
             $H "$bin/dragon_vrip.ply" --frames 12 --sort cub $v --screenshot /tmp/cub.png >/dev/null 2>&1
-            cmp -s /tmp/gl.png /tmp/cub.png && echo "SAME IMAGE gl cub dragon $v" ||
+            same_pixels /tmp/gl.png /tmp/cub.png && echo "SAME IMAGE gl cub dragon $v" ||
                 echo "DIFFERENT IMAGE gl cub dragon $v"
         done
         for sc in gyroid:1M shells:1M planes:1M; do
             $H --scene $sc --frames 3 --sort gl --verify; echo "rc=$?"
             $H --scene $sc --frames 3 --sort gl --screenshot /tmp/gl.png >/dev/null 2>&1
             $H --scene $sc --frames 3 --sort cub --screenshot /tmp/cub.png >/dev/null 2>&1
-            cmp -s /tmp/gl.png /tmp/cub.png && echo "SAME IMAGE gl cub $sc" ||
+            same_pixels /tmp/gl.png /tmp/cub.png && echo "SAME IMAGE gl cub $sc" ||
                 echo "DIFFERENT IMAGE gl cub $sc"
         done
         echo "=== gyroid 10M verify gl"; $H --scene gyroid:10M --frames 2 --sort gl --verify; echo "rc=$?"
