@@ -560,8 +560,7 @@ void ds_app_command_line(const ds_options *opts, char *dest, size_t capacity)
     }
 }
 
-/* "1,234,567" */
-static void format_count(size_t n, char *dest, size_t capacity)
+void ds_app_format_count(size_t n, char *dest, size_t capacity)
 {
     char digits[32];
     int length = snprintf(digits, sizeof digits, "%zu", n);
@@ -578,8 +577,8 @@ void ds_app_describe_load(const ds_options *opts, const ds_mesh *mesh, double lo
                           char *dest, size_t capacity)
 {
     char vertices[32], triangles[32], size[32];
-    format_count(mesh->vertex_count, vertices, sizeof vertices);
-    format_count(mesh->triangle_count, triangles, sizeof triangles);
+    ds_app_format_count(mesh->vertex_count, vertices, sizeof vertices);
+    ds_app_format_count(mesh->triangle_count, triangles, sizeof triangles);
     struct stat info;
     double seconds = load_ms / 1000.0;
     if (opts->model_path && stat(opts->model_path, &info) == 0 && S_ISREG(info.st_mode)) {

@@ -61,6 +61,10 @@ void ds_app_command_line(const ds_options *opts, char *dest, size_t capacity);
 /* What a load made, for its one line: "8,862 vertices, 17,599 triangles,
  * 335 kB at 15.2 MB/s" (the file's size and the rate of the whole load,
  * load_ms; a built-in scene has no bytes). */
+/* n with thousands separators ("1,234,567") into dest, truncated to
+ * capacity (including the terminating NUL). */
+void ds_app_format_count(size_t n, char *dest, size_t capacity);
+
 void ds_app_describe_load(const ds_options *opts, const ds_mesh *mesh, double load_ms,
                           char *dest, size_t capacity);
 

@@ -260,7 +260,6 @@ void ds_viewer_select_technique(ds_viewer *v, ds_technique technique);
 void ds_viewer_cycle_technique(ds_viewer *v);
 
 /* viewer_load.c */
-void ds_viewer_format_count(size_t n, char *dest, size_t capacity);
 ds_status ds_viewer_build_mesh(const ds_options *opts, ds_mesh *dest);
 ds_status ds_viewer_install_mesh(ds_viewer *v, const ds_options *opts, const ds_mesh *mesh);
 void ds_viewer_set_title(ds_viewer *v);

@@ -106,20 +106,6 @@ static void progress_end(progress *p, const char *result)
 
 /* ---- loading ------------------------------------------------------------ */
 
-/* "1,234,567" */
-void ds_viewer_format_count(size_t n, char *dest, size_t capacity)
-{
-    char digits[32];
-    int length = snprintf(digits, sizeof digits, "%zu", n);
-    size_t out = 0;
-    for (int i = 0; i < length && out + 2 < capacity; i++) {
-        if (i > 0 && (length - i) % 3 == 0)
-            dest[out++] = ',';
-        dest[out++] = digits[i];
-    }
-    dest[out] = '\0';
-}
-
 /* The options with the viewer's current settings, for re-creating the
  * renderer on a reload: what the keys changed carries over, except the
  * colour mode and point size for another model (flags RELOAD_NEW_MODEL),

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "setup.h"
 #include "viewer_internal.h"
 
 /* Translucent, so that the model behind the panels stays visible. */
@@ -220,7 +221,7 @@ static void draw_graph(ds_viewer *v, float x, float y, float width, float height
 static void state_lines(ds_viewer *v, panel *p, const char *unit)
 {
     char count[32];
-    ds_viewer_format_count(ds_renderer_sorted_count(v->renderer), count, sizeof count);
+    ds_app_format_count(ds_renderer_sorted_count(v->renderer), count, sizeof count);
     add_line(p, text_color, "elements: %s %s | alpha %.2f", count, unit, (double)v->settings.alpha);
     add_line(p, text_color, "shuffle %s | %s | key %s | %s | tiles %s",
              v->settings.shuffle ? "ON" : "off", unit, triangle_key_names[v->settings.triangle_key],

@@ -220,7 +220,7 @@ void ds_viewer_draw_panels(ds_viewer *v, int show_message_line)
     view.gpu_name = ds_renderer_gpu_name(v->renderer);
     view.interop = ds_interop_mode_name(ds_renderer_interop(v->renderer));
     view.model = v->opts.model_path ? v->opts.model_path : ds_app_scene_spec(&v->opts);
-    ds_viewer_format_count(ds_renderer_sorted_count(v->renderer), count, sizeof count);
+    ds_app_format_count(ds_renderer_sorted_count(v->renderer), count, sizeof count);
     snprintf(elements, sizeof elements, "%s %s", count,
              v->settings.primitive == DS_PRIMITIVE_POINTS ? "points" : "triangles");
     view.elements = elements;
