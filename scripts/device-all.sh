@@ -12,7 +12,7 @@
 # Run on the GPU host (carry [".dev/all", ".rt"], and the baseline pack):
 #   bash scripts/device-all.sh [--parts suite,dists,realdata,headless,stages,
 #        screens,compare,compare-bench,lab,tables]
-#        [--baseline .dev/before] .dev/all
+#        [--baseline .dev/before] [--lab-frames N] .dev/all
 # tables runs scripts/perf-tables.sh: the measurements behind
 # docs/performance.md, written as its tables (GPU, driver, commit and
 # command above each) into $OUT/tables.md, printed last; the raw CSVs and
@@ -25,7 +25,8 @@
 # stages.log and stages-time.log.
 # lab runs scripts/transparency-lab.sh (every transparency technique's
 # frame time and error against the exact A-buffer, the shared models and
-# the scenes, 1920x1080, 60 frames) into $OUT/lab.tar, tables.md printed.
+# the scenes, 1920x1080, 60 frames or --lab-frames) into $OUT/lab.tar,
+# tables.md printed.
 # compare-bench and compare (only with --baseline) time the baseline's and
 # this pack's bench_sort (compare-bench) and headless frames (compare)
 # alternately, rounds interleaved, so that a change can show "within
@@ -63,10 +64,12 @@ fi
 
 parts=suite,dists,realdata,headless
 baseline=""
+lab_frames=60
 while [[ ${1:-} == --* ]]; do
     case $1 in
     --parts) parts=$2 ;;
     --baseline) baseline=$(cd "$2" && pwd) ;;
+    --lab-frames) lab_frames=$2 ;;
     *) echo "device-all.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift 2
@@ -263,7 +266,7 @@ fi
 if want lab && need lab depthsort; then
     rm -rf /tmp/lab
     timeout 540 bash "$root/scripts/transparency-lab.sh" "$bin" --models "$bin" \
-        --size 1920x1080 --frames 60 --out /tmp/lab >/tmp/lab-run.log 2>&1
+        --size 1920x1080 --frames "$lab_frames" --out /tmp/lab >/tmp/lab-run.log 2>&1
     echo "rc=$?" >>/tmp/lab-run.log
     mkdir -p /tmp/lab && cp /tmp/lab-run.log /tmp/lab/run.log
     # The heatmaps compress to little; the 1080p frames do not: left out.
