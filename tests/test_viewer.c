@@ -46,7 +46,6 @@
  * Needs xvfb-run (Debian's xvfb, installed by scripts/setup.sh); exits 77
  * (skipped) only when it is missing. DS_DEPTHSORT is the program's path.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -66,10 +65,8 @@
 #include "cli.h"
 #include "overlay.h"
 #include "sort.h"
+#include "viewer_run.h"
 
-#ifndef DS_DEPTHSORT
-#error "DS_DEPTHSORT must name the depthsort executable"
-#endif
 #ifndef DS_BUNNY
 #error "DS_BUNNY must name assets/bunny.ply"
 #endif
@@ -177,33 +174,10 @@ static char work_dir[256];
 static char log_text[65536];
 static char cpu_hotkey; /* the host sort's key: the one --sort cpu starts on */
 
-typedef struct image {
-    int width, height;
-    uint8_t *rgba;
-} image;
-
 static image shots[SHOTS];
 static image camera_shot;   /* the run started from the printed camera line */
 static char camera_line[256];
 static char camera_log[16384];
-
-static int have_program(const char *name)
-{
-    const char *path = getenv("PATH");
-    char candidate[1024];
-    if (!path)
-        return 0;
-    while (*path) {
-        size_t n = strcspn(path, ":");
-        snprintf(candidate, sizeof candidate, "%.*s/%s", (int)n, path, name);
-        if (access(candidate, X_OK) == 0)
-            return 1;
-        path += n;
-        if (*path == ':')
-            path++;
-    }
-    return 0;
-}
 
 /* Counts pixels that differ in the rectangle [x0, x1) × [y0, y1) of two
  * screenshots of the window's size. */
@@ -339,58 +313,21 @@ static int write_script(const char *path)
     return fclose(script) == 0 ? 0 : -1;
 }
 
-/* Runs the viewer under Xvfb in work_dir with `args` and the script at
- * script_path; its stdout and stderr go to `log` (also echoed). Returns
- * the exit status, or -1 if it did not exit normally. */
+/* Runs the viewer under Xvfb in work_dir with `args` (and --ui text) and
+ * the script at script_path; its stdout and stderr go to `log` (also
+ * echoed). Returns the exit status, or -1 if it did not exit normally. */
 static int run_depthsort(const char *args, const char *script_path, const char *name, char *log,
                          size_t log_capacity)
 {
-    char log_path[300], code_path[300], command[4096];
-    snprintf(log_path, sizeof log_path, "%s/%s.log", work_dir, name);
-    snprintf(code_path, sizeof code_path, "%s/%s.code", work_dir, name);
-    remove(code_path);
-    /* LeakSanitizer is off for the viewer process only: Mesa's driver is
-     * unloaded (dlclose) before the leak check, so its one-time allocations
-     * cannot be told from ours or suppressed by name. AddressSanitizer
-     * and UBSan stay on. `timeout` ends the run if Esc does not. The
-     * viewer's own exit status goes to NAME.code: xvfb-run returns its own
-     * (5) when it fails to clean up its temporary directory afterwards. */
-    snprintf(command, sizeof command,
-             "cd '%s' && ASAN_OPTIONS=detect_leaks=0 timeout 120 xvfb-run -a -s '-screen 0 %dx%dx24' "
-             "sh -c '\"$0\" \"$@\"; echo $? > \"%s\"' "
-             "'%s' %s --ui text --no-vsync --script '%s' > '%s' 2>&1",
-             work_dir, SCREEN_WIDTH, SCREEN_HEIGHT, code_path, DS_DEPTHSORT, args, script_path,
-             log_path);
-    int status = system(command);
-    FILE *file = fopen(log_path, "r");
-    size_t length = file ? fread(log, 1, log_capacity - 1, file) : 0;
-    log[length] = '\0';
-    if (file)
-        fclose(file);
-    fprintf(stderr, "viewer log (%s):\n%s", name, log);
-    int code = -1;
-    file = fopen(code_path, "r");
-    if (file) {
-        if (fscanf(file, "%d", &code) != 1)
-            code = -1;
-        fclose(file);
-        return code;
-    }
-    /* No code: the run never ended on its own (timeout) or never began. */
-    return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    char all_args[1200];
+    snprintf(all_args, sizeof all_args, "%s --ui text", args);
+    return viewer_run(work_dir, name, SCREEN_WIDTH, SCREEN_HEIGHT, all_args, script_path, log,
+                      log_capacity);
 }
 
 static int load_shot(const char *name, image *dest)
 {
-    char path[300];
-    int channels;
-    snprintf(path, sizeof path, "%s/%s.png", work_dir, name);
-    dest->rgba = stbi_load(path, &dest->width, &dest->height, &channels, 4);
-    if (!dest->rgba) {
-        fprintf(stderr, "%s: %s\n", path, stbi_failure_reason());
-        return -1;
-    }
-    return 0;
+    return viewer_load_png(work_dir, name, dest);
 }
 
 /* A tetrahedron as an ASCII PLY, for the drop step. */
@@ -474,26 +411,11 @@ static int run_viewer(void **state)
 
 static int clean_up(void **state)
 {
-    char path[600];
     (void)state;
-    for (int i = 0; i < SHOTS; i++)
-        stbi_image_free(shots[i].rgba);
+    viewer_free_images(shots, SHOTS);
     stbi_image_free(camera_shot.rgba);
     /* TEST_VIEWER_KEEP=1 keeps the screenshots and logs for a look. */
-    if (getenv("TEST_VIEWER_KEEP")) {
-        fprintf(stderr, "screenshots kept in %s\n", work_dir);
-        return 0;
-    }
-    DIR *dir = opendir(work_dir);
-    struct dirent *entry;
-    while (dir && (entry = readdir(dir)))
-        if (entry->d_name[0] != '.') {
-            snprintf(path, sizeof path, "%s/%s", work_dir, entry->d_name);
-            unlink(path);
-        }
-    if (dir)
-        closedir(dir);
-    rmdir(work_dir);
+    viewer_remove_work_dir(work_dir);
     return 0;
 }
 
@@ -1198,10 +1120,8 @@ static void script_commands_drive_the_view_and_the_settings(void **state)
 
 int main(void)
 {
-    if (!have_program("xvfb-run")) {
-        fprintf(stderr, "test_viewer: xvfb-run not found (Debian package xvfb); skipped\n");
+    if (viewer_xvfb_missing("test_viewer"))
         return 77;
-    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(screenshots_have_the_window_size),
         cmocka_unit_test(script_commands_drive_the_view_and_the_settings),

@@ -41,10 +41,8 @@
 #include <stb/stb_image.h>
 
 #include "ui_panels.h"
+#include "viewer_run.h"
 
-#ifndef DS_DEPTHSORT
-#error "DS_DEPTHSORT must name the depthsort executable"
-#endif
 #ifndef DS_BUNNY
 #error "DS_BUNNY must name assets/bunny.ply"
 #endif
@@ -71,80 +69,27 @@ enum { SHOT_BASE, SHOT_STILL, SHOT_ALPHA, SHOT_HIDDEN, SHOT_SPLIT, SHOT_DRAGGED,
 static const char *const shot_names[SHOTS] = {"base",  "still",   "alpha", "hidden",
                                               "split", "dragged", "scaled"};
 
-typedef struct image {
-    int width, height;
-    uint8_t *rgba;
-} image;
-
 static char work_dir[256];
 static image shots[SHOTS];
 
-static int have_program(const char *name)
-{
-    const char *path = getenv("PATH");
-    char candidate[1024];
-    if (!path)
-        return 0;
-    while (*path) {
-        size_t n = strcspn(path, ":");
-        snprintf(candidate, sizeof candidate, "%.*s/%s", (int)n, path, name);
-        if (access(candidate, X_OK) == 0)
-            return 1;
-        path += n;
-        if (*path == ':')
-            path++;
-    }
-    return 0;
-}
-
-/* Runs the viewer under Xvfb with `args` and `script` (written to a
- * file); returns its exit status, -1 if it did not exit normally. */
+/* Runs the viewer on the bunny under Xvfb with `args` and `script`
+ * (written to NAME.txt); returns its exit status, -1 if it did not exit
+ * normally. */
 static int run_depthsort(const char *name, const char *args, const char *script)
 {
-    char script_path[300], log_path[300], code_path[300], command[4096];
+    char script_path[300], all_args[1024], log[16384];
     snprintf(script_path, sizeof script_path, "%s/%s.txt", work_dir, name);
-    snprintf(log_path, sizeof log_path, "%s/%s.log", work_dir, name);
-    snprintf(code_path, sizeof code_path, "%s/%s.code", work_dir, name);
-    FILE *file = fopen(script_path, "w");
-    if (!file || fputs(script, file) < 0 || fclose(file) != 0)
+    if (viewer_write_script(script_path, script) != 0)
         return -1;
-    /* As test_viewer.c: LeakSanitizer off for the viewer (Mesa's
-     * one-time allocations), its own exit status through NAME.code. */
-    snprintf(command, sizeof command,
-             "cd '%s' && ASAN_OPTIONS=detect_leaks=0 timeout 120 xvfb-run -a -s '-screen 0 %dx%dx24' "
-             "sh -c '\"$0\" \"$@\"; echo $? > \"%s\"' '%s' '%s' %s --no-vsync --script '%s' "
-             "> '%s' 2>&1",
-             work_dir, WIDTH + 200, HEIGHT + 200, code_path, DS_DEPTHSORT, DS_BUNNY, args,
-             script_path, log_path);
-    int status = system(command);
-    char log[16384];
-    file = fopen(log_path, "r");
-    size_t length = file ? fread(log, 1, sizeof log - 1, file) : 0;
-    log[length] = '\0';
-    if (file)
-        fclose(file);
-    fprintf(stderr, "viewer log (%s):\n%s", name, log);
-    int code = -1;
-    file = fopen(code_path, "r");
-    if (file) {
-        if (fscanf(file, "%d", &code) != 1)
-            code = -1;
-        fclose(file);
-        return code;
-    }
-    return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    snprintf(all_args, sizeof all_args, "'%s' %s", DS_BUNNY, args);
+    return viewer_run(work_dir, name, WIDTH + 200, HEIGHT + 200, all_args, script_path, log,
+                      sizeof log);
 }
 
 static int load_shot(int shot)
 {
-    char path[300];
-    int channels;
-    snprintf(path, sizeof path, "%s/%s.png", work_dir, shot_names[shot]);
-    shots[shot].rgba = stbi_load(path, &shots[shot].width, &shots[shot].height, &channels, 4);
-    if (!shots[shot].rgba) {
-        fprintf(stderr, "%s: %s\n", path, stbi_failure_reason());
+    if (viewer_load_png(work_dir, shot_names[shot], &shots[shot]) != 0)
         return -1;
-    }
     return shots[shot].width == WIDTH && shots[shot].height == HEIGHT ? 0 : -1;
 }
 
@@ -230,16 +175,10 @@ static int run_viewer(void **state)
 
 static int clean_up(void **state)
 {
-    char command[400];
     (void)state;
-    for (int i = 0; i < SHOTS; i++)
-        stbi_image_free(shots[i].rgba);
-    if (getenv("TEST_VIEWER_KEEP")) {
-        fprintf(stderr, "screenshots kept in %s\n", work_dir);
-        return 0;
-    }
-    snprintf(command, sizeof command, "rm -rf '%s'", work_dir);
-    return system(command) == 0 ? 0 : -1;
+    viewer_free_images(shots, SHOTS);
+    viewer_remove_work_dir(work_dir);
+    return 0;
 }
 
 static void panel_is_drawn_at_the_right_edge(void **state)
@@ -384,10 +323,8 @@ static void bad_ui_scale_is_a_usage_error(void **state)
 
 int main(void)
 {
-    if (!have_program("xvfb-run")) {
-        fprintf(stderr, "test_viewer_panels: xvfb-run not found (Debian package xvfb); skipped\n");
+    if (viewer_xvfb_missing("test_viewer_panels"))
         return 77;
-    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(panel_is_drawn_at_the_right_edge),
         cmocka_unit_test(model_is_framed_beside_the_panel),
