@@ -32,7 +32,11 @@
  *     exact reference, then its heatmap, then neither; backslash splits
  *     the picture (right half exact);
  *   - a third run, on the default scene, shows that U changes the very
- *     first frame.
+ *     first frame;
+ *   - with --supersample 2 --screenshot-alpha, Shift+C writes the headless
+ *     runner's picture of the same view, transparent where nothing is
+ *     drawn, and the window's next frame is as before; shots with the
+ *     overlay stay as shown, which the first says once.
  *
  * The sort keys come from the sort registry, and the GL stages' from cli.h:
  * each digit with a hotkey must change the sort line (to its sort, or
@@ -180,21 +184,29 @@ static char camera_line[256];
 static char camera_log[16384];
 
 /* Counts pixels that differ in the rectangle [x0, x1) × [y0, y1) of two
- * screenshots of the window's size. */
-static long image_difference(const image *first, const image *second, int x0, int y0, int x1, int y1)
+ * screenshots of one size. */
+static long image_difference_sized(const image *first, const image *second, int x0, int y0,
+                                   int x1, int y1)
 {
-    assert_int_equal(first->width, WIDTH);
-    assert_int_equal(second->width, WIDTH);
-    assert_int_equal(first->height, HEIGHT);
-    assert_int_equal(second->height, HEIGHT);
+    assert_int_equal(first->width, second->width);
+    assert_int_equal(first->height, second->height);
+    assert_true(x1 <= first->width && y1 <= first->height);
     long count = 0;
     for (int y = y0; y < y1; y++)
         for (int x = x0; x < x1; x++) {
-            size_t i = 4 * ((size_t)y * WIDTH + (size_t)x);
+            size_t i = 4 * ((size_t)y * (size_t)first->width + (size_t)x);
             if (memcmp(first->rgba + i, second->rgba + i, 3) != 0)
                 count++;
         }
     return count;
+}
+
+/* The same, of two screenshots of the window's size. */
+static long image_difference(const image *first, const image *second, int x0, int y0, int x1, int y1)
+{
+    assert_int_equal(first->width, WIDTH);
+    assert_int_equal(first->height, HEIGHT);
+    return image_difference_sized(first, second, x0, y0, x1, y1);
 }
 
 static long differing_pixels(int a, int b, int x0, int y0, int x1, int y1)
@@ -952,6 +964,101 @@ static void screenshots_alone_and_with_the_overlay(void **state)
     assert_int_equal(key_pixels, 0);
 }
 
+/* --supersample 2 --screenshot-alpha in the viewer: Shift+C draws the
+ * model's view alone again at twice the size over black and white, and
+ * writes the headless runner's picture of the same view (the same
+ * --camera, size and options); its background is transparent where
+ * nothing is drawn. The shots with the overlay stay window-sized and
+ * opaque, which the first says once, and the window's picture after the
+ * supersampled shot is the one before it (the renderer has its size and
+ * background back), below the message line Shift+C shows. */
+#define PAPER_WIDTH 320
+#define PAPER_HEIGHT 240
+#define PAPER_SCALE 2
+static void supersampled_transparent_shot_is_the_headless_picture(void **state)
+{
+    (void)state;
+    static const char view[] = "eye=0.05,0.2,0.3 target=-0.02,0.1,0 fov=40";
+    char script_path[300], args[1024], command[2048];
+    static char log[16384];
+    snprintf(script_path, sizeof script_path, "%s/paper.txt", work_dir);
+    FILE *script = fopen(script_path, "w");
+    assert_non_null(script);
+    fprintf(script,
+            "frames 3\nscreenshot %s/paper-before.png\nkey shift+C\nframes 2\n"
+            "screenshot %s/paper-after.png\nquit\n",
+            work_dir, work_dir);
+    assert_int_equal(fclose(script), 0);
+    snprintf(args, sizeof args,
+             "'%s' --sort cpu --size %dx%d --overlay off --camera '%s' --supersample %d "
+             "--screenshot-alpha --screenshot-overlay on --screenshot '%s/paper-viewer.png'",
+             DS_BUNNY, PAPER_WIDTH, PAPER_HEIGHT, view, PAPER_SCALE, work_dir);
+    assert_int_equal(run_depthsort(args, script_path, "paper", log, sizeof log), 0);
+    snprintf(command, sizeof command,
+             "cd '%s' && ASAN_OPTIONS=detect_leaks=0 '%s' --headless '%s' --sort cpu --size %dx%d "
+             "--camera '%s' --orbit 0 "
+             "--frames 1 --supersample %d --screenshot-alpha --screenshot paper-headless.png "
+             "> paper-headless.log 2>&1",
+             work_dir, DS_DEPTHSORT, DS_BUNNY, PAPER_WIDTH, PAPER_HEIGHT, view, PAPER_SCALE);
+    assert_int_equal(system(command), 0);
+
+    /* One warning for the two shots with the overlay. */
+    const char *said = strstr(log, "is taken as shown, at the window's size");
+    assert_non_null(said);
+    assert_null(strstr(said + 1, "is taken as shown"));
+
+    image viewer = {0}, headless = {0}, before = {0}, after = {0};
+    assert_int_equal(load_shot("paper-viewer", &viewer), 0);
+    assert_int_equal(load_shot("paper-headless", &headless), 0);
+    assert_int_equal(load_shot("paper-before", &before), 0);
+    assert_int_equal(load_shot("paper-after", &after), 0);
+    assert_int_equal(viewer.width, PAPER_WIDTH);
+    assert_int_equal(viewer.height, PAPER_HEIGHT);
+    assert_int_equal(headless.width, PAPER_WIDTH);
+    assert_int_equal(headless.height, PAPER_HEIGHT);
+    int worst = 0;
+    long clear = 0, covered = 0, edge = 0;
+    for (size_t i = 0; i < (size_t)PAPER_WIDTH * PAPER_HEIGHT; i++) {
+        for (int c = 0; c < 4; c++) {
+            int gap = abs((int)viewer.rgba[4 * i + c] - (int)headless.rgba[4 * i + c]);
+            worst = gap > worst ? gap : worst;
+        }
+        uint8_t alpha = viewer.rgba[4 * i + 3];
+        clear += alpha == 0;
+        covered += alpha > 0;
+    }
+    /* Averaged blocks: the silhouette's pixels have a coverage between
+     * their neighbours' (a 1x picture has only the layers' alphas). */
+    for (int y = 1; y < PAPER_HEIGHT - 1; y++)
+        for (int x = 1; x < PAPER_WIDTH - 1; x++) {
+            const uint8_t *p = viewer.rgba + 4 * ((size_t)y * PAPER_WIDTH + (size_t)x);
+            uint8_t left = p[-1], right = p[7];
+            edge += (left == 0 || right == 0) && p[3] > 0 && p[3] < 0.35 * 255 - 8;
+        }
+    int corners[4][2] = {{0, 0}, {PAPER_WIDTH - 1, 0}, {0, PAPER_HEIGHT - 1},
+                         {PAPER_WIDTH - 1, PAPER_HEIGHT - 1}};
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(viewer.rgba[4 * ((size_t)corners[k][1] * PAPER_WIDTH + corners[k][0]) + 3],
+                         0);
+    /* Below the message line Shift+C leaves in the window's corner. */
+    int top = DS_OVERLAY_MARGIN + DS_OVERLAY_LINE_HEIGHT + 2 * DS_OVERLAY_PADDING + 4;
+    long changed = image_difference_sized(&before, &after, 0, top, PAPER_WIDTH, PAPER_HEIGHT);
+    fprintf(stderr, "paper: viewer vs headless at most %d levels apart; %ld clear, %ld covered, "
+                    "%ld partly covered silhouette pixels; the window after the shot differs in "
+                    "%ld pixels\n", worst, clear, covered, edge, changed);
+    assert_true(worst <= 2);
+    assert_true(clear > PAPER_WIDTH * PAPER_HEIGHT / 4);
+    assert_true(covered > PAPER_WIDTH * PAPER_HEIGHT / 10);
+    assert_true(edge > 20);
+    assert_int_equal(before.width, PAPER_WIDTH);
+    assert_int_equal(after.height, PAPER_HEIGHT);
+    assert_int_equal(changed, 0);
+    stbi_image_free(viewer.rgba);
+    stbi_image_free(headless.rgba);
+    stbi_image_free(before.rgba);
+    stbi_image_free(after.rgba);
+}
+
 /* The first thing a visitor tries: on the default scene (no --scene, no
  * model) and the first view, U must visibly change the picture. The
  * scenes come in an order that follows no view (scene.c), so the unsorted
@@ -1150,6 +1257,7 @@ int main(void)
         cmocka_unit_test(reload_and_drop_load_models),
         cmocka_unit_test(both_screenshot_keys_write_pngs),
         cmocka_unit_test(screenshots_alone_and_with_the_overlay),
+        cmocka_unit_test(supersampled_transparent_shot_is_the_headless_picture),
         cmocka_unit_test(u_changes_the_default_scene_first_frame),
         cmocka_unit_test(failed_script_screenshot_fails_the_run),
         cmocka_unit_test(z_up_model_and_malformed_camera_file_warn),

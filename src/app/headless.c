@@ -22,21 +22,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef DS_VERSION
-#define DS_VERSION "unknown" /* set by the build for the depthsort target */
-#endif
-
 #include <glad/gl.h>
 
 #include "camera.h"
 #include "clock.h"
 #include "egl_context.h"
-#include "image_write.h"
 #include "mesh.h"
 #include "output_file.h"
 #include "plot.h"
 #include "progress.h"
 #include "renderer.h"
+#include "screenshot.h"
 #include "setup.h"
 
 /* Frames rendered, untimed, after each switch of sort: first-use costs
@@ -748,67 +744,10 @@ static ds_status time_runs(ds_renderer *renderer, const ds_options *opts, const 
     return status;
 }
 
-/* One frame at the last frame's view, drawn at `scale` times the size
- * over an opaque `background`, read back into dest (top row first). */
-static ds_status draw_for_screenshot(const ds_options *opts, ds_renderer *renderer,
-                                     const ds_camera *camera, int scale, const float background[4],
-                                     uint8_t *dest)
-{
-    ds_status status;
-    if (background)
-        ds_renderer_set_background(renderer, background);
-    if ((status = ds_renderer_resize(renderer, opts->width * scale, opts->height * scale)) ||
-        (status = ds_renderer_frame(renderer, camera, DS_RENDERER_OWN_FRAMEBUFFER)))
-        return status;
-    return ds_renderer_read_pixels(renderer, dest);
-}
-
-/* Averages scale × scale blocks of `over_black` (premultiplied colour: the
- * frame over black) with their coverage, and writes straight RGBA into
- * dest. Without `over_white` the picture is opaque; with it the coverage of
- * each pixel follows from the two backgrounds: every technique composites
- * "over" its clear colour, C = F + (1 - a) B, so C_white - C_black = 1 - a
- * (Smith and Blinn, "Blue Screen Matting", SIGGRAPH 1996: the triangulation
- * of two backings). */
-static void downsample(const uint8_t *over_black, const uint8_t *over_white, int width,
-                       int height, int scale, uint8_t *dest)
-{
-    size_t big_row = (size_t)width * (size_t)scale;
-    for (int y = 0; y < height; y++)
-        for (int x = 0; x < width; x++) {
-            double sum[4] = {0.0, 0.0, 0.0, 0.0};
-            for (int j = 0; j < scale; j++)
-                for (int i = 0; i < scale; i++) {
-                    size_t at = 4 * ((size_t)(y * scale + j) * big_row + (size_t)(x * scale + i));
-                    double alpha = 255.0;
-                    if (over_white) {
-                        double gap = 0.0;
-                        for (int c = 0; c < 3; c++)
-                            gap += (double)over_white[at + c] - (double)over_black[at + c];
-                        alpha = 255.0 - gap / 3.0;
-                        alpha = alpha < 0.0 ? 0.0 : alpha > 255.0 ? 255.0 : alpha;
-                    }
-                    for (int c = 0; c < 3; c++)
-                        sum[c] += over_black[at + c];
-                    sum[3] += alpha;
-                }
-            uint8_t *out = dest + 4 * ((size_t)y * (size_t)width + (size_t)x);
-            double alpha = sum[3] / (scale * scale);
-            for (int c = 0; c < 3; c++) {
-                double premultiplied = sum[c] / (scale * scale);
-                /* PNG's alpha is straight: the colour divided by coverage. */
-                double straight = !over_white        ? premultiplied
-                                  : alpha > 0.5      ? premultiplied * 255.0 / alpha
-                                                     : 0.0;
-                out[c] = (uint8_t)(straight > 255.0 ? 255.0 : straight + 0.5);
-            }
-            out[3] = (uint8_t)(alpha + 0.5);
-        }
-}
-
 /* --screenshot: the last frame's view, drawn again at --supersample times
- * the size and averaged down, over black and white for --screenshot-alpha;
- * the model, technique, sort, size, camera, version and commit in its text
+ * the size and averaged down, over black and white for --screenshot-alpha
+ * (screenshot.h), or without either the last timed frame as it is; the
+ * model, technique, sort, size, camera, version and commit in its text
  * chunks, and its name expanded from the template. */
 static ds_status write_screenshot(const ds_options *opts, ds_renderer *renderer,
                                   const ds_camera *camera, const algo_run *runs, int run_count,
@@ -816,24 +755,21 @@ static ds_status write_screenshot(const ds_options *opts, ds_renderer *renderer,
 {
     int scale = opts->supersample > 1 ? opts->supersample : 1;
     int alpha = opts->screenshot_alpha;
-    size_t big = (size_t)opts->width * (size_t)opts->height * 4 * (size_t)scale * (size_t)scale;
-    uint8_t *black = malloc(big), *white = alpha ? malloc(big) : NULL;
-    uint8_t *pixels = malloc((size_t)opts->width * (size_t)opts->height * 4);
+    size_t count = (size_t)opts->width * (size_t)opts->height;
+    uint8_t *pixels = malloc(count * 4);
     ds_status status = DS_OK;
-    if (!black || !pixels || (alpha && !white))
+    if (!pixels)
         status = ds_fail(DS_ERR_OUT_OF_MEMORY, "headless: out of host memory");
-    static const float black_rgba[4] = {0.0f, 0.0f, 0.0f, 1.0f};
-    static const float white_rgba[4] = {1.0f, 1.0f, 1.0f, 1.0f};
-    if (!status && scale == 1 && !alpha)
-        status = ds_renderer_read_pixels(renderer, black); /* the last timed frame */
-    else if (!status)
-        status = draw_for_screenshot(opts, renderer, camera, scale, alpha ? black_rgba : NULL,
-                                     black);
-    if (!status && alpha)
-        status = draw_for_screenshot(opts, renderer, camera, scale, white_rgba, white);
+    else if (scale == 1 && !alpha) {
+        status = ds_renderer_read_pixels(renderer, pixels); /* the last timed frame */
+        for (size_t i = 0; i < count; i++)
+            pixels[4 * i + 3] = 255;
+    } else {
+        status = ds_screenshot_draw(renderer, camera, opts->width, opts->height, scale, alpha,
+                                    pixels);
+    }
     if (!status) {
-        downsample(black, white, opts->width, opts->height, scale, pixels);
-        char date[32] = "unknown", name[4096], size[64], software[64];
+        char date[32] = "unknown", name[4096], size[64];
         time_t now = time(NULL);
         struct tm utc;
         if (gmtime_r(&now, &utc))
@@ -845,18 +781,12 @@ static ds_status write_screenshot(const ds_options *opts, ds_renderer *renderer,
         ds_screenshot_name(opts->screenshot_path, &keys, name, sizeof name, NULL, 0);
         snprintf(size, sizeof size, "%dx%d, supersample %d%s", opts->width, opts->height, scale,
                  alpha ? ", transparent" : "");
-        snprintf(software, sizeof software, "depthsort %s", DS_VERSION);
-        const ds_png_text texts[] = {{"Software", software}, {"Model", setup->label},
-                                     {"Technique", technique}, {"Sort", sort},
-                                     {"Size", size}, {"Camera", setup->camera},
-                                     {"Commit", ds_build_commit}};
-        status = ds_write_png_text(name, opts->width, opts->height, pixels, texts,
-                                   (int)(sizeof texts / sizeof texts[0]));
+        const ds_screenshot_info info = {.model = setup->label, .technique = technique,
+                                         .sort = sort, .size = size, .camera = setup->camera};
+        status = ds_screenshot_write(name, opts->width, opts->height, pixels, &info);
         if (!status && strcmp(name, opts->screenshot_path) != 0)
             printf("screenshot: %s\n", name);
     }
-    free(black);
-    free(white);
     free(pixels);
     return status;
 }

@@ -18,16 +18,9 @@
 #include <glad/gl.h>
 
 #include "clock.h"
-#include "image_write.h"
+#include "screenshot.h"
 #include "setup.h"
 #include "viewer_internal.h"
-
-#ifndef DS_VERSION
-#define DS_VERSION "unknown" /* set by the build for the depthsort target */
-#endif
-
-/* The built-in git commit (cmake/embed.cmake), "unknown" outside git. */
-extern const char ds_build_commit[];
 
 int ds_viewer_display_available(void)
 {
@@ -38,60 +31,104 @@ int ds_viewer_display_available(void)
 
 /* ---- frames ------------------------------------------------------------- */
 
-/* Reads the window's back buffer and writes a PNG: the whole window
- * (panels included), or for a shot alone, taken before the panels are
- * drawn, the model's viewport (fb_width × fb_height from the left edge). */
-static void save_screenshot(ds_viewer *v)
+/* The model's view alone, drawn again off-screen at --supersample times
+ * its size and averaged down, over black and white for
+ * --screenshot-alpha (screenshot.h), into dest (fb_width × fb_height, top
+ * row first). The window's picture of this frame is untouched; the
+ * renderer gets its size and background back before the panels and the
+ * next frame, and the frames drawn here stay out of the timings. */
+static ds_status draw_model_alone(ds_viewer *v, int scale, int alpha, uint8_t *dest)
 {
-    int alone = v->script.screenshot_alone;
-    int width = alone ? v->fb_width : v->window_width;
-    int height = alone ? v->fb_height : v->window_height;
+    ds_status status = ds_screenshot_draw(v->renderer, &v->camera, v->fb_width, v->fb_height,
+                                          scale, alpha, dest);
+    v->timings.frames_rendered += alpha ? 2 : 1;
+    ds_renderer_set_background(v->renderer, v->settings.background);
+    ds_status back = ds_renderer_resize(v->renderer, v->fb_width, v->fb_height);
+    ds_viewer_reset_timings(v);
+    return status ? status : back;
+}
+
+/* The window's back buffer into dest (top row first, opaque): the whole
+ * window, or for a shot alone the model's viewport (fb_width × fb_height
+ * from the left edge, taken before the panels are drawn). */
+static void read_window(const ds_viewer *v, int alone, int width, int height, uint8_t *dest)
+{
     int bottom = alone ? v->window_height - v->fb_height : 0; /* GL rows from the bottom */
     if (bottom < 0)
         bottom = 0;
     size_t row = 4 * (size_t)width;
-    uint8_t *pixels = malloc(row * (size_t)height);
-    uint8_t *flipped = malloc(row * (size_t)height);
-    if (!pixels || !flipped) {
-        ds_viewer_show_message(v, "screenshot: out of memory");
-        if (v->script.screenshot_scripted)
-            v->script.failed = 1;
-    } else {
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-        glReadBuffer(GL_BACK);
-        glPixelStorei(GL_PACK_ALIGNMENT, 1);
-        glReadPixels(0, bottom, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
-        /* GL's rows start at the bottom, PNG's at the top; the window's
-         * alpha channel is meaningless in a picture, so it is made opaque. */
-        for (int y = 0; y < height; y++) {
-            uint8_t *dest = flipped + row * (size_t)y;
-            memcpy(dest, pixels + row * (size_t)(height - 1 - y), row);
-            for (int x = 0; x < width; x++)
-                dest[4 * x + 3] = 255;
-        }
-        char size[64];
-        snprintf(size, sizeof size, "%dx%d%s", width, height, alone ? ", model alone" : ", panels");
-        const ds_png_text texts[] = {
-            {"Software", "depthsort " DS_VERSION},
-            {"Commit", ds_build_commit},
-            {"Model", v->model_path[0] ? v->model_path : "scene"},
-            {"Technique", ds_technique_name(v->settings.technique)},
-            {"Sort", ds_app_sort_name(v->settings.stages, v->settings.sort)},
-            {"Size", size}};
-        if (ds_write_png_text(v->script.screenshot_path, width, height, flipped, texts,
-                              (int)(sizeof texts / sizeof texts[0])) == DS_OK) {
-            printf("screenshot: %s\n", v->script.screenshot_path);
-            fflush(stdout);
-            if (!v->script.screenshot_scripted) /* a script's shots stay clean */
-                ds_viewer_show_message(v, "screenshot: %s", v->script.screenshot_path);
-        } else {
-            ds_viewer_show_message(v, "screenshot failed: %s", ds_last_error());
-            if (v->script.screenshot_scripted)
-                v->script.failed = 1; /* the run's exit status says so */
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+    glReadBuffer(GL_BACK);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, bottom, width, height, GL_RGBA, GL_UNSIGNED_BYTE, dest);
+    /* GL's rows start at the bottom, PNG's at the top; the window's
+     * alpha channel is meaningless in a picture, so it is made opaque. */
+    for (int y = 0; y < height / 2; y++) {
+        uint8_t *a = dest + row * (size_t)y, *b = dest + row * (size_t)(height - 1 - y);
+        for (size_t i = 0; i < row; i++) {
+            uint8_t swap = a[i];
+            a[i] = b[i];
+            b[i] = swap;
         }
     }
+    for (size_t i = 0; i < (size_t)width * (size_t)height; i++)
+        dest[4 * i + 3] = 255;
+}
+
+/* Writes the pending screenshot as PNG: the whole window (panels
+ * included), or the model's view alone. --supersample and
+ * --screenshot-alpha draw the view alone again off-screen; a shot with
+ * the panels, or of the error view (D's heatmap, \'s split), is the
+ * window's picture as shown, which the first such shot says once. */
+static void save_screenshot(ds_viewer *v)
+{
+    int alone = v->script.screenshot_alone;
+    int scale = v->opts.supersample > 1 ? v->opts.supersample : 1;
+    int alpha = v->opts.screenshot_alpha;
+    int error_shown = v->error.images_ready && (v->error.mode == ERROR_HEATMAP || v->error.split);
+    int redraw = alone && !error_shown && (scale > 1 || alpha);
+    if ((scale > 1 || alpha) && !redraw && !v->script.said_as_shown) {
+        ds_warn("screenshot %s: %s is taken as shown, at the window's size: --supersample and "
+                "--screenshot-alpha shape the model's view alone (Shift+C; a script's "
+                "screenshot without --screenshot-overlay on)",
+                v->script.screenshot_path, alone ? "the error view" : "a picture with the panels");
+        v->script.said_as_shown = 1;
+    }
+    int width = alone ? v->fb_width : v->window_width;
+    int height = alone ? v->fb_height : v->window_height;
+    uint8_t *pixels = malloc(4 * (size_t)width * (size_t)height);
+    ds_status status = DS_OK;
+    if (!pixels)
+        status = ds_fail(DS_ERR_OUT_OF_MEMORY, "screenshot: out of memory");
+    else if (redraw)
+        status = draw_model_alone(v, scale, alpha, pixels);
+    else
+        read_window(v, alone, width, height, pixels);
+    if (status == DS_OK) {
+        char size[96], camera[256];
+        snprintf(size, sizeof size, "%dx%d, %s, supersample %d%s", width, height,
+                 alone ? "model alone" : "panels", redraw ? scale : 1,
+                 redraw && alpha ? ", transparent" : "");
+        ds_camera_format(&v->camera, camera, sizeof camera);
+        const ds_screenshot_info info = {
+            .model = v->model_path[0] ? v->model_path : NULL,
+            .technique = ds_technique_name(v->settings.technique),
+            .sort = ds_app_sort_name(v->settings.stages, v->settings.sort),
+            .size = size,
+            .camera = camera};
+        status = ds_screenshot_write(v->script.screenshot_path, width, height, pixels, &info);
+    }
+    if (status == DS_OK) {
+        printf("screenshot: %s\n", v->script.screenshot_path);
+        fflush(stdout);
+        if (!v->script.screenshot_scripted) /* a script's shots stay clean */
+            ds_viewer_show_message(v, "screenshot: %s", v->script.screenshot_path);
+    } else {
+        ds_viewer_show_message(v, "screenshot failed: %s", ds_last_error());
+        if (v->script.screenshot_scripted)
+            v->script.failed = 1; /* the run's exit status says so */
+    }
     free(pixels);
-    free(flipped);
     v->script.screenshot_path[0] = '\0';
     v->script.screenshot_scripted = 0;
     v->script.screenshot_alone = 0;
@@ -296,9 +333,6 @@ int ds_viewer_run(const ds_options *opts)
         return 1;
     }
     initial_settings(v, opts);
-    if (opts->supersample > 1 || opts->screenshot_alpha)
-        ds_warn("--supersample, --screenshot-alpha: headless screenshots only; the viewer "
-                "ignores them");
     if (opts->script_path && ds_script_load(opts->script_path, &v->script.steps) != DS_OK)
         goto done;
 

@@ -195,6 +195,8 @@ typedef struct viewer_script_state {
     int screenshot_scripted; /* the pending one is a script step's */
     int screenshot_alone;    /* the model's view only, taken before the
                                 panels and overlay are drawn */
+    int said_as_shown;       /* a shot --supersample or --screenshot-alpha
+                                cannot shape was announced */
     float orbit_step;        /* orbit: radians of yaw after each frame */
     double wait_until_ms;    /* wait: steps resume at this ds_now_ms() */
     int stay;                /* the script ended with stay */
