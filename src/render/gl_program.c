@@ -4,6 +4,8 @@
  * current with shade.glsl's uniforms; and the mesh's vertex layout. */
 #include "gl_program.h"
 
+#include "gl_compute.h"
+
 #define GLSL_VERSION "#version 450 core\n"
 extern const char ds_shader_shade[];
 
@@ -12,21 +14,15 @@ ds_status ds_render_compile_program(const char *vertex, const char *surface,
 {
     const GLenum stages[2] = {GL_VERTEX_SHADER, GL_FRAGMENT_SHADER};
     char log[1024];
-    GLint ok = 0;
     GLuint program = glCreateProgram();
     for (int i = 0; i < 2; i++) {
-        GLuint shader = glCreateShader(stages[i]);
         /* #line: compiler messages count each file's own lines (the
          * fragment stage's surface file is source string 3, its main 5). */
         const char *strings[6] = {GLSL_VERSION, ds_shader_shade, "\n#line 1\n",
                                   i ? (surface ? surface : "") : vertex, "\n#line 1\n",
                                   i ? fragment_main : ""};
-        glShaderSource(shader, 6, strings, NULL);
-        glCompileShader(shader);
-        glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
-        if (!ok) {
-            glGetShaderInfoLog(shader, sizeof log, NULL, log);
-            glDeleteShader(shader);
+        GLuint shader = ds_gl_compile_shader(stages[i], 6, strings, log, sizeof log);
+        if (!shader) {
             glDeleteProgram(program);
             return ds_fail(DS_ERR_GL, "render: shader %s.%s.glsl: %s", name,
                            i ? "frag" : "vert", log);
@@ -34,10 +30,7 @@ ds_status ds_render_compile_program(const char *vertex, const char *surface,
         glAttachShader(program, shader);
         glDeleteShader(shader); /* freed with the program */
     }
-    glLinkProgram(program);
-    glGetProgramiv(program, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        glGetProgramInfoLog(program, sizeof log, NULL, log);
+    if (!ds_gl_link_program(program, log, sizeof log)) {
         glDeleteProgram(program);
         return ds_fail(DS_ERR_GL, "render: linking %s: %s", name, log);
     }
