@@ -484,7 +484,7 @@ static ds_status write_json(FILE *file, const char *path, const compare_state *s
                             const compare_setup *setup)
 {
     const ds_options *o = s->opts;
-    const struct { const char *name, *value; } strings[] = {
+    const ds_json_member strings[] = {
         {"gpu", setup->gpu}, {"driver", setup->driver}, {"model", setup->label},
         {"commit", ds_build_commit}, {"timestamp", setup->timestamp},
         {"primitive", setup->primitive}, {"interop", setup->interop}, {"sort", setup->sort},
@@ -496,11 +496,7 @@ static ds_status write_json(FILE *file, const char *path, const compare_state *s
                   "shares of the pixels; times in ms"},
     };
     fprintf(file, "{\n");
-    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
-        fprintf(file, "  \"%s\": ", strings[i].name);
-        ds_headless_json_string(file, strings[i].value);
-        fprintf(file, ",\n");
-    }
+    ds_headless_json_strings(file, strings, sizeof strings / sizeof strings[0]);
     fprintf(file,
             "  \"vertices\": %zu,\n  \"triangles\": %zu,\n  \"width\": %d,\n  \"height\": %d,\n"
             "  \"frames\": %d,\n  \"orbit_degrees\": %.6g,\n  \"key_bits\": %d,\n"
@@ -550,15 +546,8 @@ static void csv_settings(FILE *file, const compare_state *s, const compare_setup
                          const item_run *run)
 {
     const ds_options *o = s->opts;
-    ds_headless_csv_string(file, setup->label);
-    fputc(',', file);
-    ds_headless_csv_string(file, setup->gpu);
-    fputc(',', file);
-    ds_headless_csv_string(file, setup->cpu);
-    fputc(',', file);
-    ds_headless_csv_string(file, setup->os);
-    fputc(',', file);
-    ds_headless_csv_string(file, setup->command);
+    const char *const texts[] = {setup->label, setup->gpu, setup->cpu, setup->os, setup->command};
+    ds_headless_csv_strings(file, texts, sizeof texts / sizeof texts[0]);
     fprintf(file, ",%d,%d,%d,%s,%s,%s,%d,%.4g,%s,%s", o->width, o->height, o->frames,
             ds_build_commit, setup->sort, setup->key, o->key_bits ? o->key_bits : 32,
             (double)o->alpha, setup->primitive, ds_compare_item_name(run->item));

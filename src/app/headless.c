@@ -470,6 +470,15 @@ void ds_headless_csv_string(FILE *file, const char *text)
     fputc('"', file);
 }
 
+void ds_headless_csv_strings(FILE *file, const char *const *texts, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (i)
+            fputc(',', file);
+        ds_headless_csv_string(file, texts[i]);
+    }
+}
+
 /* A JSON string: quotes, backslashes and control characters escaped. */
 void ds_headless_json_string(FILE *file, const char *text)
 {
@@ -483,6 +492,15 @@ void ds_headless_json_string(FILE *file, const char *text)
             fputc(*c, file);
     }
     fputc('"', file);
+}
+
+void ds_headless_json_strings(FILE *file, const ds_json_member *members, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        fprintf(file, "  \"%s\": ", members[i].name);
+        ds_headless_json_string(file, members[i].value);
+        fprintf(file, ",\n");
+    }
 }
 
 /* One row per timed frame; every row repeats the run's state, so that rows
@@ -499,17 +517,9 @@ static ds_status write_csv(FILE *file, const char *path, const algo_run *runs, i
     for (int r = 0; r < run_count; r++)
         for (size_t i = 0; i < runs[r].frame_count; i++) {
             const ds_frame_timings *t = &runs[r].frames[i];
-            ds_headless_csv_string(file, setup->gpu);
-            fputc(',', file);
-            ds_headless_csv_string(file, setup->driver);
-            fputc(',', file);
-            ds_headless_csv_string(file, setup->cpu);
-            fputc(',', file);
-            ds_headless_csv_string(file, setup->os);
-            fputc(',', file);
-            ds_headless_csv_string(file, setup->command);
-            fputc(',', file);
-            ds_headless_csv_string(file, setup->label);
+            const char *const texts[] = {setup->gpu, setup->driver,  setup->cpu,
+                                         setup->os,  setup->command, setup->label};
+            ds_headless_csv_strings(file, texts, sizeof texts / sizeof texts[0]);
             fprintf(file, ",%zu,%zu,%zu,%s,%d,%d,%s,%s,%s,%s,%d,%s,%d,%.4g,%d,%s,%d,%d,%s,%s,%d,%s,%s,"
                           "%.6g,",
                     setup->mesh->vertex_count, setup->mesh->triangle_count, setup->elements,
@@ -576,7 +586,7 @@ static const char *json_bool(int value) { return value ? "true" : "false"; }
 static ds_status write_json(FILE *file, const char *path, const algo_run *runs, int run_count,
                             const run_setup *setup)
 {
-    const struct { const char *name, *value; } strings[] = {
+    const ds_json_member strings[] = {
         {"gpu", setup->gpu},           {"driver", setup->driver},   {"model", setup->label},
         {"cpu", setup->cpu},           {"os", setup->os},           {"command", setup->command},
         {"commit", ds_build_commit},   {"timestamp", setup->timestamp},
@@ -587,11 +597,7 @@ static ds_status write_json(FILE *file, const char *path, const algo_run *runs, 
                    HANDOVER_NOTE},
     };
     fprintf(file, "{\n");
-    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) {
-        fprintf(file, "  \"%s\": ", strings[i].name);
-        ds_headless_json_string(file, strings[i].value);
-        fprintf(file, ",\n");
-    }
+    ds_headless_json_strings(file, strings, sizeof strings / sizeof strings[0]);
     fprintf(file,
             "  \"vertices\": %zu,\n  \"triangles\": %zu,\n  \"elements\": %zu,\n"
             "  \"width\": %d,\n  \"height\": %d,\n  \"sorting\": %s,\n  \"shuffle\": %s,\n"
