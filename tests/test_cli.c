@@ -283,6 +283,13 @@ static void test_choices_and_forms(void **state)
     assert_int_equal(opts.tiles, DS_TILES_OFF);
     assert_int_equal(opts.triangle_key, DS_TRIANGLE_KEY_FARTHEST);
     assert_string_equal(opts.scene, "gyroid");
+
+    /* Points through the compute raster: splats, no longer refused. */
+    static const char *const points[] = {"--raster", "compute", "--primitive", "points", NULL};
+    r = parse_capturing(points, &opts, 2);
+    assert_int_equal(r.status, DS_OK);
+    assert_int_equal(opts.raster, DS_RASTER_COMPUTE);
+    assert_int_equal(opts.primitive, DS_PRIMITIVE_POINTS);
 }
 
 static void test_help(void **state)
@@ -415,7 +422,6 @@ static void test_errors(void **state)
         {"--tiles", "maybe", NULL, "--tiles"},
         {"--raster", "gpu", NULL, "--raster 'gpu': expected hw, compute or auto"},
         {"--raster", "compute", "--msaa", "4", NULL, "--raster compute: the compute raster"},
-        {"--raster", "compute", "--primitive", "points", NULL, "points keep the hardware draw"},
         {"--raster", "compute", "--no-sort", NULL, "--raster compute: --no-sort"},
         {"--raster", "compute", "--raster-order", "x", NULL, "--raster-order 'x'"},
         {"--raster-order", "triangle", NULL, "--raster-order triangle: applies to --raster"},

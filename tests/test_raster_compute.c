@@ -14,8 +14,15 @@
  *   - the mesh's triangle order (as given, reversed, shuffled) does not
  *     change the compute-exact image;
  *   - buffers made too small grow and the image stays the same;
- *   - MSAA, points and buffers beyond GL's limits are refused at create
- *     (--raster auto takes the hardware path instead). */
+ *   - points as round splats: compute-exact matches the A-buffer and
+ *     compute (point order) the sorted hardware point draw on a cloud of
+ *     overlapping splats of several sizes and colours, and on a triangle
+ *     mesh drawn as points; the points' order does not change the
+ *     compute-exact image; points behind the near plane, beside the
+ *     screen, at its edge, below a pixel, larger than the screen and
+ *     coincident give the A-buffer's image;
+ *   - MSAA and buffers beyond GL's limits are refused at create (--raster
+ *     auto takes the hardware path instead); points are not. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -54,6 +61,8 @@ typedef struct options {
     const float *background;
     size_t initial_fragments;
     ds_color_mode color_mode;
+    float point_size; /* nonzero: the vertices as splats of this world diameter */
+    int view_opacity; /* DS_OPACITY_VIEW */
 } options;
 
 static ds_renderer *make_renderer(const ds_mesh *mesh, int width, int height,
@@ -70,6 +79,12 @@ static ds_renderer *make_renderer(const ds_mesh *mesh, int width, int height,
     desc.raster_initial_fragments = o ? o->initial_fragments : 0;
     desc.color_mode = o ? o->color_mode : DS_COLOR_AUTO;
     desc.tiles = DS_TILES_OFF;
+    if (o && o->view_opacity)
+        desc.opacity = DS_OPACITY_VIEW;
+    if (o && o->point_size > 0.0f) {
+        desc.primitive = DS_PRIMITIVE_POINTS;
+        desc.point_size = o->point_size;
+    }
     ds_renderer *renderer = NULL;
     assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
     assert_int_equal(ds_renderer_set_technique(renderer, technique), DS_OK);
@@ -266,7 +281,7 @@ static void check_single_layer(const ds_mesh *mesh, const ds_camera *camera, int
                                              int h))
 {
     static const float clear[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    options o = {0.5f, clear, 0, DS_COLOR_TINT};
+    options o = {0.5f, clear, 0, DS_COLOR_TINT, 0.0f, 0};
     uint8_t *image = image_of(mesh, camera, w, h, DS_TECHNIQUE_COMPUTE_EXACT, &o);
     size_t doubled = 0, empty = 0, covered = 0;
     for (int y = 0; y < h; y++)
@@ -543,7 +558,7 @@ static void test_overflow_grows(void **state)
     camera.pitch = 0.3f;
     ds_camera_frame(&camera, mesh.center, mesh.radius, 1.0f);
     uint8_t *full = image_of(&mesh, &camera, 64, 64, DS_TECHNIQUE_COMPUTE_EXACT, NULL);
-    options o = {0.0f, NULL, 16, DS_COLOR_AUTO};
+    options o = {0.0f, NULL, 16, DS_COLOR_AUTO, 0.0f, 0};
     ds_renderer *renderer = make_renderer(&mesh, 64, 64, DS_TECHNIQUE_COMPUTE_EXACT, &o);
     uint8_t *small = malloc(64 * 64 * 4);
     assert_non_null(small);
@@ -565,6 +580,223 @@ static void test_overflow_grows(void **state)
     ds_renderer_destroy(renderer);
     free(small);
     free(full);
+    ds_mesh_free(&mesh);
+}
+
+/* ---- points as splats ---------------------------------------------------- */
+
+/* A point cloud: n points in a box in front of the camera (window depths
+ * from about 1.4 to 5, so one world size gives splats of several pixel
+ * sizes), random opaque colours (the global alpha makes them
+ * translucent). */
+static void make_point_cloud(ds_mesh *mesh, size_t n, uint32_t seed)
+{
+    memset(mesh, 0, sizeof *mesh);
+    mesh->vertex_count = n;
+    mesh->positions = calloc(3 * n + 1, sizeof(float));
+    mesh->colors = calloc(4 * n + 1, 1);
+    assert_non_null(mesh->positions);
+    assert_non_null(mesh->colors);
+    for (size_t i = 0; i < n; i++) {
+        float *p = mesh->positions + 3 * i;
+        p[0] = uniform(&seed, -1.1f, 1.1f);
+        p[1] = uniform(&seed, -0.8f, 0.8f);
+        p[2] = uniform(&seed, -2.0f, 1.6f);
+        random_color(&seed, mesh->colors + 4 * i);
+        mesh->colors[4 * i + 3] = 255;
+    }
+    mesh->has_colors = 1;
+    assert_int_equal(ds_mesh_finish(mesh), DS_OK);
+}
+
+/* The cloud's points in the order `order`. */
+static void reorder_points(const ds_mesh *mesh, const size_t *order, ds_mesh *dest)
+{
+    memset(dest, 0, sizeof *dest);
+    size_t n = mesh->vertex_count;
+    dest->vertex_count = n;
+    dest->positions = calloc(3 * n + 1, sizeof(float));
+    dest->colors = calloc(4 * n + 1, 1);
+    assert_non_null(dest->positions);
+    assert_non_null(dest->colors);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(dest->positions + 3 * i, mesh->positions + 3 * order[i], 3 * sizeof(float));
+        memcpy(dest->colors + 4 * i, mesh->colors + 4 * order[i], 4);
+    }
+    dest->has_colors = 1;
+    assert_int_equal(ds_mesh_finish(dest), DS_OK);
+}
+
+/* Splats against the references: compute-exact against the A-buffer and
+ * compute (point order) against the sorted hardware point draw, in at
+ * most `rim` pixels over 1 (2) levels: the rasteriser computes
+ * gl_PointCoord its own way (llvmpipe interpolates it over two
+ * triangles), so a centre within rounding of a splat's rim may be kept
+ * by one and discarded by the other. */
+static void check_points(const ds_mesh *mesh, const ds_camera *camera, int w, int h, size_t rim,
+                         const options *o)
+{
+    size_t pixels = (size_t)w * h, over = 0, drawn = 0;
+    uint8_t *abuffer = image_of(mesh, camera, w, h, DS_TECHNIQUE_ABUFFER, o);
+    uint8_t *exact = image_of(mesh, camera, w, h, DS_TECHNIQUE_COMPUTE_EXACT, o);
+    uint8_t *sorted = image_of(mesh, camera, w, h, DS_TECHNIQUE_SORTED, o);
+    uint8_t *compute = image_of(mesh, camera, w, h, DS_TECHNIQUE_COMPUTE, o);
+    const float *background = o->background ? o->background : BACKGROUND;
+    for (size_t p = 0; p < pixels; p++)
+        drawn += abs((int)abuffer[4 * p] - (int)lroundf(background[0] * 255.0f)) > 2 ||
+                 abs((int)abuffer[4 * p + 1] - (int)lroundf(background[1] * 255.0f)) > 2 ||
+                 abs((int)abuffer[4 * p + 2] - (int)lroundf(background[2] * 255.0f)) > 2;
+    int most = max_difference(exact, abuffer, pixels, 1, &over);
+    printf("points: %zu of %zu pixels drawn; compute-exact vs abuffer: max %d, %zu pixels over "
+           "1 level\n", drawn, pixels, most, over);
+    assert_true(drawn > pixels / 20);
+    assert_true(over <= rim);
+    most = max_difference(compute, sorted, pixels, 2, &over);
+    printf("points: compute vs sorted draw: max %d, %zu pixels over 2 levels\n", most, over);
+    assert_true(over <= rim);
+    free(abuffer);
+    free(exact);
+    free(sorted);
+    free(compute);
+}
+
+static void test_point_cloud(void **state)
+{
+    (void)state;
+    ds_mesh mesh;
+    make_point_cloud(&mesh, 300, 31);
+    ds_camera camera;
+    front_camera(&camera, 96, 72);
+    /* splats of about 3 to 12 pixels, about two deep on average */
+    options o = {0.5f, NULL, 0, DS_COLOR_FILE, 0.2f, 0};
+    check_points(&mesh, &camera, 96, 72, 6, &o);
+    /* with the view-dependent opacity: the spheres' rims more opaque */
+    o.view_opacity = 1;
+    check_points(&mesh, &camera, 96, 72, 6, &o);
+    ds_mesh_free(&mesh);
+}
+
+/* A triangle mesh without colours drawn as points: the attributes hold
+ * the normals alone (normals_only), and the colour mode is the normal's. */
+static void test_mesh_as_points(void **state)
+{
+    (void)state;
+    ds_mesh mesh;
+    make_tilted_triangles(&mesh, 120, 41);
+    mesh.has_colors = 0;
+    ds_camera camera;
+    front_camera(&camera, 80, 60);
+    options o = {0.5f, NULL, 0, DS_COLOR_AUTO, 0.12f, 0};
+    check_points(&mesh, &camera, 80, 60, 6, &o);
+    ds_mesh_free(&mesh);
+}
+
+static void test_point_order_invariance(void **state)
+{
+    (void)state;
+    size_t n = 200;
+    ds_mesh mesh;
+    make_point_cloud(&mesh, n, 53);
+    ds_camera camera;
+    front_camera(&camera, 96, 72);
+    options o = {0.5f, NULL, 0, DS_COLOR_FILE, 0.2f, 0};
+    uint8_t *given = image_of(&mesh, &camera, 96, 72, DS_TECHNIQUE_COMPUTE_EXACT, &o);
+    size_t order[200];
+    uint32_t seed = 9;
+    for (int form = 0; form < 3; form++) {
+        for (size_t i = 0; i < n; i++)
+            order[i] = form == 0 ? n - 1 - i : i;
+        if (form == 1) /* sorted far to near, as the sorted draw orders them */
+            for (size_t i = 1; i < n; i++)
+                for (size_t j = i; j > 0 && mesh.positions[3 * order[j] + 2] <
+                                                mesh.positions[3 * order[j - 1] + 2];
+                     j--) {
+                    size_t swap = order[j];
+                    order[j] = order[j - 1];
+                    order[j - 1] = swap;
+                }
+        if (form == 2)
+            for (size_t i = n - 1; i > 0; i--) {
+                size_t j = next_random(&seed) % (i + 1), swap = order[i];
+                order[i] = order[j];
+                order[j] = swap;
+            }
+        ds_mesh other;
+        reorder_points(&mesh, order, &other);
+        uint8_t *image = image_of(&other, &camera, 96, 72, DS_TECHNIQUE_COMPUTE_EXACT, &o);
+        size_t over = 0;
+        int most = max_difference(image, given, 96 * 72, 0, &over);
+        static const char *const forms[3] = {"reversed", "sorted", "shuffled"};
+        printf("points %s: max %d, %zu pixels differ\n", forms[form], most, over);
+        assert_int_equal(over, 0);
+        free(image);
+        ds_mesh_free(&other);
+    }
+    free(given);
+    ds_mesh_free(&mesh);
+}
+
+/* The world point whose window position is (x, y) at view depth w (the
+ * front camera looks down -z from z = 3). */
+static void world_at(const ds_camera *camera, int width, int height, float x, float y, float w,
+                     float dest[3])
+{
+    float m[16];
+    ds_camera_view_projection(camera, m);
+    /* clip x = m[0] X + m[12], clip w = 3 - Z for the front camera */
+    float ndc_x = 2.0f * x / (float)width - 1.0f, ndc_y = 2.0f * y / (float)height - 1.0f;
+    dest[0] = (ndc_x * w - m[12]) / m[0];
+    dest[1] = (ndc_y * w - m[13]) / m[5];
+    dest[2] = 3.0f - w;
+}
+
+static void test_awkward_points(void **state)
+{
+    (void)state;
+    int w = 80, h = 60;
+    ds_camera camera;
+    front_camera(&camera, w, h);
+    uint32_t seed = 71;
+    /* (a) below a pixel: sizes clamped to 1, each covering the centre
+     * within half a pixel of it, or none */
+    ds_mesh tiny;
+    make_point_cloud(&tiny, 2000, 73);
+    options small = {0.6f, NULL, 0, DS_COLOR_FILE, 0.01f, 0};
+    check_points(&tiny, &camera, w, h, 4, &small);
+    ds_mesh_free(&tiny);
+
+    /* (b) large ones: world size 2 is about 85 / w pixels */
+    ds_mesh mesh;
+    memset(&mesh, 0, sizeof mesh);
+    size_t n = 0;
+    float p[16][3];
+    world_at(&camera, w, h, 40.3f, 30.2f, 1.02f, p[n++]);   /* larger than the screen */
+    world_at(&camera, w, h, 20.0f, 20.0f, 0.9f, p[n++]);    /* behind the near plane */
+    world_at(&camera, w, h, 60.0f, 35.0f, 6.2f, p[n++]);    /* beyond the far plane */
+    world_at(&camera, w, h, 0.7f, 40.4f, 4.0f, p[n++]);     /* at the left edge, inside */
+    world_at(&camera, w, h, -0.7f, 15.6f, 4.0f, p[n++]);    /* just beside it: dropped */
+    world_at(&camera, w, h, 79.6f, 10.3f, 5.0f, p[n++]);    /* at the right edge */
+    world_at(&camera, w, h, 30.2f, 59.8f, 3.0f, p[n++]);    /* at the top edge */
+    world_at(&camera, w, h, 50.6f, 60.4f, 3.0f, p[n++]);    /* just above it: dropped */
+    for (int k = 0; k < 6; k++)                             /* scattered, mid-sized */
+        world_at(&camera, w, h, uniform(&seed, 5.0f, 75.0f), uniform(&seed, 5.0f, 55.0f),
+                 uniform(&seed, 3.0f, 5.5f), p[n++]);
+    world_at(&camera, w, h, 33.3f, 27.7f, 4.5f, p[n]);     /* coincident: two colours */
+    memcpy(p[n + 1], p[n], sizeof p[n]);
+    n += 2;
+    mesh.vertex_count = n;
+    mesh.positions = calloc(3 * n, sizeof(float));
+    mesh.colors = calloc(4 * n, 1);
+    assert_non_null(mesh.positions);
+    assert_non_null(mesh.colors);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(mesh.positions + 3 * i, p[i], sizeof p[i]);
+        random_color(&seed, mesh.colors + 4 * i);
+    }
+    mesh.has_colors = 1;
+    assert_int_equal(ds_mesh_finish(&mesh), DS_OK);
+    options large = {0.7f, NULL, 0, DS_COLOR_FILE, 2.0f, 0};
+    check_points(&mesh, &camera, w, h, 4, &large);
     ds_mesh_free(&mesh);
 }
 
@@ -594,8 +826,13 @@ static void test_bad_raster_requests(void **state)
     renderer = NULL;
     desc.msaa = 1;
     desc.raster_auto = 0;
+    /* Points are splats of the compute raster. */
     desc.primitive = DS_PRIMITIVE_POINTS;
-    assert_int_equal(ds_renderer_create(&desc, &renderer), DS_ERR_UNSUPPORTED);
+    assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
+    assert_int_equal(ds_renderer_raster(renderer), DS_RASTER_COMPUTE);
+    assert_int_equal(ds_renderer_compute_raster(renderer), 1);
+    ds_renderer_destroy(renderer);
+    renderer = NULL;
     desc.primitive = DS_PRIMITIVE_TRIANGLES;
     desc.raster_initial_fragments = (size_t)1 << 40; /* beyond any storage block */
     assert_int_equal(ds_renderer_create(&desc, &renderer), DS_ERR_TOO_LARGE);
@@ -621,6 +858,10 @@ int main(void)
         cmocka_unit_test(test_awkward_triangles),
         cmocka_unit_test(test_order_invariance),
         cmocka_unit_test(test_overflow_grows),
+        cmocka_unit_test(test_point_cloud),
+        cmocka_unit_test(test_mesh_as_points),
+        cmocka_unit_test(test_point_order_invariance),
+        cmocka_unit_test(test_awkward_points),
         cmocka_unit_test(test_bad_raster_requests),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

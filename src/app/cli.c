@@ -292,14 +292,14 @@ void ds_cli_usage(void *stream)
             "                        from the point spacing)\n"
             "  --msaa 1|2|4|8        samples per pixel (1: off; culling is off above 1)\n"
             "  --raster hw|compute|auto\n"
-            "                        what rasterises the triangles: the GPU's rasteriser\n"
-            "                        (hw, the default), or compute shaders on all its\n"
-            "                        cores (compute; auto: compute where the frames can:\n"
-            "                        triangles, --msaa 1)\n"
+            "                        what rasterises the triangles or point splats: the\n"
+            "                        GPU's rasteriser (hw, the default), or compute\n"
+            "                        shaders on all its cores (compute; auto: compute\n"
+            "                        where the frames can: --msaa 1)\n"
             "  --raster-order fragment|triangle\n"
             "                        the compute raster's order: every fragment sorted by\n"
             "                        its own depth, exact (fragment, the default), or the\n"
-            "                        sorted triangles' order (triangle)\n"
+            "                        sorted triangles' (points') order (triangle)\n"
             "  --up +x|-x|+y|-y|+z|-z\n"
             "                        the model's up axis, turned to the screen's up (+y)\n"
             "  --camera \"eye=X,Y,Z target=X,Y,Z [up=0,1,0] [fov=DEG]\"\n"
@@ -784,8 +784,6 @@ static ds_status check_combinations(const ds_options *dest)
     if (compute && dest->msaa > 1)
         return usage_error("--raster compute: the compute raster samples each pixel once; "
                            "--msaa %d keeps the hardware rasteriser", dest->msaa);
-    if (compute && dest->primitive == DS_PRIMITIVE_POINTS)
-        return usage_error("--raster compute: points keep the hardware draw (round splats)");
     if (compute && dest->no_sort)
         return usage_error("--raster compute: --no-sort draws the mesh's order with the "
                            "hardware rasteriser; give one of the two");

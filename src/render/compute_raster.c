@@ -5,12 +5,13 @@
  *   count     raster_fragments (EMIT 0): each triangle's covered pixels,
  *             small triangles one invocation each, large ones (clipped,
  *             or a box over RASTER_SMALL_PIXELS) listed, then counted a
- *             workgroup each
+ *             workgroup each; points by raster_points alike
  *   offsets   raster_scan: the counts into each triangle's first slot and
  *             the frame's total, which the host reads (the frame's one
  *             wait) and grows the buffers to if they are short
- *   emit      raster_fragments (EMIT 1): every fragment's pixel, RGBA8
- *             colour and order key, and a count per pixel
+ *   emit      raster_fragments (EMIT 1), or raster_points: every
+ *             fragment's pixel, RGBA8 colour and order key, and a count
+ *             per pixel
  *   sort      fragment order: the keys (depths) with their fragment
  *             numbers, by gl_sort.h's radix sort or the caller's sort
  *   bin       raster_scan over the pixel counts (each pixel's list start),
@@ -37,6 +38,7 @@ extern const char ds_shader_raster_scan_comp[];
 extern const char ds_shader_raster_bin_comp[];
 extern const char ds_shader_raster_resolve_comp[];
 extern const char ds_shader_raster_plan_comp[];
+extern const char ds_shader_raster_points_comp[];
 
 /* Invocations per workgroup of the per-triangle and per-fragment passes. */
 #define RASTER_THREADS 128
@@ -67,13 +69,18 @@ enum {
     U_BY_ORDER = 10, U_FRAGMENT_ORDER = 11, U_NORMALS_ONLY = 12, U_CAPACITY = 13,
     U_FLOAT_KEYS = 14
 };
+/* raster_points': shade.glsl's splat scale, and GL's range of sizes. */
+enum { U_POINT_SCALE = 2, U_POINT_SIZE_RANGE = 16 };
 
 struct ds_compute_raster {
     int width, height;
-    size_t triangle_count;
+    size_t triangle_count;  /* primitives the buffers are for: triangles or points */
     int time_passes;
     /* programs: count and emit, small [0] and large [1] */
     GLuint count[2], emit[2];
+    /* the same for points, made by the first frame of points */
+    GLuint point_count[2], point_emit[2];
+    float point_sizes[2];  /* GL_POINT_SIZE_RANGE */
     GLuint scan[3], bin, resolve, plan;
     /* per triangle */
     GLuint triangle_fragments, triangle_offsets, state;
@@ -161,6 +168,24 @@ static ds_status make_programs(ds_compute_raster *raster)
         if ((status = compile("raster_scan", scan_defines[k], 0, ds_shader_raster_scan_comp,
                               &raster->scan[k])))
             return status;
+    return DS_OK;
+}
+
+/* raster_points' four programs, as make_programs' for triangles. */
+static ds_status make_point_programs(ds_compute_raster *raster)
+{
+    static const char *const defines[4] = {
+        "#define EMIT 0\n#define LARGE 0\n", "#define EMIT 0\n#define LARGE 1\n",
+        "#define EMIT 1\n#define LARGE 0\n", "#define EMIT 1\n#define LARGE 1\n"};
+    GLuint *programs[4] = {&raster->point_count[0], &raster->point_count[1],
+                           &raster->point_emit[0], &raster->point_emit[1]};
+    for (int k = 0; k < 4; k++) {
+        ds_status status =
+            compile("raster_points", defines[k], 1, ds_shader_raster_points_comp, programs[k]);
+        if (status)
+            return status;
+    }
+    glGetFloatv(GL_POINT_SIZE_RANGE, raster->point_sizes);
     return DS_OK;
 }
 
@@ -269,18 +294,20 @@ ds_status ds_compute_raster_create(const ds_compute_raster_desc *desc, ds_comput
     if (!ds_compute_raster_supported())
         return ds_fail(DS_ERR_UNSUPPORTED, "raster: the context lacks GL 4.3 compute shaders or "
                        "GL_ARB_shader_ballot");
-    if (desc->triangle_count >= 0xFFFFFFFFu / 2)
-        return ds_fail(DS_ERR_TOO_LARGE, "raster: %zu triangles: at most 2^31 are numbered",
-                       desc->triangle_count);
+    size_t primitives =
+        desc->point_count > desc->triangle_count ? desc->point_count : desc->triangle_count;
+    if (primitives >= 0xFFFFFFFFu / 2)
+        return ds_fail(DS_ERR_TOO_LARGE, "raster: %zu triangles or points: at most 2^31 are "
+                       "numbered", primitives);
     ds_compute_raster *raster = calloc(1, sizeof *raster);
     if (!raster)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "raster: out of host memory");
     raster->width = desc->width;
     raster->height = desc->height;
-    raster->triangle_count = desc->triangle_count;
+    raster->triangle_count = primitives; /* the per-primitive buffers' */
     raster->time_passes = desc->time_passes;
     raster->verify = desc->verify;
-    size_t t = desc->triangle_count ? desc->triangle_count : 1;
+    size_t t = primitives ? primitives : 1;
     size_t pixels = (size_t)desc->width * (size_t)desc->height;
     size_t capacity = desc->initial_fragments ? desc->initial_fragments
                                               : DS_COMPUTE_RASTER_FRAGMENTS_PER_PIXEL * pixels;
@@ -325,10 +352,13 @@ void ds_compute_raster_destroy(ds_compute_raster *raster)
 {
     if (!raster)
         return;
-    GLuint *programs[] = {&raster->count[0], &raster->count[1], &raster->emit[0],
-                          &raster->emit[1],  &raster->scan[0],  &raster->scan[1],
-                          &raster->scan[2],  &raster->bin,      &raster->resolve,
-                          &raster->plan};
+    GLuint *programs[] = {&raster->count[0],       &raster->count[1],
+                          &raster->emit[0],        &raster->emit[1],
+                          &raster->point_count[0], &raster->point_count[1],
+                          &raster->point_emit[0],  &raster->point_emit[1],
+                          &raster->scan[0],        &raster->scan[1],
+                          &raster->scan[2],        &raster->bin,
+                          &raster->resolve,        &raster->plan};
     for (size_t k = 0; k < sizeof programs / sizeof programs[0]; k++)
         if (*programs[k])
             glDeleteProgram(*programs[k]);
@@ -400,6 +430,10 @@ static void set_shading(const ds_compute_raster *raster, const ds_compute_raster
     glUniform1i(U_FRAGMENT_ORDER, frame->order == DS_RASTER_FRAGMENT_ORDER);
     glUniform1ui(U_CAPACITY, (GLuint)raster->capacity);
     glUniform1i(U_FLOAT_KEYS, frame->sort != NULL);
+    if (frame->points) {
+        glUniform1f(U_POINT_SCALE, frame->point_scale);
+        glUniform2fv(U_POINT_SIZE_RANGE, 1, raster->point_sizes);
+    }
 }
 
 /* Binds the fragment passes' buffers (raster_setup's and
@@ -482,12 +516,13 @@ static void count_fragments(ds_compute_raster *raster, const ds_compute_raster_f
     size_t t = frame->triangle_count;
     static const uint32_t zero[STATE_HEADER] = {0};
     glNamedBufferSubData(raster->state, 0, sizeof zero, zero);
+    const GLuint *count = frame->points ? raster->point_count : raster->count;
     if (t) {
         bind_fragment_passes(raster, frame);
-        set_shading(raster, frame, raster->count[0]);
+        set_shading(raster, frame, count[0]);
         dispatch_for(t, RASTER_THREADS);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        set_shading(raster, frame, raster->count[1]);
+        set_shading(raster, frame, count[1]);
         glDispatchCompute(RASTER_LARGE_GROUPS, 1, 1);
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
     }
@@ -516,9 +551,11 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
         return ds_fail(DS_ERR_INVALID_ARG, "raster: NULL raster or frame");
     if (frame->triangle_count > raster->triangle_count ||
         (frame->order == DS_RASTER_TRIANGLE_ORDER && !frame->sorted_triangles))
-        return ds_fail(DS_ERR_INVALID_ARG, "raster: %zu triangles for a raster of %zu, or "
-                       "triangle order without the sorted triangles",
+        return ds_fail(DS_ERR_INVALID_ARG, "raster: %zu primitives for a raster of %zu, or "
+                       "triangle order without the sorted primitives",
                        frame->triangle_count, raster->triangle_count);
+    if (frame->points && !raster->point_count[0] && (status = make_point_programs(raster)))
+        return status;
     int fragment_order = frame->order == DS_RASTER_FRAGMENT_ORDER;
     size_t pixels = (size_t)raster->width * (size_t)raster->height;
     /* Earlier frames' totals, without waiting: a frame that overflowed
@@ -568,10 +605,11 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
     }
     raster->counts_dirty = 1;
     if (frame->triangle_count) {
+        const GLuint *emit = frame->points ? raster->point_emit : raster->emit;
         bind_fragment_passes(raster, frame);
-        set_shading(raster, frame, raster->emit[0]);
+        set_shading(raster, frame, emit[0]);
         dispatch_for(frame->triangle_count, RASTER_THREADS);
-        set_shading(raster, frame, raster->emit[1]);
+        set_shading(raster, frame, emit[1]);
         glDispatchCompute(RASTER_LARGE_GROUPS, 1, 1);
         /* The sort, the scan and the bin read what the emit wrote. */
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);

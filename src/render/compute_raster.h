@@ -19,11 +19,15 @@
  * and skipped when degenerate, depth is linear in the window and colour
  * perspective-correct, shading is shade.glsl's, and the fragments of a
  * pixel are composited with straight-alpha "over" in float onto the
- * background, written once. Two orders:
- *   TRIANGLE: the fragments in the order of a given sorted triangle list
- *     (the sorted hardware draw's image, without its 8-bit blending steps);
+ * background, written once. Points (frame.points) are the round splats of
+ * points.vert.glsl and points.frag.glsl, each covered pixel a fragment of
+ * the point's depth. Two orders:
+ *   TRIANGLE: the fragments in the order of a given sorted triangle (or
+ *     point) list (the sorted hardware draw's image, without its 8-bit
+ *     blending steps);
  *   FRAGMENT: every fragment's own depth sorted, equal depths by triangle
- *     number (the higher farther): the A-buffer's image, exact per pixel.
+ *     (or point) number, the higher farther: the A-buffer's image, exact
+ *     per pixel.
  */
 #ifndef DS_COMPUTE_RASTER_H
 #define DS_COMPUTE_RASTER_H
@@ -47,6 +51,7 @@ typedef struct ds_compute_raster ds_compute_raster;
 typedef struct ds_compute_raster_desc {
     int width, height;         /* the viewport */
     size_t triangle_count;     /* the mesh's triangles */
+    size_t point_count;        /* the points it may draw instead (its vertices) */
     size_t initial_fragments;  /* 0: DS_COMPUTE_RASTER_FRAGMENTS_PER_PIXEL x pixels;
                                   tests make it small to force a grow */
     int time_passes;           /* nonzero: a GL_TIMESTAMP after each pass
@@ -81,10 +86,15 @@ typedef struct ds_compute_raster_frame {
     GLuint positions;          /* three floats per vertex */
     GLuint attributes;         /* renderer.c's words: RGBA8 and normal, or
                                   the normal alone (shading.normals_only) */
-    size_t triangle_count;
+    size_t triangle_count;     /* the primitives drawn: triangles, or
+                                  with `points` the points */
+    int points;                /* nonzero: the vertices as splats, whose
+                                  diameter in pixels is point_scale / clip w
+                                  (points.vert.glsl) */
+    float point_scale;
     ds_raster_order order;
-    GLuint sorted_triangles;   /* TRIANGLE: triangle_count triangle numbers,
-                                  far first */
+    GLuint sorted_triangles;   /* TRIANGLE: triangle_count triangle (or
+                                  point) numbers, far first */
     ds_compute_raster_shading shading;
     float background[4];
     GLuint image;              /* an RGBA8 texture of the viewport's size

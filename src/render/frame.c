@@ -101,14 +101,15 @@ void ds_render_plan(ds_renderer *renderer, const ds_camera *camera, uint32_t fra
     plan.points = renderer->settings.primitive == DS_PRIMITIVE_POINTS;
     plan.count = ds_renderer_sorted_count(renderer);
     plan.sorting = renderer->settings.sorting;
-    /* The compute raster takes triangles at one sample a pixel: the
-     * compute techniques' frames, and sorted frames on its path. */
+    /* The compute raster takes triangles and points at one sample a
+     * pixel: the compute techniques' frames, and sorted frames on its
+     * path. */
     ds_technique technique = renderer->settings.technique;
     int compute = technique == DS_TECHNIQUE_COMPUTE || technique == DS_TECHNIQUE_COMPUTE_EXACT ||
                   (technique == DS_TECHNIQUE_SORTED && renderer->settings.sorting &&
                    renderer->settings.raster == DS_RASTER_COMPUTE);
-    plan.compute = compute && ds_render_compute_takes(renderer, plan.points,
-                                                      single_sampled(renderer, plan.target));
+    plan.compute =
+        compute && ds_render_compute_takes(renderer, single_sampled(renderer, plan.target));
     if (plan.compute && technique == DS_TECHNIQUE_COMPUTE)
         plan.sorting = 1;
     plan.shuffle = renderer->settings.sorting && renderer->settings.shuffle;
@@ -118,9 +119,10 @@ void ds_render_plan(ds_renderer *renderer, const ds_camera *camera, uint32_t fra
     plan.pull = !plan.points && renderer->settings.pull && plan.sorting;
     plan.tiled = renderer->settings.tiles_on && renderer->settings.sorting;
     if (plan.compute && technique != DS_TECHNIQUE_COMPUTE_EXACT) {
-        /* The raster reads the sorted triangle numbers: one list, sorted
-         * in place in the element buffer, as the pulled form's. */
-        plan.pull = 1;
+        /* The raster reads the sorted triangle (or point) numbers: one
+         * list, sorted in place in the element buffer, as the pulled
+         * form's (points sort in place anyway). */
+        plan.pull = !plan.points;
         plan.tiled = 0;
     }
     plan.in_place = (plan.points || plan.pull) && !plan.tiled;

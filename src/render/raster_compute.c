@@ -5,9 +5,10 @@
  * triangles rasterised by compute shaders on every multiprocessor, their
  * fragments composited in the sorted triangles' order (the sorted draw's
  * image). technique_compute_exact.c draws with the same raster in
- * fragment order. Frames the raster cannot take (points, more than one
- * sample a pixel, the sort off, a context without compute shaders) keep
- * the hardware draw: this path then hands them to raster_hw.c. */
+ * fragment order. Points are splats of the same raster. Frames the raster
+ * cannot take (more than one sample a pixel, the sort off, a context
+ * without compute shaders) keep the hardware draw: this path then hands
+ * them to raster_hw.c. */
 #include "raster_compute.h"
 
 #include <stdlib.h>
@@ -50,12 +51,13 @@ static ds_status compute_create(ds_renderer *renderer, void *state)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "render: out of host memory");
     if ((status = ds_raster_hw.create(renderer, s->hw)))
         return status;
-    if (!ds_render_compute_available(renderer) || renderer->mesh.point_cloud)
+    if (!ds_render_compute_available(renderer))
         return DS_OK;
     ds_compute_raster_desc desc = {0};
     desc.width = renderer->settings.width;
     desc.height = renderer->settings.height;
     desc.triangle_count = renderer->mesh.triangle_count;
+    desc.point_count = renderer->mesh.vertex_count;
     desc.initial_fragments = renderer->settings.raster_initial_fragments;
     desc.time_passes = renderer->settings.raster_time_passes;
     desc.verify = renderer->settings.verify;
@@ -115,10 +117,9 @@ ds_status ds_render_compute_prepare(ds_renderer *renderer)
     return status ? status : compute_resize(renderer, s);
 }
 
-int ds_render_compute_takes(ds_renderer *renderer, int points, int single_sampled)
+int ds_render_compute_takes(ds_renderer *renderer, int single_sampled)
 {
-    return !points && single_sampled && ds_render_compute_available(renderer) &&
-           !renderer->mesh.point_cloud;
+    return single_sampled && ds_render_compute_available(renderer);
 }
 
 /* compute-exact's fragments sorted by the renderer's CUDA sort
@@ -200,7 +201,10 @@ ds_status ds_render_compute_draw(ds_renderer *renderer, const frame_plan *plan,
     frame.indices = renderer->gl.index_buffer;
     frame.positions = ds_render_position_buffer(renderer);
     frame.attributes = renderer->gl.attribute_buffer;
-    frame.triangle_count = renderer->mesh.triangle_count;
+    frame.points = plan->points;
+    frame.triangle_count =
+        plan->points ? renderer->mesh.vertex_count : renderer->mesh.triangle_count;
+    frame.point_scale = plan->point_scale;
     frame.order = order;
     if (order == DS_RASTER_TRIANGLE_ORDER) {
         frame.sorted_triangles = ds_render_frame_elements(renderer, plan);
@@ -260,7 +264,7 @@ ds_status ds_renderer_raster_info(ds_renderer *renderer, ds_raster_stats *dest)
     compute_state *s = renderer->raster_state[DS_RASTER_COMPUTE];
     if (!dest || !s || !s->raster)
         return ds_fail(DS_ERR_INVALID_ARG,
-                       "render: no compute raster: nothing was drawn by it on triangles");
+                       "render: no compute raster: nothing was drawn by it");
     ds_status status = ds_render_compute_settle(renderer);
     if (status)
         return status;
@@ -309,6 +313,5 @@ int ds_renderer_compute_raster(ds_renderer *renderer)
     int compute = technique == DS_TECHNIQUE_COMPUTE || technique == DS_TECHNIQUE_COMPUTE_EXACT ||
                   (technique == DS_TECHNIQUE_SORTED && renderer->settings.sorting &&
                    renderer->settings.raster == DS_RASTER_COMPUTE);
-    return compute && renderer->settings.msaa <= 1 &&
-           ds_render_compute_takes(renderer, renderer->settings.primitive == DS_PRIMITIVE_POINTS, 1);
+    return compute && renderer->settings.msaa <= 1 && ds_render_compute_takes(renderer, 1);
 }

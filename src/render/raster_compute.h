@@ -10,9 +10,9 @@
 /* 1 if the context can run the compute raster (asked once). */
 int ds_render_compute_available(ds_renderer *renderer);
 
-/* 1 if a frame of these can be rasterised in compute: triangles, one
- * sample a pixel, a context that can. */
-int ds_render_compute_takes(ds_renderer *renderer, int points, int single_sampled);
+/* 1 if a frame of these can be rasterised in compute (triangles or
+ * points): one sample a pixel, a context that can. */
+int ds_render_compute_takes(ds_renderer *renderer, int single_sampled);
 
 /* The compute path's state and raster, made if missing and sized for the
  * viewport (set_technique, resize; allocation: not a per-frame call).

@@ -339,8 +339,7 @@ static ds_status start_raster(ds_renderer *renderer, const ds_renderer_desc *des
     if (desc->raster != DS_RASTER_COMPUTE)
         return DS_OK;
     const render_settings *s = &renderer->settings;
-    const char *why = s->primitive == DS_PRIMITIVE_POINTS ? "points keep the hardware draw"
-                      : s->msaa > 1 ? "it samples each pixel once (MSAA is above 1)"
+    const char *why = s->msaa > 1 ? "it samples each pixel once (MSAA is above 1)"
                       : !ds_render_compute_available(renderer)
                           ? "this GL lacks GL 4.3 compute shaders or GL_ARB_shader_ballot"
                           : NULL;

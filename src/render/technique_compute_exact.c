@@ -4,9 +4,10 @@
  * docs/algorithms/compute-raster.md): every fragment of the frame, in the
  * mesh's order, sorted by its own depth with the frame's sort (the GL
  * radix sort, or a CUDA sort through interop), equal depths by triangle
- * number, then composited pixel by pixel: the A-buffer's image, exact.
+ * (or point) number, then composited pixel by pixel: the A-buffer's
+ * image, exact.
  * No stage runs (the frame sorts fragments, not primitives). Frames the
- * raster cannot take (points, more than one sample a pixel) are drawn by
+ * raster cannot take (more than one sample a pixel) are drawn by
  * an A-buffer of the technique's own (technique_abuffer.c's backend),
  * which is exact too. */
 #include <stdlib.h>

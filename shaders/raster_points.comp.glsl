@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+// raster_points.comp.glsl — the compute raster's fragment passes for points
+// (compute_raster.c; docs/algorithms/compute-raster.md), after shade.glsl
+// and raster_setup.glsl (its buffers, viewport and order), in four
+// programs by EMIT and LARGE, as raster_fragments.comp.glsl's for
+// triangles, with whose bindings, slots and keys they write the same
+// fragments: the frame's fragments do not know what made them.
+//
+// A point is the splat the hardware draws with points.vert.glsl and
+// points.frag.glsl:
+//   - GL passes a point only where its position lies in the clip volume
+//     (OpenGL 4.6, 13.7): one beside the screen, behind the near plane or
+//     beyond the far one is dropped whole, however large its splat;
+//   - its size is points.vert's, clamped to GL_POINT_SIZE_RANGE as GL
+//     clamps gl_PointSize;
+//   - it covers the pixel centres inside the square of that side centred
+//     on its window position (14.4: point sprites, the only points of a
+//     core context), here snapped to 1/256 pixel with the left and bottom
+//     edges in and the others out (the rasterisers' fill rule) ...
+//   - ... less those points.frag discards: at gl_PointCoord
+//     s = 1/2 + (x + 1/2 - xw) / size, t = 1/2 - (y + 1/2 - yw) / size
+//     (the upper-left origin), p = 2 (s, t) - 1 outside the unit disc.
+//     The disc lies inside the square, so the square's edges decide
+//     nothing but the pixels to visit;
+//   - each covered pixel is a fragment of the point's window depth and
+//     of points.frag's colour: the vertex colour shaded with the sphere's
+//     cosine sqrt(1 - |p|^2).
+//
+//   LARGE 0: one invocation per point (invocation i visits point i, or the
+//     i-th sorted one in point order); a splat whose box holds at most
+//     RASTER_SMALL_PIXELS centres is walked here, any other listed.
+//   LARGE 1: a workgroup per listed point (RASTER_LARGE_GROUPS workgroups
+//     striding over the list), its invocations taking the box's pixels
+//     RASTER_THREADS at a time. A point's fragments share one depth and
+//     never a pixel, so no order of the frame depends on theirs among
+//     themselves: each takes the next of its point's slots by an atomic.
+
+layout(local_size_x = RASTER_THREADS) in;
+
+// raster_fragments.comp.glsl's bindings and uniforms.
+layout(std430, binding = 4) buffer TriangleFragments { uint triangle_fragments[]; };
+layout(std430, binding = 5) readonly buffer TriangleOffsets { uint triangle_offsets[]; };
+layout(std430, binding = 6) buffer State { uint state[]; };
+layout(std430, binding = 7) writeonly buffer FragmentKeys { uint fragment_keys[]; };
+layout(std430, binding = 8) writeonly buffer FragmentValues { uint fragment_values[]; };
+// (pixel, RGBA8)
+layout(std430, binding = 9) writeonly buffer Fragments { uvec2 fragments[]; };
+layout(std430, binding = 10) buffer PixelCounts { uint pixel_counts[]; };
+
+layout(location = 11) uniform bool fragment_order;
+layout(location = 13) uniform uint capacity;     // fragments the buffers hold
+layout(location = 14) uniform bool float_keys;   // keys are the depths themselves
+layout(location = 16) uniform vec2 point_size_range; // GL_POINT_SIZE_RANGE
+
+const uint STATE_TOTAL = 0u, STATE_LARGE = 1u, STATE_LIST = 12u;
+
+#if EMIT
+// raster_fragments.comp.glsl's emit: fragment f = slot (point order) or
+// total - 1 - slot (fragment order, the higher point first at equal
+// depth), its key, its pixel and colour, and a count on its pixel.
+void emit(uint slot, ivec2 q, float depth, uint color, uint rank)
+{
+    uint f = fragment_order ? state[STATE_TOTAL] - 1u - slot : slot;
+    if (f >= capacity)
+        return; // an overflow: raster_plan keeps the first `capacity`
+    uint pixel = uint(q.y) * uint(viewport.x) + uint(q.x);
+    uint bits = floatBitsToUint(depth);
+    fragment_keys[f] = !fragment_order ? rank : float_keys ? bits : 0x3F800000u - bits;
+    fragment_values[f] = f;
+    fragments[f] = uvec2(pixel, color);
+    atomicAdd(pixel_counts[pixel], 1u);
+}
+#endif
+
+// A point ready to test pixels.
+struct RasterPoint {
+    vec2 window;   // window position, gl_PointCoord's centre
+    float size;    // diameter in pixels
+    float depth;   // window depth, every fragment's
+    vec4 color;    // points.vert.glsl's vertex_color
+    ivec4 box;     // the centres in the square, within the viewport
+};
+
+// Point i (or the i-th sorted one) set up; false if GL drops it or its
+// square holds no pixel centre of the viewport.
+bool point_setup(uint i, out RasterPoint point)
+{
+    point.window = vec2(0.0);
+    point.size = 1.0;
+    point.depth = 0.0;
+    point.color = vec4(0.0);
+    point.box = ivec4(0, 0, -1, -1);
+    uint v = by_order ? sorted_triangles[i] : i;
+    vec3 position = vec3(positions[3u * v], positions[3u * v + 1u], positions[3u * v + 2u]);
+    uvec2 words = normals_only != 0 ? uvec2(attribute_words[v], 0u)
+                                    : uvec2(attribute_words[2u * v], attribute_words[2u * v + 1u]);
+    vec4 color;
+    vec3 normal;
+    ds_vertex_words(words, color, normal);
+    precise vec4 clip = view_projection * vec4(position, 1.0);
+    // -w <= x, y, z <= w (false for w < 0 and for NaN)
+    if (!all(lessThanEqual(abs(clip.xyz), vec3(clip.w))))
+        return false;
+    precise float size = clamp(max(point_scale / max(clip.w, 1e-6), 1.0), point_size_range.x,
+                               point_size_range.y);
+    // 1 / w, then products: as raster_setup.glsl's project() and as
+    // llvmpipe's viewport transform, so that depths round alike.
+    precise float r = 1.0 / clip.w;
+    precise vec3 ndc = clip.xyz * r;
+    precise vec2 window = (ndc.xy * 0.5 + 0.5) * vec2(viewport);
+    precise float depth = ndc.z * 0.5 + 0.5;
+    point.window = window;
+    point.size = size;
+    point.depth = depth;
+    point.color = vec4(ds_base_color(color.rgb, normal, position), color.a * alpha);
+    // The square [lo, hi) in 1/256 pixel: window positions lie within the
+    // viewport and sizes within GL's range, so all of it fits an int.
+    ivec2 centre = ivec2(round(window * float(SUBPIXELS)));
+    int side = max(int(round(size * float(SUBPIXELS))), SUBPIXELS);
+    ivec2 lo = centre - side / 2, hi = lo + side;
+    // Pixels whose centres x * 256 + 128 lie in [lo, hi).
+    ivec2 first = max((lo - HALF_PIXEL + (SUBPIXELS - 1)) >> SUBPIXEL_BITS, ivec2(0));
+    ivec2 last = min((hi - HALF_PIXEL - 1) >> SUBPIXEL_BITS, viewport - 1);
+    point.box = ivec4(first, last);
+    return all(lessThanEqual(first, last));
+}
+
+uint point_box_pixels(RasterPoint point)
+{
+    return uint(point.box.z - point.box.x + 1) * uint(point.box.w - point.box.y + 1);
+}
+
+// 1 if points.frag.glsl keeps the fragment at pixel q of the square;
+// |p|^2 into r2. The count and the emit, different programs, must decide
+// alike: all of it `precise`.
+bool point_covers(RasterPoint point, ivec2 q, out float r2)
+{
+    precise vec2 offset = (vec2(q) + 0.5 - point.window) / point.size;
+    precise vec2 coord = vec2(0.5 + offset.x, 0.5 - offset.y);
+    precise vec2 p = coord * 2.0 - 1.0;
+    precise float r = dot(p, p);
+    r2 = r;
+    return r <= 1.0;
+}
+
+// points.frag.glsl's colour where |p|^2 is r2, as RGBA8.
+uint point_color(RasterPoint point, float r2)
+{
+    return packUnorm4x8(ds_shade(point.color, sqrt(1.0 - r2)));
+}
+
+#if !LARGE
+
+void main()
+{
+    uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * RASTER_THREADS +
+             gl_LocalInvocationID.x;
+    if (i >= triangle_count)
+        return;
+    RasterPoint point;
+    bool any = point_setup(i, point);
+    bool small = !any || point_box_pixels(point) <= RASTER_SMALL_PIXELS;
+#if !EMIT
+    if (!small) {
+        uint slot = atomicAdd(state[STATE_LARGE], 1u);
+        state[STATE_LIST + slot] = i;
+    }
+#endif
+    uint covered = 0u;
+    if (small && any) {
+#if EMIT
+        uint base = triangle_offsets[i];
+#endif
+        for (int y = point.box.y; y <= point.box.w; y++)
+            for (int x = point.box.x; x <= point.box.z; x++) {
+                float r2;
+                if (!point_covers(point, ivec2(x, y), r2))
+                    continue;
+#if EMIT
+                emit(base + covered, ivec2(x, y), point.depth, point_color(point, r2), i);
+#endif
+                covered++;
+            }
+    }
+#if !EMIT
+    triangle_fragments[i] = covered;
+#endif
+}
+
+#else
+
+shared uint point_fragments;
+
+void main()
+{
+    uint local = gl_LocalInvocationID.x;
+    for (uint j = gl_WorkGroupID.x; j < state[STATE_LARGE]; j += gl_NumWorkGroups.x) {
+        uint i = state[STATE_LIST + j];
+        RasterPoint point;
+        bool any = point_setup(i, point); // true: only such points are listed
+#if EMIT
+        uint base = triangle_offsets[i];
+#endif
+        if (local == 0u)
+            point_fragments = 0u;
+        barrier();
+        uint width = uint(point.box.z - point.box.x + 1);
+        uint pixels = any ? point_box_pixels(point) : 0u;
+        for (uint p = local; p < pixels; p += RASTER_THREADS) {
+            ivec2 q = ivec2(point.box.x + int(p % width), point.box.y + int(p / width));
+            float r2;
+            if (!point_covers(point, q, r2))
+                continue;
+            uint k = atomicAdd(point_fragments, 1u);
+#if EMIT
+            emit(base + k, q, point.depth, point_color(point, r2), i);
+#endif
+        }
+        barrier();
+#if !EMIT
+        if (local == 0u)
+            triangle_fragments[i] = point_fragments;
+#endif
+        barrier();
+    }
+}
+
+#endif
