@@ -166,6 +166,8 @@ static void malformed_lines_are_rejected(void **state)
         {"orbit x 10\n", "run.txt: line 1: \"orbit\" takes DEGREES"},
         {"wait -1\n", "run.txt: line 1: \"wait\" takes milliseconds"},
         {"wait\n", "run.txt: line 1: \"wait\" takes milliseconds"},
+        {"wait file\n", "run.txt: line 1: \"wait\" takes milliseconds, 0 to 600000, or file PATH"},
+        {"wait file a b\n", "run.txt: line 1: \"wait\" takes milliseconds"},
         {"stay here\n", "run.txt: line 1: \"stay\" takes nothing"},
         {"report all\n", "run.txt: line 1: \"report\" takes nothing"},
     };
@@ -197,10 +199,11 @@ static void settings_commands_parse(void **state)
         "orbit -90 12\n"
         "wait 250\n"
         "report\n"
-        "stay\n";
+        "stay\n"
+        "WAIT File /tmp/go-1\n";
     ds_script script;
     assert_int_equal(parse(text, &script), DS_OK);
-    assert_int_equal(script.count, 12);
+    assert_int_equal(script.count, 13);
     assert_int_equal(script.steps[0].op, DS_SCRIPT_SORT);
     assert_string_equal(script.steps[0].path, "gl");
     assert_string_equal(script.steps[1].path, "cpu");
@@ -225,6 +228,8 @@ static void settings_commands_parse(void **state)
     assert_true(script.steps[9].dy == 250.0f);
     assert_int_equal(script.steps[10].op, DS_SCRIPT_REPORT);
     assert_int_equal(script.steps[11].op, DS_SCRIPT_STAY);
+    assert_int_equal(script.steps[12].op, DS_SCRIPT_WAIT_FILE);
+    assert_string_equal(script.steps[12].path, "/tmp/go-1");
     ds_script_free(&script);
 }
 

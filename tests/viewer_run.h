@@ -65,49 +65,87 @@ static inline int viewer_write_script(const char *path, const char *text)
     return fclose(file) == 0 && written ? 0 : -1;
 }
 
+/* Reads the exit status a run wrote to `path` (echo $?), or -1. */
+static inline int viewer_read_code(const char *path)
+{
+    int code = -1;
+    FILE *file = fopen(path, "r");
+    if (!file)
+        return -1;
+    if (fscanf(file, "%d", &code) != 1)
+        code = -1;
+    fclose(file);
+    return code;
+}
+
 /* Runs the viewer in work_dir on an Xvfb screen of screen_width ×
  * screen_height as `DS_DEPTHSORT ARGS --no-vsync --script SCRIPT_PATH`
- * (`args` is shell words, quoted by the caller). Its stdout and stderr go
- * to work_dir/NAME.log, and from there into `log` (also echoed to
- * stderr). Returns the viewer's exit status, or -1 if it did not exit on
- * its own. */
-static inline int viewer_run(const char *work_dir, const char *name, int screen_width,
-                             int screen_height, const char *args, const char *script_path,
-                             char *log, size_t log_capacity)
+ * (`args` is shell words, quoted by the caller). With a `driver` (a shell
+ * command, or NULL), the driver runs on the same X display beside the
+ * viewer, given the viewer's process id as its last word, and its exit
+ * status goes to *driver_status (-1 if it did not exit). Their stdout and
+ * stderr go to work_dir/NAME.log, and from there into `log` (also echoed
+ * to stderr). Returns the viewer's exit status, or -1 if it did not exit
+ * on its own. */
+static inline int viewer_run_driven(const char *work_dir, const char *name, int screen_width,
+                                    int screen_height, const char *args, const char *script_path,
+                                    const char *driver, int *driver_status, char *log,
+                                    size_t log_capacity)
 {
-    char log_path[300], code_path[300], command[4096];
+    char log_path[300], code_path[300], driver_path[300], command[4096];
     snprintf(log_path, sizeof log_path, "%s/%s.log", work_dir, name);
     snprintf(code_path, sizeof code_path, "%s/%s.code", work_dir, name);
+    snprintf(driver_path, sizeof driver_path, "%s/%s.driver", work_dir, name);
     remove(code_path);
+    remove(driver_path);
     /* LeakSanitizer is off for the viewer process only: Mesa's driver is
      * unloaded (dlclose) before the leak check, so its one-time allocations
      * cannot be told from ours or suppressed by name. AddressSanitizer
      * and UBSan stay on. `timeout` ends the run if the script does not.
      * The viewer's own exit status goes to NAME.code: xvfb-run returns its
-     * own (5) when it fails to clean up its temporary directory afterwards. */
+     * own (5) when it fails to clean up its temporary directory afterwards.
+     * The driver reaches the shell through the environment, so that its
+     * own quotes need no second quoting. */
+    char body[1024];
+    if (driver) {
+        setenv("DS_VIEWER_DRIVER", driver, 1);
+        snprintf(body, sizeof body,
+                 "\"$0\" \"$@\" & pid=$!; eval \"$DS_VIEWER_DRIVER $pid\"; echo $? > \"%s\"; "
+                 "wait $pid; echo $? > \"%s\"",
+                 driver_path, code_path);
+    } else {
+        snprintf(body, sizeof body, "\"$0\" \"$@\"; echo $? > \"%s\"", code_path);
+    }
     snprintf(command, sizeof command,
              "cd '%s' && ASAN_OPTIONS=detect_leaks=0 timeout 120 xvfb-run -a -s '-screen 0 %dx%dx24' "
-             "sh -c '\"$0\" \"$@\"; echo $? > \"%s\"' "
-             "'%s' %s --no-vsync --script '%s' > '%s' 2>&1",
-             work_dir, screen_width, screen_height, code_path, DS_DEPTHSORT, args, script_path,
+             "sh -c '%s' '%s' %s --no-vsync --script '%s' > '%s' 2>&1",
+             work_dir, screen_width, screen_height, body, DS_DEPTHSORT, args, script_path,
              log_path);
     int status = system(command);
+    if (driver) {
+        unsetenv("DS_VIEWER_DRIVER");
+        *driver_status = viewer_read_code(driver_path);
+    }
     FILE *file = fopen(log_path, "r");
     size_t length = file ? fread(log, 1, log_capacity - 1, file) : 0;
     log[length] = '\0';
     if (file)
         fclose(file);
     fprintf(stderr, "viewer log (%s):\n%s", name, log);
-    int code = -1;
-    file = fopen(code_path, "r");
-    if (file) {
-        if (fscanf(file, "%d", &code) != 1)
-            code = -1;
-        fclose(file);
+    int code = viewer_read_code(code_path);
+    if (code >= 0 || access(code_path, F_OK) == 0)
         return code;
-    }
     /* No code: the run never ended on its own (timeout) or never began. */
     return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* viewer_run_driven() without a driver. */
+static inline int viewer_run(const char *work_dir, const char *name, int screen_width,
+                             int screen_height, const char *args, const char *script_path,
+                             char *log, size_t log_capacity)
+{
+    return viewer_run_driven(work_dir, name, screen_width, screen_height, args, script_path, NULL,
+                             NULL, log, log_capacity);
 }
 
 /* Reads work_dir/NAME.png into *dest: 0, or -1 with a line on stderr. */

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "viewer_internal.h"
@@ -395,6 +396,19 @@ static void script_set(ds_viewer *v, const ds_script_step *step)
  * script ends; at its end without quit or stay, closes the window. */
 void ds_viewer_run_script(ds_viewer *v)
 {
+    const ds_script_step *waiting = v->script.waiting_for_file;
+    if (waiting) {
+        if (access(waiting->path, F_OK) != 0) {
+            if (ds_now_ms() < v->script.wait_until_ms)
+                return;
+            char what[DS_SCRIPT_MAX_LINE + 64];
+            snprintf(what, sizeof what, "wait file %s: none after %.0f s", waiting->path,
+                     DS_SCRIPT_WAIT_FILE_MS / 1000.0);
+            script_step_failed(v, waiting, what);
+        }
+        v->script.waiting_for_file = NULL;
+        v->script.wait_until_ms = 0.0;
+    }
     if (v->script.wait_until_ms > 0.0) {
         if (ds_now_ms() < v->script.wait_until_ms)
             return;
@@ -475,6 +489,11 @@ void ds_viewer_run_script(ds_viewer *v)
         case DS_SCRIPT_WAIT:
             v->script.wait_until_ms = ds_now_ms() + step->dy;
             break;
+        case DS_SCRIPT_WAIT_FILE:
+            /* Checked before each later frame (above), drawing meanwhile. */
+            v->script.waiting_for_file = step;
+            v->script.wait_until_ms = ds_now_ms() + DS_SCRIPT_WAIT_FILE_MS;
+            break;
         case DS_SCRIPT_REPORT: {
             /* The overlay's means, for a script to compare with the
              * headless runner's for the same view. */
@@ -483,11 +502,12 @@ void ds_viewer_run_script(ds_viewer *v)
             ds_viewer_collect_timings(v);
             ds_viewer_mean_timings(v, &means);
             ds_viewer_sort_label(v, sort, sizeof sort);
-            printf("report: sort %s, technique %s, %dx%d, %d frames: frame %.4f ms, draw %.4f "
-                   "ms, stages %.4f ms (keys %.4f, sort %.4f, scatter %.4f), handover %.4f ms, "
-                   "interop %.4f ms, on %s\n",
+            printf("report: sort %s, technique %s, alpha %.2f, %dx%d, %d frames: frame %.4f "
+                   "ms, draw %.4f ms, stages %.4f ms (keys %.4f, sort %.4f, scatter %.4f), "
+                   "handover %.4f ms, interop %.4f ms, on %s\n",
                    sort + (sort[0] && sort[1] == ' ' ? 2 : 0),
-                   ds_technique_name(v->settings.technique), v->fb_width, v->fb_height,
+                   ds_technique_name(v->settings.technique), (double)v->settings.alpha,
+                   v->fb_width, v->fb_height,
                    v->timings.history_count, (double)means.frame, (double)means.draw,
                    (double)(means.distances + means.keys + means.shuffle + means.sort +
                             means.scatter),

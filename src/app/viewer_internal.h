@@ -198,7 +198,9 @@ typedef struct viewer_script_state {
     int said_as_shown;       /* a shot --supersample or --screenshot-alpha
                                 cannot shape was announced */
     float orbit_step;        /* orbit: radians of yaw after each frame */
-    double wait_until_ms;    /* wait: steps resume at this ds_now_ms() */
+    double wait_until_ms;    /* wait: steps resume at this ds_now_ms();
+                                wait file: it gives up then */
+    const ds_script_step *waiting_for_file; /* wait file's step, or NULL */
     int stay;                /* the script ended with stay */
     int ended;               /* it ended without quit or stay (warned) */
 } viewer_script_state;

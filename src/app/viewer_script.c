@@ -311,10 +311,16 @@ static ds_status parse_step(char **words, int word_count, const char *name,
         step->count = (int)n;
         return DS_OK;
     }
+    if (strcasecmp(op, "wait") == 0 && args == 2 && strcasecmp(words[1], "file") == 0) {
+        if (!(step->path = strdup(words[2])))
+            return ds_fail(DS_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
+        step->op = DS_SCRIPT_WAIT_FILE;
+        return DS_OK;
+    }
     if (strcasecmp(op, "wait") == 0) {
         if (args != 1 || parse_float(words[1], MAX_WAIT_MS, &step->dy) != 0 || step->dy < 0.0f)
-            return ds_fail(DS_ERR_PARSE, "%s: line %d: \"wait\" takes milliseconds, 0 to %g",
-                           name, line, (double)MAX_WAIT_MS);
+            return ds_fail(DS_ERR_PARSE, "%s: line %d: \"wait\" takes milliseconds, 0 to %g, "
+                           "or file PATH", name, line, (double)MAX_WAIT_MS);
         step->op = DS_SCRIPT_WAIT;
         return DS_OK;
     }

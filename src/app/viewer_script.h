@@ -30,10 +30,14 @@
  *   orbit DEG FRAMES      turn the view DEG degrees about its target over
  *                         FRAMES frames, rendering each
  *   wait MS               keep rendering for MS milliseconds
+ *   wait file PATH        keep rendering until PATH exists (another
+ *                         program's signal: a test that drives the mouse
+ *                         with xdotool); after DS_SCRIPT_WAIT_FILE_MS a
+ *                         warning, and the run's exit status is 1
  *   report                print the overlay's numbers on stdout, one line:
- *                         sort, technique, the mean GPU frame, draw and
- *                         stage times over the frames since the last
- *                         change, the frame count and the window's size
+ *                         sort, technique, alpha, the window's size, the
+ *                         frame count, the mean GPU frame, draw and stage
+ *                         times over the frames since the last change
  *   quit                  close the window (the exit status is 0)
  *   stay                  end the script and leave the window to the user
  *
@@ -61,6 +65,8 @@ extern "C" {
 
 /* Longest line, and longest screenshot path, a script may hold. */
 #define DS_SCRIPT_MAX_LINE 1024
+/* How long "wait file" waits for its file. */
+#define DS_SCRIPT_WAIT_FILE_MS 60000.0
 
 typedef enum ds_script_op {
     DS_SCRIPT_FRAMES = 0, /* count frames */
@@ -77,7 +83,8 @@ typedef enum ds_script_op {
     DS_SCRIPT_ORBIT,      /* dx: degrees, count: frames */
     DS_SCRIPT_WAIT,       /* dy: milliseconds */
     DS_SCRIPT_STAY,
-    DS_SCRIPT_REPORT
+    DS_SCRIPT_REPORT,
+    DS_SCRIPT_WAIT_FILE   /* path: the file whose existence ends the wait */
 } ds_script_op;
 
 /* What "set" changes. */
@@ -97,8 +104,8 @@ typedef struct ds_script_step {
     int button;   /* GLFW_MOUSE_BUTTON_* */
     ds_script_setting setting;
     float dx, dy; /* drag pixels, or scroll notches in dy */
-    char *path;   /* screenshot, drop, sort or camera; owned by the
-                     script */
+    char *path;   /* screenshot, drop, sort, camera or wait file; owned by
+                     the script */
 } ds_script_step;
 
 typedef struct ds_script {
