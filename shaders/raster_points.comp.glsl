@@ -10,7 +10,12 @@
 // points.frag.glsl:
 //   - GL passes a point only where its position lies in the clip volume
 //     (OpenGL 4.6, 13.7): one beside the screen, behind the near plane or
-//     beyond the far one is dropped whole, however large its splat;
+//     beyond the far one is dropped whole, however large its splat. A
+//     driver that clips wide points against a guard band instead draws
+//     the on-screen part of a splat centred beside the screen;
+//     compute_raster.c asks the driver which (point_clip_xy), and beside
+//     the screen the raster then keeps points within raster_setup's guard
+//     band;
 //   - its size is points.vert's, clamped to GL_POINT_SIZE_RANGE as GL
 //     clamps gl_PointSize;
 //   - it covers the pixel centres inside the square of that side centred
@@ -51,6 +56,7 @@ layout(location = 11) uniform bool fragment_order;
 layout(location = 13) uniform uint capacity;     // fragments the buffers hold
 layout(location = 14) uniform bool float_keys;   // keys are the depths themselves
 layout(location = 16) uniform vec2 point_size_range; // GL_POINT_SIZE_RANGE
+layout(location = 17) uniform bool point_clip_xy;    // centres beside the screen dropped
 
 const uint STATE_TOTAL = 0u, STATE_LARGE = 1u, STATE_LIST = 12u;
 
@@ -98,8 +104,10 @@ bool point_setup(uint i, out RasterPoint point)
     vec3 normal;
     ds_vertex_words(words, color, normal);
     precise vec4 clip = view_projection * vec4(position, 1.0);
-    // -w <= x, y, z <= w (false for w < 0 and for NaN)
-    if (!all(lessThanEqual(abs(clip.xyz), vec3(clip.w))))
+    // -w <= z <= w, and the same for x and y, or within the guard band
+    // (false for w < 0 and for NaN)
+    float reach = point_clip_xy ? 1.0 : GUARD;
+    if (!(abs(clip.z) <= clip.w && all(lessThanEqual(abs(clip.xy), vec2(reach * clip.w)))))
         return false;
     precise float size = clamp(max(point_scale / max(clip.w, 1e-6), 1.0), point_size_range.x,
                                point_size_range.y);
@@ -114,7 +122,7 @@ bool point_setup(uint i, out RasterPoint point)
     point.depth = depth;
     point.color = vec4(ds_base_color(color.rgb, normal, position), color.a * alpha);
     // The square [lo, hi) in 1/256 pixel: window positions lie within the
-    // viewport and sizes within GL's range, so all of it fits an int.
+    // guard band and sizes within GL's range, so all of it fits an int.
     ivec2 centre = ivec2(round(window * float(SUBPIXELS)));
     int side = max(int(round(size * float(SUBPIXELS))), SUBPIXELS);
     ivec2 lo = centre - side / 2, hi = lo + side;

@@ -69,8 +69,9 @@ enum {
     U_BY_ORDER = 10, U_FRAGMENT_ORDER = 11, U_NORMALS_ONLY = 12, U_CAPACITY = 13,
     U_FLOAT_KEYS = 14
 };
-/* raster_points': shade.glsl's splat scale, and GL's range of sizes. */
-enum { U_POINT_SCALE = 2, U_POINT_SIZE_RANGE = 16 };
+/* raster_points': shade.glsl's splat scale, GL's range of sizes, and
+ * whether a point whose centre is beside the screen is dropped. */
+enum { U_POINT_SCALE = 2, U_POINT_SIZE_RANGE = 16, U_POINT_CLIP_XY = 17 };
 
 struct ds_compute_raster {
     int width, height;
@@ -81,6 +82,7 @@ struct ds_compute_raster {
     /* the same for points, made by the first frame of points */
     GLuint point_count[2], point_emit[2];
     float point_sizes[2];  /* GL_POINT_SIZE_RANGE */
+    int point_clip_xy;     /* probe_point_clipping's answer */
     GLuint scan[3], bin, resolve, plan;
     /* per triangle */
     GLuint triangle_fragments, triangle_offsets, state;
@@ -171,6 +173,92 @@ static ds_status make_programs(ds_compute_raster *raster)
     return DS_OK;
 }
 
+/* Whether this GL drops a point whose centre lies beside the viewport
+ * (*dest 1) or draws the part of its splat on screen (0). GL discards a
+ * point outside the clip volume (OpenGL 4.6, 13.7), and llvmpipe does;
+ * a driver may instead clip wide points against a guard band. One
+ * 16-pixel point centred a pixel left of an 8 x 8 target tells which, so
+ * that the raster drops or keeps such points as the hardware draw does.
+ * The GL state it changes is put back. Errors: DS_ERR_GL. */
+static ds_status probe_point_clipping(int *dest)
+{
+    static const char *const vertex[] = {
+        "#version 450 core\n"
+        "void main() { gl_Position = vec4(-1.25, 0.0, 0.0, 1.0); gl_PointSize = 16.0; }\n"};
+    static const char *const fragment[] = {
+        "#version 450 core\n"
+        "layout(location = 0) out vec4 color;\nvoid main() { color = vec4(1.0); }\n"};
+    char log[512];
+    *dest = 1;
+    GLuint shaders[2] = {ds_gl_compile_shader(GL_VERTEX_SHADER, 1, vertex, log, sizeof log),
+                         ds_gl_compile_shader(GL_FRAGMENT_SHADER, 1, fragment, log, sizeof log)};
+    GLuint program = glCreateProgram();
+    int linked = 0;
+    if (shaders[0] && shaders[1]) {
+        glAttachShader(program, shaders[0]);
+        glAttachShader(program, shaders[1]);
+        linked = ds_gl_link_program(program, log, sizeof log);
+    }
+    for (int k = 0; k < 2; k++)
+        if (shaders[k])
+            glDeleteShader(shaders[k]);
+    if (!linked) {
+        glDeleteProgram(program);
+        return ds_fail(DS_ERR_GL, "raster: the point-clipping probe: %s", log);
+    }
+    GLint draw_framebuffer, read_framebuffer, used_program, vertex_array, pack_buffer, viewport[4];
+    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &draw_framebuffer);
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &read_framebuffer);
+    glGetIntegerv(GL_CURRENT_PROGRAM, &used_program);
+    glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &vertex_array);
+    glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &pack_buffer);
+    glGetIntegerv(GL_VIEWPORT, viewport);
+    static const GLenum switches[5] = {GL_BLEND, GL_DEPTH_TEST, GL_SCISSOR_TEST,
+                                       GL_RASTERIZER_DISCARD, GL_PROGRAM_POINT_SIZE};
+    GLboolean was_on[5];
+    for (int k = 0; k < 5; k++) {
+        was_on[k] = glIsEnabled(switches[k]);
+        if (k < 4)
+            glDisable(switches[k]);
+        else
+            glEnable(switches[k]);
+    }
+    GLuint texture, framebuffer, empty;
+    glCreateTextures(GL_TEXTURE_2D, 1, &texture);
+    glTextureStorage2D(texture, 1, GL_RGBA8, 8, 8);
+    glCreateFramebuffers(1, &framebuffer);
+    glNamedFramebufferTexture(framebuffer, GL_COLOR_ATTACHMENT0, texture, 0);
+    glCreateVertexArrays(1, &empty);
+    static const float clear[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    glClearNamedFramebufferfv(framebuffer, GL_COLOR, 0, clear);
+    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+    glViewport(0, 0, 8, 8);
+    glUseProgram(program);
+    glBindVertexArray(empty);
+    glDrawArrays(GL_POINTS, 0, 1);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    uint8_t pixel[4] = {0, 0, 0, 0};
+    glReadPixels(0, 4, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, pixel);
+    *dest = pixel[0] == 0;
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)pack_buffer);
+    glBindVertexArray((GLuint)vertex_array);
+    glUseProgram((GLuint)used_program);
+    glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, (GLuint)draw_framebuffer);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)read_framebuffer);
+    for (int k = 0; k < 5; k++) {
+        if (was_on[k])
+            glEnable(switches[k]);
+        else
+            glDisable(switches[k]);
+    }
+    glDeleteVertexArrays(1, &empty);
+    glDeleteFramebuffers(1, &framebuffer);
+    glDeleteTextures(1, &texture);
+    glDeleteProgram(program);
+    return DS_OK;
+}
+
 /* raster_points' four programs, as make_programs' for triangles. */
 static ds_status make_point_programs(ds_compute_raster *raster)
 {
@@ -186,7 +274,7 @@ static ds_status make_point_programs(ds_compute_raster *raster)
             return status;
     }
     glGetFloatv(GL_POINT_SIZE_RANGE, raster->point_sizes);
-    return DS_OK;
+    return probe_point_clipping(&raster->point_clip_xy);
 }
 
 static void delete_buffer(GLuint *buffer)
@@ -433,6 +521,7 @@ static void set_shading(const ds_compute_raster *raster, const ds_compute_raster
     if (frame->points) {
         glUniform1f(U_POINT_SCALE, frame->point_scale);
         glUniform2fv(U_POINT_SIZE_RANGE, 1, raster->point_sizes);
+        glUniform1i(U_POINT_CLIP_XY, raster->point_clip_xy);
     }
 }
 
