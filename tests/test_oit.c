@@ -31,25 +31,9 @@
 
 #include "camera.h"
 #include "egl_context.h"
+#include "oit_fixture.h"
 #include "renderer.h"
 #include "scene.h"
-
-static ds_egl_context *context;
-
-static int setup(void **state)
-{
-    (void)state;
-    return ds_egl_context_create(1, &context) == DS_OK ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    ds_egl_context_destroy(context);
-    return 0;
-}
-
-static const float BACKGROUND[4] = {0.1f, 0.2f, 0.3f, 1.0f};
 
 static ds_renderer *make_renderer(const ds_mesh *mesh, int width, int height,
                                   ds_technique technique, size_t initial_nodes)
@@ -88,27 +72,6 @@ static uint8_t *image_of(const ds_mesh *mesh, const ds_camera *camera, int width
     return pixels;
 }
 
-/* Largest difference of any RGBA channel, and how many pixels differ by
- * more than `level` in some channel. */
-static int max_difference(const uint8_t *a, const uint8_t *b, size_t pixels, int level,
-                          size_t *over)
-{
-    int most = 0;
-    size_t count = 0;
-    for (size_t p = 0; p < pixels; p++) {
-        int worst = 0;
-        for (int c = 0; c < 4; c++) {
-            int d = abs((int)a[4 * p + c] - (int)b[4 * p + c]);
-            worst = d > worst ? d : worst;
-        }
-        most = worst > most ? worst : most;
-        count += worst > level;
-    }
-    if (over)
-        *over = count;
-    return most;
-}
-
 static double squared_error(const uint8_t *a, const uint8_t *b, size_t pixels)
 {
     double sum = 0.0;
@@ -124,70 +87,6 @@ static double squared_error(const uint8_t *a, const uint8_t *b, size_t pixels)
 #define CPU_W 64
 #define CPU_H 48
 #define CPU_TRIANGLES 8
-
-static uint32_t next_random(uint32_t *state)
-{
-    *state = *state * 1664525u + 1013904223u;
-    return *state >> 8;
-}
-
-static float uniform(uint32_t *state, float lo, float hi)
-{
-    return lo + (hi - lo) * (float)next_random(state) / 16777216.0f;
-}
-
-/* Each triangle has its own three vertices (so its vertex normals are its
- * face normal) and one colour; its plane is tilted 50 to 65 degrees from
- * the view axis, so the headlight's highlight (c^64) stays negligible and
- * the cosine's rounding does not matter. They cross each other. */
-static void make_tilted_triangles(ds_mesh *mesh)
-{
-    memset(mesh, 0, sizeof *mesh);
-    size_t n = CPU_TRIANGLES;
-    mesh->vertex_count = 3 * n;
-    mesh->triangle_count = n;
-    mesh->positions = calloc(9 * n, sizeof(float));
-    mesh->colors = calloc(12 * n, 1);
-    mesh->indices = calloc(3 * n, sizeof(uint32_t));
-    assert_non_null(mesh->positions);
-    assert_non_null(mesh->colors);
-    assert_non_null(mesh->indices);
-    uint32_t seed = 7;
-    for (size_t t = 0; t < n; t++) {
-        float tilt = uniform(&seed, 0.87f, 1.13f), azimuth = uniform(&seed, 0.0f, 6.2832f);
-        float normal[3] = {sinf(tilt) * cosf(azimuth), sinf(tilt) * sinf(azimuth), cosf(tilt)};
-        /* Two unit vectors spanning the plane. */
-        float u[3] = {-sinf(azimuth), cosf(azimuth), 0.0f};
-        float v[3] = {normal[1] * u[2] - normal[2] * u[1], normal[2] * u[0] - normal[0] * u[2],
-                      normal[0] * u[1] - normal[1] * u[0]};
-        float center[3] = {uniform(&seed, -0.5f, 0.5f), uniform(&seed, -0.4f, 0.4f),
-                           uniform(&seed, -0.3f, 0.3f)};
-        uint8_t rgba[4] = {(uint8_t)(next_random(&seed) & 255), (uint8_t)(next_random(&seed) & 255),
-                           (uint8_t)(next_random(&seed) & 255),
-                           (uint8_t)(100 + next_random(&seed) % 150)};
-        for (int k = 0; k < 3; k++) {
-            float angle = 2.0944f * (float)k + uniform(&seed, -0.3f, 0.3f);
-            float r = uniform(&seed, 0.6f, 0.9f);
-            float *p = mesh->positions + 3 * (3 * t + (size_t)k);
-            for (int a = 0; a < 3; a++)
-                p[a] = center[a] + r * (cosf(angle) * u[a] + sinf(angle) * v[a]);
-            memcpy(mesh->colors + 4 * (3 * t + (size_t)k), rgba, 4);
-            mesh->indices[3 * t + (size_t)k] = (uint32_t)(3 * t + (size_t)k);
-        }
-    }
-    mesh->has_colors = 1;
-    assert_int_equal(ds_mesh_finish(mesh), DS_OK);
-}
-
-static void front_camera(ds_camera *camera, int width, int height)
-{
-    memset(camera, 0, sizeof *camera);
-    camera->distance = 3.0f;
-    camera->fov_y = 0.8f;
-    camera->aspect = (float)width / (float)height;
-    camera->near_plane = 1.0f;
-    camera->far_plane = 6.0f;
-}
 
 /* The renderer's normal after its GL_INT_2_10_10_10_REV round trip. */
 static float quantised_normal(float c)
@@ -223,7 +122,7 @@ static void test_abuffer_matches_cpu_compositor(void **state)
     ds_mesh mesh;
     ds_camera camera;
     float m[16], eye[3];
-    make_tilted_triangles(&mesh);
+    make_tilted_triangles(&mesh, CPU_TRIANGLES, 7);
     front_camera(&camera, CPU_W, CPU_H);
     ds_camera_view_projection(&camera, m);
     ds_camera_eye(&camera, eye);
@@ -604,7 +503,7 @@ static void test_wboit_single_layer(void **state)
     (void)state;
     ds_mesh mesh;
     ds_camera camera;
-    make_tilted_triangles(&mesh);
+    make_tilted_triangles(&mesh, CPU_TRIANGLES, 7);
     mesh.triangle_count = 1;
     front_camera(&camera, CPU_W, CPU_H);
     uint8_t *exact = image_of(&mesh, &camera, CPU_W, CPU_H, DS_TECHNIQUE_ABUFFER);
@@ -721,5 +620,5 @@ int main(void)
     if (ds_egl_context_create(1, &probe) != DS_OK)
         return 77;
     ds_egl_context_destroy(probe);
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, egl_setup, egl_teardown);
 }
