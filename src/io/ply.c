@@ -1124,6 +1124,31 @@ static ds_status binary_element(ply_parser *ps, const ply_element *element)
 
 /* ---- entry points --------------------------------------------------------- */
 
+/* What the header says the body holds (resolve_header). */
+typedef struct header_summary {
+    size_t vertex_count, face_count;
+    bool has_normals, has_colors, has_alpha;
+} header_summary;
+
+/* The start both entry points share: allocates ps->header (the caller
+ * frees it, on failure too), parses and resolves the header into *dest
+ * and checks its counts against `budget`. */
+static ds_status read_header(ply_parser *ps, const ds_load_budget *budget, header_summary *dest)
+{
+    memset(dest, 0, sizeof *dest);
+    ps->header = malloc(sizeof *ps->header);
+    if (!ps->header)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "%s: out of memory for the PLY header", ps->name);
+    memset(ps->header, 0, offsetof(ply_header, elements));
+    ds_status status = parse_header(ps);
+    if (status == DS_OK)
+        status = resolve_header(ps, &dest->vertex_count, &dest->face_count, &dest->has_normals,
+                                &dest->has_colors, &dest->has_alpha);
+    if (status == DS_OK)
+        status = ds_load_check_budget(budget, ps->name, dest->vertex_count, dest->face_count, 0);
+    return status;
+}
+
 static bool host_is_big_endian(void)
 {
     const uint16_t probe = 1;
@@ -1139,26 +1164,19 @@ ds_status ds_parse_ply(const void *data, size_t size, const char *name, const ds
     if (status != DS_OK)
         return status;
 
-    ply_header *header = malloc(sizeof *header);
-    if (!header)
-        return ds_fail(DS_ERR_OUT_OF_MEMORY, "%s: out of memory for the PLY header", name);
-    memset(header, 0, offsetof(ply_header, elements));
     ply_parser ps = {
         .name = name,
         .data = data,
         .p = data,
         .end = (const char *)data + size,
-        .header = header,
         .mesh = dest,
         .budget = budget,
     };
-    size_t vertex_count = 0, face_count = 0;
-    bool has_normals = false, has_colors = false, has_alpha = false;
-    status = parse_header(&ps);
-    if (status == DS_OK)
-        status = resolve_header(&ps, &vertex_count, &face_count, &has_normals, &has_colors, &has_alpha);
-    if (status == DS_OK)
-        status = ds_load_check_budget(budget, name, vertex_count, face_count, 0);
+    header_summary summary;
+    status = read_header(&ps, budget, &summary);
+    ply_header *header = ps.header;
+    size_t vertex_count = summary.vertex_count, face_count = summary.face_count;
+    bool has_normals = summary.has_normals, has_colors = summary.has_colors;
     if (status != DS_OK)
         goto fail;
     ps.swap = header->format != FORMAT_ASCII &&
@@ -1174,7 +1192,7 @@ ds_status ds_parse_ply(const void *data, size_t size, const char *name, const ds
         status = ds_fail(DS_ERR_OUT_OF_MEMORY, "%s: out of memory for %zu vertices", name, vertex_count);
         goto fail;
     }
-    if (has_colors && !has_alpha)
+    if (has_colors && !summary.has_alpha)
         memset(dest->colors, 255, vertex_count * 4);
     ps.header_triangles = face_count;
     if (face_count > 0) {
@@ -1219,10 +1237,6 @@ fail:
 ds_status ds_check_ply_header(const void *data, size_t file_size, const char *name,
                               const ds_load_budget *budget)
 {
-    ply_header *header = malloc(sizeof *header);
-    if (!header)
-        return ds_fail(DS_ERR_OUT_OF_MEMORY, "%s: out of memory for the PLY header", name);
-    memset(header, 0, offsetof(ply_header, elements));
     /* `end` is where the file ends, not where the bytes read so far do:
      * parse_header reads no further than MAX_HEADER_BYTES, which the
      * caller has read, and resolve_header only measures the body. */
@@ -1231,15 +1245,9 @@ ds_status ds_check_ply_header(const void *data, size_t file_size, const char *na
         .data = data,
         .p = data,
         .end = (const char *)data + file_size,
-        .header = header,
     };
-    size_t vertex_count = 0, face_count = 0;
-    bool has_normals = false, has_colors = false, has_alpha = false;
-    ds_status status = parse_header(&ps);
-    if (status == DS_OK)
-        status = resolve_header(&ps, &vertex_count, &face_count, &has_normals, &has_colors, &has_alpha);
-    if (status == DS_OK)
-        status = ds_load_check_budget(budget, name, vertex_count, face_count, 0);
-    free(header);
+    header_summary summary;
+    ds_status status = read_header(&ps, budget, &summary);
+    free(ps.header);
     return status;
 }
