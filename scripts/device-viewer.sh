@@ -21,7 +21,8 @@
 # ".dev/viewer"] (the tree and these: about 62 MB of the 64 MiB):
 #   bash scripts/device-viewer.sh .dev/viewer
 # Writes two files under $OUT: viewer.log (everything, the comparison table
-# last) and viewer-shots.tar (a PNG per sort and technique). Under 4
+# last) and viewer-shots.tar (a PNG per sort and technique, and the
+# supersampled transparent picture from the window and from EGL). Under 4
 # minutes. Locally, with Mesa under xvfb-run, --local BUILD_DIR runs the
 # same script and comparison without the carried runtime.
 set -uo pipefail
@@ -184,5 +185,17 @@ for s in $sorts; do
         printf "%-10s %12s %12s %8s%s\n", s, v, h, r ? sprintf("%.3f", r) : "-",
                r && (r < 0.95 || r > 1.05) ? "  (beyond 5 %)" : "" }' | tee -a "$log"
 done
+# A picture for a paper: the model's view alone, drawn twice as large and
+# averaged down over a transparent background, in the GLX window and by
+# headless EGL (the same view and size: the same pixels, their PNG text
+# chunks aside).
+say "=== paper shot: --supersample 2 --screenshot-alpha, viewer (GLX) and headless (EGL)"
+printf 'frames 3\nscreenshot %s\nquit\n' "$shots/paper-viewer.png" >/tmp/ds-paper.txt
+run_x timeout 60 "$bin" "$model" --size "$size" --ui text --no-vsync --camera "$view" \
+    --supersample 2 --screenshot-alpha --script /tmp/ds-paper.txt >>"$log" 2>&1 ||
+    say "paper shot: the viewer failed"
+timeout 60 "$bin" --headless "$model" --size "$size" --camera "$view" --orbit 0 --frames 1 \
+    --supersample 2 --screenshot-alpha --screenshot "$shots/paper-headless.png" >>"$log" 2>&1 ||
+    say "paper shot: headless failed"
 tar -C "$shots" -cf "$out/viewer-shots.tar" . && say "screenshots: $(ls "$shots" | wc -l) in viewer-shots.tar"
 exit "$status"
