@@ -474,6 +474,21 @@ static ds_status check_sort(const ds_gl_sort *sort, size_t n, int begin_bit, int
     return DS_OK;
 }
 
+/* The sorts from one pair into another: four buffers, none 0 and no two
+ * the same. */
+static ds_status check_four_buffers(GLuint keys_in, GLuint values_in, GLuint keys_out,
+                                    GLuint values_out)
+{
+    const GLuint all[4] = {keys_in, values_in, keys_out, values_out};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < i; j++)
+            if (all[i] == 0 || all[j] == 0 || all[i] == all[j])
+                return ds_fail(DS_ERR_INVALID_ARG, "gl sort: keys and values in (buffers %u, %u) "
+                               "and out (%u, %u) must be four distinct buffers",
+                               keys_in, values_in, keys_out, values_out);
+    return DS_OK;
+}
+
 /* The passes, reading (keys_in, values_in) and leaving the result in
  * (keys_out, values_out): each pass writes whichever of the out pair and
  * the scratch pair makes the last one write the out pair. In place
@@ -584,15 +599,10 @@ ds_status ds_gl_sort_pairs_into(ds_gl_sort *sort, GLuint keys_in, GLuint values_
                                 int end_bit)
 {
     ds_status status = check_sort(sort, n, begin_bit, end_bit);
+    if (status == DS_OK)
+        status = check_four_buffers(keys_in, values_in, keys_out, values_out);
     if (status)
         return status;
-    GLuint all[4] = {keys_in, values_in, keys_out, values_out};
-    for (int i = 0; i < 4; i++)
-        for (int j = 0; j < i; j++)
-            if (all[i] == 0 || all[j] == 0 || all[i] == all[j])
-                return ds_fail(DS_ERR_INVALID_ARG, "gl sort: keys and values in (buffers %u, %u) "
-                               "and out (%u, %u) must be four distinct buffers",
-                               keys_in, values_in, keys_out, values_out);
     if (n >= 2) {
         sort_passes(sort, keys_in, values_in, keys_out, values_out, n, begin_bit, end_bit, NULL);
     } else if (n == 1) {
@@ -617,15 +627,10 @@ ds_status ds_gl_sort_pairs_indirect(ds_gl_sort *sort, GLuint keys_in, GLuint val
                                     GLintptr dispatch_offset, int begin_bit, int end_bit)
 {
     ds_status status = check_sort(sort, 0, begin_bit, end_bit);
+    if (status == DS_OK)
+        status = check_four_buffers(keys_in, values_in, keys_out, values_out);
     if (status)
         return status;
-    GLuint all[4] = {keys_in, values_in, keys_out, values_out};
-    for (int i = 0; i < 4; i++)
-        for (int j = 0; j < i; j++)
-            if (all[i] == 0 || all[j] == 0 || all[i] == all[j])
-                return ds_fail(DS_ERR_INVALID_ARG, "gl sort: keys and values in (buffers %u, %u) "
-                               "and out (%u, %u) must be four distinct buffers",
-                               keys_in, values_in, keys_out, values_out);
     if (!count_buffer || !dispatch_buffer || dispatch_offset % 4 != 0)
         return ds_fail(DS_ERR_INVALID_ARG, "gl sort: an indirect sort needs a count buffer and "
                        "4-byte aligned dispatch arguments");
