@@ -10,6 +10,9 @@
  *     verified and its image the cpu sort's, byte for byte; with --shuffle
  *     it warns once and the frames run the sorter; --sort all runs gl
  *     first;
+ *   - without --sort the run names the sort it chose and why, once: cpu
+ *     on llvmpipe, gl (tiles and culling on, the same pixels) on a GPU's
+ *     GL without CUDA (DS_TEST_GL_RENDERER);
  *   - --no-sort runs are labelled unsorted, and each ignored option warns
  *     once;
  *   - a bad --csv, --json or --screenshot path, a model too large for the
@@ -1068,6 +1071,55 @@ static void test_gl_stages(void **state)
         fail_msg("--sort all: the GPU sorts are not said to be skipped:\n%s", r.out);
 }
 
+/* Without --sort the run says once which sort it chose and why: on
+ * llvmpipe the cpu sort; with DS_TEST_GL_RENDERER naming a GPU's GL (and
+ * no CUDA device) gl, with tiles and culling on, drawing the same pixels;
+ * with --sort named, no reason; --sort all still runs gl then cpu. */
+static void test_default_sort(void **state)
+{
+    (void)state;
+    static const char *const plain[] = {
+        "--headless", "--scene", "planes:1000", "--frames", "2", "--size", "64x48",
+        "--screenshot", "default.png", NULL};
+    static run_result r;
+    run_ok(plain, "no --sort", &r);
+    if (count_of(r.err, "; sort ") != 1)
+        fail_msg("no --sort: the choice is not said once:\n%s", r.err);
+    int llvmpipe = strstr(r.err, "headless on llvmpipe") != NULL;
+    int cuda = strstr(r.err, "interop none)") == NULL;
+    if (llvmpipe && (!strstr(r.err, "; sort cpu (no CUDA ") ||
+                     !strstr(r.err, ", and llvmpipe is a software rasteriser)\n")))
+        fail_msg("no --sort on llvmpipe: not the cpu sort with its reason:\n%s", r.err);
+    if (llvmpipe && !strstr(r.out, "  state: sort cpu, "))
+        fail_msg("no --sort on llvmpipe: the state line is not cpu's:\n%s", r.out);
+    if (cuda && !strstr(r.err, " on a CUDA GPU"))
+        fail_msg("no --sort with CUDA: no reason naming the CUDA GPU:\n%s", r.err);
+
+    static const char *const gpu[] = {
+        "--headless", "--scene", "planes:1000", "--frames", "2", "--size", "64x48", "--verify",
+        "--screenshot", "default-gpu.png", NULL};
+    setenv("DS_TEST_GL_RENDERER", "AMD Radeon RX 7900 XTX (radeonsi, navi31)", 1);
+    run_ok(gpu, "no --sort, DS_TEST_GL_RENDERER", &r);
+    unsetenv("DS_TEST_GL_RENDERER");
+    if (!cuda) {
+        if (!strstr(r.err, "; sort gl (no CUDA device)\n") &&
+            !strstr(r.err, "; sort gl (no CUDA in this build)\n"))
+            fail_msg("no --sort on a GPU's GL without CUDA: not gl with its reason:\n%s", r.err);
+        if (!strstr(r.out, "  state: sort gl, ") || !strstr(r.out, ", cull on, tiles on, ") ||
+            !strstr(r.out, "\nverify: 2 frames OK\n"))
+            fail_msg("no --sort on a GPU's GL: not gl with culling and tiles, verified:\n%s",
+                     r.out);
+        assert_true(files_equal("default.png", "default-gpu.png"));
+    }
+
+    static const char *const named[] = {
+        "--headless", "--scene", "planes:1000", "--frames", "2", "--size", "64x48", "--sort", "gl",
+        NULL};
+    run_ok(named, "--sort gl", &r);
+    if (strstr(r.err, "; sort "))
+        fail_msg("--sort gl: a reason for a sort that was asked for:\n%s", r.err);
+}
+
 /* One frame with a start camera (none: the orbit's framing) into png, and
  * the start camera's line from the JSON into line. */
 static void render_view(const char *camera_option, const char *camera_value, const char *png,
@@ -1139,6 +1191,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_state_fields),
         cmocka_unit_test(test_gl_stages),
+        cmocka_unit_test(test_default_sort),
         cmocka_unit_test(test_unsorted_and_ignored),
         cmocka_unit_test(test_fails_before_the_first_frame),
         cmocka_unit_test(test_script_needs_display),

@@ -17,6 +17,8 @@
  *     sorted order per tile; tiles on or off give the same image;
  *   - colour and opacity modes: a PLY's alpha-0 half draws nothing in any
  *     of them, each mode gives its own colour, AUTO resolves;
+ *   - the default stages: the choice for GPUs' and software GLs' renderer
+ *     strings, and in a renderer (DS_TEST_GL_RENDERER for a GPU's GL);
  *   - MSAA resolves where read and into a caller's framebuffer, and turns
  *     culling off; culling AUTO is off on the CPU path;
  *   - the size check refuses counts beyond the index format in one line;
@@ -404,6 +406,120 @@ static void test_draw_forms_agree(void **state)
  * pulled from it exactly when the renderer starts tiled (tiles AUTO: as
  * the renderer decided), indexed from it untiled (below the untiled
  * floor); the form asked for whatever the size. Creates only: no frame. */
+/* DS_STAGES_AUTO's choice (ds_renderer_choose_stages()) for the GLs it
+ * meets, from their GL_RENDERER strings: with a CUDA device the GL stages
+ * up to the size limit and the CUDA sorts above; without one the GL
+ * stages on a GPU's GL that can run them, the host sort on a software
+ * rasteriser, without the extensions, or with --interop none; each with
+ * its reason. */
+static void test_stages_choice(void **state)
+{
+    (void)state;
+    static const char *const radeon = "AMD Radeon RX 7900 XTX (radeonsi, navi31, LLVM 15.0.6)";
+    static const char *const intel = "Mesa Intel(R) Arc(tm) A770 Graphics (DG2)";
+    static const char *const nvidia = "NVIDIA H200/PCIe/SSE2";
+    static const char *const llvmpipe = "llvmpipe (LLVM 15.0.6, 256 bits)";
+    const size_t big = DS_RENDERER_GL_STAGES_AUTO_MAX + 1;
+    const struct {
+        ds_stages_facts facts;
+        ds_stages_mode expected;
+        const char *why;
+    } cases[] = {
+        {{1, 1, 0, nvidia, 1, 1000}, DS_STAGES_GL, "up to 4.5M primitives on a CUDA GPU"},
+        {{1, 1, 0, nvidia, 1, DS_RENDERER_GL_STAGES_AUTO_MAX}, DS_STAGES_GL, "on a CUDA GPU"},
+        {{1, 1, 0, nvidia, 1, big}, DS_STAGES_SORTER, "the CUDA sorts are faster"},
+        {{1, 1, 0, nvidia, 0, 1000}, DS_STAGES_SORTER, "lacks GL 4.3 compute shaders"},
+        {{0, 0, 0, radeon, 1, 1000}, DS_STAGES_GL, "no CUDA in this build"},
+        {{0, 0, 0, radeon, 1, big}, DS_STAGES_GL, "no CUDA in this build"},
+        {{1, 0, 0, intel, 1, 1000}, DS_STAGES_GL, "no CUDA device"},
+        {{1, 0, 0, radeon, 0, 1000}, DS_STAGES_SORTER, "no CUDA device, and this GL lacks"},
+        {{0, 0, 0, llvmpipe, 1, 1000}, DS_STAGES_SORTER,
+         "no CUDA in this build, and llvmpipe is a software rasteriser"},
+        {{1, 0, 0, llvmpipe, 1, 1000}, DS_STAGES_SORTER, "no CUDA device, and llvmpipe is"},
+        {{1, 0, 0, "softpipe", 1, 1000}, DS_STAGES_SORTER, "softpipe is a software rasteriser"},
+        {{1, 0, 0, "Software Rasterizer", 1, 1000}, DS_STAGES_SORTER, "swrast is a software"},
+        {{1, 0, 0, "zink (lavapipe)", 1, 1000}, DS_STAGES_SORTER, "lavapipe is a software"},
+        {{1, 0, 0, "Google SwiftShader", 1, 1000}, DS_STAGES_SORTER, "SwiftShader is a software"},
+        {{1, 0, 0, "", 1, 1000}, DS_STAGES_SORTER, "the GL names no renderer"},
+        {{1, 0, 0, NULL, 1, 1000}, DS_STAGES_SORTER, "the GL names no renderer"},
+        {{1, 1, 1, nvidia, 1, 1000}, DS_STAGES_SORTER, "--interop none"},
+        {{1, 0, 1, radeon, 1, 1000}, DS_STAGES_SORTER, "--interop none"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char why[160] = "poison";
+        ds_stages_mode mode = ds_renderer_choose_stages(&cases[i].facts, why, sizeof why);
+        if (mode != cases[i].expected || !strstr(why, cases[i].why))
+            fail_msg("case %zu (%s): %s \"%s\", expected %s \"%s\"", i,
+                     cases[i].facts.gl_renderer ? cases[i].facts.gl_renderer : "NULL",
+                     ds_stages_mode_name(mode), why, ds_stages_mode_name(cases[i].expected),
+                     cases[i].why);
+    }
+    const char *name = "poison";
+    assert_false(ds_gl_renderer_is_software(radeon, &name));
+    assert_null(name);
+    assert_false(ds_gl_renderer_is_software(nvidia, NULL));
+    assert_true(ds_gl_renderer_is_software("LLVMPIPE (LLVM 15)", &name));
+    assert_string_equal(name, "llvmpipe");
+    char tiny[8];
+    ds_stages_facts facts = {0, 0, 0, llvmpipe, 1, 1000};
+    ds_renderer_choose_stages(&facts, tiny, sizeof tiny); /* truncated, terminated */
+    assert_int_equal(strlen(tiny), sizeof tiny - 1);
+}
+
+/* The choice in a renderer: on the GL it runs on (llvmpipe without a GPU:
+ * the host sort, with tiles and culling off), and with DS_TEST_GL_RENDERER
+ * naming a GPU's GL and no CUDA device, the GL stages with tiles and
+ * culling on, drawing the host sort's image pixel for pixel. */
+static void test_stages_auto(void **state)
+{
+    (void)state;
+    ds_mesh mesh;
+    assert_int_equal(ds_scene_build("gyroid", 3000, &mesh), DS_OK);
+    static uint8_t host[WIDTH * HEIGHT * 4], pixels[WIDTH * HEIGHT * 4];
+    ds_camera camera = {0};
+    camera.pitch = 0.35f;
+    ds_camera_frame(&camera, mesh.center, mesh.radius, (float)WIDTH / HEIGHT);
+    for (int gpu = 0; gpu < 2; gpu++) {
+        if (gpu)
+            setenv("DS_TEST_GL_RENDERER", "AMD Radeon RX 7900 XTX (radeonsi, navi31)", 1);
+        ds_renderer_desc desc = verified_desc(&mesh);
+        ds_renderer *renderer = NULL;
+        assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
+        unsetenv("DS_TEST_GL_RENDERER");
+        const char *why = ds_renderer_stages_why(renderer);
+        printf("%s: stages %s (%s), tiles %d, cull %d\n",
+               gpu ? "DS_TEST_GL_RENDERER=AMD Radeon" : ds_renderer_gpu_name(renderer),
+               ds_stages_mode_name(ds_renderer_stages(renderer)), why,
+               ds_renderer_tiles(renderer), ds_renderer_culling(renderer));
+        int cuda = ds_renderer_interop(renderer) != DS_INTEROP_NONE;
+        if (cuda) {
+            assert_int_equal(ds_renderer_stages(renderer), DS_STAGES_GL);
+            assert_non_null(strstr(why, "on a CUDA GPU"));
+        } else if (gpu) {
+            assert_int_equal(ds_renderer_stages(renderer), DS_STAGES_GL);
+            assert_true(strcmp(why, "no CUDA device") == 0 ||
+                        strcmp(why, "no CUDA in this build") == 0);
+            assert_true(ds_renderer_tiles(renderer) && ds_renderer_culling(renderer));
+        } else if (strstr(ds_renderer_gpu_name(renderer), "llvmpipe")) {
+            assert_int_equal(ds_renderer_stages(renderer), DS_STAGES_SORTER);
+            assert_int_equal(ds_renderer_sort(renderer), DS_SORT_CPU);
+            assert_non_null(strstr(why, "llvmpipe is a software rasteriser"));
+            assert_false(ds_renderer_tiles(renderer) || ds_renderer_culling(renderer));
+        }
+        assert_int_equal(ds_renderer_frame(renderer, &camera, DS_RENDERER_OWN_FRAMEBUFFER), DS_OK);
+        assert_int_equal(ds_renderer_verify(renderer), DS_OK);
+        assert_int_equal(ds_renderer_read_pixels(renderer, gpu ? pixels : host), DS_OK);
+        if (gpu && !cuda)
+            assert_memory_equal(pixels, host, sizeof pixels);
+        /* Asked by name, no reason. */
+        assert_int_equal(ds_renderer_set_stages(renderer, DS_STAGES_SORTER), DS_OK);
+        assert_string_equal(ds_renderer_stages_why(renderer), "");
+        assert_int_equal(ds_renderer_gl_errors(renderer), 0);
+        ds_renderer_destroy(renderer);
+    }
+    ds_mesh_free(&mesh);
+}
+
 static void test_draw_form_auto(void **state)
 {
     (void)state;
@@ -704,7 +820,8 @@ static void test_msaa(void **state)
     assert_int_equal(ds_renderer_gl_errors(renderer), 0);
     ds_renderer_destroy(renderer);
 
-    /* Culling AUTO: on with CUDA, off on the CPU path. */
+    /* Culling AUTO: on with CUDA, off on llvmpipe (test_stages_auto: on
+     * with the GL stages on a GPU's GL). */
     desc.cull = DS_CULL_AUTO;
     assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
     assert_int_equal(ds_renderer_culling(renderer),
@@ -1549,6 +1666,8 @@ int main(void)
         cmocka_unit_test(test_layers_sorted_and_unsorted),
         cmocka_unit_test(test_draw_forms_agree),
         cmocka_unit_test(test_draw_form_auto),
+        cmocka_unit_test(test_stages_choice),
+        cmocka_unit_test(test_stages_auto),
         cmocka_unit_test(test_cull_conservative),
         cmocka_unit_test(test_tiles_conservative),
         cmocka_unit_test(test_tiles_binning),

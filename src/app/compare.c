@@ -851,12 +851,14 @@ int ds_compare_run(const ds_options *opts)
     if ((status = make_renderers(s)) || (status = make_measures(s)))
         goto done;
     ds_renderer *first = main_renderer(s);
+    char default_sort[256];
+    ds_app_describe_default_sort(opts, first, default_sort, sizeof default_sort);
     fprintf(stderr, "depthsort: compare on %s (EGL %s, interop %s), %s: %d techniques, %d frames "
-            "at %dx%d\n", ds_renderer_gpu_name(first), ds_egl_context_platform(s->context),
+            "at %dx%d%s%s\n", ds_renderer_gpu_name(first), ds_egl_context_platform(s->context),
             ds_interop_mode_name(ds_renderer_interop(first)), label,
             s->run_count - (find_run(s, DS_COMPARE_SORTED)->listed ? 0 : 1) -
                 (find_run(s, DS_COMPARE_ABUFFER)->listed ? 0 : 1),
-            opts->frames, opts->width, opts->height);
+            opts->frames, opts->width, opts->height, *default_sort ? "; " : "", default_sort);
     ds_app_note_missing_sorts();
 
     if ((status = error_phase(s)) || (status = time_phase(s)))

@@ -914,6 +914,9 @@ int ds_headless_run(const ds_options *opts)
     }
     if ((status = ds_renderer_create(&desc, &renderer)))
         goto done;
+    /* Before --sort all's probe names the stages. */
+    char default_sort[256];
+    ds_app_describe_default_sort(opts, renderer, default_sort, sizeof default_sort);
     int sorting = !opts->no_sort;
     run_count = choose_runs(opts, renderer, runs, skipped, &skipped_count);
     if (run_count <= 0) {
@@ -931,9 +934,10 @@ int ds_headless_run(const ds_options *opts)
     int points = ds_renderer_primitive(renderer) == DS_PRIMITIVE_POINTS;
     const char *primitive = points ? "points" : "triangles";
     const char *interop = ds_interop_mode_name(ds_renderer_interop(renderer));
-    fprintf(stderr, "depthsort: headless on %s (EGL %s, interop %s), %s: %zu %s to %s\n",
+    fprintf(stderr, "depthsort: headless on %s (EGL %s, interop %s), %s: %zu %s to %s%s%s\n",
             ds_renderer_gpu_name(renderer), ds_egl_context_platform(context), interop, label,
-            elements, primitive, sorting ? "sort" : "draw unsorted");
+            elements, primitive, sorting ? "sort" : "draw unsorted", *default_sort ? "; " : "",
+            default_sort);
     ds_app_note_missing_sorts();
 
     size_t verified = 0;

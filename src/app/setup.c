@@ -261,6 +261,18 @@ ds_sort_algo ds_app_first_sort(const char *sort)
     return DS_SORT_CPU; /* a build without CUDA */
 }
 
+void ds_app_describe_default_sort(const ds_options *opts, const ds_renderer *renderer,
+                                  char *dest, size_t capacity)
+{
+    const char *why = ds_renderer_stages_why(renderer);
+    int named = opts->stages != DS_STAGES_AUTO || (opts->sort && !strcmp(opts->sort, "all"));
+    if (named || opts->no_sort || !*why)
+        snprintf(dest, capacity, "%s", "");
+    else
+        snprintf(dest, capacity, "sort %s (%s)",
+                 ds_app_sort_name(ds_renderer_stages(renderer), ds_renderer_sort(renderer)), why);
+}
+
 void ds_app_note_missing_sorts(void)
 {
     char missing[256];

@@ -36,6 +36,13 @@ ds_status ds_app_build_mesh(const ds_options *opts, ds_mesh *dest);
  * ds_renderer_stages()), else the registry name of `algo`. */
 const char *ds_app_sort_name(ds_stages_mode stages, ds_sort_algo algo);
 
+/* The sort a run without --sort starts with, and why (the renderer's
+ * DS_STAGES_AUTO choice, ds_renderer_stages_why()): "sort gl (no CUDA in
+ * this build)"; "" when --sort named a sort or all, or with --no-sort. For the one line
+ * each runner prints when its renderer is made. */
+void ds_app_describe_default_sort(const ds_options *opts, const ds_renderer *renderer,
+                                  char *dest, size_t capacity);
+
 /* The sorter a run starts with: --sort NAME, or for --sort gl, --sort all
  * (and no --sort) the first algorithm in registry order that runs on the
  * GPU (with gl it serves only the shuffle); DS_SORT_CPU for a sort this

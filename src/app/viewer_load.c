@@ -161,7 +161,7 @@ ds_status ds_viewer_install_mesh(ds_viewer *v, const ds_options *opts, const ds_
     ds_renderer_desc desc;
     ds_renderer *renderer = NULL;
     progress phase;
-    char result[160];
+    char result[512];
     ds_status status = ds_app_renderer_desc(opts, mesh, &desc);
     if (status != DS_OK)
         return status;
@@ -180,7 +180,12 @@ ds_status ds_viewer_install_mesh(ds_viewer *v, const ds_options *opts, const ds_
         progress_end(&phase, result);
         return status;
     }
-    progress_end(&phase, ds_renderer_gpu_name(renderer));
+    /* The first renderer says which sort the defaults chose, and why. */
+    char default_sort[256];
+    ds_app_describe_default_sort(opts, renderer, default_sort, sizeof default_sort);
+    snprintf(result, sizeof result, "%s%s%s", ds_renderer_gpu_name(renderer),
+             *default_sort ? "; " : "", default_sort);
+    progress_end(&phase, result);
     ds_renderer_destroy(v->renderer);
     v->renderer = renderer;
     ds_renderer_set_background(renderer, v->settings.background);

@@ -35,9 +35,10 @@ typedef enum ds_interop_mode {
 /* Where a sorted frame's per-frame stages (keys, sort, binning) run
  * (renderer.h, desc.stages). */
 typedef enum ds_stages_mode {
-    DS_STAGES_AUTO = 0, /* GL where a CUDA device drives the GL context and
-                           the context has what the GL stages need; else
-                           SORTER */
+    DS_STAGES_AUTO = 0, /* the fastest that runs here
+                           (ds_renderer_choose_stages()): GL on a GPU's GL
+                           that has what the GL stages need, SORTER on a
+                           software rasteriser or above a size */
     DS_STAGES_SORTER,   /* around desc.sort_algo's sorter: CUDA kernels
                            on buffers shared with GL (interop), or the
                            host on the CPU path */
@@ -47,8 +48,9 @@ typedef enum ds_stages_mode {
     DS_STAGES_MODE_COUNT
 } ds_stages_mode;
 
-/* Screen tiles (renderer.h). AUTO: on with CUDA, off on the CPU path,
- * where binning on the host costs more than a software rasteriser's draw
+/* Screen tiles (renderer.h). AUTO: on where the stages run on a GPU
+ * (CUDA, or the GL stages on a GPU's GL), off on the host and on a
+ * software GL, where binning costs more than a software rasteriser's draw
  * gains. */
 typedef enum ds_tiles_mode {
     DS_TILES_AUTO = 0,
@@ -77,7 +79,7 @@ typedef enum ds_opacity_mode {
 } ds_opacity_mode;
 
 /* Leaving out triangles that cover no pixel centre (renderer.h). AUTO:
- * on with CUDA, off on the CPU path. */
+ * as ds_tiles_mode's. */
 typedef enum ds_cull_mode {
     DS_CULL_AUTO = 0,
     DS_CULL_ON,

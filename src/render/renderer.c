@@ -259,8 +259,83 @@ static ds_status settings_from_desc(ds_renderer *renderer, const ds_renderer_des
     return DS_OK;
 }
 
+/* ---- where the stages run (DS_STAGES_AUTO) ---------------------------------- */
+
+/* Rasterisers that run on the CPU: what their GL_RENDERER contains (lower
+ * case), and their name. */
+static const struct {
+    const char *match, *name;
+} software_renderers[] = {
+    {"llvmpipe", "llvmpipe"}, {"softpipe", "softpipe"},         {"swrast", "swrast"},
+    {"software rasterizer", "swrast"}, {"lavapipe", "lavapipe"}, {"swiftshader", "SwiftShader"},
+};
+
+int ds_gl_renderer_is_software(const char *gl_renderer, const char **name)
+{
+    if (name)
+        *name = NULL;
+    if (!gl_renderer || !*gl_renderer)
+        return 1;
+    char lower[256];
+    size_t n = 0;
+    for (; gl_renderer[n] && n + 1 < sizeof lower; n++)
+        lower[n] = (char)(gl_renderer[n] >= 'A' && gl_renderer[n] <= 'Z' ? gl_renderer[n] + 32
+                                                                          : gl_renderer[n]);
+    lower[n] = '\0';
+    for (size_t i = 0; i < sizeof software_renderers / sizeof software_renderers[0]; i++)
+        if (strstr(lower, software_renderers[i].match)) {
+            if (name)
+                *name = software_renderers[i].name;
+            return 1;
+        }
+    return 0;
+}
+
+ds_stages_mode ds_renderer_choose_stages(const ds_stages_facts *facts, char *why,
+                                         size_t capacity)
+{
+    static const char lacks[] = "this GL lacks GL 4.3 compute shaders or GL_ARB_shader_ballot";
+    const char *max = "4.5M"; /* DS_RENDERER_GL_STAGES_AUTO_MAX */
+    if (facts->cuda_device && !facts->interop_none) {
+        if (!facts->gl_stages_supported) {
+            snprintf(why, capacity, "%s", lacks);
+            return DS_STAGES_SORTER;
+        }
+        if (facts->sorted_count > DS_RENDERER_GL_STAGES_AUTO_MAX) {
+            snprintf(why, capacity, "over %s primitives, where the CUDA sorts are faster", max);
+            return DS_STAGES_SORTER;
+        }
+        snprintf(why, capacity, "up to %s primitives on a CUDA GPU: no GL/CUDA hand-over", max);
+        return DS_STAGES_GL;
+    }
+    const char *no_cuda = facts->interop_none ? "--interop none"
+                          : !facts->cuda_built ? "no CUDA in this build"
+                                               : "no CUDA device";
+    const char *software = NULL;
+    if (facts->interop_none) {
+        snprintf(why, capacity, "%s", no_cuda); /* the CPU path, as asked */
+        return DS_STAGES_SORTER;
+    }
+    if (ds_gl_renderer_is_software(facts->gl_renderer, &software)) {
+        if (software)
+            snprintf(why, capacity, "%s, and %s is a software rasteriser", no_cuda, software);
+        else
+            snprintf(why, capacity, "%s, and the GL names no renderer", no_cuda);
+        return DS_STAGES_SORTER;
+    }
+    if (!facts->gl_stages_supported) {
+        snprintf(why, capacity, "%s, and %s", no_cuda, lacks);
+        return DS_STAGES_SORTER;
+    }
+    snprintf(why, capacity, "%s", no_cuda);
+    return DS_STAGES_GL;
+}
+
 /* Which path: CUDA behind this GL context (*dest_device its device), or
- * the host (-1); and what follows from it, tiles and culling AUTO. */
+ * the host (-1); what AUTO stages weigh; and what follows, tiles and
+ * culling AUTO: on where the stages run on a GPU (CUDA, or the GL stages
+ * on a GPU's GL), off on the host and on a software GL, where the host
+ * keys pass's sample test costs more than the draw it saves. */
 static ds_status choose_path(ds_renderer *renderer, const ds_renderer_desc *desc,
                              int *dest_device)
 {
@@ -274,17 +349,34 @@ static ds_status choose_path(ds_renderer *renderer, const ds_renderer_desc *desc
                            "render: interop %s needs a CUDA device behind the GL context",
                            ds_interop_mode_name(desc->interop));
         renderer->settings.cpu_path = 1;
+        /* AUTO says why in its choice (ds_renderer_stages_why()). */
         if (renderer->settings.algo != DS_SORT_CPU && desc->interop != DS_INTEROP_NONE &&
-            desc->stages != DS_STAGES_GL)
+            desc->stages == DS_STAGES_SORTER)
             ds_warn("render: no CUDA device drives this GL context; using the cpu sort");
         renderer->settings.algo = DS_SORT_CPU;
     }
+    /* DS_TEST_GL_RENDERER stands in for GL_RENDERER, so that the choice a
+     * GPU's GL gets is tested on llvmpipe. */
+    const char *gl_renderer = getenv("DS_TEST_GL_RENDERER");
+    if (!gl_renderer || !*gl_renderer)
+        gl_renderer = (const char *)glGetString(GL_RENDERER);
+    renderer->settings.stages_facts = (ds_stages_facts){
+        .cuda_built = ds_sort_cuda_built(),
+        .cuda_device = device >= 0,
+        .interop_none = desc->interop == DS_INTEROP_NONE,
+        .gl_renderer = gl_renderer,
+        .gl_stages_supported = ds_render_gl_stages_supported(),
+        .sorted_count = ds_renderer_sorted_count(renderer)};
+    char why[sizeof renderer->settings.stages_why];
+    int gpu = !renderer->settings.cpu_path ||
+              (!ds_gl_renderer_is_software(renderer->settings.stages_facts.gl_renderer, NULL) &&
+               (desc->stages == DS_STAGES_GL ||
+                (desc->stages == DS_STAGES_AUTO &&
+                 ds_renderer_choose_stages(&renderer->settings.stages_facts, why, sizeof why) ==
+                     DS_STAGES_GL)));
     renderer->settings.tiles_on =
-        renderer->settings.tiles && (desc->tiles == DS_TILES_ON || !renderer->settings.cpu_path);
-    /* Culling AUTO, like tiles: on with CUDA; on the CPU path the host
-     * keys pass's sample test costs more than the draw it saves. */
-    renderer->settings.cull =
-        desc->cull == DS_CULL_ON || (desc->cull == DS_CULL_AUTO && !renderer->settings.cpu_path);
+        renderer->settings.tiles && (desc->tiles == DS_TILES_ON || gpu);
+    renderer->settings.cull = desc->cull == DS_CULL_ON || (desc->cull == DS_CULL_AUTO && gpu);
     return DS_OK;
 }
 
@@ -522,19 +614,41 @@ ds_status ds_renderer_set_stages(ds_renderer *renderer, ds_stages_mode mode)
     if ((unsigned)mode >= DS_STAGES_MODE_COUNT)
         return ds_fail(DS_ERR_INVALID_ARG, "render: bad stages mode %d", (int)mode);
     int supported = ds_render_gl_stages_supported();
-    int gl = mode == DS_STAGES_GL ||
-             (mode == DS_STAGES_AUTO && !renderer->settings.cpu_path && supported &&
-              ds_renderer_sorted_count(renderer) <= DS_RENDERER_GL_STAGES_AUTO_MAX);
+    char why[sizeof renderer->settings.stages_why] = "";
+    int gl = mode == DS_STAGES_GL;
+    if (mode == DS_STAGES_AUTO) {
+        ds_stages_facts facts = renderer->settings.stages_facts;
+        facts.gl_stages_supported = supported;
+        facts.sorted_count = ds_renderer_sorted_count(renderer);
+        gl = ds_renderer_choose_stages(&facts, why, sizeof why) == DS_STAGES_GL;
+    }
     if (gl && !renderer->gl.stages) {
         if (!supported)
             return ds_fail(DS_ERR_UNSUPPORTED, "render: the GL stages need GL 4.3 compute "
                            "shaders and GL_ARB_shader_ballot, which this GL context lacks");
-        if ((status = ds_render_gl_stages_create(renderer)))
+        /* AUTO takes the sorter path where the GL stages cannot be made
+         * (a mesh beyond this GL's storage blocks), and says why. */
+        if (mode == DS_STAGES_AUTO)
+            ds_log_set_quiet(1);
+        status = ds_render_gl_stages_create(renderer);
+        if (mode == DS_STAGES_AUTO)
+            ds_log_set_quiet(0);
+        if (status && mode != DS_STAGES_AUTO)
             return status;
+        if (status) {
+            snprintf(why, sizeof why, "the GL stages cannot run here: %.120s", ds_last_error());
+            gl = 0;
+        }
     }
     renderer->settings.stages = mode;
     renderer->settings.stages_gl = gl;
+    snprintf(renderer->settings.stages_why, sizeof renderer->settings.stages_why, "%s", why);
     return DS_OK;
+}
+
+const char *ds_renderer_stages_why(const ds_renderer *renderer)
+{
+    return renderer->settings.stages_why;
 }
 
 ds_stages_mode ds_renderer_stages(const ds_renderer *renderer)

@@ -104,6 +104,37 @@ typedef enum ds_draw_form {
  * break even about here (docs/performance.md). */
 #define DS_RENDERER_GL_STAGES_AUTO_MAX 4500000
 
+/* What DS_STAGES_AUTO weighs when a renderer is made (a pure function of
+ * these, so that it is tested without the GPUs it decides for). */
+typedef struct ds_stages_facts {
+    int cuda_built;          /* the build has the CUDA sorts and interop */
+    int cuda_device;         /* a CUDA device drives the GL context */
+    int interop_none;        /* desc.interop NONE: the CPU path asked for */
+    const char *gl_renderer; /* GL_RENDERER; NULL when unknown */
+    int gl_stages_supported; /* GL 4.3 compute, GL_ARB_shader_ballot and the
+                                storage blocks the GL stages bind */
+    size_t sorted_count;     /* primitives a frame sorts */
+} ds_stages_facts;
+
+/* DS_STAGES_AUTO's choice, the fastest path that runs here: with a CUDA
+ * device, GL up to DS_RENDERER_GL_STAGES_AUTO_MAX primitives and SORTER
+ * (the CUDA sorts) above or where the GL cannot; without one (no CUDA in
+ * the build, no device, --interop none), GL on a GPU's GL that can run
+ * the GL stages, and SORTER (the host sort) on a software rasteriser
+ * (ds_gl_renderer_is_software()), where the host sort costs less than
+ * llvmpipe's compute shaders, or on a GL that lacks what the GL stages
+ * need; --interop none keeps the CPU path it names. Returns DS_STAGES_GL
+ * or DS_STAGES_SORTER, and the reason in a few words into why ("no CUDA
+ * in this build"; truncated to capacity). */
+ds_stages_mode ds_renderer_choose_stages(const ds_stages_facts *facts, char *why,
+                                         size_t capacity);
+
+/* Whether a GL_RENDERER string names a software rasteriser (Mesa's
+ * llvmpipe, softpipe and swrast, lavapipe under zink, SwiftShader), case
+ * blind; NULL and "" count as software (nothing says it is a GPU). When
+ * one is, *name (may be NULL) is set to the name matched. */
+int ds_gl_renderer_is_software(const char *gl_renderer, const char **name);
+
 /* ds_renderer_desc.tile_pixels: 0, or a tile side in this range. Tiles too
  * small for tiles.h's DS_TILES_MAX are coarsened to fit; the largest makes
  * one tile of any usual viewport, and keeps the grid arithmetic in int. */
@@ -160,15 +191,17 @@ typedef struct ds_renderer_desc {
                                      image is the same. Only in triangles
                                      mode, sorting, into a single-sampled
                                      framebuffer. OFF: draw every triangle.
-                                     AUTO (default): on with CUDA, off on
-                                     the CPU path */
+                                     AUTO (default): on where the stages
+                                     run on a GPU (CUDA, or GL on a GPU's
+                                     GL), off on the host and a software
+                                     GL */
     ds_tiles_mode tiles;          /* while sorting, the sorted primitives
                                      binned by screen tile (kernels/
                                      tiles.h), each tile's list in sorted
                                      order, and drawn tile by tile with a
                                      scissor: the same image to the bit,
                                      drawn faster on a GPU. Default AUTO:
-                                     on with CUDA, off on the CPU path;
+                                     as cull's;
                                      ON; OFF: one draw of the sorted list */
     int tile_pixels;              /* tile side in pixels, about (the grid
                                      divides the viewport evenly); 0:
@@ -205,10 +238,12 @@ typedef struct ds_renderer_desc {
                                      compute shaders and
                                      GL_ARB_shader_ballot
                                      (DS_ERR_UNSUPPORTED without). Default
-                                     AUTO: GL when a CUDA device drives GL,
-                                     the context can and the frame sorts at
-                                     most DS_RENDERER_GL_STAGES_AUTO_MAX
-                                     primitives, else SORTER */
+                                     AUTO: ds_renderer_choose_stages() (GL
+                                     on a GPU that can, up to DS_RENDERER_
+                                     GL_STAGES_AUTO_MAX primitives where a
+                                     CUDA device drives GL; SORTER on a
+                                     software GL); ds_renderer_stages_why()
+                                     says why */
     size_t abuffer_initial_nodes; /* DS_TECHNIQUE_ABUFFER: nodes of the
                                      first pool; 0: DS_ABUFFER_NODES_PER_
                                      PIXEL per pixel. A testing and tuning
@@ -340,6 +375,9 @@ void ds_renderer_set_shuffle(ds_renderer *renderer, int shuffle);
  * the shuffle on runs the sorter path whatever this says). */
 ds_status ds_renderer_set_stages(ds_renderer *renderer, ds_stages_mode mode);
 ds_stages_mode ds_renderer_stages(const ds_renderer *renderer);
+/* Why DS_STAGES_AUTO chose the stages in use (ds_renderer_choose_stages()),
+ * or "" when they were asked for by name. */
+const char *ds_renderer_stages_why(const ds_renderer *renderer);
 /* DS_ERR_INVALID_ARG for triangles on a point cloud. */
 ds_status ds_renderer_set_primitive(ds_renderer *renderer, ds_primitive primitive);
 void ds_renderer_set_triangle_key(ds_renderer *renderer, ds_triangle_key key);

@@ -157,6 +157,8 @@ typedef struct render_settings {
     ds_sort_algo algo;
     int cpu_path;                /* no CUDA device behind GL: the host
                                     stages (stages_cpu.c) */
+    ds_stages_facts stages_facts; /* what AUTO weighs (choose_path) */
+    char stages_why[160];        /* why AUTO chose; "" when asked by name */
 } render_settings;
 
 /* What the renderer keeps of the mesh. Each element buffer holds
