@@ -372,7 +372,8 @@ static void test_version(void **state)
 }
 
 /* A screenshot name template: each key expanded, a value's odd characters
- * as '_', a '{' without '}' kept, truncation to the capacity. */
+ * as '_', a '{' without '}' kept, truncation to the capacity; {model}'s
+ * value without folder and extension. */
 static void test_screenshot_name(void **state)
 {
     (void)state;
@@ -388,6 +389,32 @@ static void test_screenshot_name(void **state)
     assert_string_equal(name, "cubcu");
     assert_int_equal(ds_screenshot_name("x{Model}.png", NULL, NULL, 0, bad, sizeof bad), 0);
     assert_string_equal(bad, "Model");
+
+    /* {model}: the file's base name without folder and extension. */
+    static const struct {
+        const char *path, *scene, *expected;
+    } models[] = {
+        {"assets/bunny.ply", NULL, "bunny"},
+        {"bunny.ply", NULL, "bunny"},
+        {"/data/scans/dragon_vrip.PLY", NULL, "dragon_vrip"},
+        {"../shared/models/lucy.v2.obj", NULL, "lucy.v2"},
+        {"models.d/teapot", NULL, "teapot"},
+        {"dir/.ply", NULL, ".ply"},
+        {NULL, "planes:1000", "scene:planes:1000"},
+    };
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        char model[64];
+        ds_screenshot_model(models[i].path, models[i].scene, model, sizeof model);
+        assert_string_equal(model, models[i].expected);
+    }
+    char model[6];
+    ds_screenshot_model("assets/dragon_vrip.ply", NULL, model, sizeof model);
+    assert_string_equal(model, "drago");
+    const ds_screenshot_keys bunny = {.model = "bunny", .technique = "wboit", .sort = "gl",
+                                      .date = "20261129-090000", .frame = 100};
+    assert_int_equal(ds_screenshot_name("{model}-{technique}.png", &bunny, name, sizeof name,
+                                        NULL, 0), 1);
+    assert_string_equal(name, "bunny-wboit.png");
 }
 
 static void test_errors(void **state)

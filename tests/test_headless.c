@@ -400,8 +400,15 @@ static void test_unsorted_and_ignored(void **state)
     fclose(file);
     static const char *const cloud_args[] = {
         "--headless", "cloud.ply", "--frames", "2", "--size", "48x32", "--primitive", "triangles",
-        "--key", "mean", "--draw", "indexed", "--json", "cloud.json", NULL};
+        "--key", "mean", "--draw", "indexed", "--json", "cloud.json", "--screenshot",
+        "shot-{model}.png", NULL};
     run_ok(cloud_args, "depthsort", &r);
+    /* {model}: the file's name without its extension. */
+    if (!strstr(r.out, "\nscreenshot: shot-cloud.png\n"))
+        fail_msg("--screenshot shot-{model}.png of cloud.ply: not shot-cloud.png:\n%s", r.out);
+    work_path("shot-cloud.png", path, sizeof path);
+    struct stat shot;
+    assert_int_equal(stat(path, &shot), 0);
     static const char *const cloud_warned[] = {"warning: --primitive triangles",
                                                "warning: --key mean", "warning: --draw indexed"};
     for (size_t i = 0; i < sizeof cloud_warned / sizeof cloud_warned[0]; i++)

@@ -170,8 +170,10 @@ ds_status ds_cli_parse(int argc, char **argv, ds_options *dest, int *exit_now);
 /* Prints the usage text (every option and hotkey) to `stream` (a FILE *). */
 void ds_cli_usage(void *stream);
 
-/* What a screenshot's name template expands: {model} (the model's file
- * name or scene), {technique}, {sort}, {frame} (a number) and {date} (UTC,
+/* What a screenshot's name template expands: {model} (the model file's
+ * base name, ds_screenshot_model(), or the scene), {technique} (sorted,
+ * unsorted, wboit, ...), {sort} (the sort that drew: gl, cub, cpu, ...;
+ * unsorted), {frame} (frames drawn, a number) and {date} (UTC,
  * "20261129-090412"); other characters than [A-Za-z0-9._+-] in a value
  * become '_'. */
 typedef struct ds_screenshot_keys {
@@ -185,6 +187,13 @@ typedef struct ds_screenshot_keys {
  * kept as it is. */
 int ds_screenshot_name(const char *pattern, const ds_screenshot_keys *keys, char *dest,
                        size_t capacity, char *bad_key, size_t bad_capacity);
+
+/* {model}'s value into dest (truncated to capacity): the file's name
+ * without its folder and its last extension ("bunny" for assets/bunny.ply;
+ * a name that is all extension, ".ply", stays whole), or with model_path
+ * NULL "scene:" and the scene spec. */
+void ds_screenshot_model(const char *model_path, const char *scene, char *dest,
+                         size_t capacity);
 
 #ifdef __cplusplus
 }

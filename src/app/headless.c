@@ -782,7 +782,9 @@ static ds_status write_screenshot(const ds_options *opts, ds_renderer *renderer,
             strftime(date, sizeof date, "%Y%m%d-%H%M%S", &utc);
         const char *sort = run_name(&runs[run_count - 1], setup);
         const char *technique = ds_technique_name(ds_renderer_technique(renderer));
-        ds_screenshot_keys keys = {.model = setup->label, .technique = technique,
+        char model[512];
+        ds_screenshot_model(opts->model_path, ds_app_scene_spec(opts), model, sizeof model);
+        ds_screenshot_keys keys = {.model = model, .technique = technique,
                                    .sort = sort, .date = date, .frame = opts->frames};
         ds_screenshot_name(opts->screenshot_path, &keys, name, sizeof name, NULL, 0);
         snprintf(size, sizeof size, "%dx%d, supersample %d%s", opts->width, opts->height, scale,

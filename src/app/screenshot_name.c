@@ -53,3 +53,19 @@ int ds_screenshot_name(const char *pattern, const ds_screenshot_keys *keys, char
         dest[at < capacity ? at : capacity - 1] = '\0';
     return 1;
 }
+
+void ds_screenshot_model(const char *model_path, const char *scene, char *dest,
+                         size_t capacity)
+{
+    if (!capacity)
+        return;
+    if (!model_path) {
+        snprintf(dest, capacity, "scene:%s", scene ? scene : "");
+        return;
+    }
+    const char *slash = strrchr(model_path, '/');
+    const char *base = slash ? slash + 1 : model_path;
+    const char *dot = strrchr(base, '.');
+    size_t length = dot && dot > base ? (size_t)(dot - base) : strlen(base);
+    snprintf(dest, capacity, "%.*s", (int)(length < capacity ? length : capacity - 1), base);
+}

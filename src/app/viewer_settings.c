@@ -184,12 +184,9 @@ void ds_viewer_expand_screenshot_name(ds_viewer *v, const char *pattern, char *d
     struct tm utc;
     if (gmtime_r(&now, &utc))
         strftime(date, sizeof date, "%Y%m%d-%H%M%S", &utc);
-    const char *slash = strrchr(v->model_path, '/');
     char model[DS_SCRIPT_MAX_LINE + 1];
-    if (v->model_path[0])
-        snprintf(model, sizeof model, "%s", slash ? slash + 1 : v->model_path);
-    else
-        ds_app_input_label(&v->opts, model, sizeof model);
+    ds_screenshot_model(v->model_path[0] ? v->model_path : NULL, ds_app_scene_spec(&v->opts),
+                        model, sizeof model);
     ds_screenshot_keys keys = {
         .model = model,
         .technique = ds_technique_name(v->settings.technique),
