@@ -1,66 +1,34 @@
 // SPDX-License-Identifier: MIT
 // raster_fragments.comp.glsl — the compute raster's fragment passes
-// (raster_compute.c), after shade.glsl and raster_setup.glsl, in four
-// programs by the defines EMIT (0: count, 1: emit) and LARGE:
+// (raster_compute.c), after shade.glsl, raster_setup.glsl and
+// raster_slots.glsl, in four programs by the defines EMIT (0: count, 1:
+// emit) and LARGE:
 //
 //   LARGE 0: one invocation per triangle (invocation i visits triangle i,
-//     or the i-th sorted one in triangle order). A small triangle (no
-//     corner outside the near plane or the guard band, a box of at most
-//     SMALL_PIXELS centres, corners within 64 pixels of each other) is
-//     walked here, its edge values 32-bit integers stepped from pixel to
-//     pixel (exact: below 2^29); any other is put on the large list for
-//     the LARGE passes, which evaluate them in double.
+//     or the i-th sorted one in triangle order), a workgroup per chunk of
+//     RASTER_THREADS triangles. A small triangle (no corner outside the
+//     near plane or the guard band, a box of at most SMALL_PIXELS centres,
+//     corners within 64 pixels of each other) is walked here, its edge
+//     values 32-bit integers stepped from pixel to pixel (exact: below
+//     2^29); any other is put on the large list for the LARGE passes,
+//     which evaluate them in double.
 //   LARGE 1: a workgroup per large triangle (RASTER_LARGE_GROUPS
 //     workgroups striding over the list), its invocations taking the box's
 //     pixels RASTER_THREADS at a time, row by row.
 //
-// The count passes write each triangle's covered pixels; raster_scan
-// turns them into offsets and the frame's total. The emit passes write
-// fragment k of triangle i (k in row order within each triangle of the
-// fan, fans in order) at slot offset(i) + k: its pixel and RGBA8 colour,
-// its order key and its own number as the sort's value, and count it on
-// its pixel. In fragment order the key is 0x3F800000 - the depth's bits
-// (depths lie in [0, 1], whose bits order as the floats: ascending is far
-// first; or, for a caller's sort that orders floats descending, the
-// depth itself) and the slots run backwards, fragment f = total - 1 - slot, so
-// that a stable sort leaves equal depths with the higher triangle number
-// first: farther, as the A-buffer orders them. In triangle order the key
-// is the triangle's sorted position.
-
-layout(local_size_x = RASTER_THREADS) in;
-
-layout(std430, binding = 4) buffer TriangleFragments { uint triangle_fragments[]; };
-layout(std430, binding = 5) readonly buffer TriangleOffsets { uint triangle_offsets[]; };
-// [0] the frame's fragments (raster_scan writes it), [1] large triangles
-// listed, [2] the pixels' total, [3..10] raster_plan's words, then the
-// list.
-layout(std430, binding = 6) buffer State { uint state[]; };
-layout(std430, binding = 7) writeonly buffer FragmentKeys { uint fragment_keys[]; };
-layout(std430, binding = 8) writeonly buffer FragmentValues { uint fragment_values[]; };
-// (pixel, RGBA8)
-layout(std430, binding = 9) writeonly buffer Fragments { uvec2 fragments[]; };
-layout(std430, binding = 10) buffer PixelCounts { uint pixel_counts[]; };
-
-layout(location = 11) uniform bool fragment_order;
-layout(location = 13) uniform uint capacity;     // fragments the buffers hold
-layout(location = 14) uniform bool float_keys;   // keys are the depths themselves
-
-const uint STATE_TOTAL = 0u, STATE_LARGE = 1u, STATE_LIST = 12u;
-
-#if EMIT
-void emit(uint slot, ivec2 q, float depth, uint color, uint rank)
-{
-    uint f = fragment_order ? state[STATE_TOTAL] - 1u - slot : slot;
-    if (f >= capacity)
-        return; // an overflow: raster_plan keeps the first `capacity`
-    uint pixel = uint(q.y) * uint(viewport.x) + uint(q.x);
-    uint bits = floatBitsToUint(depth);
-    fragment_keys[f] = !fragment_order ? rank : float_keys ? bits : 0x3F800000u - bits;
-    fragment_values[f] = f;
-    fragments[f] = uvec2(pixel, color);
-    atomicAdd(pixel_counts[pixel], 1u);
-}
-#endif
+// The count passes write each triangle's covered pixels and add them to
+// its chunk's and block's sums; the emit passes find each triangle's first
+// slot from them (raster_slots.glsl). They write fragment k
+// of triangle i (k in row order within each triangle of the fan, fans in
+// order) at slot offset(i) + k: its pixel and RGBA8 colour, its order key
+// and its own number as the sort's value, and count it on its pixel. In
+// fragment order the key is 0x3F800000 - the depth's bits (depths lie in
+// [0, 1], whose bits order as the floats: ascending is far first; or, for
+// a caller's sort that orders floats descending, the depth itself) and
+// the slots run backwards, fragment f = total - 1 - slot, so that a
+// stable sort leaves equal depths with the higher triangle number first:
+// farther, as the A-buffer orders them. In triangle order the key is the
+// triangle's sorted position.
 
 #if !LARGE
 
@@ -70,55 +38,66 @@ const uint SMALL_PIXELS = RASTER_SMALL_PIXELS;
 
 void main()
 {
-    uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * RASTER_THREADS +
-             gl_LocalInvocationID.x;
-    if (i >= triangle_count)
-        return;
-    // The three corners in registers; a triangle that needs clipping is
-    // left to the large passes (which keep its polygon in an array).
-    uint t = by_order ? sorted_triangles[i] : i;
-    Corner a = ds_raster_corner(indices[3u * t]);
-    Corner b = ds_raster_corner(indices[3u * t + 1u]);
-    Corner c = ds_raster_corner(indices[3u * t + 2u]);
-    bool small = ds_raster_inside(a.clip) && ds_raster_inside(b.clip) &&
-                 ds_raster_inside(c.clip);
-    RasterTriangle tri;
-    tri.box = ivec4(0, 0, -1, -1);
-    bool any = small && ds_raster_setup3(a, b, c, tri);
-    if (any)
-        small = ds_raster_box_pixels(tri) <= SMALL_PIXELS && ds_raster_small_extent(tri);
-    // A triangle wholly behind the near plane or beside the guard band
-    // is listed too; the large pass finds nothing left of it.
-#if !EMIT
-    if (!small) {
-        uint slot = atomicAdd(state[STATE_LARGE], 1u);
-        state[STATE_LIST + slot] = i;
-    }
+    uint local = gl_LocalInvocationID.x;
+    uint chunk = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint i = chunk * RASTER_THREADS + local;
+    // Every invocation reaches the workgroup's barriers; those past the
+    // last triangle own nothing.
+    bool valid = i < triangle_count;
+#if EMIT
+    uint base = small_first_slot(chunk, i, valid);
+#else
+    count_chunk_begin();
 #endif
     uint covered = 0u;
-    if (small && any) {
-#if EMIT
-        uint base = triangle_offsets[i];
+    if (valid) {
+        // The three corners in registers; a triangle that needs clipping
+        // is left to the large passes (which keep its polygon in an
+        // array).
+        uint t = by_order ? sorted_triangles[i] : i;
+        Corner a = ds_raster_corner(indices[3u * t]);
+        Corner b = ds_raster_corner(indices[3u * t + 1u]);
+        Corner c = ds_raster_corner(indices[3u * t + 2u]);
+        bool small = ds_raster_inside(a.clip) && ds_raster_inside(b.clip) &&
+                     ds_raster_inside(c.clip);
+        RasterTriangle tri;
+        tri.box = ivec4(0, 0, -1, -1);
+        bool any = small && ds_raster_setup3(a, b, c, tri);
+        if (any)
+            small = ds_raster_box_pixels(tri) <= SMALL_PIXELS && ds_raster_small_extent(tri);
+        // A triangle wholly behind the near plane or beside the guard
+        // band is listed too; the large pass finds nothing left of it.
+#if !EMIT
+        if (!small) {
+            uint slot = atomicAdd(state[STATE_LARGE], 1u);
+            state[STATE_LIST + slot] = i;
+        }
 #endif
-        ivec2 d0 = tri.p1 - tri.p0, d1 = tri.p2 - tri.p1, d2 = tri.p0 - tri.p2;
-        ivec3 step_x = -ivec3(d0.y, d1.y, d2.y) * SUBPIXELS;
-        ivec3 step_y = ivec3(d0.x, d1.x, d2.x) * SUBPIXELS;
-        ivec3 row = ds_raster_edges_small(tri, tri.box.xy);
-        for (int y = tri.box.y; y <= tri.box.w; y++, row += step_y) {
-            ivec3 e = row;
-            for (int x = tri.box.x; x <= tri.box.z; x++, e += step_x) {
-                float depth;
-                if (!ds_raster_covers_small(tri, e, depth))
-                    continue;
+        if (small && any) {
+            ivec2 d0 = tri.p1 - tri.p0, d1 = tri.p2 - tri.p1, d2 = tri.p0 - tri.p2;
+            ivec3 step_x = -ivec3(d0.y, d1.y, d2.y) * SUBPIXELS;
+            ivec3 step_y = ivec3(d0.x, d1.x, d2.x) * SUBPIXELS;
+            ivec3 row = ds_raster_edges_small(tri, tri.box.xy);
+            for (int y = tri.box.y; y <= tri.box.w; y++, row += step_y) {
+                ivec3 e = row;
+                for (int x = tri.box.x; x <= tri.box.z; x++, e += step_x) {
+                    float depth;
+                    if (!ds_raster_covers_small(tri, e, depth))
+                        continue;
 #if EMIT
-                emit(base + covered, ivec2(x, y), depth, ds_raster_color(tri, vec3(e)), i);
+                    emit(base + covered, ivec2(x, y), depth, ds_raster_color(tri, vec3(e)), i);
 #endif
-                covered++;
+                    covered++;
+                }
             }
         }
+#if !EMIT
+        triangle_fragments[i] = covered;
+        count_chunk_add(covered);
+#endif
     }
 #if !EMIT
-    triangle_fragments[i] = covered;
+    count_chunk_end(chunk);
 #endif
 }
 
@@ -135,7 +114,7 @@ void main()
         Corner polygon[MAX_POLYGON];
         int n = ds_raster_polygon(i, polygon);
 #if EMIT
-        uint base = triangle_offsets[i];
+        uint base = large_first_slot(i);
 #endif
         if (local == 0u)
             group_sum = 0u;
@@ -178,8 +157,10 @@ void main()
         }
         barrier();
 #if !EMIT
-        if (local == 0u)
+        if (local == 0u) {
             triangle_fragments[i] = group_sum;
+            add_to_sums(i, group_sum);
+        }
 #endif
         barrier();
     }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // raster_points.comp.glsl — the compute raster's fragment passes for points
-// (compute_raster.c; docs/algorithms/compute-raster.md), after shade.glsl
-// and raster_setup.glsl (its buffers, viewport and order), in four
-// programs by EMIT and LARGE, as raster_fragments.comp.glsl's for
-// triangles, with whose bindings, slots and keys they write the same
-// fragments: the frame's fragments do not know what made them.
+// (compute_raster.c; docs/algorithms/compute-raster.md), after shade.glsl,
+// raster_setup.glsl (its buffers, viewport and order) and
+// raster_slots.glsl, in four programs by EMIT and LARGE, as
+// raster_fragments.comp.glsl's for triangles, with whose bindings, slots
+// and keys they write the same fragments: the frame's fragments do not
+// know what made them.
 //
 // A point is the splat the hardware draws with points.vert.glsl and
 // points.frag.glsl:
@@ -40,43 +41,8 @@
 //     never a pixel, so no order of the frame depends on theirs among
 //     themselves: each takes the next of its point's slots by an atomic.
 
-layout(local_size_x = RASTER_THREADS) in;
-
-// raster_fragments.comp.glsl's bindings and uniforms.
-layout(std430, binding = 4) buffer TriangleFragments { uint triangle_fragments[]; };
-layout(std430, binding = 5) readonly buffer TriangleOffsets { uint triangle_offsets[]; };
-layout(std430, binding = 6) buffer State { uint state[]; };
-layout(std430, binding = 7) writeonly buffer FragmentKeys { uint fragment_keys[]; };
-layout(std430, binding = 8) writeonly buffer FragmentValues { uint fragment_values[]; };
-// (pixel, RGBA8)
-layout(std430, binding = 9) writeonly buffer Fragments { uvec2 fragments[]; };
-layout(std430, binding = 10) buffer PixelCounts { uint pixel_counts[]; };
-
-layout(location = 11) uniform bool fragment_order;
-layout(location = 13) uniform uint capacity;     // fragments the buffers hold
-layout(location = 14) uniform bool float_keys;   // keys are the depths themselves
 layout(location = 16) uniform vec2 point_size_range; // GL_POINT_SIZE_RANGE
 layout(location = 17) uniform bool point_clip_xy;    // centres beside the screen dropped
-
-const uint STATE_TOTAL = 0u, STATE_LARGE = 1u, STATE_LIST = 12u;
-
-#if EMIT
-// raster_fragments.comp.glsl's emit: fragment f = slot (point order) or
-// total - 1 - slot (fragment order, the higher point first at equal
-// depth), its key, its pixel and colour, and a count on its pixel.
-void emit(uint slot, ivec2 q, float depth, uint color, uint rank)
-{
-    uint f = fragment_order ? state[STATE_TOTAL] - 1u - slot : slot;
-    if (f >= capacity)
-        return; // an overflow: raster_plan keeps the first `capacity`
-    uint pixel = uint(q.y) * uint(viewport.x) + uint(q.x);
-    uint bits = floatBitsToUint(depth);
-    fragment_keys[f] = !fragment_order ? rank : float_keys ? bits : 0x3F800000u - bits;
-    fragment_values[f] = f;
-    fragments[f] = uvec2(pixel, color);
-    atomicAdd(pixel_counts[pixel], 1u);
-}
-#endif
 
 // A point ready to test pixels.
 struct RasterPoint {
@@ -161,37 +127,47 @@ uint point_color(RasterPoint point, float r2)
 
 void main()
 {
-    uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * RASTER_THREADS +
-             gl_LocalInvocationID.x;
-    if (i >= triangle_count)
-        return;
-    RasterPoint point;
-    bool any = point_setup(i, point);
-    bool small = !any || point_box_pixels(point) <= RASTER_SMALL_PIXELS;
-#if !EMIT
-    if (!small) {
-        uint slot = atomicAdd(state[STATE_LARGE], 1u);
-        state[STATE_LIST + slot] = i;
-    }
-#endif
-    uint covered = 0u;
-    if (small && any) {
+    uint local = gl_LocalInvocationID.x;
+    uint chunk = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint i = chunk * RASTER_THREADS + local;
+    // Every invocation reaches the workgroup's barriers; those past the
+    // last point own nothing.
+    bool valid = i < triangle_count;
 #if EMIT
-        uint base = triangle_offsets[i];
+    uint base = small_first_slot(chunk, i, valid);
+#else
+    count_chunk_begin();
 #endif
-        for (int y = point.box.y; y <= point.box.w; y++)
-            for (int x = point.box.x; x <= point.box.z; x++) {
-                float r2;
-                if (!point_covers(point, ivec2(x, y), r2))
-                    continue;
+    if (valid) {
+        RasterPoint point;
+        bool any = point_setup(i, point);
+        bool small = !any || point_box_pixels(point) <= RASTER_SMALL_PIXELS;
+#if !EMIT
+        if (!small) {
+            uint slot = atomicAdd(state[STATE_LARGE], 1u);
+            state[STATE_LIST + slot] = i;
+        }
+#endif
+        uint covered = 0u;
+        if (small && any) {
+            for (int y = point.box.y; y <= point.box.w; y++)
+                for (int x = point.box.x; x <= point.box.z; x++) {
+                    float r2;
+                    if (!point_covers(point, ivec2(x, y), r2))
+                        continue;
 #if EMIT
-                emit(base + covered, ivec2(x, y), point.depth, point_color(point, r2), i);
+                    emit(base + covered, ivec2(x, y), point.depth, point_color(point, r2), i);
 #endif
-                covered++;
-            }
+                    covered++;
+                }
+        }
+#if !EMIT
+        triangle_fragments[i] = covered;
+        count_chunk_add(covered);
+#endif
     }
 #if !EMIT
-    triangle_fragments[i] = covered;
+    count_chunk_end(chunk);
 #endif
 }
 
@@ -207,7 +183,7 @@ void main()
         RasterPoint point;
         bool any = point_setup(i, point); // true: only such points are listed
 #if EMIT
-        uint base = triangle_offsets[i];
+        uint base = large_first_slot(i);
 #endif
         if (local == 0u)
             point_fragments = 0u;
@@ -226,8 +202,10 @@ void main()
         }
         barrier();
 #if !EMIT
-        if (local == 0u)
+        if (local == 0u) {
             triangle_fragments[i] = point_fragments;
+            add_to_sums(i, point_fragments);
+        }
 #endif
         barrier();
     }

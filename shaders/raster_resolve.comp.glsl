@@ -7,14 +7,17 @@
 // in float, rounded once when stored into the RGBA8 output image.
 // A list of up to LOCAL_ENTRIES entries is sorted in registers; a longer one
 // in place in the lists buffer (slower, never cut short).
-// Invocation (x, y) owns pixel (x, y).
-layout(local_size_x = 16, local_size_y = 16) in;
+// Invocation (x, y) owns pixel (x, y); a subgroup of 32 takes 32 pixels
+// of one row, 128 consecutive bytes of each per-pixel buffer.
+layout(local_size_x = 32, local_size_y = 8) in;
 
-// Zeroed once read, ready for the next frame's emit (which counts on them
-// with atomics) without a clear of its own.
-layout(std430, binding = 0) buffer PixelCounts { uint pixel_counts[]; };
-layout(std430, binding = 1) readonly buffer PixelEnds { uint pixel_ends[]; };
-layout(std430, binding = 2) buffer Lists { uvec2 lists[]; };
+// A covered pixel's count is zeroed once read, ready for the next frame's
+// emit (which counts on them with atomics) without a clear of its own;
+// an uncovered pixel's is zero already and is not written, so the
+// per-pixel writes are as many as the covered pixels, not the screen's.
+layout(std430, binding = 0) restrict buffer PixelCounts { uint pixel_counts[]; };
+layout(std430, binding = 1) restrict readonly buffer PixelEnds { uint pixel_ends[]; };
+layout(std430, binding = 2) restrict buffer Lists { uvec2 lists[]; };
 layout(binding = 0, rgba8) uniform writeonly image2D image;
 
 layout(location = 0) uniform ivec2 viewport;
@@ -35,11 +38,18 @@ void main()
         return;
     uint pixel = uint(q.y) * uint(viewport.x) + uint(q.x);
     uint count = pixel_counts[pixel];
+    if (count == 0u) {
+        imageStore(image, q, background);
+        return;
+    }
     pixel_counts[pixel] = 0u;
     uint end = pixel_ends[pixel];
     uint start = end - count;
     vec4 dst = background;
-    if (count <= LOCAL_ENTRIES) {
+    if (count == 1u) {
+        // The most common covered pixel: nothing to order.
+        dst = over(dst, lists[start].y);
+    } else if (count <= LOCAL_ENTRIES) {
         uvec2 entries[LOCAL_ENTRIES];
         for (uint i = 0u; i < count; i++) {
             uvec2 entry = lists[start + i];

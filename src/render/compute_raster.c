@@ -5,23 +5,29 @@
  *   count     raster_fragments (EMIT 0): each triangle's covered pixels,
  *             small triangles one invocation each, large ones (clipped,
  *             or a box over RASTER_SMALL_PIXELS) listed, then counted a
- *             workgroup each; points by raster_points alike
- *   offsets   raster_scan: the counts into each triangle's first slot and
- *             the frame's total, which the host reads (the frame's one
- *             wait) and grows the buffers to if they are short
- *   emit      raster_fragments (EMIT 1), or raster_points: every
- *             fragment's pixel, RGBA8 colour and order key, and a count
- *             per pixel
+ *             workgroup each (points by raster_points alike); the counts
+ *             also summed per chunk and block
+ *   plan      raster_plan: the blocks' sums into their first slots and the
+ *             frame's total, and the later passes' workgroups from it
+ *   emit      raster_fragments (EMIT 1), or raster_points: each
+ *             primitive's first slot from its block's and chunk's, then
+ *             every fragment's pixel, RGBA8 colour and order key, and a
+ *             count per pixel
  *   sort      fragment order: the keys (depths) with their fragment
- *             numbers, by gl_sort.h's radix sort or the caller's sort
- *   bin       raster_scan over the pixel counts (each pixel's list start),
- *             then raster_bin puts each fragment's position in the order
- *             into its pixel's list
+ *             numbers, by gl_sort.h's radix sort or the caller's sort;
+ *             raster_scan over the pixel counts (each pixel's list start)
+ *             rides along the GL sort's dispatches
+ *   bin       raster_bin puts each fragment's position in the order into
+ *             its pixel's list (after the pixel scan where no GL sort ran)
  *   resolve   raster_resolve: each list in order, composited, stored;
- *             each pixel's count zeroed for the next frame's emit
+ *             each covered pixel's count zeroed for the next frame's emit
  *
- * No pass allocates; the buffers are sized at create and resize and grow
- * only when a frame's total exceeds them. */
+ * Every dispatch after the first waits for the one before at a memory
+ * barrier, and on a large GPU each such step costs about as much as a
+ * small pass's work, so the passes are arranged to need few of them
+ * (ds_compute_raster_info counts a frame's). No pass allocates; the
+ * buffers are sized at create and resize and grow only when a frame's
+ * total exceeds them. */
 #include "compute_raster.h"
 
 #include <stdio.h>
@@ -33,6 +39,7 @@
 
 extern const char ds_shader_shade[];
 extern const char ds_shader_raster_setup[];
+extern const char ds_shader_raster_slots[];
 extern const char ds_shader_raster_fragments_comp[];
 extern const char ds_shader_raster_scan_comp[];
 extern const char ds_shader_raster_bin_comp[];
@@ -47,6 +54,11 @@ extern const char ds_shader_raster_points_comp[];
 #define RASTER_SMALL_PIXELS 64
 /* Workgroups striding over the large triangles. */
 #define RASTER_LARGE_GROUPS 1024
+/* Chunks of RASTER_THREADS triangles in a block: raster_plan scans one sum
+ * a block (a few thousand at 30M triangles), the emit adds at most this
+ * many chunks' sums to its block's start. */
+#define RASTER_BLOCK_CHUNKS 16
+#define TRIANGLE_BLOCK (RASTER_THREADS * RASTER_BLOCK_CHUNKS)
 /* The scan's block: invocations, and words each. */
 #define SCAN_THREADS 256
 #define SCAN_ITEMS 8
@@ -67,7 +79,7 @@ enum {
     U_VIEW_PROJECTION = 0, U_ALPHA = 1, U_EYE = 3, U_COLOR_MODE = 4, U_TINT = 5,
     U_HEIGHT_RANGE = 6, U_VIEW_OPACITY = 7, U_VIEWPORT = 8, U_TRIANGLE_COUNT = 9,
     U_BY_ORDER = 10, U_FRAGMENT_ORDER = 11, U_NORMALS_ONLY = 12, U_CAPACITY = 13,
-    U_FLOAT_KEYS = 14
+    U_FLOAT_KEYS = 14, U_BLOCKS = 15
 };
 /* raster_points': shade.glsl's splat scale, GL's range of sizes, and
  * whether a point whose centre is beside the screen is dropped. */
@@ -84,8 +96,8 @@ struct ds_compute_raster {
     float point_sizes[2];  /* GL_POINT_SIZE_RANGE */
     int point_clip_xy;     /* probe_point_clipping's answer */
     GLuint scan[3], bin, resolve, plan;
-    /* per triangle */
-    GLuint triangle_fragments, triangle_offsets, state;
+    /* per triangle: counts; block sums, block starts and chunk sums */
+    GLuint triangle_fragments, triangle_sums, state;
     /* per fragment */
     size_t capacity;
     GLuint keys, values, sorted_keys, sorted_values, fragments, lists;
@@ -95,12 +107,22 @@ struct ds_compute_raster {
     /* The pixel counts may be other than zero: just made, or a frame
      * stopped between its emit and its resolve (which zeroes them). */
     int counts_dirty;
+    /* The triangles' block sums may be other than zero: just made, or a
+     * frame stopped between its count and its emit (which zeroes them). */
+    int sums_dirty;
     GLuint block_sums;
     size_t block_capacity;
     size_t last_fragments;
     unsigned grow_count;
     GLuint queries[DS_RASTER_PASSES + 1];
     int queried;
+    /* the frame being drawn's dispatches and dependent steps (dispatches
+     * that wait at a barrier for the ones before), and the last frame's;
+     * in_step: a dispatch was issued since the last barrier */
+    unsigned dispatches, steps, last_dispatches, last_steps;
+    int in_step;
+    /* the pixel scan issued alongside the GL sort's dispatches */
+    size_t pending_scan;
     /* verify: the last fragment-order frame's keys before the sort */
     int verify;
     GLuint verify_keys;
@@ -123,8 +145,8 @@ int ds_compute_raster_supported(void)
     return ds_gl_sort_supported();
 }
 
-/* A compute program of shade.glsl, raster_setup.glsl and `body` (or of
- * `body` alone without `setup`), after `defines`. */
+/* A compute program of shade.glsl, raster_setup.glsl, raster_slots.glsl
+ * and `body` (or of `body` alone without `setup`), after `defines`. */
 static ds_status compile(const char *name, const char *defines, int setup, const char *body,
                          GLuint *dest)
 {
@@ -132,17 +154,21 @@ static ds_status compile(const char *name, const char *defines, int setup, const
     snprintf(header, sizeof header,
              "%s"
              "#define RASTER_THREADS %du\n#define RASTER_SMALL_PIXELS %du\n"
+             "#define RASTER_BLOCK_CHUNKS %du\n"
              "#define SCAN_THREADS %du\n#define SCAN_ITEMS %du\n",
-             defines, RASTER_THREADS, RASTER_SMALL_PIXELS, SCAN_THREADS, SCAN_ITEMS);
+             defines, RASTER_THREADS, RASTER_SMALL_PIXELS, RASTER_BLOCK_CHUNKS, SCAN_THREADS,
+             SCAN_ITEMS);
     if (!setup)
         return ds_gl_compile_compute("raster", name, header, body, dest);
-    size_t a = strlen(ds_shader_shade), b = strlen(ds_shader_raster_setup), c = strlen(body);
-    char *source = malloc(a + b + c + 1);
+    size_t a = strlen(ds_shader_shade), b = strlen(ds_shader_raster_setup),
+           c = strlen(ds_shader_raster_slots), d = strlen(body);
+    char *source = malloc(a + b + c + d + 1);
     if (!source)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "raster: out of host memory");
     memcpy(source, ds_shader_shade, a);
     memcpy(source + a, ds_shader_raster_setup, b);
-    memcpy(source + a + b, body, c + 1);
+    memcpy(source + a + b, ds_shader_raster_slots, c);
+    memcpy(source + a + b + c, body, d + 1);
     ds_status status = ds_gl_compile_compute("raster", name, header, source, dest);
     free(source);
     return status;
@@ -293,21 +319,29 @@ static uint64_t max_block_bytes(void)
 }
 
 /* A buffer of `bytes` (at least 4), or DS_ERR_OUT_OF_MEMORY with one line
- * naming `what`. */
-static ds_status make_buffer(GLuint *dest, size_t bytes, const char *what)
+ * naming `what`. Only the buffers the host writes with glBufferSubData
+ * get GL_DYNAMIC_STORAGE_BIT (`host_writes`): the others are the GPU's
+ * alone, which leaves the driver no reason to place them anywhere but
+ * the GPU's memory. */
+static ds_status make_buffer_for(GLuint *dest, size_t bytes, const char *what, int host_writes)
 {
     delete_buffer(dest);
     while (glGetError() != GL_NO_ERROR) {
     }
     glCreateBuffers(1, dest);
     glNamedBufferStorage(*dest, (GLsizeiptr)(bytes < 4 ? 4 : bytes), NULL,
-                         GL_DYNAMIC_STORAGE_BIT);
+                         host_writes ? GL_DYNAMIC_STORAGE_BIT : 0);
     if (glGetError() != GL_NO_ERROR) {
         delete_buffer(dest);
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "raster: the %s (%.0f MiB) does not fit in GPU memory",
                        what, (double)bytes / (1024.0 * 1024.0));
     }
     return DS_OK;
+}
+
+static ds_status make_buffer(GLuint *dest, size_t bytes, const char *what)
+{
+    return make_buffer_for(dest, bytes, what, 0);
 }
 
 /* The scan's block sums for n words. */
@@ -396,21 +430,24 @@ ds_status ds_compute_raster_create(const ds_compute_raster_desc *desc, ds_comput
     raster->time_passes = desc->time_passes;
     raster->verify = desc->verify;
     size_t t = primitives ? primitives : 1;
+    size_t blocks = (t + TRIANGLE_BLOCK - 1) / TRIANGLE_BLOCK;
+    size_t chunks = (t + RASTER_THREADS - 1) / RASTER_THREADS;
     size_t pixels = (size_t)desc->width * (size_t)desc->height;
     size_t capacity = desc->initial_fragments ? desc->initial_fragments
                                               : DS_COMPUTE_RASTER_FRAGMENTS_PER_PIXEL * pixels;
     if ((status = make_programs(raster)) ||
         (status = make_buffer(&raster->triangle_fragments, t * sizeof(uint32_t),
                               "triangle counts")) ||
-        (status = make_buffer(&raster->triangle_offsets, t * sizeof(uint32_t),
-                              "triangle offsets")) ||
-        (status = make_buffer(&raster->state, (STATE_HEADER + t) * sizeof(uint32_t),
-                              "large-triangle list")) ||
-        (status = make_buffer(&raster->ring, RING * STATE_READ_WORDS * sizeof(uint32_t),
-                              "frame totals")) ||
-        (status = ensure_block_sums(raster, t)) || (status = make_pixel_buffers(raster)) ||
+        (status = make_buffer(&raster->triangle_sums, (2 * blocks + chunks) * sizeof(uint32_t),
+                              "triangle sums")) ||
+        (status = make_buffer_for(&raster->state, (STATE_HEADER + t) * sizeof(uint32_t),
+                                  "large-triangle list", 1)) ||
+        (status = make_buffer_for(&raster->ring, RING * STATE_READ_WORDS * sizeof(uint32_t),
+                                  "frame totals", 1)) ||
+        (status = make_pixel_buffers(raster)) ||
         (status = make_fragment_buffers(raster, capacity)))
         goto fail;
+    raster->sums_dirty = 1;
     if (desc->time_passes)
         glCreateQueries(GL_TIMESTAMP, DS_RASTER_PASSES + 1, raster->queries);
     *dest = raster;
@@ -450,7 +487,7 @@ void ds_compute_raster_destroy(ds_compute_raster *raster)
     for (size_t k = 0; k < sizeof programs / sizeof programs[0]; k++)
         if (*programs[k])
             glDeleteProgram(*programs[k]);
-    GLuint *buffers[] = {&raster->triangle_fragments, &raster->triangle_offsets, &raster->state,
+    GLuint *buffers[] = {&raster->triangle_fragments, &raster->triangle_sums, &raster->state,
                          &raster->keys, &raster->values, &raster->sorted_keys,
                          &raster->sorted_values, &raster->fragments, &raster->lists,
                          &raster->pixel_counts, &raster->pixel_ends, &raster->block_sums,
@@ -468,34 +505,74 @@ void ds_compute_raster_destroy(ds_compute_raster *raster)
     free(raster);
 }
 
+/* Dispatches and barriers of the frame's, counted: the first dispatch
+ * after a barrier starts a step, which waits for the steps before
+ * (ds_compute_raster_info). */
+static void count_dispatch(ds_compute_raster *raster)
+{
+    raster->dispatches++;
+    raster->steps += !raster->in_step;
+    raster->in_step = 1;
+}
+
+static void dispatch(ds_compute_raster *raster, GLuint x, GLuint y)
+{
+    glDispatchCompute(x, y, 1);
+    count_dispatch(raster);
+}
+
+static void dispatch_indirect(ds_compute_raster *raster, GLintptr offset)
+{
+    glDispatchComputeIndirect(offset);
+    count_dispatch(raster);
+}
+
+static void barrier(ds_compute_raster *raster, GLbitfield bits)
+{
+    glMemoryBarrier(bits);
+    raster->in_step = 0;
+}
+
 /* A workgroup grid for `n` invocations of `threads`: x up to GL's
  * guaranteed 65,535, then rows (the shaders number groups y * x + x). */
-static void dispatch_for(size_t n, unsigned threads)
+static void dispatch_for(ds_compute_raster *raster, size_t n, unsigned threads)
 {
     size_t groups = (n + threads - 1) / threads;
     if (!groups)
         return;
     GLuint x = groups < MAX_GROUPS_X ? (GLuint)groups : MAX_GROUPS_X;
     GLuint y = (GLuint)((groups + x - 1) / x);
-    glDispatchCompute(x, y, 1);
+    dispatch(raster, x, y);
 }
 
-/* The exclusive scan of n words of `in` into `out`, its total into word
- * `total_word` of `totals`. Each phase reads what the last wrote. */
-static void scan(ds_compute_raster *raster, GLuint in, GLuint out, size_t n, GLuint totals,
-                 GLuint total_word)
+/* Phase `phase` (0 to 2) of the exclusive scan of the n pixel counts into
+ * the pixels' list starts, the total into the state's word 2; each phase
+ * reads what the one before wrote, so a barrier comes between. */
+static void scan_phase(ds_compute_raster *raster, int phase, size_t n)
 {
     size_t blocks = (n + SCAN_BLOCK - 1) / SCAN_BLOCK;
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, out);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, raster->pixel_counts);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, raster->pixel_ends);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, raster->block_sums);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, totals);
-    for (int phase = 0; phase < 3; phase++) {
-        glUseProgram(raster->scan[phase]);
-        glUniform1ui(0, (GLuint)n);
-        glUniform1ui(1, total_word);
-        glDispatchCompute(phase == 1 ? 1u : (GLuint)(blocks ? blocks : 1), 1, 1);
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, raster->state);
+    glUseProgram(raster->scan[phase]);
+    glUniform1ui(0, (GLuint)n);
+    glUniform1ui(1, 2);
+    dispatch(raster, phase == 1 ? 1u : (GLuint)(blocks ? blocks : 1), 1);
+}
+
+/* The GL sort's ds_gl_sort_alongside: the pixel scan's phases after its
+ * first three dispatches, each finished by the sort's next barrier. The
+ * scan reads the pixel counts (the emit's) and writes the list starts,
+ * its block sums and the state's word 2, none of which the sort touches
+ * (it reads the state's words 3 and 8 to 10). */
+static void scan_alongside(void *user, int k)
+{
+    ds_compute_raster *raster = user;
+    if (k < 3 && raster->pending_scan) {
+        scan_phase(raster, k, raster->pending_scan);
+        if (k == 2)
+            raster->pending_scan = 0;
     }
 }
 
@@ -518,6 +595,7 @@ static void set_shading(const ds_compute_raster *raster, const ds_compute_raster
     glUniform1i(U_FRAGMENT_ORDER, frame->order == DS_RASTER_FRAGMENT_ORDER);
     glUniform1ui(U_CAPACITY, (GLuint)raster->capacity);
     glUniform1i(U_FLOAT_KEYS, frame->sort != NULL);
+    glUniform1ui(U_BLOCKS, (GLuint)((frame->triangle_count + TRIANGLE_BLOCK - 1) / TRIANGLE_BLOCK));
     if (frame->points) {
         glUniform1f(U_POINT_SCALE, frame->point_scale);
         glUniform2fv(U_POINT_SIZE_RANGE, 1, raster->point_sizes);
@@ -532,7 +610,7 @@ static void bind_fragment_passes(const ds_compute_raster *raster, const ds_compu
     GLuint order = frame->sorted_triangles ? frame->sorted_triangles : frame->indices;
     GLuint buffers[11] = {frame->indices,     frame->positions,         frame->attributes,
                           order,              raster->triangle_fragments,
-                          raster->triangle_offsets, raster->state,      raster->keys,
+                          raster->triangle_sums, raster->state,         raster->keys,
                           raster->values,     raster->fragments,        raster->pixel_counts};
     for (GLuint k = 0; k < 11; k++)
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, k, buffers[k]);
@@ -599,38 +677,47 @@ static ds_status collect(ds_compute_raster *raster, int wait)
     return DS_OK;
 }
 
-/* Count, offsets and the plan of the later passes, all on the GPU. */
+/* The count passes. They add into the state's large-triangle count,
+ * zeroed first, and into the blocks' sums, which the last frame's emit
+ * zeroed after its plan read them (cleared here only when new, or after a
+ * frame that stopped between its count and its emit). */
 static void count_fragments(ds_compute_raster *raster, const ds_compute_raster_frame *frame)
 {
     size_t t = frame->triangle_count;
     static const uint32_t zero[STATE_HEADER] = {0};
     glNamedBufferSubData(raster->state, 0, sizeof zero, zero);
+    if (!t)
+        return;
+    if (raster->sums_dirty)
+        glClearNamedBufferData(raster->triangle_sums, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                               NULL);
+    raster->sums_dirty = 1;
     const GLuint *count = frame->points ? raster->point_count : raster->count;
-    if (t) {
-        bind_fragment_passes(raster, frame);
-        set_shading(raster, frame, count[0]);
-        dispatch_for(t, RASTER_THREADS);
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        set_shading(raster, frame, count[1]);
-        glDispatchCompute(RASTER_LARGE_GROUPS, 1, 1);
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-    }
-    mark(raster, 1);
-    if (t)
-        scan(raster, raster->triangle_fragments, raster->triangle_offsets, t, raster->state, 0);
+    bind_fragment_passes(raster, frame);
+    set_shading(raster, frame, count[0]);
+    dispatch_for(raster, t, RASTER_THREADS);
+    /* The large list and the chunk sums, for the large count. */
+    barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
+    set_shading(raster, frame, count[1]);
+    dispatch(raster, RASTER_LARGE_GROUPS, 1);
+    /* Every count and sum, for the plan and the emit. */
+    barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
 }
 
-/* raster_plan: the fragments kept and the later passes' workgroups. */
-static void plan_passes(ds_compute_raster *raster)
+/* raster_plan: the blocks' starts, the total, the fragments kept and the
+ * later passes' workgroups. */
+static void plan_passes(ds_compute_raster *raster, const ds_compute_raster_frame *frame)
 {
     glUseProgram(raster->plan);
     glUniform1ui(0, (GLuint)raster->capacity);
     glUniform1ui(1, (GLuint)ds_gl_sort_block_pairs(raster->sort));
     glUniform1ui(2, RASTER_THREADS);
+    glUniform1ui(3, (GLuint)((frame->triangle_count + TRIANGLE_BLOCK - 1) / TRIANGLE_BLOCK));
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, raster->triangle_sums);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 6, raster->state);
-    glDispatchCompute(1, 1, 1);
+    dispatch(raster, 1, 1);
     /* Read as storage and as indirect dispatch arguments. */
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
+    barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
 }
 
 ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_raster_frame *frame)
@@ -663,22 +750,27 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
     }
     raster->last_frame = *frame;
     raster->have_last_frame = 1;
+    raster->dispatches = raster->steps = 0;
+    raster->in_step = 0;
     mark(raster, 0);
     count_fragments(raster, frame);
-    plan_passes(raster);
+    mark(raster, 1);
+    plan_passes(raster, frame);
     size_t host_total = 0;
     if (frame->sort && fragment_order) {
         /* A caller's sort takes its count from the host: the total read
          * back (the wait the GL sort's indirect form avoids), the buffers
-         * grown to it before any fragment is written, and the plan again. */
-        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+         * grown to it before any fragment is written, and the plan again
+         * (it reads the blocks' sums and writes their starts elsewhere,
+         * so it may run twice). */
+        barrier(raster, GL_BUFFER_UPDATE_BARRIER_BIT);
         uint32_t total = 0;
         glGetNamedBufferSubData(raster->state, 0, sizeof total, &total);
         host_total = total;
         if (host_total > raster->capacity) {
             if ((status = grow_for(raster, host_total)))
                 return status;
-            plan_passes(raster);
+            plan_passes(raster, frame);
         }
     }
     mark(raster, 2);
@@ -688,20 +780,23 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
      * new buffers or after a frame that stopped short. */
     if (raster->counts_dirty) {
         static const uint32_t zero = 0;
-        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        barrier(raster, GL_BUFFER_UPDATE_BARRIER_BIT);
         glClearNamedBufferData(raster->pixel_counts, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT,
                                &zero);
     }
     raster->counts_dirty = 1;
     if (frame->triangle_count) {
+        /* Small and large emits write disjoint slots: no barrier between. */
         const GLuint *emit = frame->points ? raster->point_emit : raster->emit;
         bind_fragment_passes(raster, frame);
         set_shading(raster, frame, emit[0]);
-        dispatch_for(frame->triangle_count, RASTER_THREADS);
+        dispatch_for(raster, frame->triangle_count, RASTER_THREADS);
         set_shading(raster, frame, emit[1]);
-        glDispatchCompute(RASTER_LARGE_GROUPS, 1, 1);
-        /* The sort, the scan and the bin read what the emit wrote. */
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        dispatch(raster, RASTER_LARGE_GROUPS, 1);
+        raster->sums_dirty = 0;
+        /* The sort, the scan and the bin read what the emit wrote; the
+         * next frame's count adds into the blocks' sums it zeroed. */
+        barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
     }
     mark(raster, 3);
     raster->verified_frame = 0;
@@ -709,27 +804,48 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
         /* The keys as the emit wrote them: the sort may overwrite them. */
         glCopyNamedBufferSubData(raster->keys, raster->verify_keys, 0, 0,
                                  (GLsizeiptr)(raster->capacity * sizeof(uint32_t)));
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+        barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
         raster->verified_frame = 1;
         raster->verified_float = frame->sort != NULL;
     }
+    raster->pending_scan = pixels;
     if (fragment_order) {
-        if (frame->sort)
+        if (frame->sort) {
             status = host_total ? frame->sort(frame->sort_user, raster->keys, raster->values,
                                               raster->sorted_keys, raster->sorted_values,
                                               host_total)
                                 : DS_OK;
-        else
+            if (status)
+                return status;
+            barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
+        } else {
+            /* The pixel scan needs only the emit's counts: its three
+             * phases share the sort's barriers. */
+            const ds_gl_sort_alongside alongside = {scan_alongside, raster};
+            raster->in_step = 1; /* the scan's dispatches join the sort's steps */
             status = ds_gl_sort_pairs_indirect(raster->sort, raster->keys, raster->values,
                                                raster->sorted_keys, raster->sorted_values,
                                                raster->state, 3, raster->state,
-                                               (GLintptr)(8 * sizeof(uint32_t)), 0, 32);
-        if (status)
-            return status;
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+                                               (GLintptr)(8 * sizeof(uint32_t)), 0, 32,
+                                               &alongside);
+            if (status)
+                return status;
+            unsigned sort_dispatches, sort_steps;
+            ds_gl_sort_issued(raster->sort, &sort_dispatches, &sort_steps);
+            raster->dispatches += sort_dispatches;
+            raster->steps += sort_steps;
+            raster->in_step = 0; /* the sort ends with a barrier */
+        }
     }
     mark(raster, 4);
-    scan(raster, raster->pixel_counts, raster->pixel_ends, pixels, raster->state, 2);
+    if (raster->pending_scan) {
+        /* No GL sort to ride along: the scan on its own. */
+        for (int phase = 0; phase < 3; phase++) {
+            scan_phase(raster, phase, pixels);
+            barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
+        }
+        raster->pending_scan = 0;
+    }
     glUseProgram(raster->bin);
     glUniform1i(1, fragment_order);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, raster->sorted_values);
@@ -739,9 +855,9 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, raster->lists);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, raster->state);
     glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, raster->state);
-    glDispatchComputeIndirect((GLintptr)(5 * sizeof(uint32_t)));
+    dispatch_indirect(raster, (GLintptr)(5 * sizeof(uint32_t)));
     glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
     mark(raster, 5);
     glUseProgram(raster->resolve);
     glUniform2i(0, raster->width, raster->height);
@@ -751,25 +867,28 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, raster->lists);
     glBindImageTexture(0, frame->image ? frame->image : raster->image, 0, GL_FALSE, 0,
                        GL_WRITE_ONLY, GL_RGBA8);
-    glDispatchCompute((GLuint)(raster->width + 15) / 16, (GLuint)(raster->height + 15) / 16, 1);
+    /* raster_resolve's workgroup: 32 x 8 pixels. */
+    dispatch(raster, (GLuint)(raster->width + 31) / 32, (GLuint)(raster->height + 7) / 8);
     raster->counts_dirty = 0;
     /* Whoever reads the image next (a blit, a read-back, a texture fetch,
      * the overlay drawn over it) sees the stores; the next frame's emit
      * sees the zeroed counts. */
-    glMemoryBarrier(GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
-                    GL_TEXTURE_UPDATE_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT |
-                    GL_SHADER_STORAGE_BARRIER_BIT);
+    barrier(raster, GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
+                        GL_TEXTURE_UPDATE_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT |
+                        GL_SHADER_STORAGE_BARRIER_BIT);
     glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
     mark(raster, 6);
     raster->queried = raster->time_passes;
     /* The frame's total and overflow, for collect() a few frames on: a
      * copy on the GPU and a fence, no wait. */
-    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    barrier(raster, GL_BUFFER_UPDATE_BARRIER_BIT);
     glCopyNamedBufferSubData(raster->state, raster->ring, 0,
                              (GLintptr)(slot * STATE_READ_WORDS * sizeof(uint32_t)),
                              STATE_READ_WORDS * sizeof(uint32_t));
     raster->fences[slot] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     raster->ring_frame[slot] = ++raster->frames;
+    raster->last_dispatches = raster->dispatches;
+    raster->last_steps = raster->steps;
     return DS_OK;
 }
 
@@ -807,8 +926,12 @@ void ds_compute_raster_describe(const ds_compute_raster *raster, ds_compute_rast
     dest->fragments = raster->last_fragments;
     dest->capacity = raster->capacity;
     dest->grow_count = raster->grow_count;
-    dest->bytes = raster->capacity * DS_COMPUTE_RASTER_FRAGMENT_BYTES + pixels * 12 +
-                  t * 12 + raster->block_capacity * 4;
+    dest->dispatches = raster->last_dispatches;
+    dest->steps = raster->last_steps;
+    size_t sums = 2 * ((t + TRIANGLE_BLOCK - 1) / TRIANGLE_BLOCK) +
+                  (t + RASTER_THREADS - 1) / RASTER_THREADS;
+    dest->bytes = raster->capacity * DS_COMPUTE_RASTER_FRAGMENT_BYTES + pixels * 12 + t * 8 +
+                  (sums + STATE_HEADER + raster->block_capacity) * 4;
 }
 
 void ds_compute_raster_pass_times(ds_compute_raster *raster, float *dest)

@@ -119,6 +119,10 @@ typedef struct ds_compute_raster_info {
     size_t capacity;           /* fragments the buffers hold now */
     unsigned grow_count;       /* frames that grew them */
     size_t bytes;              /* GPU memory held */
+    unsigned dispatches;       /* the last frame's GL compute dispatches */
+    unsigned steps;            /* and its steps: dispatches that each wait
+                                  at a memory barrier for the ones before
+                                  (a CUDA sort's launches not counted) */
 } ds_compute_raster_info;
 
 /* 1 if the current context can run it: GL 4.3 compute shaders and the GL

@@ -138,6 +138,10 @@ struct ds_gl_sort {
     GLuint sums;                 /* two halves of sums_words */
     int half;                    /* the half the next pass counts into */
     const GLuint *timestamps;    /* ds_gl_sort_set_timestamps, or NULL */
+    /* the last sort's dispatches and dependent steps (ds_gl_sort_issued);
+     * in_step: a dispatch was issued since the last barrier */
+    unsigned dispatches, steps;
+    int in_step;
 };
 
 /* ---- support and the subgroup probe ---------------------------------------- */
@@ -501,9 +505,32 @@ typedef struct gpu_count {
     GLintptr dispatch_offset;
 } gpu_count;
 
+/* A barrier of the sort's: the next dispatch starts a new step. */
+static void sort_barrier(ds_gl_sort *sort, GLbitfield bits)
+{
+    glMemoryBarrier(bits);
+    sort->in_step = 0;
+}
+
+/* Dispatch `k` of the sort (count or scatter of a pass), counted, then
+ * the caller's work alongside it. */
+static void sort_dispatch(ds_gl_sort *sort, int k, GLuint blocks, const gpu_count *gpu,
+                          const ds_gl_sort_alongside *alongside)
+{
+    if (gpu)
+        glDispatchComputeIndirect(gpu->dispatch_offset);
+    else
+        glDispatchCompute(blocks, 1, 1);
+    sort->dispatches++;
+    sort->steps += !sort->in_step;
+    sort->in_step = 1;
+    if (alongside && alongside->fn)
+        alongside->fn(alongside->user, k);
+}
+
 static void sort_passes(ds_gl_sort *sort, GLuint keys_in, GLuint values_in, GLuint keys_out,
                         GLuint values_out, size_t n, int begin_bit, int end_bit,
-                        const gpu_count *gpu)
+                        const gpu_count *gpu, const ds_gl_sort_alongside *alongside)
 {
     const GLuint key_count = (GLuint)n;
     const GLuint blocks = (key_count + sort->block - 1) / sort->block;
@@ -520,7 +547,7 @@ static void sort_passes(ds_gl_sort *sort, GLuint keys_in, GLuint values_in, GLui
     /* Protects the caller's shader writes of keys and values (read by the
      * first pass) and a previous sort's reads of the scratch buffers
      * (overwritten by this one). */
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    sort_barrier(sort, GL_SHADER_STORAGE_BARRIER_BIT);
     /* Without a GPU count the count binding takes any buffer: unread. */
     GLuint buffers[BIND_COUNT] = {keys_in, values_in, 0, 0, sort->counts, sort->sums,
                                   gpu ? gpu->count_buffer : sort->counts};
@@ -530,35 +557,35 @@ static void sort_passes(ds_gl_sort *sort, GLuint keys_in, GLuint values_in, GLui
         const int to_out = copy_back ? pass % 2 != 0 : (passes - 1 - pass) % 2 == 0;
         buffers[BIND_KEYS_OUT] = to_out ? keys_out : sort->keys_alt;
         buffers[BIND_VALUES_OUT] = to_out ? values_out : sort->values_alt;
-        glBindBuffersBase(GL_SHADER_STORAGE_BUFFER, 0, BIND_COUNT, buffers);
 
         const GLuint sums_base = (GLuint)sort->half * sort->sums_words;
         const GLuint clear_base = (GLuint)(1 - sort->half) * sort->sums_words;
         sort->half = 1 - sort->half;
+        /* Bound before each dispatch: the work alongside binds its own. */
+        glBindBuffersBase(GL_SHADER_STORAGE_BUFFER, 0, BIND_COUNT, buffers);
+        if (gpu)
+            glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, gpu->dispatch_buffer);
         glProgramUniform1ui(sort->count_program, UNIFORM_SHIFT, shift);
         glProgramUniform1ui(sort->count_program, UNIFORM_SUMS_BASE, sums_base);
         glUseProgram(sort->count_program);
-        if (gpu)
-            glDispatchComputeIndirect(gpu->dispatch_offset);
-        else
-            glDispatchCompute(blocks, 1, 1);
+        sort_dispatch(sort, 2 * pass, blocks, gpu, alongside);
         /* The block counts and the sums, for the scatter. */
-        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        sort_barrier(sort, GL_SHADER_STORAGE_BARRIER_BIT);
         stamp(sort, pass, 0);
 
+        glBindBuffersBase(GL_SHADER_STORAGE_BUFFER, 0, BIND_COUNT, buffers);
+        if (gpu)
+            glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, gpu->dispatch_buffer);
         glProgramUniform1ui(sort->scatter_program, UNIFORM_SHIFT, shift);
         glProgramUniform1ui(sort->scatter_program, UNIFORM_SUMS_BASE, sums_base);
         glProgramUniform1ui(sort->scatter_program, UNIFORM_CLEAR_BASE, clear_base);
         glUseProgram(sort->scatter_program);
-        if (gpu)
-            glDispatchComputeIndirect(gpu->dispatch_offset);
-        else
-            glDispatchCompute(blocks, 1, 1);
+        sort_dispatch(sort, 2 * pass + 1, blocks, gpu, alongside);
         if (pass + 1 < passes)
             /* The scattered pairs and the zeroed half of the sums, for
              * the next pass; its count overwrites the block counts this
              * scatter read, and its scatter the pairs this one read. */
-            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+            sort_barrier(sort, GL_SHADER_STORAGE_BARRIER_BIT);
         stamp(sort, pass, 1);
 
         buffers[BIND_KEYS_IN] = buffers[BIND_KEYS_OUT];
@@ -567,7 +594,7 @@ static void sort_passes(ds_gl_sort *sort, GLuint keys_in, GLuint values_in, GLui
     if (copy_back) {
         /* The last pass wrote the scratch buffers: its writes, for the
          * copies back into the caller's. */
-        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+        sort_barrier(sort, GL_BUFFER_UPDATE_BARRIER_BIT);
         GLsizeiptr bytes = (GLsizeiptr)n * (GLsizeiptr)sizeof(uint32_t);
         glCopyNamedBufferSubData(sort->keys_alt, keys_out, 0, 0, bytes);
         glCopyNamedBufferSubData(sort->values_alt, values_out, 0, 0, bytes);
@@ -576,8 +603,14 @@ static void sort_passes(ds_gl_sort *sort, GLuint keys_in, GLuint values_in, GLui
      * an element buffer, indirect commands. After the copies GL orders
      * these itself; the barrier then still covers the zeroed half of the
      * sums and the scratch buffers for the next sort. */
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_ELEMENT_ARRAY_BARRIER_BIT |
-                    GL_COMMAND_BARRIER_BIT);
+    sort_barrier(sort, GL_SHADER_STORAGE_BARRIER_BIT | GL_ELEMENT_ARRAY_BARRIER_BIT |
+                           GL_COMMAND_BARRIER_BIT);
+}
+
+void ds_gl_sort_issued(const ds_gl_sort *sort, unsigned *dispatches, unsigned *steps)
+{
+    *dispatches = sort ? sort->dispatches : 0;
+    *steps = sort ? sort->steps : 0;
 }
 
 ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t n,
@@ -589,8 +622,9 @@ ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t 
     if (keys == 0 || values == 0 || keys == values)
         return ds_fail(DS_ERR_INVALID_ARG, "gl sort: keys (buffer %u) and values (buffer %u) "
                        "must be two distinct buffers", keys, values);
+    sort->dispatches = sort->steps = 0;
     if (n >= 2)
-        sort_passes(sort, keys, values, keys, values, n, begin_bit, end_bit, NULL);
+        sort_passes(sort, keys, values, keys, values, n, begin_bit, end_bit, NULL, NULL);
     return DS_OK;
 }
 
@@ -603,8 +637,10 @@ ds_status ds_gl_sort_pairs_into(ds_gl_sort *sort, GLuint keys_in, GLuint values_
         status = check_four_buffers(keys_in, values_in, keys_out, values_out);
     if (status)
         return status;
+    sort->dispatches = sort->steps = 0;
     if (n >= 2) {
-        sort_passes(sort, keys_in, values_in, keys_out, values_out, n, begin_bit, end_bit, NULL);
+        sort_passes(sort, keys_in, values_in, keys_out, values_out, n, begin_bit, end_bit, NULL,
+                    NULL);
     } else if (n == 1) {
         /* Nothing to order: the one pair moves over as it is. */
         glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
@@ -624,7 +660,8 @@ size_t ds_gl_sort_block_pairs(const ds_gl_sort *sort)
 ds_status ds_gl_sort_pairs_indirect(ds_gl_sort *sort, GLuint keys_in, GLuint values_in,
                                     GLuint keys_out, GLuint values_out, GLuint count_buffer,
                                     GLuint count_word, GLuint dispatch_buffer,
-                                    GLintptr dispatch_offset, int begin_bit, int end_bit)
+                                    GLintptr dispatch_offset, int begin_bit, int end_bit,
+                                    const ds_gl_sort_alongside *alongside)
 {
     ds_status status = check_sort(sort, 0, begin_bit, end_bit);
     if (status == DS_OK)
@@ -638,10 +675,11 @@ ds_status ds_gl_sort_pairs_indirect(ds_gl_sort *sort, GLuint keys_in, GLuint val
         return ds_fail(DS_ERR_INVALID_ARG, "gl sort: an indirect sort takes an even number of "
                        "digits (its passes end in the out pair)");
     const gpu_count gpu = {count_buffer, count_word, dispatch_buffer, dispatch_offset};
+    sort->dispatches = sort->steps = 0;
     /* The GPU's count and dispatch arguments were written by shaders. */
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
+    sort_barrier(sort, GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
     sort_passes(sort, keys_in, values_in, keys_out, values_out, sort->capacity, begin_bit,
-                end_bit, &gpu);
+                end_bit, &gpu, alongside);
     glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
     return DS_OK;
 }

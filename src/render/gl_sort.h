@@ -106,16 +106,36 @@ ds_status ds_gl_sort_pairs_into(ds_gl_sort *sort, GLuint keys_in, GLuint values_
  * are (max(1, ceil(n / this)), 1, 1). */
 size_t ds_gl_sort_block_pairs(const ds_gl_sort *sort);
 
+/* Work a caller issues alongside an indirect sort: after the sort issues
+ * its dispatch k (0 to 2 x passes - 1: each pass's count, then its
+ * scatter), and before the barrier that follows it, fn(user, k) may issue
+ * dispatches that touch none of the sort's buffers and issue no barrier
+ * itself; the sort's next barrier makes their writes visible. Independent
+ * work so shares the sort's barriers instead of adding dependent
+ * dispatches of its own. The sort binds its buffers, program and
+ * indirect buffer again before each of its dispatches. */
+typedef struct ds_gl_sort_alongside {
+    void (*fn)(void *user, int dispatch);
+    void *user;
+} ds_gl_sort_alongside;
+
 /* As ds_gl_sort_pairs_into, with the pair count written on the GPU, so
  * that no host read waits for it: word `count_word` of `count_buffer`
  * holds n (at most the capacity), and `dispatch_buffer` at byte
  * `dispatch_offset` holds the three words of glDispatchComputeIndirect,
  * (max(1, ceil(n / ds_gl_sort_block_pairs())), 1, 1), which every pass's
- * two dispatches read. An even number of digits only. Leaves the same
- * state changed as the others. */
+ * two dispatches read. An even number of digits only. `alongside` (NULL:
+ * none) issues the caller's independent work between the sort's
+ * dispatches. Leaves the same state changed as the others. */
 ds_status ds_gl_sort_pairs_indirect(ds_gl_sort *sort, GLuint keys_in, GLuint values_in,
                                     GLuint keys_out, GLuint values_out, GLuint count_buffer,
                                     GLuint count_word, GLuint dispatch_buffer,
-                                    GLintptr dispatch_offset, int begin_bit, int end_bit);
+                                    GLintptr dispatch_offset, int begin_bit, int end_bit,
+                                    const ds_gl_sort_alongside *alongside);
+
+/* The compute dispatches the last sort call issued, and its steps: the
+ * dispatches that each wait at a memory barrier for the ones before (for
+ * a frame's count of dependent launches); zeros for NULL. */
+void ds_gl_sort_issued(const ds_gl_sort *sort, unsigned *dispatches, unsigned *steps);
 
 #endif

@@ -275,6 +275,8 @@ ds_status ds_renderer_raster_info(ds_renderer *renderer, ds_raster_stats *dest)
     dest->capacity = info.capacity;
     dest->bytes = info.bytes;
     dest->grow_count = info.grow_count;
+    dest->dispatches = info.dispatches;
+    dest->steps = info.steps;
     ds_compute_raster_pass_times(s->raster, dest->pass_ms);
     return DS_OK;
 }

@@ -473,6 +473,9 @@ typedef struct ds_raster_stats {
      * and count, offsets and plan, emit, fragment sort, by-pixel pass,
      * resolve */
     float pass_ms[6];
+    unsigned dispatches;     /* the last frame's GL compute dispatches */
+    unsigned steps;          /* and dependent steps (dispatches that wait
+                                at a memory barrier for the ones before) */
 } ds_raster_stats;
 
 /* Waits for the GPU, then the compute raster's facts. Errors:
