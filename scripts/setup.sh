@@ -8,7 +8,7 @@
 set -euo pipefail
 
 packages=(cmake pkg-config build-essential python3-glad
-          libglfw3-dev libcglm-dev libegl-dev libgl-dev libstb-dev libimgui-dev libcmocka-dev
+          libglfw3-dev libx11-dev libxext-dev libcglm-dev libegl-dev libgl-dev libstb-dev libimgui-dev libcmocka-dev
           libegl-mesa0 libgl1-mesa-dri mesa-utils-bin
           gnuplot-nox xvfb xauth xdotool clang libclang-rt-14-dev)
 

@@ -64,6 +64,7 @@ enum {
     OPT_OVERLAY,
     OPT_UI,
     OPT_UI_SCALE,
+    OPT_GL_WINDOW,
     OPT_CULL,
     OPT_COLOR,
     OPT_TINT,
@@ -119,6 +120,7 @@ static const struct option long_options[] = {
     {"script", required_argument, NULL, OPT_SCRIPT},
     {"overlay", required_argument, NULL, OPT_OVERLAY},
     {"ui", required_argument, NULL, OPT_UI},
+    {"gl-window", required_argument, NULL, OPT_GL_WINDOW},
     {"ui-scale", required_argument, NULL, OPT_UI_SCALE},
     {"cull", required_argument, NULL, OPT_CULL},
     {"color", required_argument, NULL, OPT_COLOR},
@@ -153,6 +155,7 @@ static const char *const primitive_names[] = {"triangles", "points"};
 static const char *const draw_names[] = {"auto", "pull", "indexed"};
 static const char *const overlay_names[] = {"auto", "full", "compact", "off"}; /* ds_overlay_start order */
 static const char *const ui_names[] = {"auto", "panels", "text"}; /* ds_ui_mode order */
+static const char *const gl_window_names[] = {"auto", "glx", "egl"}; /* ds_gl_window order */
 static const char *const compare_variants[DS_COMPARE_VARIANT_COUNT][2] = {
 #define DS_COMPARE_VARIANT(ID, name, summary) [DS_COMPARE_VARIANT_##ID] = {name, summary},
     DS_COMPARE_VARIANTS(DS_COMPARE_VARIANT)
@@ -363,6 +366,11 @@ void ds_cli_usage(void *stream)
             "                        (default): the panels where built with them\n"
             "  --ui-scale S          the panels' size times S, on top of the monitor's\n"
             "                        content scale (default 1)\n"
+            "  --gl-window auto|glx|egl\n"
+            "                        the window's OpenGL: glx, or egl (drawn off-screen\n"
+            "                        on the GPU, each frame copied into the window; for\n"
+            "                        GPUs without their X server side, as under Xvfb;\n"
+            "                        no vsync); auto (default): glx, else egl\n"
             "\n"
             "  --help                this text\n"
             "  --version             print the version\n",
@@ -608,6 +616,7 @@ static const option_shape option_shapes[] = {
     {.id = OPT_DRAW, .kind = SHAPE_CHOICE, .field = FIELD(draw_form), NAMES(draw_names)},
     {.id = OPT_OVERLAY, .kind = SHAPE_CHOICE, .field = FIELD(overlay), NAMES(overlay_names)},
     {.id = OPT_UI, .kind = SHAPE_CHOICE, .field = FIELD(ui), NAMES(ui_names)},
+    {.id = OPT_GL_WINDOW, .kind = SHAPE_CHOICE, .field = FIELD(gl_window), NAMES(gl_window_names)},
     {.id = OPT_CULL, .kind = SHAPE_CHOICE, .field = FIELD(cull), NAMES(cull_names)},
     {.id = OPT_SUPERSAMPLE, .kind = SHAPE_WHOLE, .field = FIELD(supersample), .min = 1, .max = 4},
     {.id = OPT_FRAMES, .kind = SHAPE_WHOLE, .field = FIELD(frames), .min = 1, .max = MAX_FRAMES},

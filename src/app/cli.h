@@ -84,6 +84,16 @@ typedef enum ds_ui_mode {
     DS_UI_TEXT
 } ds_ui_mode;
 
+/* How the viewer's window gets its OpenGL context (--gl-window). GLX needs
+ * the GL vendor's X server side; where a GPU has none (cloud and compute
+ * GPUs under Xvfb or VNC), EGL draws off-screen on the device and each
+ * frame is copied into a plain X window (x11_present.h). */
+typedef enum ds_gl_window {
+    DS_GL_WINDOW_AUTO = 0, /* GLX, else EGL with one line saying so */
+    DS_GL_WINDOW_GLX,
+    DS_GL_WINDOW_EGL
+} ds_gl_window;
+
 typedef struct ds_options {
     const char *model_path;   /* positional MODEL, or NULL */
     const char *scene;        /* --scene NAME[:SIZE], or NULL */
@@ -129,6 +139,7 @@ typedef struct ds_options {
     ds_overlay_start overlay; /* viewer: --overlay auto|full|compact|off */
     ds_ui_mode ui;            /* viewer: --ui auto|panels|text */
     float ui_scale;           /* viewer: --ui-scale S, 1 by default */
+    ds_gl_window gl_window;   /* viewer: --gl-window auto|glx|egl */
     const char *script_path;  /* viewer: --script FILE of scripted input */
     ds_color_mode color_mode; /* --color auto|normal|tint|height|file */
     float tint[3];            /* --tint R,G,B in [0,1]; all zero: default */

@@ -846,6 +846,8 @@ static ds_status prepare_outputs(const ds_options *opts, FILE **csv, FILE **json
         ds_warn("--script %s: a script drives the viewer; --headless ignores it", opts->script_path);
     if (opts->overlay != DS_OVERLAY_START_AUTO)
         ds_warn("--overlay: the viewer's panel; --headless ignores it");
+    if (opts->gl_window != DS_GL_WINDOW_AUTO)
+        ds_warn("--gl-window: the viewer's window; --headless draws with EGL and ignores it");
     if (opts->screenshot_overlay)
         ds_warn("--screenshot-overlay: the viewer's panel; --headless ignores it");
     if ((opts->supersample > 1 || opts->screenshot_alpha) && !opts->screenshot_path)

@@ -99,7 +99,12 @@ ds_status ds_ui_create(void *window, float scale, ds_ui **dest)
     io.FontGlobalScale = 1.0f / fb_ratio;
     /* install_callbacks: the backend's callbacks call the viewer's, which
      * were installed before (ds_ui_wants_mouse() tells them apart). */
-    if (!ImGui_ImplGlfw_InitForOpenGL((GLFWwindow *)window, true)) {
+    /* A window without GL of its own (--gl-window egl: an EGL context
+     * draws, the frame is copied in) is "other" to the GLFW backend. */
+    GLFWwindow *glfw_window = (GLFWwindow *)window;
+    bool has_gl = glfwGetWindowAttrib(glfw_window, GLFW_CLIENT_API) != GLFW_NO_API;
+    if (!(has_gl ? ImGui_ImplGlfw_InitForOpenGL(glfw_window, true)
+                 : ImGui_ImplGlfw_InitForOther(glfw_window, true))) {
         ImGui::DestroyContext(ui->context);
         delete ui;
         return ds_fail(DS_ERR_UNSUPPORTED, "viewer: panels: the ImGui GLFW backend failed");
@@ -531,7 +536,11 @@ void ds_ui_draw(ds_ui *ui, const ds_ui_view *v, ds_ui_changes *c)
                 if (ImGui::CollapsingHeader("Frame time (ms over frames ago)"))
                     plot_section(v, ui->layout_scale);
             }
-            note("vsync %s | O: compact/off  H: hotkeys", v->vsync ? "on" : "off");
+            if (strncmp(v->window_mode, "EGL", 3) == 0) /* a copy waits for no blank */
+                note("%s, no vsync | O: compact/off  H: hotkeys", v->window_mode);
+            else
+                note("%s, vsync %s | O: compact/off  H: hotkeys", v->window_mode,
+                     v->vsync ? "on" : "off");
         }
         ImGui::End();
     } else {

@@ -115,6 +115,7 @@ typedef struct ds_ui_view {
     int help_count, help_key_column;
     int help_on;
     int vsync;
+    const char *window_mode; /* "GLX" or "EGL copy (...)": no vsync */
 } ds_ui_view;
 
 /* What the mouse changed this frame; -1 (or a negative value) where

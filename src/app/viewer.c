@@ -7,9 +7,17 @@
  * view, the overlay, a pending screenshot) and runs the loop;
  * viewer_internal.h maps the other files.
  *
+ * The window gets its GL one of two ways (--gl-window): GLX's 4.5 core
+ * context, drawing into the window's framebuffer 0; or, where the display
+ * offers no GLX context for the GPU (NVIDIA's GLX client under Xvfb), a
+ * GL-less window and an EGL context on the device, drawing into a
+ * framebuffer object that x11_present.c copies into the window after each
+ * frame. Everything draws into v->target, which is one or the other.
+ *
  * Timings shown are the renderer's GPU timers (rolling means over the last
- * HISTORY frames); the frame rate uses the CPU clock between buffer swaps
- * and is labelled so. */
+ * HISTORY frames), which never include the copy into the window; the
+ * frame rate uses the CPU clock between buffer swaps (or copies), and is
+ * labelled so. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +56,8 @@ static ds_status draw_model_alone(ds_viewer *v, int scale, int alpha, uint8_t *d
     return status ? status : back;
 }
 
-/* The window's back buffer into dest (top row first, opaque): the whole
+/* The window's picture into dest (top row first, opaque): GLX's back
+ * buffer, or the framebuffer that is copied into the window; the whole
  * window, or for a shot alone the model's viewport (fb_width × fb_height
  * from the left edge, taken before the panels are drawn). */
 static void read_window(const ds_viewer *v, int alone, int width, int height, uint8_t *dest)
@@ -57,8 +66,8 @@ static void read_window(const ds_viewer *v, int alone, int width, int height, ui
     if (bottom < 0)
         bottom = 0;
     size_t row = 4 * (size_t)width;
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
-    glReadBuffer(GL_BACK);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, v->target);
+    glReadBuffer(v->target ? GL_COLOR_ATTACHMENT0 : GL_BACK);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, bottom, width, height, GL_RGBA, GL_UNSIGNED_BYTE, dest);
     /* GL's rows start at the bottom, PNG's at the top; the window's
@@ -140,7 +149,13 @@ static ds_status render_frame(ds_viewer *v)
 {
     ds_viewer_layout_model_area(v); /* the panels shown, collapsed or hidden */
     double start_ms = ds_now_ms();
-    ds_status status = ds_renderer_frame(v->renderer, &v->camera, 0);
+    ds_status status;
+    if (v->present) { /* the copied window's framebuffer follows its size */
+        if ((status = ds_x11_present_resize(v->present, v->window_width, v->window_height)))
+            return status;
+        v->target = ds_x11_present_framebuffer(v->present);
+    }
+    status = ds_renderer_frame(v->renderer, &v->camera, v->target);
     if (status != DS_OK)
         return status;
     v->timings.frames_rendered++;
@@ -172,7 +187,7 @@ static ds_status render_frame(ds_viewer *v)
         /* The split view's divider and labels under the panels (which
          * show the heatmap's colour bar themselves). */
         if (v->error.images_ready && v->error.split && v->error.mode != ERROR_HEATMAP) {
-            glBindFramebuffer(GL_FRAMEBUFFER, 0);
+            glBindFramebuffer(GL_FRAMEBUFFER, v->target);
             ds_overlay_begin(v->overlay, v->window_width, v->window_height);
             ds_viewer_draw_error_keys(v, DS_OVERLAY_SCALE(v->fb_height));
             ds_overlay_draw(v->overlay);
@@ -182,8 +197,8 @@ static ds_status render_frame(ds_viewer *v)
                (v->error.images_ready && (v->error.mode == ERROR_HEATMAP || v->error.split))) {
         int scale = DS_OVERLAY_SCALE(v->fb_height);
         /* Over the window's picture: with MSAA the renderer drew into its
-         * own framebuffer and resolved into the window. */
-        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+         * own framebuffer and resolved into the window's. */
+        glBindFramebuffer(GL_FRAMEBUFFER, v->target);
         ds_overlay_begin(v->overlay, v->window_width, v->window_height);
         /* The error views' keys: the heatmap's colour bar, the split's
          * divider and labels (under the panels). */
@@ -198,7 +213,14 @@ static ds_status render_frame(ds_viewer *v)
     }
     if (v->script.screenshot_path[0])
         save_screenshot(v);
-    glfwSwapBuffers(v->window);
+    /* After the renderer's timestamps: the GPU frame time never holds the
+     * copy into the window; the CPU clock's frame does. */
+    if (v->present)
+        status = ds_x11_present_frame(v->present);
+    else
+        glfwSwapBuffers(v->window);
+    if (status != DS_OK)
+        return status;
     double now = ds_now_ms();
     ds_viewer_record_cpu_frame(v, now);
     if (error_view_on && !measured)
@@ -213,15 +235,67 @@ static void on_glfw_error(int code, const char *description)
     ds_warn("glfw: %s (0x%x)", description, code);
 }
 
+/* GLFW's last error's description, cleared; "" when none. GLFW keeps it
+ * whether or not an error callback is set. */
+static const char *glfw_last_error(void)
+{
+    const char *description = NULL;
+    glfwGetError(&description);
+    return description ? description : "";
+}
+
+/* A window with GLX's OpenGL 4.5 core context, or NULL with GLFW's reason
+ * in `why` (its errors are not printed: the caller says one line). */
+static GLFWwindow *glx_window(int width, int height, const char *title, char *why,
+                              size_t capacity)
+{
+    glfwDefaultWindowHints();
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_DEPTH_BITS, 24);
+    glfw_last_error();
+    glfwSetErrorCallback(NULL);
+    GLFWwindow *window = glfwCreateWindow(width, height, title, NULL, NULL);
+    if (!window)
+        snprintf(why, capacity, "%s", glfw_last_error());
+    glfwSetErrorCallback(on_glfw_error);
+    return window;
+}
+
+/* A window without GL, an EGL context on the device (the headless
+ * runner's choice, so that CUDA interop works) and the copy between. */
+static ds_status egl_window(ds_viewer *v, int width, int height, const char *title)
+{
+    ds_status status;
+    glfwDefaultWindowHints();
+    glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
+    v->window = glfwCreateWindow(width, height, title, NULL, NULL);
+    if (!v->window)
+        return ds_fail(DS_ERR_UNSUPPORTED, "viewer: could not open a window");
+    if ((status = ds_egl_context_create(0, &v->egl)) ||
+        (status = ds_x11_present_create(v->window, &v->present)))
+        return status;
+    return DS_OK;
+}
+
 static ds_status open_window(ds_viewer *v, const ds_options *opts, const char *title)
 {
     int width = opts->width > 0 ? opts->width : 1280;
     int height = opts->height > 0 ? opts->height : 720;
     GLFWmonitor *monitor;
+    ds_status status;
 
+    /* Quiet until the window is open: each failure below is one line. */
+    glfw_last_error();
+    glfwSetErrorCallback(NULL);
+    if (!glfwInit()) {
+        const char *display = getenv("DISPLAY");
+        return ds_fail(DS_ERR_NO_DEVICE, "viewer: GLFW could not open the display %s (%s)",
+                       display && *display ? display : "(DISPLAY unset)", glfw_last_error());
+    }
     glfwSetErrorCallback(on_glfw_error);
-    if (!glfwInit())
-        return ds_fail(DS_ERR_NO_DEVICE, "viewer: GLFW could not initialise the display");
     /* Do not open a window larger than the screen's work area. */
     monitor = glfwGetPrimaryMonitor();
     if (monitor) {
@@ -233,22 +307,36 @@ static ds_status open_window(ds_viewer *v, const ds_options *opts, const char *t
             height = (int)((float)height * shrink);
         }
     }
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
-    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
-    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-    glfwWindowHint(GLFW_DEPTH_BITS, 24);
-    v->window = glfwCreateWindow(width, height, title, NULL, NULL);
-    if (!v->window)
+    char why[256] = "";
+    if (opts->gl_window != DS_GL_WINDOW_EGL)
+        v->window = glx_window(width, height, title, why, sizeof why);
+    if (v->window) {
+        glfwMakeContextCurrent(v->window);
+        if (!gladLoadGL((GLADloadfunc)glfwGetProcAddress))
+            return ds_fail(DS_ERR_GL, "viewer: could not load the OpenGL 4.5 functions");
+    } else if (opts->gl_window == DS_GL_WINDOW_GLX) {
         return ds_fail(DS_ERR_UNSUPPORTED,
-                       "viewer: could not open a window with an OpenGL 4.5 core context");
-    glfwMakeContextCurrent(v->window);
-    if (!gladLoadGL((GLADloadfunc)glfwGetProcAddress))
-        return ds_fail(DS_ERR_GL, "viewer: could not load the OpenGL 4.5 functions");
+                       "viewer: could not open a window with an OpenGL 4.5 core context (%s); "
+                       "--gl-window egl draws with EGL and copies each frame into the window",
+                       why);
+    } else {
+        if ((status = egl_window(v, width, height, title)))
+            return status;
+        if (opts->gl_window == DS_GL_WINDOW_AUTO)
+            ds_warn("viewer: no GLX OpenGL 4.5 context on this display (%s); drawing with EGL "
+                    "on %s and copying each frame into the window (%s, no vsync)",
+                    why, ds_egl_context_platform(v->egl), ds_x11_present_method(v->present));
+        v->settings.vsync = 0; /* a copy waits for no vertical blank */
+    }
     ds_viewer_attach_input(v);
     glfwGetFramebufferSize(v->window, &v->window_width, &v->window_height);
     v->fb_width = v->window_width;
     v->fb_height = v->window_height;
+    if (v->present && v->window_width > 0 && v->window_height > 0) {
+        if ((status = ds_x11_present_resize(v->present, v->window_width, v->window_height)))
+            return status;
+        v->target = ds_x11_present_framebuffer(v->present);
+    }
     return DS_OK;
 }
 
@@ -309,14 +397,22 @@ static void initial_settings(ds_viewer *v, const ds_options *opts)
 static void close_viewer(ds_viewer *v)
 {
     ds_script_free(&v->script.steps);
-    if (v->window) {
-        glfwMakeContextCurrent(v->window);
+    /* GL objects exist only where a context was made: GLX's window's, or
+     * the EGL context (which stays current). */
+    int has_gl = v->egl || (v->window &&
+                            glfwGetWindowAttrib(v->window, GLFW_CLIENT_API) != GLFW_NO_API);
+    if (has_gl) {
+        if (!v->egl)
+            glfwMakeContextCurrent(v->window);
         ds_ui_destroy(v->panels);
         ds_overlay_destroy(v->overlay);
         ds_viewer_free_error_targets(v);
         ds_renderer_destroy(v->renderer);
-        glfwDestroyWindow(v->window);
+        ds_x11_present_destroy(v->present);
     }
+    ds_egl_context_destroy(v->egl);
+    if (v->window)
+        glfwDestroyWindow(v->window);
     glfwTerminate();
 }
 

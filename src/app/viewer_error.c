@@ -171,18 +171,18 @@ void ds_viewer_announce_split(ds_viewer *v)
 }
 
 /* The heatmap over the whole picture, or the reference right of the
- * split view's divider, into the window before the overlay. */
+ * split view's divider, into the window's picture before the overlay. */
 void ds_viewer_show_error_images(ds_viewer *v)
 {
     int w = v->fb_width, h = v->fb_height;
     if (!v->error.images_ready)
         return;
     if (v->error.mode == ERROR_HEATMAP)
-        glBlitNamedFramebuffer(v->error.heat_framebuffer, 0, 0, 0, w, h, 0, 0, w, h,
+        glBlitNamedFramebuffer(v->error.heat_framebuffer, v->target, 0, 0, w, h, 0, 0, w, h,
                                GL_COLOR_BUFFER_BIT, GL_NEAREST);
     else if (v->error.split) {
         int column = ds_viewer_split_column(v);
-        glBlitNamedFramebuffer(v->error.reference_framebuffer, 0, column, 0, w, h, column, 0, w, h,
+        glBlitNamedFramebuffer(v->error.reference_framebuffer, v->target, column, 0, w, h, column, 0, w, h,
                                GL_COLOR_BUFFER_BIT, GL_NEAREST);
     }
 }

@@ -165,6 +165,11 @@ static int view_key(ds_viewer *v, int key)
         ds_viewer_toggle_fullscreen(v);
         return 1;
     case GLFW_KEY_V:
+        if (v->present) {
+            ds_viewer_show_message(v, "vsync: not available: each frame is copied into the "
+                                      "window (%s)", ds_viewer_window_mode(v));
+            return 1;
+        }
         v->settings.vsync = !v->settings.vsync;
         ds_viewer_apply_vsync(v);
         return 1;
@@ -504,7 +509,7 @@ void ds_viewer_run_script(ds_viewer *v)
             ds_viewer_sort_label(v, sort, sizeof sort);
             printf("report: sort %s, technique %s, alpha %.2f, %dx%d, %d frames: frame %.4f "
                    "ms, draw %.4f ms, stages %.4f ms (keys %.4f, sort %.4f, scatter %.4f), "
-                   "handover %.4f ms, interop %.4f ms, on %s\n",
+                   "handover %.4f ms, interop %.4f ms, window %s, on %s\n",
                    sort + (sort[0] && sort[1] == ' ' ? 2 : 0),
                    ds_technique_name(v->settings.technique), (double)v->settings.alpha,
                    v->fb_width, v->fb_height,
@@ -512,7 +517,7 @@ void ds_viewer_run_script(ds_viewer *v)
                    (double)(means.distances + means.keys + means.shuffle + means.sort +
                             means.scatter),
                    (double)means.keys, (double)means.sort, (double)means.scatter,
-                   (double)means.handover, (double)means.interop,
+                   (double)means.handover, (double)means.interop, ds_viewer_window_mode(v),
                    ds_renderer_gpu_name(v->renderer));
             fflush(stdout);
             break;

@@ -29,6 +29,7 @@
 
 #include "camera.h"
 #include "cli.h"
+#include "egl_context.h"
 #include "hotkeys.h"
 #include "image_metrics.h"
 #include "mesh.h"
@@ -38,6 +39,7 @@
 #include "ui_panels.h"
 #include "viewer.h"
 #include "viewer_script.h"
+#include "x11_present.h"
 
 /* Frames in the rolling means of the stage timings. */
 #define HISTORY 60
@@ -207,6 +209,13 @@ typedef struct viewer_script_state {
 
 typedef struct ds_viewer {
     GLFWwindow *window;
+    /* --gl-window egl, or auto without GLX (viewer.c): the window has no
+     * GL; an EGL context draws into present's framebuffer, which is copied
+     * into the window each frame. Both NULL with GLX. */
+    ds_egl_context *egl;
+    ds_x11_present *present;
+    unsigned target; /* where the window's picture is drawn: 0 (GLX's
+                        window) or present's framebuffer */
     ds_renderer *renderer;
     ds_overlay *overlay;
     ds_ui *panels; /* --ui panels (viewer_ui.c), else NULL: the text overlay */
@@ -236,6 +245,9 @@ typedef struct ds_viewer {
 /* Calls between the files; each is described where it is defined. */
 
 /* viewer_settings.c */
+/* How the window gets its pictures, for the panels and the report line:
+ * "GLX" or "EGL copy (MIT-SHM)" (viewer.c opens it). */
+const char *ds_viewer_window_mode(const ds_viewer *v);
 void ds_viewer_show_message(ds_viewer *v, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -343,7 +343,10 @@ void ds_viewer_draw_stats(ds_viewer *v, int scale)
                  v->timings.cpu_frame_ms_mean > 0.0 ? 1e3 / v->timings.cpu_frame_ms_mean : 0.0);
     else
         add_line(&p, text_color, "frame: GPU - | CPU clock %.2f ms", v->timings.cpu_frame_ms_mean);
-    add_line(&p, dim_color, "vsync %s | O: compact  H: help", v->settings.vsync ? "on" : "off");
+    if (v->present) /* frames copied into the window wait for no blank */
+        add_line(&p, dim_color, "no vsync (EGL copy) | O: compact  H: help");
+    else
+        add_line(&p, dim_color, "vsync %s | O: compact  H: help", v->settings.vsync ? "on" : "off");
     error_lines(v, &p);
     int legend_line = p.count;
     add_line(&p, dim_color, "%s", ""); /* the legend's row, drawn below */

@@ -144,8 +144,20 @@ void ds_viewer_sort_label(const ds_viewer *v, char *dest, size_t capacity)
         snprintf(dest, capacity, "%c %s", hotkey ? hotkey : '-', name);
 }
 
+const char *ds_viewer_window_mode(const ds_viewer *v)
+{
+    if (!v->present)
+        return "GLX";
+    return strcmp(ds_x11_present_method(v->present), "MIT-SHM") == 0 ? "EGL copy (MIT-SHM)"
+                                                                     : "EGL copy (XPutImage)";
+}
+
 void ds_viewer_apply_vsync(ds_viewer *v)
 {
+    if (v->present) { /* no swap: frames are copied into the window */
+        v->settings.vsync = 0;
+        return;
+    }
     glfwSwapInterval(v->settings.vsync ? 1 : 0);
 }
 

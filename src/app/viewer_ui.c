@@ -168,6 +168,7 @@ static void describe_settings(const ds_viewer *v, ds_ui_view *view, const char *
     view->tiles = ds_renderer_tiles(v->renderer);
     view->msaa = s->msaa;
     view->vsync = s->vsync;
+    view->window_mode = ds_viewer_window_mode(v);
 }
 
 /* Stage times, the plot's samples and the error. */
@@ -236,8 +237,8 @@ void ds_viewer_draw_panels(ds_viewer *v, int show_message_line)
     view.help_on = v->ui.help_on;
 
     /* Over the window's picture, the whole window: with MSAA the renderer
-     * drew into its own framebuffer and resolved into the window. */
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+     * drew into its own framebuffer and resolved into the window's. */
+    glBindFramebuffer(GL_FRAMEBUFFER, v->target);
     glViewport(0, 0, v->window_width, v->window_height);
     ds_ui_draw(v->panels, &view, &changes);
     apply_changes(v, &changes);
