@@ -78,8 +78,9 @@ static inline int viewer_read_code(const char *path)
     return code;
 }
 
-/* Runs the viewer in work_dir on an Xvfb screen of screen_width ×
- * screen_height as `DS_DEPTHSORT ARGS --no-vsync --script SCRIPT_PATH`
+/* Runs the viewer in work_dir on an Xvfb server started with
+ * `server_args` (its -screen and any other Xvfb options, shell words) as
+ * `DS_DEPTHSORT ARGS --no-vsync --script SCRIPT_PATH`
  * (`args` is shell words, quoted by the caller). With a `driver` (a shell
  * command, or NULL), the driver runs on the same X display beside the
  * viewer, given the viewer's process id as its last word, and its exit
@@ -87,10 +88,9 @@ static inline int viewer_read_code(const char *path)
  * stderr go to work_dir/NAME.log, and from there into `log` (also echoed
  * to stderr). Returns the viewer's exit status, or -1 if it did not exit
  * on its own. */
-static inline int viewer_run_driven(const char *work_dir, const char *name, int screen_width,
-                                    int screen_height, const char *args, const char *script_path,
-                                    const char *driver, int *driver_status, char *log,
-                                    size_t log_capacity)
+static inline int viewer_run_on(const char *work_dir, const char *name, const char *server_args,
+                                const char *args, const char *script_path, const char *driver,
+                                int *driver_status, char *log, size_t log_capacity)
 {
     char log_path[300], code_path[300], driver_path[300], command[4096];
     snprintf(log_path, sizeof log_path, "%s/%s.log", work_dir, name);
@@ -117,10 +117,9 @@ static inline int viewer_run_driven(const char *work_dir, const char *name, int 
         snprintf(body, sizeof body, "\"$0\" \"$@\"; echo $? > \"%s\"", code_path);
     }
     snprintf(command, sizeof command,
-             "cd '%s' && ASAN_OPTIONS=detect_leaks=0 timeout 120 xvfb-run -a -s '-screen 0 %dx%dx24' "
+             "cd '%s' && ASAN_OPTIONS=detect_leaks=0 timeout 120 xvfb-run -a -s '%s' "
              "sh -c '%s' '%s' %s --no-vsync --script '%s' > '%s' 2>&1",
-             work_dir, screen_width, screen_height, body, DS_DEPTHSORT, args, script_path,
-             log_path);
+             work_dir, server_args, body, DS_DEPTHSORT, args, script_path, log_path);
     int status = system(command);
     if (driver) {
         unsetenv("DS_VIEWER_DRIVER");
@@ -137,6 +136,18 @@ static inline int viewer_run_driven(const char *work_dir, const char *name, int 
         return code;
     /* No code: the run never ended on its own (timeout) or never began. */
     return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* viewer_run_on() on a screen of screen_width × screen_height, 24 bits. */
+static inline int viewer_run_driven(const char *work_dir, const char *name, int screen_width,
+                                    int screen_height, const char *args, const char *script_path,
+                                    const char *driver, int *driver_status, char *log,
+                                    size_t log_capacity)
+{
+    char server_args[64];
+    snprintf(server_args, sizeof server_args, "-screen 0 %dx%dx24", screen_width, screen_height);
+    return viewer_run_on(work_dir, name, server_args, args, script_path, driver, driver_status,
+                         log, log_capacity);
 }
 
 /* viewer_run_driven() without a driver. */
