@@ -20,14 +20,17 @@
 #   scripts/device-viewer.sh --prepare BUILD_DIR .dev/viewer
 #       the release depthsort (xz) and its commit.
 # Run on the GPU host, carrying [".rt/gl", ".rt/extra", ".dev/xvfb",
-# ".dev/viewer"] (the tree and these: about 62 MB of the 64 MiB):
+# ".dev/viewer"] (the tree and these: about 62 MB of the 64 MiB), or
+# .dev/xvfb-lean (Xvfb without Mesa, about 4 MB; then the server has no
+# GLX and auto's line names that instead of NVIDIA's missing GLXFBConfig)
+# in place of .dev/xvfb:
 #   bash scripts/device-viewer.sh .dev/viewer
 # Writes two files under $OUT: viewer.log (everything, the comparison table
 # last) and viewer-shots.tar (a PNG per sort and technique, and the
 # supersampled transparent picture from the window and from EGL). About
-# 90 s (every sort and technique at 1 s each, then 300 headless frames a
-# sort). Locally, with Mesa under xvfb-run, --local BUILD_DIR runs the
-# same script and comparison without the carried runtime.
+# 90 s: every sort and technique at 1 s each, then 300 headless frames a
+# sort. Locally, with Mesa under xvfb-run, --local BUILD_DIR runs the same
+# script and comparison without the carried runtime.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 size=1920x1080
@@ -107,10 +110,18 @@ else
     for f in "$root"/.rt/gl/*.deb; do dpkg -x "$f" /; done
     ldconfig
     for f in "$root"/.rt/extra/*.deb; do dpkg -x "$f" /opt/ds-rt; done
+    # The X server's pack: .dev/xvfb (with Mesa, so that Xvfb offers GLX
+    # and --gl-window auto meets NVIDIA's GLX failing as a user would), or
+    # else .dev/xvfb-lean (Xvfb alone, about 4 MB: no server GLX, which the
+    # EGL window does not need).
+    xvfb_pack=$root/.dev/xvfb/xvfb-rt.tar.xz
+    [[ -f $xvfb_pack ]] || xvfb_pack=$root/.dev/xvfb-lean/xvfb-rt.tar.xz
     mkdir -p /opt/ds-xvfb
-    xz -dc "$root/.dev/xvfb/xvfb-rt.tar.xz" | tar -C /opt/ds-xvfb -xf - ||
-        { say "device-viewer.sh: no .dev/xvfb/xvfb-rt.tar.xz carried"; exit 1; }
+    xz -dc "$xvfb_pack" | tar -C /opt/ds-xvfb -xf - ||
+        { say "device-viewer.sh: no .dev/xvfb or .dev/xvfb-lean xvfb-rt.tar.xz carried"; exit 1; }
     xlib=/opt/ds-xvfb/usr/lib/x86_64-linux-gnu
+    glx=+extension; [[ -e $xlib/dri/swrast_dri.so ]] || glx=-extension
+    say "X server: ${xvfb_pack#"$root"/}, GLX $([[ $glx == +extension ]] && echo on || echo off)"
     # Xvfb runs xkbcomp from its built-in /usr/bin; one program is put there
     # (a link) when the host has none.
     [[ -e /usr/bin/xkbcomp ]] || ln -s /opt/ds-xvfb/usr/bin/xkbcomp /usr/bin/xkbcomp
@@ -123,7 +134,7 @@ else
     # host's and the driver's.
     env LD_LIBRARY_PATH=$xlib:$LD_LIBRARY_PATH LIBGL_DRIVERS_PATH=$xlib/dri \
         XKB_CONFIG_ROOT=/opt/ds-xvfb/usr/share/X11/xkb \
-        /opt/ds-xvfb/usr/bin/Xvfb $display -screen 0 "${size}x24" -nolisten tcp +extension GLX \
+        /opt/ds-xvfb/usr/bin/Xvfb $display -screen 0 "${size}x24" -nolisten tcp $glx GLX \
         -xkbdir /opt/ds-xvfb/usr/share/X11/xkb >/tmp/ds-xvfb.log 2>&1 &
     xvfb_pid=$!
     for _ in $(seq 50); do [[ -S /tmp/.X11-unix/X${display#:} ]] && break; sleep 0.1; done

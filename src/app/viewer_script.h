@@ -37,7 +37,8 @@
  *   report                print the overlay's numbers on stdout, one line:
  *                         sort, technique, alpha, the window's size, the
  *                         frame count, the mean GPU frame, draw and stage
- *                         times over the frames since the last change
+ *                         times over the frames since the last change, and
+ *                         how the window is shown (GLX, or EGL copied in)
  *   quit                  close the window (the exit status is 0)
  *   stay                  end the script and leave the window to the user
  *
