@@ -209,7 +209,7 @@ static void egl_window_shows_the_screenshot(void **state)
     snprintf(server_args, sizeof server_args, "-screen 0 %dx%dx24 -fbdir %s", WIDTH, HEIGHT,
              work_dir);
     /* The driver gets the viewer's process id as its last word: unused. */
-    char driver[1024], args[512], script_path[300];
+    char driver[2048], args[512], script_path[300];
     snprintf(driver, sizeof driver,
              "copy_screen() { i=0; while [ ! -e '%s' ] && [ $i -lt 600 ]; do sleep 0.05; "
              "i=$((i + 1)); done; sleep 1.5; cp '%s' '%s'; }; copy_screen",
