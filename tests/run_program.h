@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "read_text.h"
+
 #ifndef DS_DEPTHSORT
 #error "DS_DEPTHSORT must name the depthsort executable"
 #endif
@@ -30,18 +32,6 @@ static inline double run_now_seconds(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* The whole of a small text file into dest (empty when unreadable). */
-static inline void read_text(const char *path, char *dest, size_t capacity)
-{
-    dest[0] = '\0';
-    FILE *file = fopen(path, "rb");
-    if (!file)
-        return;
-    size_t length = fread(dest, 1, capacity - 1, file);
-    dest[length] = '\0';
-    fclose(file);
 }
 
 /* Runs depthsort in work_dir with `args` (NULL-terminated); no_display

@@ -28,6 +28,7 @@
 
 #include "load.h"
 #include "output_file.h"
+#include "read_text.h"
 
 static char work_dir[256];
 
@@ -378,17 +379,6 @@ static void test_long_index_quoted(void **state)
 
 /* ---- outputs: beside, then renamed --------------------------------------- */
 
-static void read_all(const char *path, char *dest, size_t capacity)
-{
-    dest[0] = '\0';
-    FILE *file = fopen(path, "rb");
-    if (!file)
-        return;
-    size_t length = fread(dest, 1, capacity - 1, file);
-    dest[length] = '\0';
-    fclose(file);
-}
-
 static void test_output_replaced_only_when_complete(void **state)
 {
     (void)state;
@@ -402,10 +392,10 @@ static void test_output_replaced_only_when_complete(void **state)
     assert_non_null(file);
     fputs("half", file);
     fflush(file);
-    read_all(path, text, sizeof text);
+    read_text(path, text, sizeof text);
     assert_string_equal(text, "old\n");
     ds_output_discard(file, path);
-    read_all(path, text, sizeof text);
+    read_text(path, text, sizeof text);
     assert_string_equal(text, "old\n");
 
     /* Committed: the new content, the old file's mode. */
@@ -413,7 +403,7 @@ static void test_output_replaced_only_when_complete(void **state)
     assert_non_null(file);
     fputs("new\n", file);
     assert_int_equal(ds_output_commit(file, path), DS_OK);
-    read_all(path, text, sizeof text);
+    read_text(path, text, sizeof text);
     assert_string_equal(text, "new\n");
     struct stat info;
     assert_int_equal(stat(path, &info), 0);
@@ -429,7 +419,7 @@ static void test_output_replaced_only_when_complete(void **state)
     assert_int_equal(ds_output_commit(file, link_path), DS_OK);
     assert_int_equal(lstat(link_path, &info), 0);
     assert_true(S_ISLNK(info.st_mode));
-    read_all(path, text, sizeof text);
+    read_text(path, text, sizeof text);
     assert_string_equal(text, "linked\n");
 
     /* A device is written as it is, never renamed over. */

@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "read_text.h"
+
 #ifndef DS_DEPTHSORT
 #error "DS_DEPTHSORT must name the depthsort executable"
 #endif
@@ -125,11 +127,7 @@ static inline int viewer_run_on(const char *work_dir, const char *name, const ch
         unsetenv("DS_VIEWER_DRIVER");
         *driver_status = viewer_read_code(driver_path);
     }
-    FILE *file = fopen(log_path, "r");
-    size_t length = file ? fread(log, 1, log_capacity - 1, file) : 0;
-    log[length] = '\0';
-    if (file)
-        fclose(file);
+    read_text(log_path, log, log_capacity);
     fprintf(stderr, "viewer log (%s):\n%s", name, log);
     int code = viewer_read_code(code_path);
     if (code >= 0 || access(code_path, F_OK) == 0)
