@@ -241,6 +241,40 @@ static void distort_image(int width, int height, const uint8_t *source, int nois
     }
 }
 
+/* A pair to compare and what the comparison needs: b a smooth picture, a
+ * b with distort_image's noise and spots (from random_state = seed), a
+ * texture of each (mutable_storage as make_texture's) and the metrics
+ * object of their size. */
+typedef struct image_pair {
+    int width, height;
+    uint8_t *a, *b;
+    GLuint textures[2];
+    ds_image_metrics *metrics;
+} image_pair;
+
+static void make_pair(int width, int height, uint32_t seed, int noise, int spots,
+                      int mutable_storage, image_pair *dest)
+{
+    dest->width = width;
+    dest->height = height;
+    dest->a = alloc_image(width, height);
+    dest->b = alloc_image(width, height);
+    random_state = seed;
+    smooth_image(width, height, dest->b);
+    distort_image(width, height, dest->b, noise, spots, dest->a);
+    dest->metrics = make_metrics(width, height);
+    dest->textures[0] = make_texture(width, height, dest->a, mutable_storage);
+    dest->textures[1] = make_texture(width, height, dest->b, mutable_storage);
+}
+
+static void free_pair(image_pair *pair)
+{
+    glDeleteTextures(2, pair->textures);
+    ds_image_metrics_destroy(pair->metrics);
+    free(pair->a);
+    free(pair->b);
+}
+
 static void assert_close(double gpu, double cpu, double tolerance, const char *what)
 {
     if (!(fabs(gpu - cpu) <= tolerance)) {
@@ -397,34 +431,24 @@ static void test_against_cpu(void **state)
 static void test_mutable_texture(void **state)
 {
     (void)state;
-    const int width = 33, height = 17;
-    uint8_t *a = alloc_image(width, height), *b = alloc_image(width, height);
-    random_state = SEED + 1;
-    smooth_image(width, height, b);
-    distort_image(width, height, b, 10, 5, a);
-    ds_image_metrics *metrics = make_metrics(width, height);
-    GLuint textures[2] = {make_texture(width, height, a, 1), make_texture(width, height, b, 1)};
+    image_pair p;
+    make_pair(33, 17, SEED + 1, 10, 5, 1, &p);
     ds_image_error gpu;
-    assert_int_equal(ds_image_metrics_compare(metrics, textures[0], textures[1], &gpu), DS_OK);
-    ds_image_error cpu = cpu_compare(width, height, a, b, 1.5, 1);
+    assert_int_equal(ds_image_metrics_compare(p.metrics, p.textures[0], p.textures[1], &gpu),
+                     DS_OK);
+    ds_image_error cpu = cpu_compare(p.width, p.height, p.a, p.b, 1.5, 1);
     assert_matches_cpu(&gpu, &cpu);
-    glDeleteTextures(2, textures);
-    ds_image_metrics_destroy(metrics);
-    free(a);
-    free(b);
+    free_pair(&p);
     assert_int_equal(gl_errors, 0);
 }
 
 static void test_submit_poll(void **state)
 {
     (void)state;
-    const int width = 48, height = 40;
-    uint8_t *a = alloc_image(width, height), *b = alloc_image(width, height);
-    random_state = SEED + 2;
-    smooth_image(width, height, b);
-    distort_image(width, height, b, 3, 4, a);
-    ds_image_metrics *metrics = make_metrics(width, height);
-    GLuint textures[2] = {make_texture(width, height, a, 0), make_texture(width, height, b, 0)};
+    image_pair p;
+    make_pair(48, 40, SEED + 2, 3, 4, 0, &p);
+    ds_image_metrics *metrics = p.metrics;
+    const GLuint *textures = p.textures;
     ds_image_error polled, compared;
     assert_int_equal(ds_image_metrics_poll(metrics, 1, &polled), 0); /* nothing submitted */
     assert_int_equal(ds_image_metrics_submit(metrics, textures[0], textures[1]), DS_OK);
@@ -440,10 +464,7 @@ static void test_submit_poll(void **state)
     assert_int_equal(ds_image_metrics_compare(metrics, textures[1], textures[0], &polled), DS_OK);
     assert_close(polled.rmse, compared.rmse, RMSE_TOLERANCE, "rmse swapped");
     assert_close(polled.ssim, compared.ssim, SSIM_TOLERANCE, "ssim swapped");
-    glDeleteTextures(2, textures);
-    ds_image_metrics_destroy(metrics);
-    free(a);
-    free(b);
+    free_pair(&p);
     assert_int_equal(gl_errors, 0);
 }
 
@@ -636,32 +657,25 @@ static int compare_double(const void *a, const void *b)
 
 static int bench(int width, int height, int count)
 {
-    uint8_t *a = alloc_image(width, height), *b = alloc_image(width, height);
-    random_state = SEED;
-    smooth_image(width, height, b);
-    distort_image(width, height, b, 6, width * height / 50 + 1, a);
-    ds_image_metrics *metrics = make_metrics(width, height);
-    GLuint textures[2] = {make_texture(width, height, a, 0), make_texture(width, height, b, 0)};
+    image_pair p;
+    make_pair(width, height, SEED, 6, width * height / 50 + 1, 0, &p);
     double *ms = calloc((size_t)count, sizeof(double));
     ds_image_error error = {0};
     for (int i = 0; i < count; i++) {
-        if (ds_image_metrics_compare(metrics, textures[0], textures[1], &error) != DS_OK)
+        if (ds_image_metrics_compare(p.metrics, p.textures[0], p.textures[1], &error) != DS_OK)
             return 1;
         ms[i] = error.gpu_ms;
     }
     qsort(ms, (size_t)count, sizeof(double), compare_double);
-    ds_image_error cpu = cpu_compare(width, height, a, b, 1.5, 1);
+    ds_image_error cpu = cpu_compare(width, height, p.a, p.b, 1.5, 1);
     printf("%dx%d: %d comparisons, GPU median %.4f ms (min %.4f, max %.4f); rmse %.6f ssim %.9f;"
            " against the CPU: rmse %+.3g ssim %+.3g\n", width, height, count, ms[count / 2],
            ms[0], ms[count - 1], error.rmse, error.ssim, error.rmse - cpu.rmse,
            error.ssim - cpu.ssim);
     int bad = fabs(error.rmse - cpu.rmse) > RMSE_TOLERANCE ||
               fabs(error.ssim - cpu.ssim) > SSIM_TOLERANCE || gl_errors;
-    glDeleteTextures(2, textures);
-    ds_image_metrics_destroy(metrics);
+    free_pair(&p);
     free(ms);
-    free(a);
-    free(b);
     return bad;
 }
 
