@@ -9,8 +9,9 @@
 # Prepare here (a release build for sm_90):
 #   scripts/device-raster.sh --prepare BUILD_DIR DEST
 # Run there (carry [DEST, ".rt"]):
-#   bash scripts/device-raster.sh [--quick] DEST
+#   bash scripts/device-raster.sh [--quick|--check] DEST
 # --quick: the tests, the verify runs and a few frames' timings only.
+# --check: the tests and the verify runs only (triangles and points).
 set -uo pipefail
 root=${DS_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 
@@ -30,7 +31,9 @@ if [[ ${1:-} == --prepare ]]; then
 fi
 
 quick=0
+check=0
 [[ ${1:-} == --quick ]] && { quick=1; shift; }
+[[ ${1:-} == --check ]] && { check=1; shift; }
 pack=$(cd "${1:?usage: device-raster.sh [--quick] DEST}" && pwd)
 out=${OUT:-/tmp/device-raster-out}
 mkdir -p "$out"
@@ -62,6 +65,16 @@ h() {
     echo "=== test_oit"; timeout 120 "$bin/test_oit" 2>&1 | grep -E "PASSED|FAILED"
     h "verify: dragon 1080p compute-exact, every sort" "$D" --frames 3 --raster compute --sort all --verify
     h "verify: dragon 1080p compute (triangle order), gl" "$D" --frames 3 --raster compute --raster-order triangle --verify
+    h "verify: dragon 1080p points compute-exact, gl" "$D" --frames 3 --primitive points --raster compute --verify
+    if ((check)); then
+        for r in hw compute; do
+            h "dragon points 1080p $r, gl" "$D" --primitive points --frames 200 --sort gl --raster $r
+        done
+        "$bin/depthsort" --headless "$D" --frames 2 --raster compute --screenshot "$out/dragon-compute-exact.png" >/dev/null 2>&1
+        "$bin/depthsort" --headless "$D" --frames 2 --primitive points --raster compute --screenshot "$out/dragon-points-compute-exact.png" >/dev/null 2>&1
+        "$bin/depthsort" --headless "$D" --frames 2 --primitive points --screenshot "$out/dragon-points-hw.png" >/dev/null 2>&1
+        exit 0
+    fi
     if ((quick)); then
         h "dragon 1080p hw, gl" "$D" --frames 100 --sort gl
         h "dragon 1080p compute-exact, gl" "$D" --frames 100 --sort gl --raster compute
