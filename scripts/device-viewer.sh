@@ -174,7 +174,7 @@ script=/tmp/ds-viewer-script.txt
 # copied into the window with one line saying so (the GPU host).
 say "=== viewer: --gl-window auto, a short run"
 printf 'frames 10\nreport\nquit\n' >/tmp/ds-viewer-auto.txt
-run_x timeout 60 "$bin" "$model" --size 640x360 --ui text --no-vsync \
+run_x timeout 30 "$bin" "$model" --size 640x360 --ui text --no-vsync \
     --script /tmp/ds-viewer-auto.txt >/tmp/ds-viewer-auto.out 2>&1
 auto_status=$?
 cat /tmp/ds-viewer-auto.out >>"$log"
@@ -183,7 +183,7 @@ say "auto: exit status $auto_status; $(grep -E 'no GLX' /tmp/ds-viewer-auto.out)
 
 say "=== viewer: --gl-window egl, $size, --script (sort, wait 1 s, report, screenshot)"
 start=$(date +%s)
-run_x timeout 100 "$bin" "$model" --size "$size" --ui text --no-vsync --gl-window egl \
+run_x timeout 90 "$bin" "$model" --size "$size" --ui text --no-vsync --gl-window egl \
     --camera "$view" --script "$script" >/tmp/ds-viewer.out 2>&1
 status=$?
 cat /tmp/ds-viewer.out >>"$log"
@@ -194,7 +194,7 @@ grep -E "uploading|GL error|glfw|GLX|egl:" /tmp/ds-viewer.out | head -5
 # Headless EGL, the same view and size, each sort.
 say "=== headless EGL: the same view, $size, 300 frames, --orbit 0"
 for s in $sorts; do
-    timeout 60 "$bin" --headless "$model" --size "$size" --camera "$view" --orbit 0 --frames 300 \
+    timeout 30 "$bin" --headless "$model" --size "$size" --camera "$view" --orbit 0 --frames 300 \
         --sort "$s" --json "/tmp/ds-headless-$s.json" >"/tmp/ds-headless-$s.out" 2>&1 ||
         say "headless $s failed: $(tail -1 "/tmp/ds-headless-$s.out")"
     cat "/tmp/ds-headless-$s.out" >>"$log"
@@ -220,10 +220,10 @@ done
 # (the same view and size: the same pixels, their PNG text chunks aside).
 say "=== paper shot: --supersample 2 --screenshot-alpha, viewer (window) and headless (EGL)"
 printf 'frames 3\nscreenshot %s\nquit\n' "$shots/paper-viewer.png" >/tmp/ds-paper.txt
-run_x timeout 60 "$bin" "$model" --size "$size" --ui text --no-vsync --camera "$view" \
+run_x timeout 30 "$bin" "$model" --size "$size" --ui text --no-vsync --camera "$view" \
     --supersample 2 --screenshot-alpha --script /tmp/ds-paper.txt >>"$log" 2>&1 ||
     say "paper shot: the viewer failed"
-timeout 60 "$bin" --headless "$model" --size "$size" --camera "$view" --orbit 0 --frames 1 \
+timeout 30 "$bin" --headless "$model" --size "$size" --camera "$view" --orbit 0 --frames 1 \
     --supersample 2 --screenshot-alpha --screenshot "$shots/paper-headless.png" >>"$log" 2>&1 ||
     say "paper shot: headless failed"
 tar -C "$shots" -cf "$out/viewer-shots.tar" . && say "screenshots: $(ls "$shots" | wc -l) in viewer-shots.tar"
