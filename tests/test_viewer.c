@@ -17,7 +17,7 @@
  *     F11 makes the window fill the screen and back, C and F12 write PNGs
  *     at the window size, Esc ends the run (the script has no "quit");
  *   - M, G, A, ] and [ change the picture and the look line; F1-F3 show
- *     three different views; Y turns the model and six presses bring it
+ *     three different views, F3 again the view from below; Y turns the model and six presses bring it
  *     back; R rebuilds it to the same picture; a dropped missing file
  *     shows an error and keeps the model, a dropped PLY replaces it;
  *   - L prints a --camera line (and writes it to --camera-file, ending with
@@ -153,9 +153,10 @@ enum {
     SHOT_COMPACT,        /* O: full -> compact -> off -> full */
     SHOT_PANEL_OFF,
     SHOT_PANEL_FULL,
-    SHOT_FRONT,          /* F1, F2, F3 */
+    SHOT_FRONT,          /* F1, F2, F3, F3 again */
     SHOT_SIDE,
     SHOT_TOP,
+    SHOT_BELOW,
     SHOT_COLOR_MODE,     /* M */
     SHOT_GLASS,          /* G, G */
     SHOT_CONSTANT,
@@ -300,6 +301,7 @@ static int write_script(const char *path)
     shot(script, SHOT_FRONT, "key F1\n");
     shot(script, SHOT_SIDE, "key F2\n");
     shot(script, SHOT_TOP, "key F3\n");
+    shot(script, SHOT_BELOW, "key F3\n");
     shot(script, SHOT_COLOR_MODE, "key M\n");
     shot(script, SHOT_GLASS, "key G\n");
     shot(script, SHOT_CONSTANT, "key G\n");
@@ -834,14 +836,18 @@ static void view_keys_show_front_side_top(void **state)
     assert_true(side_top > MODEL_CHANGE);
     assert_true(front_top > MODEL_CHANGE);
     assert_true(model_difference(SHOT_PANEL_FULL, SHOT_FRONT) > MODEL_CHANGE); /* left the orbit */
+    /* The same key again, the view unchanged: from the other side. */
+    long top_below = model_difference(SHOT_TOP, SHOT_BELOW);
+    fprintf(stderr, "views: top/below %ld pixels\n", top_below);
+    assert_true(top_below > MODEL_CHANGE);
 }
 
 static void look_keys_change_the_picture_and_the_state_line(void **state)
 {
     (void)state;
     /* M: the next colour mode. */
-    assert_true(line_difference(SHOT_TOP, SHOT_COLOR_MODE, LOOK_LINE) > TEXT_CHANGE);
-    assert_true(model_difference(SHOT_TOP, SHOT_COLOR_MODE) > MODEL_CHANGE);
+    assert_true(line_difference(SHOT_BELOW, SHOT_COLOR_MODE, LOOK_LINE) > TEXT_CHANGE);
+    assert_true(model_difference(SHOT_BELOW, SHOT_COLOR_MODE) > MODEL_CHANGE);
     /* G: view-dependent opacity, and back. */
     assert_toggles(SHOT_COLOR_MODE, SHOT_GLASS, SHOT_CONSTANT, LOOK_LINE);
     long glass = model_difference(SHOT_COLOR_MODE, SHOT_GLASS);

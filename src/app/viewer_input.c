@@ -133,13 +133,9 @@ static int view_key(ds_viewer *v, int key)
 {
     switch (key) {
     case GLFW_KEY_F1:
-        ds_viewer_preset_view(v, 0.0f, 0.0f); /* front: looking down -Z */
-        return 1;
     case GLFW_KEY_F2:
-        ds_viewer_preset_view(v, 0.5f * (float)M_PI, 0.0f); /* side: from +X */
-        return 1;
     case GLFW_KEY_F3:
-        ds_viewer_preset_view(v, 0.0f, 0.5f * (float)M_PI); /* top: from +Y */
+        ds_viewer_axis_view(v, key);
         return 1;
     case GLFW_KEY_L:
         ds_viewer_save_camera(v);

@@ -67,7 +67,7 @@
 #define POINT_SIZE_STEP 1.25f
 /* The first view looks down on the model from 20 degrees above the
  * horizon (the headless orbit's pitch), so that depth varies over the
- * image; preset views (F1-F3) are exactly front, side and top. */
+ * image; the axis views (F1-F3) look exactly along an axis. */
 #define VIEW_PITCH 0.35f
 /* Errors (a failed load, an unsupported sample count) stay this long. */
 #define ERROR_MS 12000.0
@@ -142,6 +142,10 @@ typedef struct viewer_ui {
     char sort_note[160];  /* why the last selection failed, on the sort line */
     int windowed_x, windowed_y, windowed_width, windowed_height; /* before
                              fullscreen */
+    int view_key;         /* the F-key of the last axis view (0: none) */
+    int view_negative;    /* it looked from the axis's negative side */
+    ds_camera view_camera; /* the camera it set: the same key again while
+                             the view is unchanged turns to the other side */
 } viewer_ui;
 
 /* The error against the exact reference (D, \\; viewer_error.c): the
@@ -267,7 +271,10 @@ void ds_viewer_next_screenshot_path(ds_viewer *v, char *dest, size_t capacity);
  * and {date} keys expanded for the viewer's state (ds_screenshot_name()). */
 void ds_viewer_expand_screenshot_name(ds_viewer *v, const char *pattern, char *dest,
                                       size_t capacity);
-void ds_viewer_preset_view(ds_viewer *v, float yaw, float pitch);
+/* F1, F2, F3 (`key`): the view from +Z, +X or +Y of the model's axes
+ * (after --up), framed; the same key again, the view unchanged, from the
+ * negative side. A model file does not say which way its model faces. */
+void ds_viewer_axis_view(ds_viewer *v, int key);
 void ds_viewer_save_camera(ds_viewer *v);
 void ds_viewer_cycle_color_mode(ds_viewer *v);
 void ds_viewer_cycle_msaa(ds_viewer *v);

@@ -4,6 +4,7 @@
  * and point size, vsync and fullscreen, preset views, the camera
  * file and screenshot names; each change the renderer refuses is shown in
  * the overlay, and the settings stay as they were. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -233,12 +234,37 @@ void ds_viewer_next_screenshot_path(ds_viewer *v, char *dest, size_t capacity)
     }
 }
 
-/* A preset view: yaw and pitch, framed to fit. */
-void ds_viewer_preset_view(ds_viewer *v, float yaw, float pitch)
+/* The axis views. A PLY or OBJ file has no front: only glTF fixes one
+ * (+Z faces the viewer, +Y up), and scans such as Stanford's bunny face
+ * wherever the scanner left them. So the keys name the axis they look
+ * along, and a second press looks from the other side, so that any
+ * model's front is at most two presses away. */
+static int same_view(const ds_camera *a, const ds_camera *b)
 {
-    v->camera.yaw = yaw;
-    v->camera.pitch = pitch; /* ds_camera_frame() keeps it off the pole */
-    ds_viewer_frame_to_fit(v);
+    return a->yaw == b->yaw && a->pitch == b->pitch && a->distance == b->distance &&
+           a->target[0] == b->target[0] && a->target[1] == b->target[1] &&
+           a->target[2] == b->target[2];
+}
+
+void ds_viewer_axis_view(ds_viewer *v, int key)
+{
+    const float half_turn = (float)M_PI, quarter_turn = 0.5f * (float)M_PI;
+    int axis = key == GLFW_KEY_F1 ? 0 : key == GLFW_KEY_F2 ? 1 : 2; /* Z, X, Y */
+    int negative = v->ui.view_key == key && !v->ui.view_negative &&
+                   same_view(&v->camera, &v->ui.view_camera);
+    /* The eye's direction from the target is (cos p sin y, sin p,
+     * cos p cos y) (camera.c): yaw 0 is +Z, a quarter turn +X. */
+    static const char *const names[3][2] = {{"+Z", "-Z"}, {"+X", "-X"}, {"+Y, the top", "-Y"}};
+    v->camera.yaw = axis == 0 ? (negative ? half_turn : 0.0f)
+                    : axis == 1 ? (negative ? -quarter_turn : quarter_turn)
+                                : 0.0f;
+    v->camera.pitch = axis == 2 ? (negative ? -quarter_turn : quarter_turn) : 0.0f;
+    ds_viewer_frame_to_fit(v); /* ds_camera_frame() keeps the pitch off the pole */
+    v->ui.view_key = key;
+    v->ui.view_negative = negative;
+    v->ui.view_camera = v->camera;
+    ds_viewer_show_message(v, "view from %s (F%d again: %s; a file has no front)",
+                           names[axis][negative], key - GLFW_KEY_F1 + 1, names[axis][!negative]);
 }
 
 /* Prints the view as the --camera option that restores it, and writes the
