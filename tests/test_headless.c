@@ -498,8 +498,17 @@ static void test_fails_before_the_first_frame(void **state)
     run(camera, 0, &r);
     assert_int_equal(r.exit_status, 1);
     assert_int_equal(count_lines(r.err), 1);
-    assert_non_null(strstr(r.err, "bad_camera.txt: eye and target are the same point"));
+    assert_non_null(strstr(r.err, "bad_camera.txt: eye and target are the same point; refused: "
+                                  "a headless run measures from the view the file names"));
     assert_string_equal(r.out, "");
+    /* --compare measures too: the same refusal. */
+    static const char *const compare_camera[] = {
+        "--headless", "--scene", "planes:1000", "--frames", "100000", "--compare", "sorted",
+        "--camera-file", "bad_camera.txt", NULL};
+    run(compare_camera, 0, &r);
+    assert_int_equal(r.exit_status, 1);
+    assert_int_equal(count_lines(r.err), 1);
+    assert_non_null(strstr(r.err, "bad_camera.txt: eye and target are the same point; refused: "));
 }
 
 /* --script without a display: an error, not a silent headless run. */

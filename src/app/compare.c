@@ -839,7 +839,7 @@ int ds_compare_run(const ds_options *opts)
     s->camera.pitch = DS_HEADLESS_ORBIT_PITCH;
     ds_camera_frame(&s->camera, s->mesh.center, s->mesh.radius,
                     (float)opts->width / (float)opts->height);
-    if ((status = ds_app_start_camera(opts, &s->mesh, &s->camera, NULL)))
+    if ((status = ds_app_start_camera_measured(opts, &s->mesh, &s->camera)))
         goto done;
     s->start_yaw = s->camera.yaw;
     ds_camera_format(&s->camera, camera_line, sizeof camera_line);

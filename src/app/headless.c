@@ -897,7 +897,7 @@ int ds_headless_run(const ds_options *opts)
     ds_camera camera = {0};
     camera.pitch = DS_HEADLESS_ORBIT_PITCH;
     ds_camera_frame(&camera, mesh.center, mesh.radius, (float)opts->width / (float)opts->height);
-    if ((status = ds_app_start_camera(opts, &mesh, &camera, NULL)))
+    if ((status = ds_app_start_camera_measured(opts, &mesh, &camera)))
         goto done;
     float start_yaw = camera.yaw;
     ds_camera_format(&camera, camera_line, sizeof camera_line);

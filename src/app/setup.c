@@ -415,6 +415,24 @@ ds_status ds_app_start_camera(const ds_options *opts, const ds_mesh *mesh, ds_ca
     return DS_OK;
 }
 
+ds_status ds_app_start_camera_measured(const ds_options *opts, const ds_mesh *mesh,
+                                       ds_camera *camera)
+{
+    int from_file = !opts->camera && opts->camera_file;
+    ds_log_set_quiet(from_file);
+    ds_status status = ds_app_start_camera(opts, mesh, camera, NULL);
+    ds_log_set_quiet(0);
+    if (!from_file || status == DS_OK)
+        return status;
+    char reason[1024];
+    snprintf(reason, sizeof reason, "%s", ds_last_error()); /* ds_fail() overwrites it */
+    if (status != DS_ERR_PARSE)
+        return ds_fail(status, "%s", reason);
+    return ds_fail(status, "%s; refused: a headless run measures from the view the file names, "
+                   "never another (fix the file, or remove it for the framed view)",
+                   reason);
+}
+
 /* How much larger than the Y extent a Z extent must be to read as Z-up. */
 #define Z_UP_RATIO 1.5f
 

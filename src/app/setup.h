@@ -101,6 +101,14 @@ ds_status ds_app_renderer_desc(const ds_options *opts, const ds_mesh *mesh, ds_r
 ds_status ds_app_start_camera(const ds_options *opts, const ds_mesh *mesh, ds_camera *camera,
                               const char **from);
 
+/* ds_app_start_camera() for a measured run (headless, --compare), whose
+ * numbers must be for the view asked for: a --camera-file that exists but
+ * is no camera line is refused (DS_ERR_PARSE), its one line saying why
+ * (the viewer instead warns and starts framed: a person sees the view,
+ * and its L key writes a good line). Errors as ds_app_start_camera(). */
+ds_status ds_app_start_camera_measured(const ds_options *opts, const ds_mesh *mesh,
+                                       ds_camera *camera);
+
 /* The run's input as the tables name it: the model file's name without
  * its folder, or "scene:NAME:SIZE". */
 void ds_app_input_label(const ds_options *opts, char *dest, size_t capacity);

@@ -453,19 +453,23 @@ int ds_viewer_run(const ds_options *opts)
         v->camera.pitch = VIEW_PITCH;
         ds_viewer_frame_to_fit(v);
         /* A --camera-file the viewer cannot read as a camera line (an old
-         * or hand-edited one) is a warning: the framed view, and L writes
-         * a good line over it. Other failures stay errors. */
+         * or hand-edited one) is a warning: a person sees the framed view,
+         * and L writes a good line over it (measured runs refuse it:
+         * ds_app_start_camera_measured()). Other failures stay errors. */
         ds_camera framed = v->camera;
         int from_file = !v->opts.camera && v->opts.camera_file;
         ds_log_set_quiet(from_file);
         status = ds_app_start_camera(&v->opts, &mesh, &v->camera, NULL);
         ds_log_set_quiet(0);
+        char reason[1024];
+        snprintf(reason, sizeof reason, "%s", ds_last_error()); /* ds_fail() overwrites it */
         if (from_file && status == DS_ERR_PARSE) {
-            ds_warn("%s; ignored, starting from the default view", ds_last_error());
+            ds_warn("%s; ignored, starting from the framed view (L writes a good line; headless "
+                    "runs refuse such a file)", reason);
             v->camera = framed;
             status = DS_OK;
         } else if (from_file && status != DS_OK) {
-            ds_fail(status, "%s", ds_last_error());
+            ds_fail(status, "%s", reason);
         }
     }
     ds_mesh_free(&mesh); /* the renderer holds its own copy */
