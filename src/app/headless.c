@@ -47,8 +47,8 @@ static const char *const stage_names[STAGE_COUNT] = {
     "distances", "keys", "shuffle", "sort", "scatter", "interop", "handover", "draw", "frame"};
 /* What the handover stage is, for the table and the JSON. */
 #define HANDOVER_NOTE                                                                        \
-    "handover: GPU time (GL timestamps) from the previous frame's draw to this one's that " \
-    "no stage accounts for"
+    "handover: GPU time (GL timestamps) from the frame's start to its draw that no stage " \
+    "accounts for"
 /* Runs at most: the GL stages, then every sort of the registry. */
 #define MAX_RUNS (1 + DS_SORT_ALGO_COUNT)
 

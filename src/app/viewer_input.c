@@ -503,15 +503,20 @@ void ds_viewer_run_script(ds_viewer *v)
             ds_viewer_collect_timings(v);
             ds_viewer_mean_timings(v, &means);
             ds_viewer_sort_label(v, sort, sizeof sort);
+            /* render: the renderer's own frame (stages, hand-over, draw),
+             * what a busy headless frame is; frame adds what the viewer
+             * draws and waits for between frames. */
+            float stages = means.distances + means.keys + means.shuffle + means.sort +
+                           means.scatter;
             printf("report: sort %s, technique %s, alpha %.2f, %dx%d, %d frames: frame %.4f "
-                   "ms, draw %.4f ms, stages %.4f ms (keys %.4f, sort %.4f, scatter %.4f), "
-                   "handover %.4f ms, interop %.4f ms, window %s, on %s\n",
+                   "ms, render %.4f ms, draw %.4f ms, stages %.4f ms (keys %.4f, sort %.4f, "
+                   "scatter %.4f), handover %.4f ms, interop %.4f ms, window %s, on %s\n",
                    sort + (sort[0] && sort[1] == ' ' ? 2 : 0),
                    ds_technique_name(v->settings.technique), (double)v->settings.alpha,
                    v->fb_width, v->fb_height,
-                   v->timings.history_count, (double)means.frame, (double)means.draw,
-                   (double)(means.distances + means.keys + means.shuffle + means.sort +
-                            means.scatter),
+                   v->timings.history_count, (double)means.frame,
+                   (double)(stages + means.handover + means.draw), (double)means.draw,
+                   (double)stages,
                    (double)means.keys, (double)means.sort, (double)means.scatter,
                    (double)means.handover, (double)means.interop, ds_viewer_window_mode(v),
                    ds_renderer_gpu_name(v->renderer));

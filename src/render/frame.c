@@ -158,6 +158,8 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     DS_TIMELINE_HOST(timeline, "collect_begin");
     frame_record *record = ds_render_next_record(renderer);
     DS_TIMELINE_HOST(timeline, "collect_end");
+    /* Where this frame's GPU work starts, for the hand-over (timing.c). */
+    glQueryCounter(record->entry_query, GL_TIMESTAMP);
     frame_plan plan;
     ds_render_plan(renderer, camera, framebuffer, &plan);
     record->culled = plan.cull;

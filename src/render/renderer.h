@@ -322,14 +322,18 @@ typedef struct ds_frame_timings {
     float frame_ms;       /* GPU time from the end of the previous frame's
                              draw to the end of this one (GL timestamps):
                              the frame time in a busy pipeline */
-    float handover_ms;    /* GPU time between the previous frame's draw
-                             and this one's (GL timestamps) that no stage
-                             of this frame accounts for: on the CUDA path
+    float handover_ms;    /* GPU time between this frame's start
+                             (ds_renderer_frame) and its draw (GL
+                             timestamps) that no stage of this frame
+                             accounts for: on the CUDA path
                              the GPU's two switches between the GL and the
                              CUDA context, on the GL path the gaps between
                              its compute passes; 0 on the CPU path and for
                              the first frame. In a busy pipeline frame_ms
-                             is about the stages + handover_ms + draw_ms */
+                             is about the stages + handover_ms + draw_ms;
+                             what the caller draws between frames (the
+                             viewer's panels, its window copy) adds to
+                             frame_ms only */
     ds_stages_mode stages; /* where this frame's stages ran: GL or SORTER
                              (never AUTO) */
     int sorted_bits;      /* the key bits its sort compared: 32, 24 or 16

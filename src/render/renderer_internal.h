@@ -105,6 +105,7 @@ typedef struct frame_record {
     uint64_t frame;
     cudaEvent_t events[EV_COUNT];
     GLuint draw_query;   /* GL_TIME_ELAPSED of clear + draw */
+    GLuint entry_query;  /* GL_TIMESTAMP as ds_renderer_frame starts */
     GLuint begin_query;  /* GL_TIMESTAMP before the clear */
     GLuint end_query;    /* GL_TIMESTAMP after the draw */
     int gl;              /* the stages ran as GL compute: stage_queries

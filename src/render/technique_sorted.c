@@ -25,7 +25,7 @@ static ds_status sorted_frame(ds_renderer *renderer, void *state, const frame_pl
     renderer->verification.last_plan = *plan;
 
     DS_TIMELINE_HOST(timeline, "draw_submit_begin");
-    /* When the GPU gets to the draw: with the previous frame's end, the
+    /* When the GPU gets to the draw: with the frame's entry, the
      * hand-over (timing.c). */
     glQueryCounter(record->begin_query, GL_TIMESTAMP);
     status = ds_render_raster_draw(renderer, plan, record);

@@ -7,13 +7,16 @@
  * to ds_renderer_timings() (the latest) and a backlog for
  * ds_renderer_next_timings() (each frame once).
  *
- * The hand-over: the GPU time from the previous frame's end (its draw's
- * GL timestamp) to this frame's begin (a GL timestamp just before the
+ * The hand-over: the GPU time from this frame's entry (a GL timestamp as
+ * ds_renderer_frame starts) to its begin (a GL timestamp just before the
  * clear), less the GPU time of this frame's stages. What is left is time
  * in which the GPU ran none of this frame's work: on the CUDA path its
  * two switches between the GL and the CUDA context, on the GL path the
  * gaps between the compute passes (and, outside a busy pipeline, any
- * wait for the host).
+ * wait for the host). What a caller draws or waits for between frames
+ * (the viewer's panels, its copy into an X window) is not in it: that is
+ * in frame_ms only. In a busy headless pipeline the entry follows the
+ * previous frame's end at once.
  *
  * The ring's queries and events (render_timing) are made and freed here,
  * and the timeline (timeline.c) is started and read from here. */
@@ -147,7 +150,7 @@ int ds_render_collect_timings(ds_renderer *renderer, int wait)
     if (renderer->timing.have_last_end &&
         (cuda || record->gl || (record->oit && !renderer->settings.cpu_path))) {
         float between_ms =
-            span_ms(renderer->timing.last_end_timestamp, query_ns(record->begin_query));
+            span_ms(query_ns(record->entry_query), query_ns(record->begin_query));
         t.handover_ms = between_ms > stages_ms ? between_ms - stages_ms : 0.0f;
     }
     renderer->timing.last_end_timestamp = end_ns;
@@ -271,6 +274,7 @@ ds_status ds_render_timing_create(ds_renderer *renderer)
         for (int e = 0; !renderer->settings.cpu_path && e < EV_COUNT; e++)
             DS_CUDA_TRY("render", cudaEventCreate(&record->events[e]));
         glCreateQueries(GL_TIME_ELAPSED, 1, &record->draw_query);
+        glCreateQueries(GL_TIMESTAMP, 1, &record->entry_query);
         glCreateQueries(GL_TIMESTAMP, 1, &record->begin_query);
         glCreateQueries(GL_TIMESTAMP, 1, &record->end_query);
         glCreateQueries(GL_TIMESTAMP, EV_COUNT, record->stage_queries);
@@ -291,6 +295,8 @@ void ds_render_timing_free(ds_renderer *renderer)
             glDeleteQueries(1, &record->end_query);
         if (record->begin_query)
             glDeleteQueries(1, &record->begin_query);
+        if (record->entry_query)
+            glDeleteQueries(1, &record->entry_query);
         if (record->stage_queries[0])
             glDeleteQueries(EV_COUNT, record->stage_queries);
         memset(record->events, 0, sizeof record->events);
