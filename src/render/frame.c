@@ -158,10 +158,17 @@ ds_status ds_renderer_frame(ds_renderer *renderer, const ds_camera *camera,
     DS_TIMELINE_HOST(timeline, "collect_begin");
     frame_record *record = ds_render_next_record(renderer);
     DS_TIMELINE_HOST(timeline, "collect_end");
-    /* Where this frame's GPU work starts, for the hand-over (timing.c). */
-    glQueryCounter(record->entry_query, GL_TIMESTAMP);
     frame_plan plan;
     ds_render_plan(renderer, camera, framebuffer, &plan);
+    /* Where this frame's GPU work starts, for the hand-over (timing.c).
+     * Before CUDA stages it is flushed, so that the GPU takes it before
+     * them and both switches between the contexts fall after it; GL
+     * stages follow it in the same command stream unflushed, so that a
+     * GPU idle between frames (a window's copy) does not wait on the
+     * host's next commands inside the frame. */
+    glQueryCounter(record->entry_query, GL_TIMESTAMP);
+    if (!plan.gl && !renderer->settings.cpu_path)
+        glFlush();
     record->culled = plan.cull;
     record->drawn = (uint32_t)plan.count;
     record->points = plan.points;
