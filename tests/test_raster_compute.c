@@ -820,6 +820,12 @@ static void test_bad_raster_requests(void **state)
     assert_int_equal(ds_renderer_compute_raster(renderer), 1);
     ds_renderer_destroy(renderer);
     renderer = NULL;
+    desc.raster_auto = 1; /* auto keeps them on the hardware */
+    assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
+    assert_int_equal(ds_renderer_raster(renderer), DS_RASTER_HW);
+    ds_renderer_destroy(renderer);
+    renderer = NULL;
+    desc.raster_auto = 0;
     desc.primitive = DS_PRIMITIVE_TRIANGLES;
     desc.raster_initial_fragments = (size_t)1 << 40; /* beyond any storage block */
     assert_int_equal(ds_renderer_create(&desc, &renderer), DS_ERR_TOO_LARGE);

@@ -301,7 +301,7 @@ void ds_cli_usage(void *stream)
             "                        what rasterises the triangles or point splats: the\n"
             "                        GPU's rasteriser (hw, the default), or compute\n"
             "                        shaders on all its cores (compute; auto: compute\n"
-            "                        where the frames can: --msaa 1)\n"
+            "                        where the frames can: --msaa 1, triangles)\n"
             "  --raster-order fragment|triangle\n"
             "                        the compute raster's order: every fragment sorted by\n"
             "                        its own depth, exact (fragment, the default), or the\n"

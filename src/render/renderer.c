@@ -425,7 +425,8 @@ static ds_status size_elements(ds_renderer *renderer, const ds_renderer_desc *de
 /* desc.raster COMPUTE: where the frames can be rasterised in compute, the
  * path (and with fragment order the technique compute-exact, made later
  * by create); where not, one line and DS_ERR_UNSUPPORTED before any frame,
- * or with raster_auto the hardware path. */
+ * or with raster_auto the hardware path (which auto also keeps for
+ * points). */
 static ds_status start_raster(ds_renderer *renderer, const ds_renderer_desc *desc)
 {
     if (desc->raster != DS_RASTER_COMPUTE)
@@ -437,6 +438,11 @@ static ds_status start_raster(ds_renderer *renderer, const ds_renderer_desc *des
                           : NULL;
     if (why && !desc->raster_auto)
         return ds_fail(DS_ERR_UNSUPPORTED, "render: --raster compute: %s", why);
+    /* auto takes the compute raster where its image is the A-buffer's:
+     * points' coverage differs from NVIDIA's point sprites
+     * (compute-raster.md, Points), so they keep the hardware draw. */
+    if (!why && desc->raster_auto && s->primitive == DS_PRIMITIVE_POINTS)
+        why = "points";
     if (why)
         renderer->settings.raster = DS_RASTER_HW;
     else if (desc->raster_order == DS_RASTER_FRAGMENT_ORDER)
