@@ -24,8 +24,9 @@ typedef struct compute_state {
     ds_compute_raster *raster;
     void *hw;
     GLuint read_framebuffer;
-    GLuint target;          /* the last frame's output when not the own
-                               framebuffer (blitted), else 0 */
+    GLuint target;          /* the last frame's output framebuffer (0: the
+                               window's) */
+    int blit;               /* it is not the own one: the image is blitted */
     /* compute-exact with a CUDA sort: the fragments' GL buffers lent to
      * CUDA, and a sorter for the raster's capacity */
     struct ds_interop_buffers *lent;
@@ -229,7 +230,8 @@ ds_status ds_render_compute_draw(ds_renderer *renderer, const frame_plan *plan,
      * any other framebuffer gets the raster's image by a blit. */
     int own = output == renderer->gl.framebuffer;
     frame.image = own ? renderer->gl.color_texture : 0;
-    s->target = own ? 0 : output;
+    s->target = output;
+    s->blit = !own;
     if ((status = ds_compute_raster_draw(s->raster, &frame)))
         return status;
     if (!own)
@@ -245,7 +247,7 @@ ds_status ds_render_compute_settle(ds_renderer *renderer)
         return DS_OK;
     int redrawn = 0;
     ds_status status = ds_compute_raster_settle(s->raster, &redrawn);
-    if (status == DS_OK && redrawn && s->target)
+    if (status == DS_OK && redrawn && s->blit)
         blit_image(renderer, s);
     return status;
 }
