@@ -14,10 +14,14 @@
 #define BUDGET_FREE_BYTES (64u << 20)
 
 ds_status ds_load_check_budget(const ds_load_budget *budget, const char *name, uint64_t vertices,
-                               uint64_t triangles, uint64_t extra_bytes)
+                               uint64_t triangles, uint64_t held_bytes)
 {
     uint64_t mesh_bytes = vertices * LOAD_MESH_BYTES_PER_VERTEX + triangles * LOAD_MESH_BYTES_PER_TRIANGLE;
-    uint64_t peak = mesh_bytes + vertices * LOAD_FINISH_BYTES_PER_VERTEX + extra_bytes;
+    /* What the parse holds beside the mesh (the file's bytes, an OBJ's
+     * normals) is freed before ds_mesh_finish() sums normals: the peak is
+     * the larger of the two phases. */
+    uint64_t finish_bytes = vertices * LOAD_FINISH_BYTES_PER_VERTEX;
+    uint64_t peak = mesh_bytes + (held_bytes > finish_bytes ? held_bytes : finish_bytes);
     uint64_t limit = budget && budget->host_bytes ? budget->host_bytes : 0;
     if (peak > BUDGET_FREE_BYTES || limit) {
         if (!limit)

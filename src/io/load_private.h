@@ -42,11 +42,13 @@ ds_status ds_check_ply_header(const void *data, size_t file_size, const char *na
 #define LOAD_FINISH_BYTES_PER_VERTEX 24u
 
 /* Checks what a mesh of these counts will cost against `budget` (NULL: the
- * default) before a parser allocates it; `extra_bytes` is what the parser
- * holds beside the mesh. Logs one line naming the estimate and the limit
+ * default) before a parser allocates it; `held_bytes` is what the load
+ * holds beside the mesh while parsing and frees before ds_mesh_finish():
+ * the file's buffer when the check comes before the file is read, an OBJ's
+ * normal list. Logs one line naming the estimate and the limit
  * (DS_ERR_TOO_LARGE) or returns what budget->check returned. */
 ds_status ds_load_check_budget(const ds_load_budget *budget, const char *name, uint64_t vertices,
-                               uint64_t triangles, uint64_t extra_bytes);
+                               uint64_t triangles, uint64_t held_bytes);
 
 /* A UTF-8 byte order mark: OBJ skips it, PLY names it in its error. */
 static inline int starts_with_bom(const void *data, size_t size)

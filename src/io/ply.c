@@ -150,6 +150,7 @@ typedef struct ply_parser {
     ds_mesh *mesh;
     const ds_load_budget *budget;
     uint64_t header_triangles; /* the face count, checked against the budget */
+    size_t element_first_triangle; /* the mesh's triangles before the current element */
     size_t triangle_capacity;
     /* The last position or normal value that was finite but beyond float's
      * range; it narrows to infinity, so it is only read when the vertex that
@@ -517,9 +518,13 @@ static ds_status resolve_header(ply_parser *ps, size_t *vertex_count, size_t *fa
 
 /* ---- building the mesh ---------------------------------------------------- */
 
-/* Makes room for `extra` more triangles; the first reservation comes from the
- * face count, so all-triangle files never grow. */
-static ds_status reserve_triangles(ply_parser *ps, uint64_t extra, const char *where, size_t at)
+/* Makes room for `extra` more triangles, those of item `item` of an element
+ * of `item_count` items, where the rest of the file, this item included,
+ * can hold at most `most_left` (its corners); the first reservation comes
+ * from the face count, so all-triangle files never grow. */
+static ds_status reserve_triangles(ply_parser *ps, uint64_t extra, uint64_t item,
+                                   uint64_t item_count, uint64_t most_left, const char *where,
+                                   size_t at)
 {
     ds_mesh *mesh = ps->mesh;
     uint64_t needed = (uint64_t)mesh->triangle_count + extra;
@@ -528,16 +533,31 @@ static ds_status reserve_triangles(ply_parser *ps, uint64_t extra, const char *w
     if (needed > DS_MESH_MAX_ELEMENTS)
         return ds_fail(DS_ERR_TOO_LARGE, "%s: %s %zu: more than %u triangles", ps->name, where, at,
                        DS_MESH_MAX_ELEMENTS);
+    /* What the element will hold if its remaining lists are as long as
+     * those read so far (exact for the usual file whose lists all have one
+     * length, which then grows once, to its size), within what the rest of
+     * the file can hold. */
+    double element_triangles = (double)(needed - ps->element_first_triangle);
+    double expected = (double)needed + element_triangles / (double)(item + 1) *
+                                           (double)(item_count > item ? item_count - item - 1 : 0);
+    double most = (double)mesh->triangle_count + (double)most_left;
+    if (expected > most)
+        expected = most;
+    if (expected > DS_MESH_MAX_ELEMENTS)
+        expected = DS_MESH_MAX_ELEMENTS;
+    uint64_t estimate = (uint64_t)expected > needed ? (uint64_t)expected : needed;
     uint64_t capacity = ps->triangle_capacity + ps->triangle_capacity / 2 + 64;
-    if (capacity < needed)
-        capacity = needed;
+    if (capacity < estimate)
+        capacity = estimate;
     if (capacity > DS_MESH_MAX_ELEMENTS)
         capacity = DS_MESH_MAX_ELEMENTS;
     /* Face lists longer than triangles (a uchar list of 255 corners is 253
      * triangles in 256 bytes) cost more than the header's face count said:
-     * the budget is asked again before every growth. */
+     * the budget is asked again before every growth, about the triangles
+     * the file is expected to hold, not the capacity's headroom (its
+     * untouched pages cost nothing, and the parse gives them back). */
     if (needed > ps->header_triangles) {
-        ds_status status = ds_load_check_budget(ps->budget, ps->name, mesh->vertex_count, capacity, 0);
+        ds_status status = ds_load_check_budget(ps->budget, ps->name, mesh->vertex_count, estimate, 0);
         if (status != DS_OK)
             return status;
     }
@@ -708,7 +728,9 @@ static ds_status check_index_count(ply_parser *ps, const ply_element *element, u
         return ds_fail(DS_ERR_PARSE, "%s: %s %zu: %.*s %llu declares %lld vertex indices, more than the rest of the file holds",
                        ps->name, where, at, name_len, element->name, (unsigned long long)item,
                        (long long)count);
-    return count >= 3 ? reserve_triangles(ps, (uint64_t)count - 2, where, at) : DS_OK;
+    return count >= 3 ? reserve_triangles(ps, (uint64_t)count - 2, item, element->count, max_count,
+                                         where, at)
+                      : DS_OK;
 }
 
 /* ---- ascii body ----------------------------------------------------------- */
@@ -1132,8 +1154,10 @@ typedef struct header_summary {
 
 /* The start both entry points share: allocates ps->header (the caller
  * frees it, on failure too), parses and resolves the header into *dest
- * and checks its counts against `budget`. */
-static ds_status read_header(ply_parser *ps, const ds_load_budget *budget, header_summary *dest)
+ * and checks its counts against `budget`, with `held_bytes` held beside the
+ * mesh while it is parsed (ds_load_check_budget). */
+static ds_status read_header(ply_parser *ps, const ds_load_budget *budget, uint64_t held_bytes,
+                             header_summary *dest)
 {
     memset(dest, 0, sizeof *dest);
     ps->header = malloc(sizeof *ps->header);
@@ -1145,7 +1169,8 @@ static ds_status read_header(ply_parser *ps, const ds_load_budget *budget, heade
         status = resolve_header(ps, &dest->vertex_count, &dest->face_count, &dest->has_normals,
                                 &dest->has_colors, &dest->has_alpha);
     if (status == DS_OK)
-        status = ds_load_check_budget(budget, ps->name, dest->vertex_count, dest->face_count, 0);
+        status = ds_load_check_budget(budget, ps->name, dest->vertex_count, dest->face_count,
+                                      held_bytes);
     return status;
 }
 
@@ -1173,7 +1198,7 @@ ds_status ds_parse_ply(const void *data, size_t size, const char *name, const ds
         .budget = budget,
     };
     header_summary summary;
-    status = read_header(&ps, budget, &summary);
+    status = read_header(&ps, budget, 0, &summary); /* the file's bytes are read already */
     ply_header *header = ps.header;
     size_t vertex_count = summary.vertex_count, face_count = summary.face_count;
     bool has_normals = summary.has_normals, has_colors = summary.has_colors;
@@ -1196,7 +1221,7 @@ ds_status ds_parse_ply(const void *data, size_t size, const char *name, const ds
         memset(dest->colors, 255, vertex_count * 4);
     ps.header_triangles = face_count;
     if (face_count > 0) {
-        status = reserve_triangles(&ps, face_count, "line", 1);
+        status = reserve_triangles(&ps, face_count, 0, 1, face_count, "line", 1);
         if (status != DS_OK)
             goto fail;
     }
@@ -1205,6 +1230,7 @@ ds_status ds_parse_ply(const void *data, size_t size, const char *name, const ds
         const ply_element *element = &header->elements[e];
         if (element->count == 0)
             continue;
+        ps.element_first_triangle = dest->triangle_count;
         status = header->format == FORMAT_ASCII ? ascii_element(&ps, element) : binary_element(&ps, element);
     }
     if (status != DS_OK)
@@ -1246,8 +1272,10 @@ ds_status ds_check_ply_header(const void *data, size_t file_size, const char *na
         .p = data,
         .end = (const char *)data + file_size,
     };
+    /* Before the body is read: the buffer that will hold the file is part
+     * of what the parse holds beside the mesh. */
     header_summary summary;
-    ds_status status = read_header(&ps, budget, &summary);
+    ds_status status = read_header(&ps, budget, file_size, &summary);
     free(ps.header);
     return status;
 }
