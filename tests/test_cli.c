@@ -514,6 +514,13 @@ static void test_errors(void **state)
         {"--diff-dir", "out", NULL, "--diff-dir out: needs --compare"},
         {"--compare", "sorted", "--diff-dir", "", NULL, "--diff-dir ''"},
         {"--timeline", "", NULL, "--timeline ''"},
+        /* Every file name: an empty one is a usage error, not a run that
+         * fails after its frames (--screenshot) or with exit status 1. */
+        {"--csv", "", NULL, "--csv '': expected a file name"},
+        {"--json", "", NULL, "--json '': expected a file name"},
+        {"--screenshot", "", NULL, "--screenshot '': expected a file name"},
+        {"--camera-file", "", NULL, "--camera-file '': expected a file name"},
+        {"--script", "", NULL, "--script '': expected a file name"},
         {"--supersample", "5", NULL, "--supersample '5'"},
         {"--supersample", "0", NULL, "--supersample"},
         {"--screenshot-overlay", "yes", NULL, "--screenshot-overlay 'yes': expected on or off"},

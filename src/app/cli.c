@@ -554,8 +554,7 @@ static int parse_choice(const char *option, const char *text, const char *const 
  * --up, --camera, --compare, --help, --version) are ds_cli_parse's cases. */
 typedef enum option_shape_kind {
     SHAPE_SET,      /* no value: the int field becomes `value` */
-    SHAPE_TEXT,     /* the value as given (a path) */
-    SHAPE_NONEMPTY, /* the same, refusing '' */
+    SHAPE_NONEMPTY, /* the value as given (a path), refusing '' */
     SHAPE_CHOICE,   /* one of names[0 .. count): its index */
     SHAPE_WHOLE,    /* an integer in [min, max] */
     SHAPE_NUMBER,   /* a finite float in (above, at_most] */
@@ -600,10 +599,12 @@ static const option_shape option_shapes[] = {
     {.id = OPT_NO_CULL, .kind = SHAPE_SET, .field = FIELD(cull), .value = DS_CULL_OFF},
     {.id = OPT_VSYNC, .kind = SHAPE_SET, .field = FIELD(vsync), .value = 1},
     {.id = OPT_NO_VSYNC, .kind = SHAPE_SET, .field = FIELD(vsync), .value = 0},
-    {.id = OPT_CSV, .kind = SHAPE_TEXT, .field = FIELD(csv_path)},
-    {.id = OPT_JSON, .kind = SHAPE_TEXT, .field = FIELD(json_path)},
-    {.id = OPT_SCRIPT, .kind = SHAPE_TEXT, .field = FIELD(script_path)},
-    {.id = OPT_CAMERA_FILE, .kind = SHAPE_TEXT, .field = FIELD(camera_file)},
+    {.id = OPT_CSV, .kind = SHAPE_NONEMPTY, .field = FIELD(csv_path), .expected = "a file name"},
+    {.id = OPT_JSON, .kind = SHAPE_NONEMPTY, .field = FIELD(json_path), .expected = "a file name"},
+    {.id = OPT_SCRIPT, .kind = SHAPE_NONEMPTY, .field = FIELD(script_path),
+     .expected = "a file name"},
+    {.id = OPT_CAMERA_FILE, .kind = SHAPE_NONEMPTY, .field = FIELD(camera_file),
+     .expected = "a file name"},
     {.id = OPT_DIFF_DIR, .kind = SHAPE_NONEMPTY, .field = FIELD(diff_dir), .expected = "a folder"},
     {.id = OPT_TIMELINE, .kind = SHAPE_NONEMPTY, .field = FIELD(timeline_path),
      .expected = "a file name"},
@@ -670,9 +671,6 @@ static ds_status parse_shaped(int id, const char *arg, ds_options *dest, int *fo
     switch (shape->kind) {
     case SHAPE_SET:
         *(int *)field = shape->value;
-        break;
-    case SHAPE_TEXT:
-        *(const char **)field = arg;
         break;
     case SHAPE_NONEMPTY:
         if (!*arg)
@@ -871,6 +869,8 @@ static ds_status parse_special(int c, const char *arg, const char *name, ds_opti
         break;
     case OPT_SCREENSHOT: {
         char bad[64];
+        if (!*arg)
+            return usage_error("--screenshot '': expected a file name");
         if (!ds_screenshot_name(arg, NULL, NULL, 0, bad, sizeof bad))
             return usage_error("--screenshot %s: unknown key {%s} (expected {model}, "
                                "{technique}, {sort}, {frame} or {date})", arg, bad);
