@@ -300,6 +300,9 @@ static void test_line_errors(void **state)
         {"eye=0,0 target=0,0,0", "cam: eye= needs three numbers"},
         {"eye=0,0,5x target=0,0,0", "cam: eye= needs three numbers"},
         {"eye=0,0,nan target=0,0,0", "cam: eye= needs three numbers"},
+        /* Three numbers, one beyond float: said so, not "needs three". */
+        {"eye=1e39,0,0 target=0,0,0", "cam: eye=: 1e+39 is beyond float's range"},
+        {"eye=0,0,5 target=0,-4e38,0", "cam: target=: -4e+38 is beyond float's range"},
         {"eye=0,0,5 target=0,0,0 fov=0", "fov=0 is not in (0, 180)"},
         {"eye=0,0,5 target=0,0,0 fov=wide", "fov= needs a number"},
         {"eye=0,0,5 target=0,0,5", "eye and target are the same point"},

@@ -197,15 +197,20 @@ void ds_camera_format(const ds_camera *camera, char *dest, size_t capacity)
 }
 
 /* Parses "X,Y,Z" (exactly three finite numbers) at *cursor, up to the next
- * blank or the end. */
-static int parse_vec3(const char **cursor, float dest[3])
+ * blank or the end: 1; 0 when the text is not of that form; -1 when a
+ * number is finite but beyond float's range (it in *beyond). */
+static int parse_vec3(const char **cursor, float dest[3], double *beyond)
 {
     const char *s = *cursor;
     for (int k = 0; k < 3; k++) {
         char *end = NULL;
         double value = strtod(s, &end);
-        if (end == s || !isfinite(value) || fabs(value) > 3.0e38)
+        if (end == s || !isfinite(value))
             return 0;
+        if (fabs(value) > 3.0e38) {
+            *beyond = value;
+            return -1;
+        }
         dest[k] = (float)value;
         s = end;
         if (k < 2) {
@@ -220,6 +225,21 @@ static int parse_vec3(const char **cursor, float dest[3])
     return 1;
 }
 
+/* parse_vec3 for the key `key` ("eye", "target", "up"), failing with one
+ * line that says what was wrong. */
+static ds_status parse_key_vec3(const char **cursor, const char *what, const char *key,
+                                float dest[3])
+{
+    double beyond = 0.0;
+    int parsed = parse_vec3(cursor, dest, &beyond);
+    if (parsed < 0)
+        return ds_fail(DS_ERR_PARSE, "%s: %s=: %g is beyond float's range (3.4e+38)", what, key,
+                       beyond);
+    if (parsed == 0)
+        return ds_fail(DS_ERR_PARSE, "%s: %s= needs three numbers X,Y,Z", what, key);
+    return DS_OK;
+}
+
 ds_status ds_camera_parse(const char *text, const char *what, ds_camera *dest)
 {
     float eye[3], target[3], up[3] = {0.0f, 1.0f, 0.0f};
@@ -231,20 +251,21 @@ ds_status ds_camera_parse(const char *text, const char *what, ds_camera *dest)
             s++;
         if (*s == '\0')
             break;
+        ds_status status = DS_OK;
         if (!strncmp(s, "eye=", 4)) {
             s += 4;
-            if (!parse_vec3(&s, eye))
-                return ds_fail(DS_ERR_PARSE, "%s: eye= needs three numbers X,Y,Z", what);
+            if ((status = parse_key_vec3(&s, what, "eye", eye)) != DS_OK)
+                return status;
             have_eye = 1;
         } else if (!strncmp(s, "target=", 7)) {
             s += 7;
-            if (!parse_vec3(&s, target))
-                return ds_fail(DS_ERR_PARSE, "%s: target= needs three numbers X,Y,Z", what);
+            if ((status = parse_key_vec3(&s, what, "target", target)) != DS_OK)
+                return status;
             have_target = 1;
         } else if (!strncmp(s, "up=", 3)) {
             s += 3;
-            if (!parse_vec3(&s, up))
-                return ds_fail(DS_ERR_PARSE, "%s: up= needs three numbers X,Y,Z", what);
+            if ((status = parse_key_vec3(&s, what, "up", up)) != DS_OK)
+                return status;
         } else if (!strncmp(s, "fov=", 4)) {
             char *end = NULL;
             double value = strtod(s + 4, &end);
