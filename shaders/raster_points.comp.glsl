@@ -24,10 +24,14 @@
 //     core context), here snapped to 1/256 pixel with the left and bottom
 //     edges in and the others out (the rasterisers' fill rule) ...
 //   - ... less those points.frag discards: at gl_PointCoord
-//     s = 1/2 + (x + 1/2 - xw) / size, t = 1/2 - (y + 1/2 - yw) / size
+//     s = 1/2 + (x + 1/2 - xw) / S, t = 1/2 - (y + 1/2 - yw) / S
 //     (the upper-left origin), p = 2 (s, t) - 1 outside the unit disc.
-//     The disc lies inside the square, so the square's edges decide
-//     nothing but the pixels to visit;
+//     GL's S is the size; a driver may compute the coordinates from the
+//     size floored to a step (NVIDIA's: 1/32 pixel) while covering the
+//     exact size's square, so S = floor(size * steps) / steps, steps the
+//     steps a pixel that compute_raster.c's probe of the driver found (0:
+//     S = size). The disc (radius S / 2) lies inside the square, so the
+//     square's edges decide nothing but the pixels to visit;
 //   - each covered pixel is a fragment of the point's window depth and
 //     of points.frag's colour: the vertex colour shaded with the sphere's
 //     cosine sqrt(1 - |p|^2).
@@ -43,11 +47,13 @@
 
 layout(location = 16) uniform vec2 point_size_range; // GL_POINT_SIZE_RANGE
 layout(location = 17) uniform bool point_clip_xy;    // centres beside the screen dropped
+layout(location = 18) uniform float point_coord_steps; // gl_PointCoord's size steps a pixel; 0: exact
 
 // A point ready to test pixels.
 struct RasterPoint {
     vec2 window;   // window position, gl_PointCoord's centre
-    float size;    // diameter in pixels
+    float size;    // diameter in pixels: the square covered
+    float coord_size; // the size gl_PointCoord is computed from
     float depth;   // window depth, every fragment's
     vec4 color;    // points.vert.glsl's vertex_color
     ivec4 box;     // the centres in the square, within the viewport
@@ -59,6 +65,7 @@ bool point_setup(uint i, out RasterPoint point)
 {
     point.window = vec2(0.0);
     point.size = 1.0;
+    point.coord_size = 1.0;
     point.depth = 0.0;
     point.color = vec4(0.0);
     point.box = ivec4(0, 0, -1, -1);
@@ -85,6 +92,10 @@ bool point_setup(uint i, out RasterPoint point)
     precise float depth = ndc.z * 0.5 + 0.5;
     point.window = window;
     point.size = size;
+    // steps is a power of two: the product and the quotient are exact
+    precise float coord_size =
+        point_coord_steps > 0.0 ? floor(size * point_coord_steps) / point_coord_steps : size;
+    point.coord_size = coord_size;
     point.depth = depth;
     point.color = vec4(ds_base_color(color.rgb, normal, position), color.a * alpha);
     // The square [lo, hi) in 1/256 pixel: window positions lie within the
@@ -109,7 +120,7 @@ uint point_box_pixels(RasterPoint point)
 // alike: all of it `precise`.
 bool point_covers(RasterPoint point, ivec2 q, out float r2)
 {
-    precise vec2 offset = (vec2(q) + 0.5 - point.window) / point.size;
+    precise vec2 offset = (vec2(q) + 0.5 - point.window) / point.coord_size;
     precise vec2 coord = vec2(0.5 + offset.x, 0.5 - offset.y);
     precise vec2 p = coord * 2.0 - 1.0;
     precise float r = dot(p, p);

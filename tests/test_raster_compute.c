@@ -23,6 +23,11 @@
  *     compute-exact image; points behind the near plane, beside the
  *     screen, at its edge, below a pixel, larger than the screen and
  *     coincident give the A-buffer's image;
+ *   - the size gl_PointCoord is computed from: forced to the size floored
+ *     to 1/32 pixel (NVIDIA's sprites' rule) the splats are a CPU
+ *     rendering's of that rule, forced exact the exact rule's, the two
+ *     differing inside the rims; the driver's own rule, which the raster
+ *     asks of it, explains its sprites;
  *   - MSAA and buffers beyond GL's limits are refused at create (--raster
  *     auto takes the hardware path instead); points are not. */
 #include <setjmp.h>
@@ -51,6 +56,7 @@ typedef struct options {
     ds_color_mode color_mode;
     float point_size; /* nonzero: the vertices as splats of this world diameter */
     int view_opacity; /* DS_OPACITY_VIEW */
+    float point_coord_quantum; /* desc.raster_point_coord_quantum */
 } options;
 
 static ds_renderer *make_renderer(const ds_mesh *mesh, int width, int height,
@@ -69,6 +75,7 @@ static ds_renderer *make_renderer(const ds_mesh *mesh, int width, int height,
     desc.tiles = DS_TILES_OFF;
     if (o && o->view_opacity)
         desc.opacity = DS_OPACITY_VIEW;
+    desc.raster_point_coord_quantum = o ? o->point_coord_quantum : 0.0f;
     if (o && o->point_size > 0.0f) {
         desc.primitive = DS_PRIMITIVE_POINTS;
         desc.point_size = o->point_size;
@@ -80,8 +87,11 @@ static ds_renderer *make_renderer(const ds_mesh *mesh, int width, int height,
     return renderer;
 }
 
-static uint8_t *image_of(const ds_mesh *mesh, const ds_camera *camera, int width, int height,
-                         ds_technique technique, const options *o)
+/* A frame of `technique` read back; with `stats` (a compute technique)
+ * the compute raster's facts too. */
+static uint8_t *image_with_stats(const ds_mesh *mesh, const ds_camera *camera, int width,
+                                 int height, ds_technique technique, const options *o,
+                                 ds_raster_stats *stats)
 {
     uint8_t *pixels = malloc((size_t)width * height * 4);
     assert_non_null(pixels);
@@ -90,9 +100,17 @@ static uint8_t *image_of(const ds_mesh *mesh, const ds_camera *camera, int width
         assert_true(ds_renderer_compute_raster(renderer));
     assert_int_equal(ds_renderer_frame(renderer, camera, DS_RENDERER_OWN_FRAMEBUFFER), DS_OK);
     assert_int_equal(ds_renderer_read_pixels(renderer, pixels), DS_OK);
+    if (stats)
+        assert_int_equal(ds_renderer_raster_info(renderer, stats), DS_OK);
     assert_int_equal(ds_renderer_gl_errors(renderer), 0);
     ds_renderer_destroy(renderer);
     return pixels;
+}
+
+static uint8_t *image_of(const ds_mesh *mesh, const ds_camera *camera, int width, int height,
+                         ds_technique technique, const options *o)
+{
+    return image_with_stats(mesh, camera, width, height, technique, o, NULL);
 }
 
 /* As image_of, compute-exact from `camera`, but the frame read is a
@@ -185,7 +203,7 @@ static void check_single_layer(const ds_mesh *mesh, const ds_camera *camera, int
                                              int h))
 {
     static const float clear[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    options o = {0.5f, clear, 0, DS_COLOR_TINT, 0.0f, 0};
+    options o = {0.5f, clear, 0, DS_COLOR_TINT, 0.0f, 0, 0.0f};
     uint8_t *image = image_of(mesh, camera, w, h, DS_TECHNIQUE_COMPUTE_EXACT, &o);
     size_t doubled = 0, empty = 0, covered = 0;
     for (int y = 0; y < h; y++)
@@ -477,7 +495,7 @@ static void test_overflow_grows(void **state)
     camera.pitch = 0.3f;
     ds_camera_frame(&camera, mesh.center, mesh.radius, 1.0f);
     uint8_t *full = image_of(&mesh, &camera, 64, 64, DS_TECHNIQUE_COMPUTE_EXACT, NULL);
-    options o = {0.0f, NULL, 16, DS_COLOR_AUTO, 0.0f, 0};
+    options o = {0.0f, NULL, 16, DS_COLOR_AUTO, 0.0f, 0, 0.0f};
     ds_renderer *renderer = make_renderer(&mesh, 64, 64, DS_TECHNIQUE_COMPUTE_EXACT, &o);
     uint8_t *small = malloc(64 * 64 * 4);
     assert_non_null(small);
@@ -546,14 +564,23 @@ static void reorder_points(const ds_mesh *mesh, const size_t *order, ds_mesh *de
     assert_int_equal(ds_mesh_finish(dest), DS_OK);
 }
 
+/* `size` floored to a multiple of `quantum` (0: size): the size a
+ * driver's gl_PointCoord is computed from (raster_points.comp.glsl). */
+static double coord_size(double size, double quantum)
+{
+    return quantum > 0.0 ? floor(size / quantum) * quantum : size;
+}
+
 /* Pixels (1 in mask, read_pixels' rows: the top first) whose centre lies
  * within 1/64 pixel of some splat's rim, where a rasteriser's own
  * rounding may keep or discard it: llvmpipe interpolates gl_PointCoord
  * over two triangles, and a GPU may take it from the centre snapped to
  * 1/256 pixel. Splats of the points of `mesh` at world size `world_size`
- * (points.vert.glsl's size, clamped to GL_POINT_SIZE_RANGE), in double. */
+ * (points.vert.glsl's size, clamped to GL_POINT_SIZE_RANGE), in double,
+ * whose rim is the disc of diameter the size floored to `quantum` (the
+ * compute raster's ds_raster_stats.point_coord_quantum). */
 static void mark_rims(const ds_mesh *mesh, const ds_camera *camera, int w, int h,
-                      float world_size, uint8_t *mask)
+                      float world_size, double quantum, uint8_t *mask)
 {
     float m[16], projection[16], range[2] = {1.0f, 1.0e9f};
     ds_camera_view_projection(camera, m);
@@ -570,7 +597,7 @@ static void mark_rims(const ds_mesh *mesh, const ds_camera *camera, int w, int h
             continue;
         double size = fmin(fmax(fmax(scale / fmax(clip[3], 1e-6), 1.0), range[0]), range[1]);
         double x = (clip[0] / clip[3] * 0.5 + 0.5) * w, y = (clip[1] / clip[3] * 0.5 + 0.5) * h;
-        double radius = 0.5 * size;
+        double radius = 0.5 * coord_size(size, quantum);
         int x0 = (int)fmax(floor(x - radius - 1.0), 0.0), x1 = (int)fmin(ceil(x + radius), w - 1);
         int y0 = (int)fmax(floor(y - radius - 1.0), 0.0), y1 = (int)fmin(ceil(y + radius), h - 1);
         for (int py = y0; py <= y1; py++)
@@ -615,12 +642,14 @@ static void check_points(const ds_mesh *mesh, const ds_camera *camera, int w, in
     size_t pixels = (size_t)w * h, over = 0, outside = 0, drawn = 0, rims = 0;
     int most = 0;
     uint8_t *abuffer = image_of(mesh, camera, w, h, DS_TECHNIQUE_ABUFFER, o);
-    uint8_t *exact = image_of(mesh, camera, w, h, DS_TECHNIQUE_COMPUTE_EXACT, o);
+    ds_raster_stats stats;
+    uint8_t *exact =
+        image_with_stats(mesh, camera, w, h, DS_TECHNIQUE_COMPUTE_EXACT, o, &stats);
     uint8_t *sorted = image_of(mesh, camera, w, h, DS_TECHNIQUE_SORTED, o);
     uint8_t *compute = image_of(mesh, camera, w, h, DS_TECHNIQUE_COMPUTE, o);
     uint8_t *mask = malloc(pixels);
     assert_non_null(mask);
-    mark_rims(mesh, camera, w, h, o->point_size, mask);
+    mark_rims(mesh, camera, w, h, o->point_size, stats.point_coord_quantum, mask);
     const float *background = o->background ? o->background : BACKGROUND;
     for (size_t p = 0; p < pixels; p++) {
         rims += mask[p];
@@ -655,7 +684,7 @@ static void test_point_cloud(void **state)
     ds_camera camera;
     front_camera(&camera, 96, 72);
     /* splats of about 3 to 12 pixels, about two deep on average */
-    options o = {0.5f, NULL, 0, DS_COLOR_FILE, 0.2f, 0};
+    options o = {0.5f, NULL, 0, DS_COLOR_FILE, 0.2f, 0, 0.0f};
     check_points(&mesh, &camera, 96, 72, &o);
     /* with the view-dependent opacity: the spheres' rims more opaque */
     o.view_opacity = 1;
@@ -673,7 +702,7 @@ static void test_mesh_as_points(void **state)
     mesh.has_colors = 0;
     ds_camera camera;
     front_camera(&camera, 80, 60);
-    options o = {0.5f, NULL, 0, DS_COLOR_AUTO, 0.12f, 0};
+    options o = {0.5f, NULL, 0, DS_COLOR_AUTO, 0.12f, 0, 0.0f};
     check_points(&mesh, &camera, 80, 60, &o);
     ds_mesh_free(&mesh);
 }
@@ -686,7 +715,7 @@ static void test_point_order_invariance(void **state)
     make_point_cloud(&mesh, n, 53);
     ds_camera camera;
     front_camera(&camera, 96, 72);
-    options o = {0.5f, NULL, 0, DS_COLOR_FILE, 0.2f, 0};
+    options o = {0.5f, NULL, 0, DS_COLOR_FILE, 0.2f, 0, 0.0f};
     uint8_t *given = image_of(&mesh, &camera, 96, 72, DS_TECHNIQUE_COMPUTE_EXACT, &o);
     size_t order[200];
     uint32_t seed = 9;
@@ -748,7 +777,7 @@ static void test_awkward_points(void **state)
      * within half a pixel of it, or none */
     ds_mesh tiny;
     make_point_cloud(&tiny, 2000, 73);
-    options small = {0.6f, NULL, 0, DS_COLOR_FILE, 0.01f, 0};
+    options small = {0.6f, NULL, 0, DS_COLOR_FILE, 0.01f, 0, 0.0f};
     check_points(&tiny, &camera, w, h, &small);
     ds_mesh_free(&tiny);
 
@@ -782,8 +811,187 @@ static void test_awkward_points(void **state)
     }
     mesh.has_colors = 1;
     assert_int_equal(ds_mesh_finish(&mesh), DS_OK);
-    options large = {0.7f, NULL, 0, DS_COLOR_FILE, 2.0f, 0};
+    options large = {0.7f, NULL, 0, DS_COLOR_FILE, 2.0f, 0, 0.0f};
     check_points(&mesh, &camera, w, h, &large);
+    ds_mesh_free(&mesh);
+}
+
+/* ---- the size gl_PointCoord is computed from ----------------------------- */
+
+#define COORD_W 96
+#define COORD_H 72
+#define COORD_COLUMNS 6
+#define COORD_ROWS 4
+#define COORD_WORLD_SIZE 0.3f
+#define COORD_ALPHA 0.8f
+
+/* Splats that do not overlap, one a 16 x 18 cell, of sizes from 6 to 14
+ * pixels each just below a multiple of 1/32 pixel (by 0.003), so that
+ * the size floored to 1/32 is nearly 1/32 smaller and the rims' 1/64
+ * pixel inward. */
+static void make_coord_splats(const ds_camera *camera, ds_mesh *mesh)
+{
+    float projection[16];
+    ds_camera_projection(camera, projection);
+    float scale = COORD_WORLD_SIZE * projection[5] * 0.5f * COORD_H; /* shade.glsl's */
+    size_t n = COORD_COLUMNS * COORD_ROWS;
+    memset(mesh, 0, sizeof *mesh);
+    mesh->vertex_count = n;
+    mesh->positions = calloc(3 * n, sizeof(float));
+    mesh->colors = calloc(4 * n, 1);
+    assert_non_null(mesh->positions);
+    assert_non_null(mesh->colors);
+    uint32_t seed = 83;
+    for (size_t i = 0; i < n; i++) {
+        double size = 6.0 + 8.0 * (double)i / (double)(n - 1);
+        size = (floor(size * 32.0) + 1.0) / 32.0 - 0.003;
+        float x = 8.0f + 16.0f * (float)(i % COORD_COLUMNS) + uniform(&seed, -0.5f, 0.5f);
+        float y = 9.0f + 18.0f * (float)(i / COORD_COLUMNS) + uniform(&seed, -0.5f, 0.5f);
+        world_at(camera, COORD_W, COORD_H, x, y, (float)(scale / size), mesh->positions + 3 * i);
+        random_color(&seed, mesh->colors + 4 * i);
+        mesh->colors[4 * i + 3] = 255;
+    }
+    mesh->has_colors = 1;
+    assert_int_equal(ds_mesh_finish(mesh), DS_OK);
+}
+
+/* The splats' compute-exact image on the CPU, in double, with
+ * gl_PointCoord from the size floored to `quantum` (0: exact): each
+ * covered pixel points.frag.glsl's colour (shade.glsl's headlight, file
+ * colours, constant alpha) rounded to RGBA8, over the background, rounded
+ * again; read_pixels' rows (the top first). `rims` (1 a pixel) gets the
+ * centres within 1/64 pixel of a rim of that rule, where float rounding
+ * may decide. */
+static void coord_reference(const ds_mesh *mesh, const ds_camera *camera, double quantum,
+                            uint8_t *dest, uint8_t *rims)
+{
+    float m[16], projection[16];
+    ds_camera_view_projection(camera, m);
+    ds_camera_projection(camera, projection);
+    double scale = (double)COORD_WORLD_SIZE * projection[5] * 0.5 * COORD_H;
+    for (size_t p = 0; p < (size_t)COORD_W * COORD_H; p++) {
+        for (int c = 0; c < 4; c++)
+            dest[4 * p + c] = (uint8_t)lround(BACKGROUND[c] * 255.0);
+        rims[p] = 0;
+    }
+    for (size_t i = 0; i < mesh->vertex_count; i++) {
+        const float *v = mesh->positions + 3 * i;
+        double clip[4];
+        for (int r = 0; r < 4; r++)
+            clip[r] = m[r] * v[0] + m[4 + r] * v[1] + m[8 + r] * v[2] + m[12 + r];
+        double size = fmax(scale / clip[3], 1.0), s_size = coord_size(size, quantum);
+        double xw = (clip[0] / clip[3] * 0.5 + 0.5) * COORD_W;
+        double yw = (clip[1] / clip[3] * 0.5 + 0.5) * COORD_H;
+        for (int y = 0; y < COORD_H; y++)
+            for (int x = 0; x < COORD_W; x++) {
+                double dx = x + 0.5 - xw, dy = y + 0.5 - yw;
+                size_t p = (size_t)(COORD_H - 1 - y) * COORD_W + (size_t)x;
+                if (fabs(hypot(dx, dy) - 0.5 * s_size) < 1.0 / 64.0)
+                    rims[p] = 1;
+                double px = 2.0 * dx / s_size, py = -2.0 * dy / s_size, r2 = px * px + py * py;
+                if (r2 > 1.0)
+                    continue;
+                double cosine = sqrt(1.0 - r2), a = COORD_ALPHA;
+                double specular = 0.25 * pow(cosine, 64.0) / fmax(a, 1.0 / 255.0);
+                double src[4], dst[4];
+                for (int c = 0; c < 3; c++) {
+                    double base = mesh->colors[4 * i + c] / 255.0;
+                    src[c] = lround(fmin(base * (0.3 + 0.7 * cosine) + specular, 1.0) * 255.0) /
+                             255.0;
+                }
+                src[3] = lround(a * 255.0) / 255.0;
+                for (int c = 0; c < 3; c++)
+                    dst[c] = src[3] * src[c] + (1.0 - src[3]) * BACKGROUND[c];
+                dst[3] = src[3] + (1.0 - src[3]) * BACKGROUND[3];
+                for (int c = 0; c < 4; c++)
+                    dest[4 * p + c] = (uint8_t)lround(dst[c] * 255.0);
+            }
+    }
+}
+
+/* Pixels of a and b more than 1 level apart where neither mask is set,
+ * and the largest difference there. */
+static size_t over_off_rims(const uint8_t *a, const uint8_t *b, const uint8_t *rims_a,
+                            const uint8_t *rims_b, int *most)
+{
+    size_t over = 0;
+    *most = 0;
+    for (size_t p = 0; p < (size_t)COORD_W * COORD_H; p++) {
+        if (rims_a[p] || rims_b[p])
+            continue;
+        int worst = 0;
+        for (int c = 0; c < 4; c++) {
+            int d = abs((int)a[4 * p + c] - (int)b[4 * p + c]);
+            worst = d > worst ? d : worst;
+        }
+        over += worst > 1;
+        *most = worst > *most ? worst : *most;
+    }
+    return over;
+}
+
+/* desc.raster_point_coord_quantum: with the size floored to 1/32 pixel
+ * for gl_PointCoord (NVIDIA's sprites' rule) the compute raster's splats
+ * are the CPU's of that rule, and with the exact size the exact rule's,
+ * which differ from the first by more than a level in a band inside the
+ * rims; the driver's own rule is found by the probe (exact on llvmpipe)
+ * and explains its sprites. */
+static void test_point_coord_quantum(void **state)
+{
+    (void)state;
+    size_t pixels = (size_t)COORD_W * COORD_H;
+    ds_camera camera;
+    front_camera(&camera, COORD_W, COORD_H);
+    ds_mesh mesh;
+    make_coord_splats(&camera, &mesh);
+    uint8_t *exact_ref = malloc(4 * pixels), *step_ref = malloc(4 * pixels);
+    uint8_t *exact_rims = malloc(pixels), *step_rims = malloc(pixels);
+    assert_true(exact_ref && step_ref && exact_rims && step_rims);
+    coord_reference(&mesh, &camera, 0.0, exact_ref, exact_rims);
+    coord_reference(&mesh, &camera, 1.0 / 32.0, step_ref, step_rims);
+
+    options o = {COORD_ALPHA, NULL, 0, DS_COLOR_FILE, COORD_WORLD_SIZE, 0, 1.0f / 32.0f};
+    ds_raster_stats stats;
+    uint8_t *stepped = image_with_stats(&mesh, &camera, COORD_W, COORD_H,
+                                        DS_TECHNIQUE_COMPUTE_EXACT, &o, &stats);
+    assert_true(stats.point_coord_quantum == 1.0f / 32.0f);
+    assert_int_equal(stats.point_coord_probed, 0);
+    o.point_coord_quantum = -1.0f;
+    uint8_t *exact = image_with_stats(&mesh, &camera, COORD_W, COORD_H,
+                                      DS_TECHNIQUE_COMPUTE_EXACT, &o, &stats);
+    assert_true(stats.point_coord_quantum == 0.0f);
+    int most;
+    size_t over = over_off_rims(stepped, step_ref, step_rims, step_rims, &most);
+    printf("points, step 1/32: compute-exact vs the CPU's rule: %zu pixels over 1 level off "
+           "its rims, at most %d apart\n", over, most);
+    assert_int_equal(over, 0);
+    over = over_off_rims(exact, exact_ref, exact_rims, exact_rims, &most);
+    printf("points, exact size: compute-exact vs the CPU's rule: %zu pixels over 1 level off "
+           "its rims, at most %d apart\n", over, most);
+    assert_int_equal(over, 0);
+    /* The rules differ, so the step is taken: the band inside the rims */
+    over = over_off_rims(stepped, exact_ref, step_rims, exact_rims, &most);
+    printf("points, step 1/32 vs the exact rule: %zu pixels over 1 level, at most %d apart\n",
+           over, most);
+    assert_true(over >= 20);
+
+    /* The driver's own rule, asked at the first frame of points. */
+    o.point_coord_quantum = 0.0f;
+    uint8_t *probed = image_with_stats(&mesh, &camera, COORD_W, COORD_H,
+                                       DS_TECHNIQUE_COMPUTE_EXACT, &o, &stats);
+    printf("points: this driver's gl_PointCoord: step %g pixel (0: exact), %.5f pixels from "
+           "it, %s\n", (double)stats.point_coord_quantum, (double)stats.point_coord_residual,
+           stats.point_coord_explained ? "explained" : "not explained");
+    assert_int_equal(stats.point_coord_probed, 1);
+    assert_int_equal(stats.point_coord_explained, 1);
+    assert_true(stats.point_coord_residual <= 1.0f / 128.0f);
+    free(probed);
+    free(exact);
+    free(stepped);
+    free(exact_ref);
+    free(step_ref);
+    free(exact_rims);
+    free(step_rims);
     ds_mesh_free(&mesh);
 }
 
@@ -831,6 +1039,15 @@ static void test_bad_raster_requests(void **state)
     assert_int_equal(ds_renderer_create(&desc, &renderer), DS_ERR_TOO_LARGE);
     assert_null(renderer);
     desc.raster_initial_fragments = 0;
+    /* a step of gl_PointCoord's size that is no power of two, or above
+     * 1/2 pixel */
+    static const float bad_steps[3] = {0.3f, 1.0f, 1.0f / 512.0f};
+    for (int k = 0; k < 3; k++) {
+        desc.raster_point_coord_quantum = bad_steps[k];
+        assert_int_equal(ds_renderer_create(&desc, &renderer), DS_ERR_INVALID_ARG);
+        assert_null(renderer);
+    }
+    desc.raster_point_coord_quantum = 0.0f;
     desc.raster_order = DS_RASTER_ORDER_COUNT;
     assert_int_equal(ds_renderer_create(&desc, &renderer), DS_ERR_INVALID_ARG);
     desc.raster_order = DS_RASTER_FRAGMENT_ORDER;
@@ -855,6 +1072,7 @@ int main(void)
         cmocka_unit_test(test_mesh_as_points),
         cmocka_unit_test(test_point_order_invariance),
         cmocka_unit_test(test_awkward_points),
+        cmocka_unit_test(test_point_coord_quantum),
         cmocka_unit_test(test_bad_raster_requests),
     };
     return cmocka_run_group_tests(tests, egl_setup, egl_teardown);

@@ -358,6 +358,24 @@ static void print_summary(const algo_run *runs, int run_count, const run_setup *
     }
 }
 
+/* Which size the compute raster's points take gl_PointCoord from, and
+ * whether the driver was asked (renderer.h, ds_raster_stats). */
+static void print_point_coord_rule(const ds_raster_stats *raster)
+{
+    char step[48] = "the exact size";
+    if (raster->point_coord_quantum > 0.0f)
+        snprintf(step, sizeof step, "the size floored to 1/%.0f pixel",
+                 1.0 / (double)raster->point_coord_quantum);
+    if (!raster->point_coord_probed)
+        printf("compute raster points: gl_PointCoord from %s (asked for)\n", step);
+    else if (raster->point_coord_explained)
+        printf("compute raster points: gl_PointCoord from %s, as the driver's sprites (within "
+               "%.4f pixels)\n", step, (double)raster->point_coord_residual);
+    else
+        printf("compute raster points: gl_PointCoord from %s; the driver's sprites follow no "
+               "step tried (%.4f pixels off)\n", step, (double)raster->point_coord_residual);
+}
+
 static void print_table(const algo_run *runs, int run_count, const run_setup *setup)
 {
     printf("\ndepthsort headless: %s, driver %s, %s, %zu vertices, %zu triangles, %zu %s %s, "
@@ -977,7 +995,7 @@ int ds_headless_run(const ds_options *opts)
     if (verify)
         printf("verify: %zu frames OK\n", verified);
     ds_raster_stats raster;
-    if (ds_renderer_compute_raster(renderer) && ds_renderer_raster_info(renderer, &raster) == DS_OK)
+    if (ds_renderer_compute_raster(renderer) && ds_renderer_raster_info(renderer, &raster) == DS_OK) {
         printf("compute raster, last frame: %zu fragments (%.3f a pixel), buffers for %zu (%.1f "
                "MiB), %u grows; passes (ms): count %.4f, offsets %.4f, emit %.4f, sort %.4f, "
                "by pixel %.4f, resolve %.4f; %u GL dispatches in %u dependent steps a frame\n",
@@ -986,6 +1004,9 @@ int ds_headless_run(const ds_options *opts)
                (double)raster.pass_ms[0], (double)raster.pass_ms[1], (double)raster.pass_ms[2],
                (double)raster.pass_ms[3], (double)raster.pass_ms[4], (double)raster.pass_ms[5],
                raster.dispatches, raster.steps);
+        if (points)
+            print_point_coord_rule(&raster);
+    }
     if ((status = write_outputs(opts, renderer, &camera, runs, run_count, &setup, &csv, &json,
                                 &timeline)))
         goto done;

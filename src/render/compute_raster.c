@@ -30,6 +30,7 @@
  * total exceeds them. */
 #include "compute_raster.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,9 +82,10 @@ enum {
     U_BY_ORDER = 10, U_FRAGMENT_ORDER = 11, U_NORMALS_ONLY = 12, U_CAPACITY = 13,
     U_FLOAT_KEYS = 14, U_BLOCKS = 15
 };
-/* raster_points': shade.glsl's splat scale, GL's range of sizes, and
- * whether a point whose centre is beside the screen is dropped. */
-enum { U_POINT_SCALE = 2, U_POINT_SIZE_RANGE = 16, U_POINT_CLIP_XY = 17 };
+/* raster_points': shade.glsl's splat scale, GL's range of sizes,
+ * whether a point whose centre is beside the screen is dropped, and the
+ * steps a pixel of the size gl_PointCoord is computed from (0: exact). */
+enum { U_POINT_SCALE = 2, U_POINT_SIZE_RANGE = 16, U_POINT_CLIP_XY = 17, U_POINT_COORD_STEPS = 18 };
 
 struct ds_compute_raster {
     int width, height;
@@ -95,6 +97,11 @@ struct ds_compute_raster {
     GLuint point_count[2], point_emit[2];
     float point_sizes[2];  /* GL_POINT_SIZE_RANGE */
     int point_clip_xy;     /* probe_point_clipping's answer */
+    /* gl_PointCoord's size step (probe_point_coord's answer, or desc's:
+     * point_coord_forced nonzero), the probe's residual, and whether a
+     * step explained the driver's coordinates */
+    float point_coord_forced, point_coord_quantum, point_coord_residual;
+    int point_coord_probed, point_coord_explained;
     GLuint scan[3], bin, resolve, plan;
     /* per triangle: counts; block sums, block starts and chunk sums */
     GLuint triangle_fragments, triangle_sums, state;
@@ -199,23 +206,29 @@ static ds_status make_programs(ds_compute_raster *raster)
     return DS_OK;
 }
 
-/* Whether this GL drops a point whose centre lies beside the viewport
- * (*dest 1) or draws the part of its splat on screen (0). GL discards a
- * point outside the clip volume (OpenGL 4.6, 13.7), and llvmpipe does;
- * a driver may instead clip wide points against a guard band. One
- * 16-pixel point centred a pixel left of an 8 x 8 target tells which, so
- * that the raster drops or keeps such points as the hardware draw does.
- * The GL state it changes is put back. Errors: DS_ERR_GL. */
-static ds_status probe_point_clipping(int *dest)
+/* Points drawn by this GL's hardware, read back, for the probes below:
+ * point k of `count` at NDC (points[k][0], points[k][1]) of size
+ * points[k][2] pixels, into a width x height RGBA32F target cleared to
+ * -1, whose pixels then hold (gl_PointCoord, 1, 1) where a point drew;
+ * dest gets the target, 4 floats a pixel, the bottom row first. The GL
+ * state it changes is put back. Errors: DS_ERR_GL. */
+#define PROBE_POINTS 4
+static ds_status draw_probe_points(const float (*points)[3], int count, int width, int height,
+                                   float *dest)
 {
     static const char *const vertex[] = {
         "#version 450 core\n"
-        "void main() { gl_Position = vec4(-1.25, 0.0, 0.0, 1.0); gl_PointSize = 16.0; }\n"};
+        "layout(location = 0) uniform vec3 probe_points[4];\n"
+        "void main() {\n"
+        "    vec3 p = probe_points[gl_VertexID];\n"
+        "    gl_Position = vec4(p.xy, 0.0, 1.0);\n"
+        "    gl_PointSize = p.z;\n"
+        "}\n"};
     static const char *const fragment[] = {
         "#version 450 core\n"
-        "layout(location = 0) out vec4 color;\nvoid main() { color = vec4(1.0); }\n"};
+        "layout(location = 0) out vec4 color;\n"
+        "void main() { color = vec4(gl_PointCoord, 1.0, 1.0); }\n"};
     char log[512];
-    *dest = 1;
     GLuint shaders[2] = {ds_gl_compile_shader(GL_VERTEX_SHADER, 1, vertex, log, sizeof log),
                          ds_gl_compile_shader(GL_FRAGMENT_SHADER, 1, fragment, log, sizeof log)};
     GLuint program = glCreateProgram();
@@ -230,7 +243,7 @@ static ds_status probe_point_clipping(int *dest)
             glDeleteShader(shaders[k]);
     if (!linked) {
         glDeleteProgram(program);
-        return ds_fail(DS_ERR_GL, "raster: the point-clipping probe: %s", log);
+        return ds_fail(DS_ERR_GL, "raster: the point probe: %s", log);
     }
     GLint draw_framebuffer, read_framebuffer, used_program, vertex_array, pack_buffer, viewport[4];
     glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &draw_framebuffer);
@@ -251,21 +264,20 @@ static ds_status probe_point_clipping(int *dest)
     }
     GLuint texture, framebuffer, empty;
     glCreateTextures(GL_TEXTURE_2D, 1, &texture);
-    glTextureStorage2D(texture, 1, GL_RGBA8, 8, 8);
+    glTextureStorage2D(texture, 1, GL_RGBA32F, width, height);
     glCreateFramebuffers(1, &framebuffer);
     glNamedFramebufferTexture(framebuffer, GL_COLOR_ATTACHMENT0, texture, 0);
     glCreateVertexArrays(1, &empty);
-    static const float clear[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    static const float clear[4] = {-1.0f, -1.0f, -1.0f, -1.0f};
     glClearNamedFramebufferfv(framebuffer, GL_COLOR, 0, clear);
     glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
-    glViewport(0, 0, 8, 8);
+    glViewport(0, 0, width, height);
     glUseProgram(program);
+    glUniform3fv(0, count, &points[0][0]);
     glBindVertexArray(empty);
-    glDrawArrays(GL_POINTS, 0, 1);
+    glDrawArrays(GL_POINTS, 0, count);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    uint8_t pixel[4] = {0, 0, 0, 0};
-    glReadPixels(0, 4, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, pixel);
-    *dest = pixel[0] == 0;
+    glReadPixels(0, 0, width, height, GL_RGBA, GL_FLOAT, dest);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, (GLuint)pack_buffer);
     glBindVertexArray((GLuint)vertex_array);
     glUseProgram((GLuint)used_program);
@@ -285,7 +297,133 @@ static ds_status probe_point_clipping(int *dest)
     return DS_OK;
 }
 
-/* raster_points' four programs, as make_programs' for triangles. */
+/* Whether this GL drops a point whose centre lies beside the viewport
+ * (*dest 1) or draws the part of its splat on screen (0). GL discards a
+ * point outside the clip volume (OpenGL 4.6, 13.7), and llvmpipe does;
+ * a driver may instead clip wide points against a guard band. One
+ * 16-pixel point centred a pixel left of an 8 x 8 target tells which, so
+ * that the raster drops or keeps such points as the hardware draw does.
+ * Errors: DS_ERR_GL. */
+static ds_status probe_point_clipping(int *dest)
+{
+    static const float point[1][3] = {{-1.25f, 0.0f, 16.0f}};
+    float pixels[8 * 8 * 4];
+    *dest = 1;
+    ds_status status = draw_probe_points(point, 1, 8, 8, pixels);
+    if (status)
+        return status;
+    *dest = !(pixels[4 * (4 * 8 + 0) + 2] > 0.0f);
+    return DS_OK;
+}
+
+/* The sprite-coordinate probe's points in a 64 x 16 target, one a 16 x 16
+ * cell: window centres on the 1/256-pixel grid (so that a driver's
+ * snapping of the centre adds nothing to the residual) and sizes whose
+ * floors to 1/2, 1/4, ..., 1/256 pixel differ pairwise in at least one
+ * of them, most by nearly a whole step (2.3 and 7.9 as the H200
+ * measurement's, 5.499 and 11.49 just below a step of every candidate). */
+#define COORD_PROBE_WIDTH 64
+#define COORD_PROBE_HEIGHT 16
+static const float coord_probe[PROBE_POINTS][3] = {
+    {8.3125f, 8.6875f, 2.3f}, {24.55078125f, 7.8203125f, 7.9f},
+    {40.0390625f, 8.5f, 5.499f}, {56.76171875f, 8.26953125f, 11.49f}};
+/* Steps tried: 2^-k pixel for k = 1 .. COORD_STEP_BITS, and the exact size. */
+#define COORD_STEP_BITS 8
+/* A rule explains the driver's coordinates where none of them is farther
+ * than this from it, in pixels (|d gl_PointCoord| x size): llvmpipe's
+ * stay within 0.002 of the exact rule, the H200's within 0.0016 where
+ * the size is a whole step, and a wrong step of 1/32 puts them about 1/64
+ * pixel off at the rim. */
+#define COORD_TOLERANCE (1.0 / 128.0)
+
+int ds_point_coord_quantum_valid(float quantum)
+{
+    int exponent;
+    return quantum > 0.0f && frexpf(quantum, &exponent) == 0.5f && exponent <= 0 &&
+           exponent >= 1 - COORD_STEP_BITS;
+}
+
+/* `size` floored to a multiple of `quantum` (0: size itself), as the
+ * raster_points shader does (there with steps = 1 / quantum). */
+static double floor_size(double size, double quantum)
+{
+    return quantum > 0.0 ? floor(size / quantum) * quantum : size;
+}
+
+/* The largest distance, in pixels, of the probe's gl_PointCoord readings
+ * from s = 1/2 + (x + 1/2 - xw) / S, t = 1/2 - (y + 1/2 - yw) / S where S
+ * is each point's size floored to `quantum`; -1 if no pixel was drawn. */
+static double coord_residual(const float *pixels, double quantum)
+{
+    double worst = -1.0;
+    for (int y = 0; y < COORD_PROBE_HEIGHT; y++)
+        for (int x = 0; x < COORD_PROBE_WIDTH; x++) {
+            const float *p = pixels + 4 * (y * COORD_PROBE_WIDTH + x);
+            if (!(p[2] > 0.0f))
+                continue;
+            const float *point = coord_probe[x / 16];
+            double size = floor_size(point[2], quantum);
+            double s = 0.5 + (x + 0.5 - point[0]) / size, t = 0.5 - (y + 0.5 - point[1]) / size;
+            double e = fmax(fabs(p[0] - s), fabs(p[1] - t)) * size;
+            worst = fmax(worst, e);
+        }
+    return worst;
+}
+
+/* The step to which this GL's point sprites floor the size from which
+ * they compute gl_PointCoord (*quantum, 0 for the exact size), how far
+ * the driver's coordinates are from that rule (*residual, pixels), and
+ * whether a rule tried explains them (*explained). The coverage is the
+ * exact size's either way (a driver's fixed-point set-up may keep the
+ * size in steps for the interpolation alone). Where the exact rule
+ * explains them it is kept; else the step that explains them best; where
+ * none does, the exact rule, and a warning. Errors: DS_ERR_GL. */
+static ds_status probe_point_coord(float *quantum, float *residual, int *explained)
+{
+    float points[PROBE_POINTS][3];
+    for (int k = 0; k < PROBE_POINTS; k++) {
+        points[k][0] = coord_probe[k][0] * (2.0f / COORD_PROBE_WIDTH) - 1.0f;
+        points[k][1] = coord_probe[k][1] * (2.0f / COORD_PROBE_HEIGHT) - 1.0f;
+        points[k][2] = coord_probe[k][2];
+    }
+    float pixels[COORD_PROBE_WIDTH * COORD_PROBE_HEIGHT * 4];
+    *quantum = 0.0f;
+    *residual = 0.0f;
+    *explained = 1;
+    ds_status status =
+        draw_probe_points((const float (*)[3])points, PROBE_POINTS, COORD_PROBE_WIDTH,
+                          COORD_PROBE_HEIGHT, pixels);
+    if (status)
+        return status;
+    double exact = coord_residual(pixels, 0.0), best = exact, best_quantum = 0.0;
+    if (exact >= 0.0 && exact <= COORD_TOLERANCE) {
+        *residual = (float)exact;
+        return DS_OK;
+    }
+    for (int k = 1; k <= COORD_STEP_BITS; k++) {
+        double q = ldexp(1.0, -k), r = coord_residual(pixels, q);
+        if (r >= 0.0 && (best < 0.0 || r < best)) {
+            best = r;
+            best_quantum = q;
+        }
+    }
+    if (best >= 0.0 && best <= COORD_TOLERANCE) {
+        *quantum = (float)best_quantum;
+        *residual = (float)best;
+        return DS_OK;
+    }
+    *explained = 0;
+    *residual = (float)exact;
+    ds_warn("raster: this GL's gl_PointCoord follows neither the exact point size nor one "
+            "floored to 1/2 .. 1/256 pixel (the nearest, %g, is %.4f pixels off); compute "
+            "points use the exact size and may differ from the hardware's near their rims",
+            best_quantum, best);
+    return DS_OK;
+}
+
+/* raster_points' four programs, as make_programs' for triangles, and what
+ * this GL's sprites do: where a point beside the screen goes, and the
+ * size gl_PointCoord is computed from (unless desc forced it). */
 static ds_status make_point_programs(ds_compute_raster *raster)
 {
     static const char *const defines[4] = {
@@ -293,14 +431,22 @@ static ds_status make_point_programs(ds_compute_raster *raster)
         "#define EMIT 1\n#define LARGE 0\n", "#define EMIT 1\n#define LARGE 1\n"};
     GLuint *programs[4] = {&raster->point_count[0], &raster->point_count[1],
                            &raster->point_emit[0], &raster->point_emit[1]};
-    for (int k = 0; k < 4; k++) {
-        ds_status status =
-            compile("raster_points", defines[k], 1, ds_shader_raster_points_comp, programs[k]);
-        if (status)
+    ds_status status;
+    for (int k = 0; k < 4; k++)
+        if ((status = compile("raster_points", defines[k], 1, ds_shader_raster_points_comp,
+                              programs[k])))
             return status;
-    }
     glGetFloatv(GL_POINT_SIZE_RANGE, raster->point_sizes);
-    return probe_point_clipping(&raster->point_clip_xy);
+    if ((status = probe_point_clipping(&raster->point_clip_xy)))
+        return status;
+    if (raster->point_coord_forced) {
+        raster->point_coord_quantum = raster->point_coord_forced > 0.0f ? raster->point_coord_forced
+                                                                        : 0.0f;
+        return DS_OK;
+    }
+    raster->point_coord_probed = 1;
+    return probe_point_coord(&raster->point_coord_quantum, &raster->point_coord_residual,
+                             &raster->point_coord_explained);
 }
 
 static void delete_buffer(GLuint *buffer)
@@ -416,6 +562,10 @@ ds_status ds_compute_raster_create(const ds_compute_raster_desc *desc, ds_comput
     if (!ds_compute_raster_supported())
         return ds_fail(DS_ERR_UNSUPPORTED, "raster: the context lacks GL 4.3 compute shaders or "
                        "GL_ARB_shader_ballot");
+    float quantum = desc->point_coord_quantum;
+    if (!(quantum <= 0.0f) && !ds_point_coord_quantum_valid(quantum))
+        return ds_fail(DS_ERR_INVALID_ARG, "raster: a point-coordinate step of %g pixels: "
+                       "0, below 0 or 1/2 to 1/%d", (double)quantum, 1 << COORD_STEP_BITS);
     size_t primitives =
         desc->point_count > desc->triangle_count ? desc->point_count : desc->triangle_count;
     if (primitives >= 0xFFFFFFFFu / 2)
@@ -429,6 +579,7 @@ ds_status ds_compute_raster_create(const ds_compute_raster_desc *desc, ds_comput
     raster->triangle_count = primitives; /* the per-primitive buffers' */
     raster->time_passes = desc->time_passes;
     raster->verify = desc->verify;
+    raster->point_coord_forced = desc->point_coord_quantum;
     size_t t = primitives ? primitives : 1;
     size_t blocks = (t + TRIANGLE_BLOCK - 1) / TRIANGLE_BLOCK;
     size_t chunks = (t + RASTER_THREADS - 1) / RASTER_THREADS;
@@ -600,6 +751,8 @@ static void set_shading(const ds_compute_raster *raster, const ds_compute_raster
         glUniform1f(U_POINT_SCALE, frame->point_scale);
         glUniform2fv(U_POINT_SIZE_RANGE, 1, raster->point_sizes);
         glUniform1i(U_POINT_CLIP_XY, raster->point_clip_xy);
+        glUniform1f(U_POINT_COORD_STEPS,
+                    raster->point_coord_quantum > 0.0f ? 1.0f / raster->point_coord_quantum : 0.0f);
     }
 }
 
@@ -928,6 +1081,10 @@ void ds_compute_raster_describe(const ds_compute_raster *raster, ds_compute_rast
     dest->grow_count = raster->grow_count;
     dest->dispatches = raster->last_dispatches;
     dest->steps = raster->last_steps;
+    dest->point_coord_quantum = raster->point_coord_quantum;
+    dest->point_coord_residual = raster->point_coord_residual;
+    dest->point_coord_probed = raster->point_coord_probed;
+    dest->point_coord_explained = raster->point_coord_explained || !raster->point_coord_probed;
     size_t sums = 2 * ((t + TRIANGLE_BLOCK - 1) / TRIANGLE_BLOCK) +
                   (t + RASTER_THREADS - 1) / RASTER_THREADS;
     dest->bytes = raster->capacity * DS_COMPUTE_RASTER_FRAGMENT_BYTES + pixels * 12 + t * 8 +

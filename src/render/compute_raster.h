@@ -58,6 +58,12 @@ typedef struct ds_compute_raster_desc {
                                   (ds_compute_raster_info) */
     int verify;                /* nonzero: keep each frame's fragment keys
                                   before the sort (ds_compute_raster_verify) */
+    float point_coord_quantum; /* the step, in pixels, to which points'
+                                  sprite coordinates floor the size
+                                  (ds_compute_raster_info): 0 asks the
+                                  driver (the first frame of points);
+                                  1/2 to 1/256 (a power of two) takes
+                                  that; below 0 the exact size */
 } ds_compute_raster_desc;
 
 /* shade.glsl's uniforms. */
@@ -123,7 +129,21 @@ typedef struct ds_compute_raster_info {
     unsigned steps;            /* and its steps: dispatches that each wait
                                   at a memory barrier for the ones before
                                   (a CUDA sort's launches not counted) */
+    /* Points' sprite coordinates: gl_PointCoord from the size floored to
+     * a multiple of this (pixels; 0: the exact size), as the driver
+     * computes it or desc forced; the largest difference of the driver's
+     * coordinates from that rule in the probe (pixels; 0 when forced or
+     * no frame of points yet); point_coord_explained 0 when no quantum
+     * tried explained the driver's (the exact size is then used). */
+    float point_coord_quantum;
+    float point_coord_residual;
+    int point_coord_probed;
+    int point_coord_explained;
 } ds_compute_raster_info;
+
+/* 1 if `quantum` is a step desc.point_coord_quantum may force: a power
+ * of two from 1/2 to 1/256. */
+int ds_point_coord_quantum_valid(float quantum);
 
 /* 1 if the current context can run it: GL 4.3 compute shaders and the GL
  * radix sort (gl_sort.h: GL_ARB_shader_ballot). */

@@ -62,6 +62,7 @@ static ds_status compute_create(ds_renderer *renderer, void *state)
     desc.initial_fragments = renderer->settings.raster_initial_fragments;
     desc.time_passes = renderer->settings.raster_time_passes;
     desc.verify = renderer->settings.verify;
+    desc.point_coord_quantum = renderer->settings.raster_point_coord_quantum;
     if ((status = ds_compute_raster_create(&desc, &s->raster)))
         return status;
     glCreateFramebuffers(1, &s->read_framebuffer);
@@ -279,6 +280,10 @@ ds_status ds_renderer_raster_info(ds_renderer *renderer, ds_raster_stats *dest)
     dest->grow_count = info.grow_count;
     dest->dispatches = info.dispatches;
     dest->steps = info.steps;
+    dest->point_coord_quantum = info.point_coord_quantum;
+    dest->point_coord_residual = info.point_coord_residual;
+    dest->point_coord_probed = info.point_coord_probed;
+    dest->point_coord_explained = info.point_coord_explained;
     ds_compute_raster_pass_times(s->raster, dest->pass_ms);
     return DS_OK;
 }

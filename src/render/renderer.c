@@ -4,6 +4,7 @@
  * or the CPU path's host copies; all per-frame storage is made here),
  * destroy, the settings, the facts, and the read-back of the own
  * framebuffer. One frame is frame.c's; renderer_internal.h maps the rest. */
+#include "compute_raster.h"
 #include "raster.h"
 #include "raster_compute.h"
 #include "renderer_internal.h"
@@ -253,6 +254,11 @@ static ds_status settings_from_desc(ds_renderer *renderer, const ds_renderer_des
     renderer->settings.raster = desc->raster;
     renderer->settings.raster_initial_fragments = desc->raster_initial_fragments;
     renderer->settings.raster_time_passes = desc->raster_time_passes;
+    float quantum = desc->raster_point_coord_quantum;
+    if (!(quantum <= 0.0f) && !ds_point_coord_quantum_valid(quantum))
+        return ds_fail(DS_ERR_INVALID_ARG, "render: raster_point_coord_quantum must be 0, below "
+                       "0 or a power of two from 1/2 to 1/256, not %g", (double)quantum);
+    renderer->settings.raster_point_coord_quantum = quantum;
     renderer->gl.compute_raster = -1;
     if ((unsigned)desc->raster_order >= DS_RASTER_ORDER_COUNT)
         return ds_fail(DS_ERR_INVALID_ARG, "render: bad raster order %d", (int)desc->raster_order);

@@ -273,6 +273,15 @@ typedef struct ds_renderer_desc {
     int raster_time_passes;       /* the compute raster records a GL
                                      timestamp after each pass
                                      (ds_renderer_raster_info) */
+    float raster_point_coord_quantum; /* the compute raster's points take
+                                     gl_PointCoord from the size floored
+                                     to this step (pixels), as the
+                                     hardware's sprites may: 0 (default)
+                                     asks the driver at the first frame
+                                     of points; 1/2 to 1/256 (a power of
+                                     two) forces that step, below 0 the
+                                     exact size (testing knobs); others
+                                     are DS_ERR_INVALID_ARG */
 } ds_renderer_desc;
 
 /* The A-buffer's first pool, per pixel of the viewport, unless desc sets
@@ -480,6 +489,15 @@ typedef struct ds_raster_stats {
     unsigned dispatches;     /* the last frame's GL compute dispatches */
     unsigned steps;          /* and dependent steps (dispatches that wait
                                 at a memory barrier for the ones before) */
+    /* Points: the step (pixels) of the size gl_PointCoord is computed
+     * from, 0 for the exact size; point_coord_probed 1 when the driver
+     * was asked (else desc forced it, or no frame of points yet), with
+     * its coordinates' largest distance from that rule (pixels) and
+     * point_coord_explained 0 when no step tried explained them. */
+    float point_coord_quantum;
+    float point_coord_residual;
+    int point_coord_probed;
+    int point_coord_explained;
 } ds_raster_stats;
 
 /* Waits for the GPU, then the compute raster's facts. Errors:

@@ -153,6 +153,7 @@ typedef struct render_settings {
     ds_raster_path raster;       /* the raster path of sorted frames */
     size_t raster_initial_fragments; /* the compute raster's (desc) */
     int raster_time_passes;
+    float raster_point_coord_quantum;
     ds_stages_mode stages;       /* asked for: AUTO, SORTER or GL */
     int stages_gl;               /* resolved: the stages run in GL */
     ds_sort_algo algo;
