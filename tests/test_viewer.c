@@ -136,8 +136,8 @@ enum {
     SHOT_ALPHA_KP_ADD,
     SHOT_ALPHA_KP_SUBTRACT,
     SHOT_ALPHA_MINUS,
-    SHOT_LIGHT,
-    SHOT_DARK,
+    SHOT_B_DARK,
+    SHOT_B_LIGHT,
     SHOT_OVERLAY_OFF,
     SHOT_OVERLAY_ON,
     SHOT_HELP_ON,
@@ -232,6 +232,23 @@ static long model_difference(int a, int b)
     return differing_pixels(a, b, WIDTH / 2, MODEL_TOP, WIDTH, HEIGHT);
 }
 
+/* Pixels of the model region where some channel differs by more than
+ * `levels` of 255. */
+static long model_difference_beyond(int a, int b, int levels)
+{
+    long count = 0;
+    for (int y = MODEL_TOP; y < HEIGHT; y++)
+        for (int x = WIDTH / 2; x < WIDTH; x++) {
+            size_t i = 4 * ((size_t)y * WIDTH + (size_t)x);
+            for (int c = 0; c < 3; c++)
+                if (abs((int)shots[a].rgba[i + c] - (int)shots[b].rgba[i + c]) > levels) {
+                    count++;
+                    break;
+                }
+        }
+    return count;
+}
+
 /* The script: each step's input, then two frames and its screenshot. */
 static void shot(FILE *script, int index, const char *input)
 {
@@ -281,8 +298,8 @@ static int write_script(const char *path)
     shot(script, SHOT_ALPHA_KP_ADD, "key KP_ADD\n");
     shot(script, SHOT_ALPHA_KP_SUBTRACT, "key KP_SUBTRACT\n");
     shot(script, SHOT_ALPHA_MINUS, "key -\n");
-    shot(script, SHOT_LIGHT, "key B\n");
-    shot(script, SHOT_DARK, "key B\n");
+    shot(script, SHOT_B_DARK, "key B\n");
+    shot(script, SHOT_B_LIGHT, "key B\n");
     shot(script, SHOT_OVERLAY_OFF, "key O\nkey O\n"); /* full, compact, off */
     shot(script, SHOT_OVERLAY_ON, "key O\n");
     shot(script, SHOT_HELP_ON, "key H\n");
@@ -626,13 +643,13 @@ static int brightness(int shot_index, int x, int y)
     return (p[0] + p[1] + p[2]) / 3;
 }
 
-static void background_key_turns_it_light(void **state)
+static void background_key_turns_it_dark(void **state)
 {
     (void)state;
-    /* The bottom right corner is background. */
-    assert_true(brightness(SHOT_ALPHA_MINUS, WIDTH - 2, HEIGHT - 2) < 60);
-    assert_true(brightness(SHOT_LIGHT, WIDTH - 2, HEIGHT - 2) > 200);
-    assert_int_equal(model_difference(SHOT_ALPHA_MINUS, SHOT_DARK), 0);
+    /* The bottom right corner is background: light by default, B dark. */
+    assert_true(brightness(SHOT_ALPHA_MINUS, WIDTH - 2, HEIGHT - 2) > 200);
+    assert_true(brightness(SHOT_B_DARK, WIDTH - 2, HEIGHT - 2) < 60);
+    assert_int_equal(model_difference(SHOT_ALPHA_MINUS, SHOT_B_LIGHT), 0);
 }
 
 static void overlay_and_help_keys_show_the_panels(void **state)
@@ -640,7 +657,7 @@ static void overlay_and_help_keys_show_the_panels(void **state)
     (void)state;
     /* O twice (compact, off): the stats panel goes; once more it comes back
      * as it was. */
-    assert_toggles(SHOT_DARK, SHOT_OVERLAY_OFF, SHOT_OVERLAY_ON, SORT_LINE);
+    assert_toggles(SHOT_B_LIGHT, SHOT_OVERLAY_OFF, SHOT_OVERLAY_ON, SORT_LINE);
     /* H: the help panel opens right of the stats panel, over the model. */
     int help_x = HELP_LEFT;
     long shown = differing_pixels(SHOT_OVERLAY_ON, SHOT_HELP_ON, help_x, DS_OVERLAY_MARGIN, WIDTH,
@@ -720,9 +737,18 @@ static void camera_key_prints_a_line_that_restores_the_view(void **state)
     assert_true(length > 0 && written[length - 1] == '\n');
     written[length - 1] = '\0';
     assert_string_equal(written, camera_line);
-    /* L snaps the view to the line (a float rounding away), and the run
-     * that started from the line shows the same model region. */
-    assert_true(model_difference(SHOT_ORBITED, SHOT_CAMERA_PRINTED) < MODEL_CHANGE);
+    /* L snaps the view to the line (a float rounding away): no edge moves,
+     * though a colour may tip by one level. At the default alpha 0.5,
+     * alpha * 255 = 127.5 is a tie of the RGBA8 blend, and the last bit of
+     * the interpolated alpha rounds it to 127 or 128 (llvmpipe), so a view
+     * a float rounding away differs by one level in thousands of pixels
+     * here (at alpha 0.35 or 0.502 in none). The run that started from
+     * the line shows the very same model region. */
+    long tipped = model_difference(SHOT_ORBITED, SHOT_CAMERA_PRINTED);
+    long snapped = model_difference_beyond(SHOT_ORBITED, SHOT_CAMERA_PRINTED, 1);
+    fprintf(stderr, "model region: L's snap differs in %ld pixels, by more than one level in %ld\n",
+            tipped, snapped);
+    assert_true(snapped < MODEL_CHANGE);
     long differ = image_difference(&shots[SHOT_CAMERA_PRINTED], &camera_shot, WIDTH / 2, MODEL_TOP,
                                    WIDTH, HEIGHT);
     fprintf(stderr, "model region: the --camera run differs in %ld pixels\n", differ);
@@ -1034,12 +1060,13 @@ static void supersampled_transparent_shot_is_the_headless_picture(void **state)
         covered += alpha > 0;
     }
     /* Averaged blocks: the silhouette's pixels have a coverage between
-     * their neighbours' (a 1x picture has only the layers' alphas). */
+     * their neighbours' (a 1x picture has only the layers' alphas, one
+     * layer's the default 0.5). */
     for (int y = 1; y < PAPER_HEIGHT - 1; y++)
         for (int x = 1; x < PAPER_WIDTH - 1; x++) {
             const uint8_t *p = viewer.rgba + 4 * ((size_t)y * PAPER_WIDTH + (size_t)x);
             uint8_t left = p[-1], right = p[7];
-            edge += (left == 0 || right == 0) && p[3] > 0 && p[3] < 0.35 * 255 - 8;
+            edge += (left == 0 || right == 0) && p[3] > 0 && p[3] < 0.5 * 255 - 8;
         }
     int corners[4][2] = {{0, 0}, {PAPER_WIDTH - 1, 0}, {0, PAPER_HEIGHT - 1},
                          {PAPER_WIDTH - 1, PAPER_HEIGHT - 1}};
@@ -1247,7 +1274,7 @@ int main(void)
         cmocka_unit_test(technique_key_cycles_the_techniques),
         cmocka_unit_test(error_keys_show_the_error_against_exact),
         cmocka_unit_test(alpha_keys_step_the_alpha),
-        cmocka_unit_test(background_key_turns_it_light),
+        cmocka_unit_test(background_key_turns_it_dark),
         cmocka_unit_test(overlay_and_help_keys_show_the_panels),
         cmocka_unit_test(wheel_and_frame_key_move_the_camera),
         cmocka_unit_test(drag_moves_the_camera),

@@ -279,7 +279,7 @@ void ds_cli_usage(void *stream)
             "                        nearest depth the model can have, on 24 or 16 bits\n"
             "                        when they fit: the same order and image, one or two\n"
             "                        radix passes less (on, the default)\n"
-            "  --alpha A             opacity of every surface, in (0, 1] (0.35)\n"
+            "  --alpha A             opacity of every surface, in (0, 1] (0.5)\n"
             "  --interop auto|map|external|none\n"
             "                        CUDA-GL sharing: external memory where supported (auto),\n"
             "                        per-frame map/unmap, imported CUDA memory, or none (CPU)\n"
@@ -291,7 +291,7 @@ void ds_cli_usage(void *stream)
             "                        up axis, or the file's colours (auto: the file's if it\n"
             "                        has them, else the normal)\n"
             "  --tint R,G,B          the tint of --color tint, each in [0, 1]\n"
-            "  --background R,G,B    clear colour, each in [0, 1] (default: dark grey)\n"
+            "  --background R,G,B    clear colour, each in [0, 1] (default: light grey)\n"
             "  --opacity constant|view\n"
             "                        constant alpha, or more opaque at grazing angles (view)\n"
             "  --point-size S        points: splat diameter in model units, > 0 (default:\n"
@@ -765,7 +765,7 @@ static void set_defaults(ds_options *dest)
     dest->interop = DS_INTEROP_AUTO;
     dest->draw_form = DS_DRAW_AUTO;
     dest->orbit_degrees = 360.0f;
-    dest->alpha = 0.35f;
+    dest->alpha = 0.5f;
     dest->vsync = 1;
     dest->ui_scale = 1.0f;
     dest->supersample = 1;

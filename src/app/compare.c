@@ -711,10 +711,6 @@ static ds_status make_renderers(compare_state *s)
         return status;
     desc.no_sort = 0;
     desc.verify = 0;
-    if (!opts->background_given) {
-        desc.background[0] = desc.background[1] = desc.background[2] = 0.08f;
-        desc.background[3] = 1.0f;
-    }
     if ((status = make_renderer(s, s->main_bits, &desc)))
         return status;
     for (int r = 0; r < s->run_count; r++) {

@@ -930,10 +930,6 @@ int ds_headless_run(const ds_options *opts)
         goto done;
     /* The compute raster's pass times, reported after the table. */
     desc.raster_time_passes = 1;
-    if (!opts->background_given) {
-        desc.background[0] = desc.background[1] = desc.background[2] = 0.08f;
-        desc.background[3] = 1.0f;
-    }
     if ((status = ds_renderer_create(&desc, &renderer)))
         goto done;
     /* Before --sort all's probe names the stages. */

@@ -28,7 +28,7 @@ static const char *const other_keys[][2] = {
     {"\\", "split view: drawn | exact (drag divider)"},
     {"T", "screen tiles on/off (same image)"},
     {"+ / -", "alpha up / down  (also = and keypad)"},
-    {"B", "background dark / light"},
+    {"B", "background light / dark"},
     {"M", "colour: normal, tint, height, file"},
     {"G", "opacity: constant / view (glass)"},
     {"[ / ]", "point size down / up"},

@@ -334,6 +334,8 @@ ds_status ds_app_renderer_desc(const ds_options *opts, const ds_mesh *mesh, ds_r
     if (opts->background_given) {
         memcpy(dest->background, opts->background, sizeof opts->background);
         dest->background[3] = 1.0f;
+    } else {
+        ds_app_default_background(dest->background);
     }
     return DS_OK;
 }
@@ -431,6 +433,14 @@ ds_status ds_app_start_camera_measured(const ds_options *opts, const ds_mesh *me
     return ds_fail(status, "%s; refused: a headless run measures from the view the file names, "
                    "never another (fix the file, or remove it for the framed view)",
                    reason);
+}
+
+void ds_app_default_background(float dest[4])
+{
+    dest[0] = 0.93f;
+    dest[1] = 0.93f;
+    dest[2] = 0.91f;
+    dest[3] = 1.0f;
 }
 
 /* How much larger than the Y extent a Z extent must be to read as Z-up. */

@@ -84,9 +84,9 @@ void ds_app_note_missing_sorts(void);
  * stages), shuffle, primitive (points when
  * the mesh has no triangles), triangle key, interop, alpha, key bits,
  * sorting, culling, tiles and tile size, draw form, --verify, colour mode
- * and tint, opacity mode, MSAA, point size, and the background when
- * --background was given (opaque). Without --background it is left zero:
- * each runner picks its own default (check opts->background_given).
+ * and tint, opacity mode, MSAA, point size, and the background: the
+ * --background colour (opaque), or else ds_app_default_background(), the
+ * one default of the viewer, headless runs and --compare.
  * Errors: DS_ERR_INVALID_ARG for an unknown --sort name (logged). */
 ds_status ds_app_renderer_desc(const ds_options *opts, const ds_mesh *mesh, ds_renderer_desc *dest);
 
@@ -108,6 +108,11 @@ ds_status ds_app_start_camera(const ds_options *opts, const ds_mesh *mesh, ds_ca
  * and its L key writes a good line). Errors as ds_app_start_camera(). */
 ds_status ds_app_start_camera_measured(const ds_options *opts, const ds_mesh *mesh,
                                        ds_camera *camera);
+
+/* The clear colour without --background, opaque: a light grey (the
+ * viewer's B toggles it with a dark one), against which a translucent
+ * model's far surfaces show where a dark one hides them. */
+void ds_app_default_background(float dest[4]);
 
 /* The run's input as the tables name it: the model file's name without
  * its folder, or "scene:NAME:SIZE". */

@@ -381,10 +381,13 @@ static void initial_settings(ds_viewer *v, const ds_options *opts)
         !opts->no_sort)
         v->settings.technique = DS_TECHNIQUE_COMPUTE_EXACT;
     ds_viewer_forget_reference_frames(v);
-    v->settings.alpha = opts->alpha > 0.0f ? opts->alpha : 0.35f;
+    v->settings.alpha = opts->alpha > 0.0f ? opts->alpha : 0.5f;
     v->settings.up = opts->up;
     v->settings.msaa_max = 8;
-    memcpy(v->settings.background, dark_background, sizeof v->settings.background);
+    /* The default light background, as headless runs draw it, so that a
+     * viewer screenshot matches their pixels. */
+    v->settings.light_background = 1;
+    ds_app_default_background(v->settings.background);
     if (opts->background_given) {
         memcpy(v->settings.background, opts->background, sizeof opts->background);
         v->settings.background[3] = 1.0f;

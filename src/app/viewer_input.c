@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "setup.h"
 #include "viewer_internal.h"
 
 /* How near the split view's divider a press grabs it, in pixels. */
@@ -93,10 +94,12 @@ static int drawing_key(ds_viewer *v, int key)
         return 1;
     }
     case GLFW_KEY_B:
+        /* Light (the default, ds_app_default_background()) and dark. */
         v->settings.light_background = !v->settings.light_background;
-        memcpy(v->settings.background,
-               v->settings.light_background ? light_background : dark_background,
-               sizeof v->settings.background);
+        if (v->settings.light_background)
+            ds_app_default_background(v->settings.background);
+        else
+            memcpy(v->settings.background, dark_background, sizeof v->settings.background);
         ds_renderer_set_background(v->renderer, v->settings.background);
         return 1;
     case GLFW_KEY_M:

@@ -84,7 +84,6 @@
 #define REFERENCE_RING 8
 
 static const float dark_background[4] = {0.07f, 0.07f, 0.09f, 1.0f};
-static const float light_background[4] = {0.93f, 0.93f, 0.91f, 1.0f};
 
 /* O cycles the stats panel through these. */
 typedef enum overlay_mode {

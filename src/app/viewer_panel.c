@@ -455,7 +455,12 @@ void ds_viewer_draw_error_keys(ds_viewer *v, int scale)
         }
     } else if (v->error.split) {
         float middle = (float)ds_viewer_split_column(v);
+        /* A light line between dark edges: it shows over the light
+         * default background, the dark one and the model alike. */
         static const uint8_t divider[4] = {235, 235, 235, 255};
+        static const uint8_t divider_edge[4] = {16, 16, 20, 255};
+        ds_overlay_rect(v->overlay, middle - 2.0f * s, 0.0f, 4.0f * s, (float)v->fb_height,
+                        divider_edge);
         ds_overlay_rect(v->overlay, middle - s, 0.0f, 2.0f * s, (float)v->fb_height, divider);
         char left[96];
         snprintf(left, sizeof left, "as drawn: %s", ds_technique_label(v->settings.technique));
