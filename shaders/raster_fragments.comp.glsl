@@ -23,7 +23,9 @@
 // order) at slot offset(i) + k: its pixel and RGBA8 colour, its order key
 // and its own number as the sort's value, and count it on its pixel. In
 // fragment order the key is 0x3F800000 - the depth's bits (depths lie in
-// [0, 1], whose bits order as the floats: ascending is far first; or, for
+// [0, 1], whose bits order as the floats: ascending is far first), or the
+// same order on the float steps of the frame's depth range (24 or 16
+// bits where the range is that narrow: raster_slots.glsl); or, for
 // a caller's sort that orders floats descending, the depth itself) and
 // the slots run backwards, fragment f = total - 1 - slot, so that a
 // stable sort leaves equal depths with the higher triangle number first:

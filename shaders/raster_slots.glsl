@@ -35,6 +35,11 @@ layout(location = 11) uniform bool fragment_order;
 layout(location = 13) uniform uint capacity;     // fragments the buffers hold
 layout(location = 14) uniform bool float_keys;   // keys are the depths themselves
 layout(location = 15) uniform uint blocks;       // ceil(primitives / BLOCK)
+// Fragment order with the GL sort: (base, top) narrows the keys to the
+// float steps of the depth above base (distance_math.h's ds_key_narrow:
+// every depth of the frame lies in (base, base + top]), so that they fit
+// 24 or 16 bits; top 0: full keys.
+layout(location = 19) uniform uvec2 depth_keys;
 
 const uint STATE_TOTAL = 0u, STATE_LARGE = 1u, STATE_LIST = 12u;
 const uint BLOCK_CHUNKS = RASTER_BLOCK_CHUNKS;
@@ -95,7 +100,20 @@ void emit(uint slot, ivec2 q, float depth, uint color, uint rank)
         return; // an overflow: raster_plan keeps the first `capacity`
     uint pixel = uint(q.y) * uint(viewport.x) + uint(q.x);
     uint bits = floatBitsToUint(depth);
-    fragment_keys[f] = !fragment_order ? rank : float_keys ? bits : 0x3F800000u - bits;
+    uint key;
+    if (!fragment_order) {
+        key = rank;
+    } else if (float_keys) {
+        key = bits;
+    } else if (depth_keys.y == 0u) {
+        key = 0x3F800000u - bits;
+    } else {
+        // Far first, as the full keys: top - steps above base, clamped as
+        // ds_narrow_key clamps (a sound bound never needs it).
+        uint steps = bits > depth_keys.x ? bits - depth_keys.x : 1u;
+        key = depth_keys.y - min(steps, depth_keys.y);
+    }
+    fragment_keys[f] = key;
     fragment_values[f] = f;
     fragments[f] = uvec2(pixel, color);
     atomicAdd(pixel_counts[pixel], 1u);

@@ -483,6 +483,87 @@ static void test_order_invariance(void **state)
     ds_mesh_free(&mesh);
 }
 
+/* compute-exact from `camera`, its fragments sorted by the GL radix sort
+ * (the GL stages): the image into `pixels`, and the bits of the fragment
+ * keys the sort ordered. */
+static unsigned exact_key_bits(const ds_mesh *mesh, const ds_camera *camera, int w, int h,
+                               int full_width_keys, uint8_t *pixels)
+{
+    ds_renderer_desc desc = {0};
+    desc.mesh = mesh;
+    desc.width = w;
+    desc.height = h;
+    desc.sort_algo = DS_SORT_CUB;
+    desc.stages = DS_STAGES_GL;
+    desc.alpha = 0.4f;
+    memcpy(desc.background, BACKGROUND, sizeof desc.background);
+    desc.tiles = DS_TILES_OFF;
+    desc.full_width_keys = full_width_keys;
+    ds_renderer *renderer = NULL;
+    assert_int_equal(ds_renderer_create(&desc, &renderer), DS_OK);
+    assert_int_equal(ds_renderer_set_technique(renderer, DS_TECHNIQUE_COMPUTE_EXACT), DS_OK);
+    assert_true(ds_renderer_compute_raster(renderer));
+    assert_int_equal(ds_renderer_frame(renderer, camera, DS_RENDERER_OWN_FRAMEBUFFER), DS_OK);
+    assert_int_equal(ds_renderer_read_pixels(renderer, pixels), DS_OK);
+    ds_raster_stats stats;
+    assert_int_equal(ds_renderer_raster_info(renderer, &stats), DS_OK);
+    assert_int_equal(ds_renderer_gl_errors(renderer), 0);
+    ds_renderer_destroy(renderer);
+    return stats.key_bits;
+}
+
+/* Fragment keys narrowed to the float steps of the frame's depth range
+ * (24 bits: an odd number of radix passes) give the full keys' order:
+ * the same image, pixel for pixel. A view from inside the model's box
+ * (corners behind the near plane) keeps the full keys. */
+static void test_narrowed_keys(void **state)
+{
+    (void)state;
+    ds_mesh tilted, planes;
+    make_tilted_triangles(&tilted, 60, 23);
+    assert_int_equal(ds_scene_build("planes", 2000, &planes), DS_OK);
+    const int w = 160, h = 120;
+    uint8_t *narrowed = malloc((size_t)w * h * 4), *full = malloc((size_t)w * h * 4);
+    assert_non_null(narrowed);
+    assert_non_null(full);
+    for (int view = 0; view < 3; view++) {
+        const ds_mesh *mesh = view == 0 ? &tilted : &planes;
+        ds_camera camera;
+        if (view == 0) {
+            front_camera(&camera, w, h);
+        } else {
+            memset(&camera, 0, sizeof camera);
+            camera.fov_y = 0.8f;
+            camera.yaw = 0.6f;
+            camera.pitch = 0.3f;
+            ds_camera_frame(&camera, planes.center, planes.radius, (float)w / (float)h);
+            if (view == 1) { /* the near plane well before the model */
+                camera.near_plane = 0.3f * planes.radius;
+                camera.far_plane = camera.distance + 2.0f * planes.radius;
+            } else { /* the eye inside the box */
+                ds_camera_zoom(&camera, 0.05f);
+            }
+        }
+        unsigned bits = exact_key_bits(mesh, &camera, w, h, 0, narrowed);
+        unsigned full_bits = exact_key_bits(mesh, &camera, w, h, 1, full);
+        size_t over = 0, drawn = 0;
+        int most = max_difference(narrowed, full, (size_t)w * h, 0, &over);
+        for (size_t p = 0; p < (size_t)w * h; p++)
+            drawn += memcmp(full + 4 * p, full, 4) != 0;
+        printf("narrowed keys, view %d: %u bits (full %u), %zu pixels drawn, max %d, %zu pixels "
+               "differ\n",
+               view, bits, full_bits, drawn, most, over);
+        assert_int_equal(full_bits, 32);
+        assert_true(drawn > 1000);
+        assert_int_equal(over, 0);
+        assert_int_equal(bits, view < 2 ? 24u : 32u);
+    }
+    free(narrowed);
+    free(full);
+    ds_mesh_free(&tilted);
+    ds_mesh_free(&planes);
+}
+
 static void test_overflow_grows(void **state)
 {
     (void)state;
@@ -1067,6 +1148,7 @@ int main(void)
         cmocka_unit_test(test_fill_rule_grid),
         cmocka_unit_test(test_awkward_triangles),
         cmocka_unit_test(test_order_invariance),
+        cmocka_unit_test(test_narrowed_keys),
         cmocka_unit_test(test_overflow_grows),
         cmocka_unit_test(test_point_cloud),
         cmocka_unit_test(test_mesh_as_points),

@@ -994,12 +994,15 @@ int ds_headless_run(const ds_options *opts)
     if (ds_renderer_compute_raster(renderer) && ds_renderer_raster_info(renderer, &raster) == DS_OK) {
         printf("compute raster, last frame: %zu fragments (%.3f a pixel), buffers for %zu (%.1f "
                "MiB), %u grows; passes (ms): count %.4f, offsets %.4f, emit %.4f, sort %.4f, "
-               "by pixel %.4f, resolve %.4f; %u GL dispatches in %u dependent steps a frame\n",
+               "by pixel %.4f, resolve %.4f; %u GL dispatches in %u dependent steps a frame%s\n",
                raster.fragments, (double)raster.fragments / ((double)opts->width * opts->height),
                raster.capacity, (double)raster.bytes / (1024.0 * 1024.0), raster.grow_count,
                (double)raster.pass_ms[0], (double)raster.pass_ms[1], (double)raster.pass_ms[2],
                (double)raster.pass_ms[3], (double)raster.pass_ms[4], (double)raster.pass_ms[5],
-               raster.dispatches, raster.steps);
+               raster.dispatches, raster.steps,
+               raster.key_bits == 24   ? "; fragment keys on 24 bits"
+               : raster.key_bits == 16 ? "; fragment keys on 16 bits"
+                                       : "");
         if (points)
             print_point_coord_rule(&raster);
     }

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "distance_math.h"
 #include "gl_compute.h"
 #include "gl_sort.h"
 
@@ -80,7 +81,7 @@ enum {
     U_VIEW_PROJECTION = 0, U_ALPHA = 1, U_EYE = 3, U_COLOR_MODE = 4, U_TINT = 5,
     U_HEIGHT_RANGE = 6, U_VIEW_OPACITY = 7, U_VIEWPORT = 8, U_TRIANGLE_COUNT = 9,
     U_BY_ORDER = 10, U_FRAGMENT_ORDER = 11, U_NORMALS_ONLY = 12, U_CAPACITY = 13,
-    U_FLOAT_KEYS = 14, U_BLOCKS = 15
+    U_FLOAT_KEYS = 14, U_BLOCKS = 15, U_DEPTH_KEYS = 19
 };
 /* raster_points': shade.glsl's splat scale, GL's range of sizes,
  * whether a point whose centre is beside the screen is dropped, and the
@@ -143,6 +144,10 @@ struct ds_compute_raster {
     int last_overflowed;  /* the latest collected frame kept only part */
     ds_compute_raster_frame last_frame; /* drawn again by settle after an overflow */
     int have_last_frame;
+    /* the frame's fragment keys narrowed (depth_narrowing); the bits the
+     * GL sort orders, this frame's and the last drawn frame's */
+    ds_key_narrow narrow;
+    unsigned key_bits, last_key_bits;
 };
 
 int ds_compute_raster_supported(void)
@@ -727,6 +732,43 @@ static void scan_alongside(void *user, int k)
     }
 }
 
+/* Relative widening of the depth bound below, far more than the few float
+ * roundings between a corner's depth and a fragment's. */
+#define DEPTH_BOUND_SLACK 1e-5
+
+/* The narrowing of a fragment-order frame's keys for the GL sort, as
+ * frame.c narrows the triangles' distances: the window depths of the
+ * box's corners bound every fragment's (window depth is monotonic in view
+ * depth, which is linear over the box, and a fragment's depth lies
+ * between its triangle's corners'), so where they span fewer than 2^24
+ * float steps the keys are those steps, in the same order. None where a
+ * corner is behind the near plane (a clipped triangle's fragments may
+ * reach depth 0, whose float steps are many). */
+static ds_key_narrow depth_narrowing(const ds_compute_raster_frame *frame)
+{
+    ds_key_narrow none = {0u, 0u};
+    if (!frame->narrow_keys || frame->sort || frame->order != DS_RASTER_FRAGMENT_ORDER)
+        return none;
+    const float *m = frame->shading.view_projection; /* column-major */
+    double lo = 2.0, hi = -1.0;
+    for (int c = 0; c < 8; c++) {
+        double x = frame->box[c & 1][0], y = frame->box[(c >> 1) & 1][1],
+               z = frame->box[(c >> 2) & 1][2];
+        double clip_z = m[2] * x + m[6] * y + m[10] * z + m[14];
+        double clip_w = m[3] * x + m[7] * y + m[11] * z + m[15];
+        if (!(clip_w > 0.0) || !(clip_z >= -clip_w))
+            return none;
+        double depth = 0.5 * clip_z / clip_w + 0.5;
+        lo = fmin(lo, depth);
+        hi = fmax(hi, depth);
+    }
+    lo *= 1.0 - DEPTH_BOUND_SLACK;
+    hi = fmin(hi * (1.0 + DEPTH_BOUND_SLACK), 1.0);
+    if (!(lo > 0.0 && lo <= hi))
+        return none;
+    return ds_key_narrow_for((float)lo, (float)hi);
+}
+
 static void set_shading(const ds_compute_raster *raster, const ds_compute_raster_frame *frame,
                         GLuint program)
 {
@@ -746,6 +788,7 @@ static void set_shading(const ds_compute_raster *raster, const ds_compute_raster
     glUniform1i(U_FRAGMENT_ORDER, frame->order == DS_RASTER_FRAGMENT_ORDER);
     glUniform1ui(U_CAPACITY, (GLuint)raster->capacity);
     glUniform1i(U_FLOAT_KEYS, frame->sort != NULL);
+    glUniform2ui(U_DEPTH_KEYS, raster->narrow.base, raster->narrow.top);
     glUniform1ui(U_BLOCKS, (GLuint)((frame->triangle_count + TRIANGLE_BLOCK - 1) / TRIANGLE_BLOCK));
     if (frame->points) {
         glUniform1f(U_POINT_SCALE, frame->point_scale);
@@ -905,6 +948,9 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
     raster->have_last_frame = 1;
     raster->dispatches = raster->steps = 0;
     raster->in_step = 0;
+    raster->narrow = depth_narrowing(frame);
+    raster->key_bits = !fragment_order || frame->sort ? 0u
+                                                      : (unsigned)ds_key_narrow_bits(raster->narrow);
     mark(raster, 0);
     count_fragments(raster, frame);
     mark(raster, 1);
@@ -979,8 +1025,8 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
             status = ds_gl_sort_pairs_indirect(raster->sort, raster->keys, raster->values,
                                                raster->sorted_keys, raster->sorted_values,
                                                raster->state, 3, raster->state,
-                                               (GLintptr)(8 * sizeof(uint32_t)), 0, 32,
-                                               &alongside);
+                                               (GLintptr)(8 * sizeof(uint32_t)), 0,
+                                               (int)raster->key_bits, &alongside);
             if (status)
                 return status;
             unsigned sort_dispatches, sort_steps;
@@ -1042,6 +1088,7 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
     raster->ring_frame[slot] = ++raster->frames;
     raster->last_dispatches = raster->dispatches;
     raster->last_steps = raster->steps;
+    raster->last_key_bits = raster->key_bits;
     return DS_OK;
 }
 
@@ -1085,6 +1132,7 @@ void ds_compute_raster_describe(const ds_compute_raster *raster, ds_compute_rast
     dest->point_coord_residual = raster->point_coord_residual;
     dest->point_coord_probed = raster->point_coord_probed;
     dest->point_coord_explained = raster->point_coord_explained || !raster->point_coord_probed;
+    dest->key_bits = raster->last_key_bits;
     size_t sums = 2 * ((t + TRIANGLE_BLOCK - 1) / TRIANGLE_BLOCK) +
                   (t + RASTER_THREADS - 1) / RASTER_THREADS;
     dest->bytes = raster->capacity * DS_COMPUTE_RASTER_FRAGMENT_BYTES + pixels * 12 + t * 8 +

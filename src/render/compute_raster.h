@@ -107,6 +107,13 @@ typedef struct ds_compute_raster_frame {
                                   to write, or 0 for the raster's own */
     ds_compute_raster_sort_fn sort;    /* FRAGMENT: NULL for the GL radix sort */
     void *sort_user;
+    float box[2][3];           /* FRAGMENT with the GL sort, narrow_keys:
+                                  a box holding every primitive (min, max),
+                                  whose window depths bound the frame's */
+    int narrow_keys;           /* nonzero: where those depths span fewer
+                                  than 2^24 float steps, the GL sort orders
+                                  the steps (the same order) on 24 or 16
+                                  bits, one or two radix passes less */
 } ds_compute_raster_frame;
 
 /* Passes timed with desc.time_passes. */
@@ -139,6 +146,8 @@ typedef struct ds_compute_raster_info {
     float point_coord_residual;
     int point_coord_probed;
     int point_coord_explained;
+    unsigned key_bits;         /* the bits the last frame's GL sort ordered
+                                  (32, 24 or 16); 0 without one */
 } ds_compute_raster_info;
 
 /* 1 if `quantum` is a step desc.point_coord_quantum may force: a power

@@ -671,9 +671,6 @@ ds_status ds_gl_sort_pairs_indirect(ds_gl_sort *sort, GLuint keys_in, GLuint val
     if (!count_buffer || !dispatch_buffer || dispatch_offset % 4 != 0)
         return ds_fail(DS_ERR_INVALID_ARG, "gl sort: an indirect sort needs a count buffer and "
                        "4-byte aligned dispatch arguments");
-    if (((end_bit - begin_bit) / RADIX_BITS) % 2 != 0)
-        return ds_fail(DS_ERR_INVALID_ARG, "gl sort: an indirect sort takes an even number of "
-                       "digits (its passes end in the out pair)");
     const gpu_count gpu = {count_buffer, count_word, dispatch_buffer, dispatch_offset};
     sort->dispatches = sort->steps = 0;
     /* The GPU's count and dispatch arguments were written by shaders. */

@@ -124,7 +124,7 @@ typedef struct ds_gl_sort_alongside {
  * holds n (at most the capacity), and `dispatch_buffer` at byte
  * `dispatch_offset` holds the three words of glDispatchComputeIndirect,
  * (max(1, ceil(n / ds_gl_sort_block_pairs())), 1, 1), which every pass's
- * two dispatches read. An even number of digits only. `alongside` (NULL:
+ * two dispatches read. `alongside` (NULL:
  * none) issues the caller's independent work between the sort's
  * dispatches. Leaves the same state changed as the others. */
 ds_status ds_gl_sort_pairs_indirect(ds_gl_sort *sort, GLuint keys_in, GLuint values_in,

@@ -216,6 +216,9 @@ ds_status ds_render_compute_draw(ds_renderer *renderer, const frame_plan *plan,
         frame.sort = cuda_sort;
         frame.sort_user = renderer;
     }
+    memcpy(frame.box[0], renderer->mesh.min, sizeof frame.box[0]);
+    memcpy(frame.box[1], renderer->mesh.max, sizeof frame.box[1]);
+    frame.narrow_keys = renderer->settings.narrow_keys;
     ds_compute_raster_shading *shading = &frame.shading;
     memcpy(shading->view_projection, plan->view_projection, sizeof shading->view_projection);
     shading->alpha = renderer->settings.alpha;
@@ -284,6 +287,7 @@ ds_status ds_renderer_raster_info(ds_renderer *renderer, ds_raster_stats *dest)
     dest->point_coord_residual = info.point_coord_residual;
     dest->point_coord_probed = info.point_coord_probed;
     dest->point_coord_explained = info.point_coord_explained;
+    dest->key_bits = info.key_bits;
     ds_compute_raster_pass_times(s->raster, dest->pass_ms);
     return DS_OK;
 }

@@ -498,6 +498,9 @@ typedef struct ds_raster_stats {
     float point_coord_residual;
     int point_coord_probed;
     int point_coord_explained;
+    unsigned key_bits;       /* the bits of the fragments' keys the GL sort
+                                ordered (32, or 24 or 16 narrowed); 0: no
+                                GL sort (triangle order, a CUDA sort) */
 } ds_raster_stats;
 
 /* Waits for the GPU, then the compute raster's facts. Errors:
