@@ -65,6 +65,10 @@ extern const char ds_shader_raster_points_comp[];
 #define SCAN_THREADS 256
 #define SCAN_ITEMS 8
 #define SCAN_BLOCK (SCAN_THREADS * SCAN_ITEMS)
+/* Fragment capacity from which the GL sort is built with 8 keys per
+ * invocation: faster than 12 (which a capacity above 2M picks) below about
+ * 2M keys on the H200, where most frames' fragments lie. */
+#define SORT_TUNED_FROM 262144
 /* GL's guaranteed workgroup count along x. */
 #define MAX_GROUPS_X 65535u
 /* A buffer grown for a frame gets this much more than it needed. */
@@ -532,7 +536,11 @@ static ds_status make_fragment_buffers(ds_compute_raster *raster, size_t capacit
         (raster->verify &&
          (status = make_buffer(&raster->verify_keys, words, "fragment keys kept to verify"))))
         return status;
-    if ((status = ds_gl_sort_create(capacity, &raster->sort)))
+    /* The GL sort picks its keys per invocation from its capacity, but a
+     * frame's fragments are far fewer than the buffers hold (two a pixel
+     * at first). Above SORT_TUNED_FROM fragments of capacity, 8 keys. */
+    ds_gl_sort_tuning tuning = {DS_GL_SORT_SUBGROUP_AUTO, capacity >= SORT_TUNED_FROM ? 8 : 0};
+    if ((status = ds_gl_sort_create_tuned(capacity, &tuning, &raster->sort)))
         return status;
     raster->capacity = capacity;
     return DS_OK;
