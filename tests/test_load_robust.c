@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -407,20 +408,34 @@ static void test_bom_ply_named(void **state)
                  "UTF-8 byte order mark");
 }
 
+static long page_faults(void)
+{
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_minflt + usage.ru_majflt;
+}
+
 static void test_binary_obj_refused_at_first_byte(void **state)
 {
     (void)state;
     /* 1 GiB of NUL bytes (a sparse file): refused at byte 0, after the
-     * first chunk; the old loader scanned it whole. */
+     * first 64 KiB and with a few page faults; the old loader scanned it
+     * whole. */
     const char *path = temp_path("zeros.obj");
     int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0600);
     assert_true(fd >= 0);
     assert_int_equal(ftruncate(fd, (off_t)1 << 30), 0);
     close(fd);
     ds_mesh mesh;
+    long faults = page_faults();
     expect_error(ds_load_mesh(path, &mesh), DS_ERR_PARSE,
                  "zeros.obj: byte 0: 0x00 cannot be text");
+    faults = page_faults() - faults;
     unlink(path);
+    /* Read whole, the file would fault in 262,144 pages. */
+    print_message("zeros.obj: refused with %ld page faults\n", faults);
+    if (faults > 256)
+        fail_msg("zeros.obj: %ld page faults to refuse it", faults);
 
     /* In memory, past a valid start: the offset of the first bad byte. */
     static const char mixed[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\n\x01\x02junk\nf 1 2 3\n";
