@@ -820,7 +820,8 @@ static void test_outputs_kept_on_failure(void **state)
 }
 
 /* --camera-file or a model naming a FIFO: refused at once (opening it for
- * reading would wait for a writer), one line naming it. */
+ * reading would wait for a writer), one line naming it; --camera-file
+ * naming a procfs file likewise. */
 static void test_camera_file_fifo(void **state)
 {
     (void)state;
@@ -841,6 +842,10 @@ static void test_camera_file_fifo(void **state)
     static const char *const folder[] = {"--headless", "--scene", "planes:1000", "--frames",
                                          "100000", "--camera-file", ".", NULL};
     assert_fails_fast(folder, 0, 1, ".: the camera file is a directory");
+    /* procfs: refused as what it is, not read as a malformed line. */
+    static const char *const procfs[] = {"--headless", "--scene", "planes:1000", "--frames",
+                                         "100000", "--camera-file", "/proc/self/status", NULL};
+    assert_fails_fast(procfs, 0, 1, "/proc/self/status: the camera file is a procfs file");
     work_path("junk.camera", path, sizeof path);
     FILE *file = fopen(path, "wb");
     assert_non_null(file);

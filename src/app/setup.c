@@ -342,8 +342,9 @@ ds_status ds_app_renderer_desc(const ds_options *opts, const ds_mesh *mesh, ds_r
 
 /* The first line of --camera-file into dest (without its line end).
  * Returns DS_OK with *found 0 when the file does not exist. Anything but a
- * regular file is refused before it is opened: opening a FIFO for reading
- * would wait for a writer. */
+ * regular file is refused before it is opened (opening a FIFO for reading
+ * would wait for a writer), and procfs and sysfs files before they are
+ * read. */
 static ds_status read_camera_line(const char *path, char *dest, size_t capacity, int *found)
 {
     *found = 0;
@@ -371,6 +372,14 @@ static ds_status read_camera_line(const char *path, char *dest, size_t capacity,
     if (fstat(fd, &opened) != 0 || !S_ISREG(opened.st_mode)) { /* replaced since stat() */
         fclose(file);
         return ds_fail(DS_ERR_IO, "%s: the camera file is not a regular file", path);
+    }
+    /* procfs and sysfs files are made as they are read (reading
+     * /proc/kmsg takes the kernel's messages away): never a camera line. */
+    const char *pseudo = ds_pseudo_file_system(fd);
+    if (pseudo) {
+        fclose(file);
+        return ds_fail(DS_ERR_IO, "%s: the camera file is a %s file, not a regular file", path,
+                       pseudo);
     }
     errno = 0;
     int got = fgets(dest, (int)capacity, file) != NULL;

@@ -182,6 +182,18 @@ static ds_status read_file(int fd, const char *path, const struct stat *info,
     return DS_OK;
 }
 
+const char *ds_pseudo_file_system(int fd)
+{
+    struct statfs volume;
+    if (fstatfs(fd, &volume) != 0)
+        return NULL;
+    if (volume.f_type == PROC_SUPER_MAGIC_NUMBER)
+        return "procfs";
+    if (volume.f_type == SYSFS_MAGIC_NUMBER)
+        return "sysfs";
+    return NULL;
+}
+
 ds_status ds_load_mesh(const char *path, ds_mesh *dest)
 {
     return ds_load_mesh_budget(path, NULL, dest);
@@ -204,7 +216,6 @@ ds_status ds_load_mesh_budget(const char *path, const ds_load_budget *budget, ds
     if (fd < 0)
         return ds_fail(DS_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     struct stat opened;
-    struct statfs volume;
     if (fstat(fd, &opened) != 0) {
         int error = errno;
         close(fd);
@@ -214,13 +225,12 @@ ds_status ds_load_mesh_budget(const char *path, const ds_load_budget *budget, ds
         close(fd);
         return status;
     }
-    if (fstatfs(fd, &volume) == 0 && (volume.f_type == PROC_SUPER_MAGIC_NUMBER ||
-                                      volume.f_type == SYSFS_MAGIC_NUMBER)) {
-        bool proc = volume.f_type == PROC_SUPER_MAGIC_NUMBER;
+    const char *pseudo = ds_pseudo_file_system(fd);
+    if (pseudo) {
         close(fd);
-        if (opened.st_size == 0 && proc)
+        if (opened.st_size == 0 && strcmp(pseudo, "procfs") == 0)
             return ds_fail(DS_ERR_IO, "%s: is not a regular file (procfs reports size 0)", path);
-        return ds_fail(DS_ERR_IO, "%s: is a %s file, not a model file", path, proc ? "procfs" : "sysfs");
+        return ds_fail(DS_ERR_IO, "%s: is a %s file, not a model file", path, pseudo);
     }
     if (opened.st_size == 0) {
         close(fd);

@@ -62,6 +62,11 @@ ds_status ds_load_mesh(const char *path, ds_mesh *dest);
 ds_status ds_load_mesh_budget(const char *path, const ds_load_budget *budget,
                               ds_mesh *dest);
 
+/* "procfs" or "sysfs" when the open file `fd` lives on one (its size and
+ * contents are made as they are read: never a model or a camera file),
+ * else NULL. */
+const char *ds_pseudo_file_system(int fd);
+
 /* Parses a PLY or OBJ held in memory; `name` is used in error messages.
  * The default budget applies (the counts' host bytes against available
  * memory). */
