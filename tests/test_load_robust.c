@@ -8,8 +8,10 @@
  * UTF-8 byte order mark (skipped in OBJ, named in PLY); binary junk named
  * .obj refused at its first byte without reading the rest; a 23-digit OBJ
  * index quoted as written. And the other direction: output files written
- * beside their target and renamed only when complete (output_file.h). */
+ * beside their target and renamed only when complete, leaving nothing
+ * behind when the writer dies first (output_file.h). */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -23,6 +25,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -461,6 +464,18 @@ static void test_long_index_quoted(void **state)
 
 /* ---- outputs: beside, then renamed --------------------------------------- */
 
+/* Files in the work folder whose name holds ".tmp". */
+static int count_temporary_files(void)
+{
+    DIR *dir = opendir(work_dir);
+    assert_non_null(dir);
+    int count = 0;
+    for (struct dirent *entry; (entry = readdir(dir));)
+        count += strstr(entry->d_name, ".tmp") != NULL;
+    closedir(dir);
+    return count;
+}
+
 static void test_output_replaced_only_when_complete(void **state)
 {
     (void)state;
@@ -517,6 +532,31 @@ static void test_output_replaced_only_when_complete(void **state)
     expect_error(ds_output_commit(file, "/dev/full"), DS_ERR_IO, "/dev/full: write failed");
     assert_int_equal(stat("/dev/full", &info), 0);
     assert_true(S_ISCHR(info.st_mode));
+
+    /* Killed while writing (a child that exits without committing): the
+     * old file as it was, and no temporary file left in the folder. */
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        FILE *half = ds_output_open(path, "cannot open for writing");
+        if (!half)
+            _exit(2);
+        fputs("half", half);
+        fflush(half);
+        _exit(0);
+    }
+    int child_status = 0;
+    assert_int_equal(waitpid(child, &child_status, 0), child);
+    assert_true(WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0);
+    read_text(path, text, sizeof text);
+    assert_string_equal(text, "linked\n");
+    int unnamed_here = open(work_dir, O_TMPFILE | O_WRONLY, 0600);
+    if (unnamed_here >= 0) { /* the file system has O_TMPFILE */
+        close(unnamed_here);
+        assert_int_equal(count_temporary_files(), 0);
+    } else {
+        print_message("no O_TMPFILE here: a killed run leaves its temporary file\n");
+    }
 
     /* Refused up front: a folder, a missing folder. */
     assert_null(ds_output_open(work_dir, "cannot open for writing"));

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* output_file.c — write beside, then rename (see output_file.h). */
+/* output_file.c — write beside, unnamed where the file system allows,
+ * then rename (see output_file.h). */
 #define _GNU_SOURCE
 #include "output_file.h"
 
@@ -62,8 +63,16 @@ FILE *ds_output_open(const char *path, const char *failure)
         return NULL;
     }
     /* 0666 less the umask, as fopen would create it; an existing target
-     * keeps its own mode. */
-    int fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+     * keeps its own mode. The file has no name until it is committed
+     * (O_TMPFILE), so a run killed while writing leaves nothing behind;
+     * where the file system cannot, it is written under the temporary
+     * name. */
+    char folder[4096];
+    const char *slash = strrchr(final, '/');
+    snprintf(folder, sizeof folder, "%.*s", slash ? (int)(slash - final) + 1 : 1, slash ? final : ".");
+    int fd = open(folder, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    if (fd < 0)
+        fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) {
         ds_fail(DS_ERR_IO, "%s: %s: %s", path, failure, strerror(errno));
         return NULL;
@@ -80,23 +89,51 @@ FILE *ds_output_open(const char *path, const char *failure)
     return file;
 }
 
+/* Gives the unnamed file `fd` (O_TMPFILE) the name `temp`, replacing a
+ * stale file of that name; errno is set on failure. */
+static int name_file(int fd, const char *temp)
+{
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (linkat(AT_FDCWD, self, AT_FDCWD, temp, AT_SYMLINK_FOLLOW) == 0 ||
+            linkat(fd, "", AT_FDCWD, temp, AT_EMPTY_PATH) == 0)
+            return 0;
+        if (errno != EEXIST || unlink(temp) != 0)
+            return -1;
+    }
+    return -1;
+}
+
 ds_status ds_output_commit(FILE *file, const char *path)
 {
     char temp[4096], final[4096];
-    int failed = ferror(file);
+    int names = output_names(path, final, temp, sizeof temp);
+    struct stat opened;
+    int regular = fstat(fileno(file), &opened) == 0 && S_ISREG(opened.st_mode);
+    int failed = fflush(file) != 0 || ferror(file);
+    int error = failed ? errno : 0;
+    /* An unnamed file gets its temporary name before it is closed. */
+    int unnamed = regular && opened.st_nlink == 0;
+    if (!failed && unnamed && (!names || name_file(fileno(file), temp) != 0)) {
+        error = names ? errno : ENAMETOOLONG;
+        fclose(file);
+        return ds_fail(DS_ERR_IO, "%s: cannot replace it with the written file: %s", path,
+                       strerror(error));
+    }
     errno = 0;
-    if (fclose(file) != 0)
+    if (fclose(file) != 0 && !failed) {
         failed = 1;
-    int error = errno;
-    if (!output_names(path, final, temp, sizeof temp))
-        return ds_fail(DS_ERR_IO, "%s: write failed: %s", path, strerror(ENAMETOOLONG));
-    struct stat written;
-    if (lstat(temp, &written) != 0) { /* written directly: a device or a pipe */
+        error = errno;
+    }
+    if (!regular) { /* written directly: a device or a pipe */
         if (failed)
             return ds_fail(DS_ERR_IO, "%s: write failed%s%s", path, error ? ": " : "",
                            error ? strerror(error) : "");
         return DS_OK;
     }
+    if (!names)
+        return ds_fail(DS_ERR_IO, "%s: write failed: %s", path, strerror(ENAMETOOLONG));
     if (failed) {
         unlink(temp);
         return ds_fail(DS_ERR_IO, "%s: write failed%s%s", path, error ? ": " : "",

@@ -4,11 +4,15 @@
  * renamed over it only when complete: a run that fails, or is killed,
  * leaves an existing file as it was, never empty or half written.
  *
- * The temporary name is a pure function of the target and the process
- * (".NAME.tmpPID" in the target's folder; a symbolic link's target's
- * folder), so the FILE * is all a caller keeps; the rename within one
- * folder is atomic. A target that exists and is not a regular file (a
- * device such as /dev/stdout, a pipe) is written directly. */
+ * The file is written in the target's folder (a symbolic link's target's
+ * folder) without a name (O_TMPFILE), so that a run killed or interrupted
+ * while writing leaves no file behind; at the commit it is linked as
+ * ".NAME.tmpPID" there and renamed over the target, atomically within the
+ * folder. Where the file system has no O_TMPFILE, it is written under
+ * that name from the start. The name is a pure function of the target and
+ * the process, so the FILE * is all a caller keeps. A target that exists
+ * and is not a regular file (a device such as /dev/stdout, a pipe) is
+ * written directly. */
 #ifndef DS_OUTPUT_FILE_H
 #define DS_OUTPUT_FILE_H
 
@@ -20,7 +24,7 @@
 extern "C" {
 #endif
 
-/* Opens the temporary file for `path` for writing ("wb"). The target is
+/* Opens the file that will replace `path` for writing ("wb"). The target is
  * checked first: a folder, or an existing file this user may not write,
  * is refused as opening it would be. Returns NULL after logging one line
  * "PATH: FAILURE: WHY" (DS_ERR_IO), FAILURE being e.g. "cannot open for
