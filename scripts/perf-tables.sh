@@ -226,7 +226,7 @@ FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     if (!(a in seen)) { seen[a] = 1; algos[++na] = a }
     if (!(n in seen_n)) { seen_n[n] = 1; sizes[++ns] = n }
     t[n, a, d] = $col["median_ms"]
-    if ($col["check"] != "ok") bad[a] = bad[a] " " d "@" n
+    if ($col["check"] != "ok" && $col["check"] != "-") bad[a] = bad[a] " " d "@" n
     dists[d] = 1
 }
 END {
@@ -259,7 +259,7 @@ FNR == 1 { file++; for (i = 1; i <= NF; i++) col[$i] = i; next }
     a = $col["algo"]
     if (!(a in seen)) { seen[a] = 1; algos[++na] = a }
     t[file, a] = $col["median_ms"]; pairs[file] = $col["n"]
-    if ($col["check"] != "ok") t[file, a] = t[file, a] " " $col["check"]
+    if ($col["check"] != "ok" && $col["check"] != "-") t[file, a] = t[file, a] " " $col["check"]
 }
 END {
     if (!na) exit 1

@@ -7,16 +7,20 @@
  * to ds_renderer_timings() (the latest) and a backlog for
  * ds_renderer_next_timings() (each frame once).
  *
- * The hand-over: the GPU time from this frame's entry (a GL timestamp as
- * ds_renderer_frame starts) to its begin (a GL timestamp just before the
- * clear), less the GPU time of this frame's stages. What is left is time
- * in which the GPU ran none of this frame's work: on the CUDA path its
- * two switches between the GL and the CUDA context, on the GL path the
- * gaps between the compute passes (and, outside a busy pipeline, any
- * wait for the host). What a caller draws or waits for between frames
- * (the viewer's panels, its copy into an X window) is not in it: that is
- * in frame_ms only. In a busy headless pipeline the entry follows the
- * previous frame's end at once.
+ * The hand-over: the GPU time from this frame's start to its begin (a GL
+ * timestamp just before the clear), less the GPU time of this frame's
+ * stages. The start is the later of the frame's entry (a GL timestamp as
+ * ds_renderer_frame starts) and the previous frame's end: in a busy
+ * pipeline the entry stamp can read earlier than the previous draw's end
+ * (on an H200 the CUDA path's hand-over then read 0), and the frame can
+ * start only when that draw ends; with an idle GPU the entry comes later,
+ * and what a caller draws or waits for between frames (the viewer's
+ * panels, its copy into an X window) stays out of it (it is in frame_ms
+ * only). What is left is
+ * time in which the GPU ran none of this frame's work: on the CUDA path
+ * its two switches between the GL and the CUDA context, on the GL path
+ * the gaps between the compute passes (and, outside a busy pipeline, any
+ * wait for the host).
  *
  * The ring's queries and events (render_timing) are made and freed here,
  * and the timeline (timeline.c) is started and read from here. */
@@ -149,8 +153,11 @@ int ds_render_collect_timings(ds_renderer *renderer, int wait)
      * the stages; the CPU path's ran on the host. */
     if (renderer->timing.have_last_end &&
         (cuda || record->gl || (record->oit && !renderer->settings.cpu_path))) {
-        float between_ms =
-            span_ms(query_ns(record->entry_query), query_ns(record->begin_query));
+        GLuint64 entry_ns = query_ns(record->entry_query);
+        GLuint64 start_ns = entry_ns > renderer->timing.last_end_timestamp
+                                ? entry_ns
+                                : renderer->timing.last_end_timestamp;
+        float between_ms = span_ms(start_ns, query_ns(record->begin_query));
         t.handover_ms = between_ms > stages_ms ? between_ms - stages_ms : 0.0f;
     }
     renderer->timing.last_end_timestamp = end_ns;
