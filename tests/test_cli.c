@@ -145,7 +145,7 @@ static void test_defaults(void **state)
         .grid_x = 1, .grid_y = 1, .frames = 100, .sort = "cub", .stages = DS_STAGES_AUTO,
         .width = 1920, .height = 1080,
         .primitive = DS_PRIMITIVE_TRIANGLES, .triangle_key = DS_TRIANGLE_KEY_FARTHEST,
-        .interop = DS_INTEROP_AUTO, .orbit_degrees = 360.0f, .alpha = 0.5f, .vsync = 1,
+        .interop = DS_INTEROP_AUTO, .orbit_degrees = 360.0f, .alpha = 0.45f, .vsync = 1,
         .tile_pixels = 0, .draw_form = DS_DRAW_AUTO, .cull = DS_CULL_AUTO,
         .color_mode = DS_COLOR_AUTO, .opacity = DS_OPACITY_CONSTANT, .msaa = 1, .up = DS_UP_POS_Y,
         .supersample = 1};

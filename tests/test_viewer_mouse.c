@@ -414,7 +414,7 @@ static void mouse_changes_the_settings_in_the_panel(void **state)
     assert_true(sorted >= 0 && sorted + 2 < TECHNIQUE_COUNT);
     /* Before: the defaults. */
     assert_string_equal(reports[0].technique, "sorted");
-    assert_float_equal(reports[0].alpha, 0.5f, 0.001f);
+    assert_float_equal(reports[0].alpha, 0.45f, 0.001f);
     /* 1-4: the slider clicked at its right end, pressed in its middle,
      * dragged past its left end, released. */
     assert_float_equal(reports[1].alpha, 1.0f, 0.001f);

@@ -11,7 +11,7 @@
  *   window; with the panel hidden they centre in the whole window.
  * - A hotkey still applies and the panel shows it: the panel's settings
  *   (the rows above the first that changes from frame to frame by itself,
- *   the frame times) differ after "+" (alpha 0.50 to 0.55), and the model's
+ *   the frame times) differ after "+" (alpha 0.45 to 0.50), and the model's
  *   picture does too.
  * - --ui-scale 2 makes the panel twice as wide, too wide to share a 1280
  *   window, so it starts collapsed and the model has the window.
@@ -54,7 +54,7 @@
  * background by more than this. */
 #define MODEL_THRESHOLD 12
 /* Settings rows "change" when more pixels than this differ (one digit of
- * "0.50" to "0.55" is dozens). */
+ * "0.45" to "0.50" is dozens). */
 #define TEXT_CHANGE 4
 /* Rows of the window's top that a collapsed title bar may take at
  * --ui-scale 2 (about 42); the framed bunny starts lower. */

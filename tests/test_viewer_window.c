@@ -62,11 +62,7 @@ static const char *const shot_steps[] = {"",
 static char glx_log[16384], egl_log[16384];
 
 /* The bunny, the stats panel off (its numbers differ from run to run),
- * whole-window shots, with --gl-window MODE; at alpha 0.35, not the
- * default 0.5, whose 0.5 * 255 = 127.5 is a tie of the RGBA8 blend that
- * the two windows' blends round apart in about 4 % of the pixels (12,520
- * of the 307,200 of the sorted bunny, each by one level), where the
- * roundings below hold at 0.35. */
+ * whole-window shots, with --gl-window MODE, at the default alpha. */
 static int run_mode(const char *name, const char *server_args, const char *mode,
                     const char *script, char *log, size_t capacity)
 {
@@ -76,7 +72,7 @@ static int run_mode(const char *name, const char *server_args, const char *mode,
         return -1;
     snprintf(args, sizeof args,
              "'%s' --sort cpu --size %dx%d --ui text --overlay off --screenshot-overlay on "
-             "--alpha 0.35 --gl-window %s",
+             "--gl-window %s",
              DS_BUNNY, WIDTH, HEIGHT, mode);
     return viewer_run_on(work_dir, name, server_args, args, script_path, NULL, NULL, log,
                          capacity);

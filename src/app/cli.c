@@ -279,7 +279,7 @@ void ds_cli_usage(void *stream)
             "                        nearest depth the model can have, on 24 or 16 bits\n"
             "                        when they fit: the same order and image, one or two\n"
             "                        radix passes less (on, the default)\n"
-            "  --alpha A             opacity of every surface, in (0, 1] (0.5)\n"
+            "  --alpha A             opacity of every surface, in (0, 1] (0.45)\n"
             "  --interop auto|map|external|none\n"
             "                        CUDA-GL sharing: external memory where supported (auto),\n"
             "                        per-frame map/unmap, imported CUDA memory, or none (CPU)\n"
@@ -765,7 +765,7 @@ static void set_defaults(ds_options *dest)
     dest->interop = DS_INTEROP_AUTO;
     dest->draw_form = DS_DRAW_AUTO;
     dest->orbit_degrees = 360.0f;
-    dest->alpha = 0.5f;
+    dest->alpha = 0.45f;
     dest->vsync = 1;
     dest->ui_scale = 1.0f;
     dest->supersample = 1;

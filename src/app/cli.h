@@ -116,7 +116,7 @@ typedef struct ds_options {
     int key_bits;             /* --key-bits 16|24|32: bits of each key the
                                  sort compares (0: all 32) */
     float orbit_degrees;      /* --orbit DEG: total orbit over the frames */
-    float alpha;              /* --alpha A in (0,1], default 0.5 */
+    float alpha;              /* --alpha A in (0,1], default 0.45 */
     const char *csv_path;     /* --csv FILE */
     const char *json_path;    /* --json FILE */
     const char *screenshot_path; /* --screenshot FILE.png, maybe a template

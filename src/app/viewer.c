@@ -381,7 +381,7 @@ static void initial_settings(ds_viewer *v, const ds_options *opts)
         !opts->no_sort)
         v->settings.technique = DS_TECHNIQUE_COMPUTE_EXACT;
     ds_viewer_forget_reference_frames(v);
-    v->settings.alpha = opts->alpha > 0.0f ? opts->alpha : 0.5f;
+    v->settings.alpha = opts->alpha > 0.0f ? opts->alpha : 0.45f;
     v->settings.up = opts->up;
     v->settings.msaa_max = 8;
     /* The default light background, as headless runs draw it, so that a

@@ -18,7 +18,7 @@
 #include "cuda_check.h"
 #include "host_memory.h"
 
-#define DEFAULT_ALPHA 0.5f
+#define DEFAULT_ALPHA 0.45f
 /* Points mode: splat diameter as a multiple of the mean spacing of points
  * spread over the bounding sphere's surface, enough to close the gaps. */
 #define POINT_SIZE_SPACING 1.5f

@@ -158,7 +158,7 @@ typedef struct ds_renderer_desc {
                                      triangles */
     ds_triangle_key triangle_key; /* default farthest */
     ds_interop_mode interop;      /* default DS_INTEROP_AUTO */
-    float alpha;                  /* 0: 0.5 */
+    float alpha;                  /* 0: 0.45 */
     float background[4];          /* straight RGBA clear colour; all zero:
                                      black, transparent */
     float point_size;             /* points mode: splat diameter in world
