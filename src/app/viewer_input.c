@@ -85,9 +85,12 @@ static int drawing_key(ds_viewer *v, int key)
     case GLFW_KEY_KP_ADD:
     case GLFW_KEY_MINUS:
     case GLFW_KEY_KP_SUBTRACT: {
-        float step = (key == GLFW_KEY_EQUAL || key == GLFW_KEY_KP_ADD) ? ALPHA_STEP : -ALPHA_STEP;
-        /* Round to the step so that repeated presses land on 0.05 multiples. */
-        float alpha = roundf((v->settings.alpha + step) / ALPHA_STEP) * ALPHA_STEP;
+        float step = (key == GLFW_KEY_EQUAL || key == GLFW_KEY_KP_ADD) ? 1.0f : -1.0f;
+        /* Round to the step so that repeated presses land on n / 20, and
+         * divide: n / 20.0f is the float nearest n / 20, the one --alpha
+         * parses, where n * 0.05f is not always (9 * 0.05f is 0.45000002,
+         * so + then - from the default 0.45 drew a different picture). */
+        float alpha = roundf(v->settings.alpha * ALPHA_STEPS + step) / ALPHA_STEPS;
         v->settings.alpha = fminf(1.0f, fmaxf(ALPHA_MIN, alpha));
         ds_renderer_set_alpha(v->renderer, v->settings.alpha);
         ds_viewer_reset_timings(v);

@@ -55,8 +55,8 @@
 /* Mouse: radians per pixel of orbit drag, zoom factor per wheel notch. */
 #define ORBIT_RADIANS_PER_PIXEL 0.006f
 #define ZOOM_PER_NOTCH 1.12f
-/* Alpha keys step by this much within [ALPHA_MIN, 1]. */
-#define ALPHA_STEP 0.05f
+/* Alpha keys step by 1 / ALPHA_STEPS (0.05) within [ALPHA_MIN, 1]. */
+#define ALPHA_STEPS 20.0f
 #define ALPHA_MIN 0.05f
 /* Transient messages (screenshot saved, refused toggles) stay this long. */
 #define MESSAGE_MS 4000.0
