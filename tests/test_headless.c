@@ -17,7 +17,8 @@
  *     once;
  *   - a bad --csv, --json or --screenshot path, a model too large for the
  *     index format and a malformed --camera-file fail at once, with one
- *     line naming the path, before any frame;
+ *     line naming the path, before any frame; a FIFO as --screenshot gets
+ *     the whole PNG;
  *   - --script without a display is an error (exit status 2);
  *   - --timeline writes the last 8 frames' events, in order, each frame's
  *     host readings in the frame's order, GL's draw after its submission;
@@ -25,8 +26,10 @@
  *   - --camera round-trips: the JSON's start-camera line given back as
  *     --camera (or in --camera-file) renders the same PNG, byte for byte.
  * Each run is a few frames of a small model at a small size. */
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -857,6 +860,63 @@ static void test_camera_file_fifo(void **state)
     assert_fails_fast(junk, 0, 1, "junk.camera: ");
 }
 
+/* The FIFO's path for on_fifo_alarm. */
+static char fifo_path[512];
+
+/* A run that blocks on the FIFO (no reader left) must not hang the test:
+ * a reader unblocks it (its write then fails) and the test fails. */
+static void on_fifo_alarm(int signal_number)
+{
+    (void)signal_number;
+    static const char message[] = "test_headless: depthsort blocked writing to a FIFO\n";
+    ssize_t ignored = write(2, message, sizeof message - 1);
+    (void)ignored;
+    open(fifo_path, O_RDONLY | O_NONBLOCK);
+    _exit(1);
+}
+
+/* --screenshot naming a FIFO that a reader reads to its end (cat fifo >
+ * shot.png): the reader gets the whole PNG. The up-front check of the
+ * path once opened and closed the FIFO, which ended the reader's input
+ * (an empty file), and the image's own write then waited for a reader
+ * forever. */
+static void test_screenshot_to_fifo(void **state)
+{
+    (void)state;
+    work_path("shot.fifo", fifo_path, sizeof fifo_path);
+    assert_int_equal(mkfifo(fifo_path, 0600), 0);
+    char received[512];
+    work_path("received.png", received, sizeof received);
+    fflush(stdout);
+    pid_t reader = fork();
+    assert_true(reader >= 0);
+    if (reader == 0) { /* cat shot.fifo > received.png */
+        int in = open(fifo_path, O_RDONLY);
+        int out = open(received, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        char buffer[4096];
+        ssize_t got;
+        while (in >= 0 && out >= 0 && (got = read(in, buffer, sizeof buffer)) > 0)
+            if (write(out, buffer, (size_t)got) != got)
+                _exit(1);
+        _exit(in >= 0 && out >= 0 ? 0 : 1);
+    }
+    signal(SIGALRM, on_fifo_alarm);
+    alarm(120);
+    static const char *const args[] = {"--headless", "--scene", "planes:1000", "--frames", "2",
+                                       "--size", "48x32", "--screenshot", "shot.fifo", NULL};
+    static run_result r;
+    run(args, 0, &r);
+    alarm(0);
+    int reader_status = 0;
+    assert_int_equal(waitpid(reader, &reader_status, 0), reader);
+    if (r.exit_status != 0)
+        fail_msg("exit %d:\n%s", r.exit_status, r.err);
+    assert_true(WIFEXITED(reader_status) && WEXITSTATUS(reader_status) == 0);
+    int width = 0, height = 0;
+    covered_box("received.png", &width, &height);
+    unlink(fifo_path);
+}
+
 /* A --grid too large for the model is refused from the header's counts,
  * before the body is read (the body here is broken: its error would come
  * first otherwise), with the usage status 2. */
@@ -1222,6 +1282,7 @@ int main(void)
         cmocka_unit_test(test_extreme_coordinates),
         cmocka_unit_test(test_screenshot_options),
         cmocka_unit_test(test_camera_file_fifo),
+        cmocka_unit_test(test_screenshot_to_fifo),
         cmocka_unit_test(test_outputs_kept_on_failure),
         cmocka_unit_test(test_grid_checked_before_body),
         cmocka_unit_test(test_gpu_memory_checked_before_body),

@@ -665,7 +665,8 @@ static ds_status write_json(FILE *file, const char *path, const algo_run *runs, 
 /* Opens --csv, --json and --timeline for writing (under temporary names
  * beside them: output_file.h) and checks that --screenshot
  * can be written (its folder, then the file itself: opened without
- * truncating, or created and removed again): a bad path fails with one
+ * truncating, or created and removed again; a FIFO or a device: its
+ * permission, unopened): a bad path fails with one
  * line naming it before anything is loaded or drawn, not after the last
  * frame. */
 static ds_status open_outputs(const ds_options *opts, FILE **csv, FILE **json, FILE **timeline)
@@ -707,6 +708,15 @@ static ds_status open_outputs(const ds_options *opts, FILE **csv, FILE **json, F
         int exists = stat(png, &info) == 0;
         if (exists && S_ISDIR(info.st_mode))
             return ds_fail(DS_ERR_IO, "%s: cannot write the screenshot: it is a folder", png);
+        /* A FIFO or a device is written as it is (output_file.h) and not
+         * opened now: a probe would wait for a FIFO's reader, then close,
+         * which ends the reader's input before the image is written. */
+        if (exists && !S_ISREG(info.st_mode)) {
+            if (access(png, W_OK) != 0)
+                return ds_fail(DS_ERR_IO, "%s: cannot write the screenshot: %s", png,
+                               strerror(errno));
+            return DS_OK;
+        }
         int probe = exists ? open(png, O_WRONLY) : open(png, O_WRONLY | O_CREAT | O_EXCL, 0644);
         if (probe < 0)
             return ds_fail(DS_ERR_IO, "%s: cannot write the screenshot: %s", png, strerror(errno));
