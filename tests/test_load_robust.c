@@ -31,6 +31,7 @@
 
 #include <cmocka.h>
 
+#include "host_memory.h"
 #include "load.h"
 #include "output_file.h"
 #include "read_text.h"
@@ -368,6 +369,37 @@ static void test_budget_check_before_body(void **state)
     assert_null(mesh.positions);
 }
 
+/* A container's limit: memory.current counts the page cache, which reading
+ * a model fills by the file's size and the kernel reclaims before it
+ * kills; its inactive part is not memory in use. */
+static void test_cgroup_page_cache_is_available(void **state)
+{
+    (void)state;
+    char dir[512], path[600];
+    snprintf(dir, sizeof dir, "%s", temp_path("cgroup"));
+    assert_int_equal(mkdir(dir, 0700), 0);
+    /* No limit here: MemAvailable (and RLIMIT_DATA) alone. */
+    setenv("DS_TEST_CGROUP_DIR", dir, 1);
+    uint64_t machine = ds_host_memory_available();
+    const uint64_t mib = 1u << 20;
+    snprintf(path, sizeof path, "%s/memory.max", dir);
+    write_file(path, "1073741824\n", 11); /* 1 GiB */
+    snprintf(path, sizeof path, "%s/memory.current", dir);
+    write_file(path, "943718400\n", 10); /* 900 MiB, 600 of them inactive cache */
+    snprintf(path, sizeof path, "%s/memory.stat", dir);
+    static const char stat[] = "anon 314572800\nfile 629145600\nactive_file 0\n"
+                               "inactive_file 629145600\n";
+    write_file(path, stat, sizeof stat - 1);
+    uint64_t available = ds_host_memory_available();
+    unsetenv("DS_TEST_CGROUP_DIR");
+    print_message("cgroup: %llu MiB available (the machine: %llu MiB)\n",
+                  (unsigned long long)(available / mib), (unsigned long long)(machine / mib));
+    if (machine > 724 * mib) /* the cgroup's limit is the smaller */
+        assert_int_equal(available, 724 * mib);
+    else
+        assert_int_equal(available, machine);
+}
+
 /* ---- byte order marks, binary junk, long indices -------------------------- */
 
 static void test_bom_obj_loads_the_same_mesh(void **state)
@@ -574,6 +606,7 @@ int main(void)
         cmocka_unit_test(test_uchar_lists_checked_against_budget),
         cmocka_unit_test(test_budget_check_before_body),
         cmocka_unit_test(test_budget_counts_the_file),
+        cmocka_unit_test(test_cgroup_page_cache_is_available),
         cmocka_unit_test(test_bom_obj_loads_the_same_mesh),
         cmocka_unit_test(test_bom_ply_named),
         cmocka_unit_test(test_binary_obj_refused_at_first_byte),

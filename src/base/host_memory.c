@@ -41,13 +41,45 @@ static uint64_t cgroup_number(const char *path)
     return strtoull(text, NULL, 10);
 }
 
+/* The value of "KEY N" in a cgroup v2 memory.stat; 0 if absent. */
+static uint64_t cgroup_stat(const char *path, const char *key)
+{
+    FILE *file = fopen(path, "r");
+    if (!file)
+        return 0;
+    char line[256];
+    size_t key_length = strlen(key);
+    uint64_t value = 0;
+    while (fgets(line, sizeof line, file)) {
+        if (strncmp(line, key, key_length) == 0 && line[key_length] == ' ') {
+            value = strtoull(line + key_length + 1, NULL, 10);
+            break;
+        }
+    }
+    fclose(file);
+    return value;
+}
+
 uint64_t ds_host_memory_available(void)
 {
     uint64_t available = meminfo_bytes("MemAvailable");
-    /* A container's own limit (the usual cgroup v2 mount point). */
-    uint64_t limit = cgroup_number("/sys/fs/cgroup/memory.max");
+    /* A container's own limit (the usual cgroup v2 mount point; the tests
+     * point DS_TEST_CGROUP_DIR at files of their own). memory.current
+     * counts the page cache too, which the kernel reclaims before it
+     * kills: reading a model fills it by the file's size. Its inactive
+     * part is not counted as used (as MemAvailable does not count it). */
+    const char *dir = getenv("DS_TEST_CGROUP_DIR");
+    if (!dir || !*dir)
+        dir = "/sys/fs/cgroup";
+    char path[512];
+    snprintf(path, sizeof path, "%s/memory.max", dir);
+    uint64_t limit = cgroup_number(path);
     if (limit) {
-        uint64_t used = cgroup_number("/sys/fs/cgroup/memory.current");
+        snprintf(path, sizeof path, "%s/memory.current", dir);
+        uint64_t used = cgroup_number(path);
+        snprintf(path, sizeof path, "%s/memory.stat", dir);
+        uint64_t cache = cgroup_stat(path, "inactive_file");
+        used = used > cache ? used - cache : 0;
         uint64_t left = limit > used ? limit - used : 0;
         if (!available || left < available)
             available = left;

@@ -12,9 +12,10 @@ extern "C" {
 #endif
 
 /* Bytes of host memory available now: /proc/meminfo's MemAvailable,
- * lowered to what the cgroup v2 limit (memory.max less memory.current) and
- * RLIMIT_DATA leave when they are smaller. 0 when none of these can be
- * read (not Linux): the caller then checks nothing. */
+ * lowered to what the cgroup v2 limit (memory.max less memory.current,
+ * whose inactive page cache is not counted as used) and RLIMIT_DATA leave
+ * when they are smaller. 0 when none of these can be read (not Linux):
+ * the caller then checks nothing. */
 uint64_t ds_host_memory_available(void);
 
 /* "1.5 GiB", "12.0 MiB", "700 bytes": a byte count for messages. */
