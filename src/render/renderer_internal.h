@@ -106,6 +106,8 @@ typedef struct frame_record {
     cudaEvent_t events[EV_COUNT];
     GLuint draw_query;   /* GL_TIME_ELAPSED of clear + draw */
     GLuint entry_query;  /* GL_TIMESTAMP as ds_renderer_frame starts */
+    int after_idle;      /* the frame before was done on the GPU when
+                            this one started (its results collected) */
     GLuint begin_query;  /* GL_TIMESTAMP before the clear */
     GLuint end_query;    /* GL_TIMESTAMP after the draw */
     int gl;              /* the stages ran as GL compute: stage_queries

@@ -9,18 +9,19 @@
  *
  * The hand-over: the GPU time from this frame's start to its begin (a GL
  * timestamp just before the clear), less the GPU time of this frame's
- * stages. The start is the later of the frame's entry (a GL timestamp as
- * ds_renderer_frame starts) and the previous frame's end: in a busy
- * pipeline the entry stamp can read earlier than the previous draw's end
- * (on an H200 the CUDA path's hand-over then read 0), and the frame can
- * start only when that draw ends; with an idle GPU the entry comes later,
- * and what a caller draws or waits for between frames (the viewer's
- * panels, its copy into an X window) stays out of it (it is in frame_ms
- * only). What is left is
- * time in which the GPU ran none of this frame's work: on the CUDA path
- * its two switches between the GL and the CUDA context, on the GL path
- * the gaps between the compute passes (and, outside a busy pipeline, any
- * wait for the host).
+ * stages. Where the GPU had finished the frame before when this one
+ * started (an idle GPU: the viewer's window copy, a light frame), the
+ * start is the frame's entry (a GL timestamp as ds_renderer_frame starts),
+ * so that what a caller draws or waits for between frames stays out of it
+ * (it is in frame_ms only). In a busy pipeline it is the frame before's
+ * end: the entry stamp waits in GL's queue behind that frame's draw, and
+ * the GPU may run this frame's CUDA stages before it, both switches
+ * between the contexts included (on an H200 an entry start read 0 there,
+ * where the two switches take 0.32 ms). What is left is time in which
+ * the GPU ran none of this frame's work: on the CUDA path its two
+ * switches between the GL and the CUDA context, on the GL path the gaps
+ * between the compute passes (and, outside a busy pipeline, any wait for
+ * the host).
  *
  * The ring's queries and events (render_timing) are made and freed here,
  * and the timeline (timeline.c) is started and read from here. */
@@ -153,10 +154,8 @@ int ds_render_collect_timings(ds_renderer *renderer, int wait)
      * the stages; the CPU path's ran on the host. */
     if (renderer->timing.have_last_end &&
         (cuda || record->gl || (record->oit && !renderer->settings.cpu_path))) {
-        GLuint64 entry_ns = query_ns(record->entry_query);
-        GLuint64 start_ns = entry_ns > renderer->timing.last_end_timestamp
-                                ? entry_ns
-                                : renderer->timing.last_end_timestamp;
+        GLuint64 start_ns = record->after_idle ? query_ns(record->entry_query)
+                                               : renderer->timing.last_end_timestamp;
         float between_ms = span_ms(start_ns, query_ns(record->begin_query));
         t.handover_ms = between_ms > stages_ms ? between_ms - stages_ms : 0.0f;
     }
@@ -227,6 +226,9 @@ frame_record *ds_render_next_record(ds_renderer *renderer)
     while (record->pending && ds_render_collect_timings(renderer, 1))
         ;
     record->pending = 0;
+    const frame_record *before =
+        &renderer->timing.records[(renderer->timing.frame_count + TIMING_RING - 1) % TIMING_RING];
+    record->after_idle = !before->pending;
     record->frame = renderer->timing.frame_count;
     return record;
 }
