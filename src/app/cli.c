@@ -816,6 +816,47 @@ static ds_status check_combinations(const ds_options *dest)
     return DS_OK;
 }
 
+/* --sort NAME: the GL sort, "all", or a built sorter; else the one error
+ * line lists the names known. */
+static ds_status parse_sort(const char *arg, ds_options *dest)
+{
+    if (!strcmp(arg, DS_SORT_GL_NAME)) {
+        dest->stages = DS_STAGES_GL;
+    } else if (!strcmp(arg, "all")) {
+        dest->stages = DS_STAGES_AUTO;
+    } else if (ds_sort_algo_from_name(arg) != DS_SORT_ALGO_COUNT) {
+        dest->stages = DS_STAGES_SORTER;
+    } else {
+        char known[256] = DS_SORT_GL_NAME ", ";
+        for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
+            if (!ds_sort_algo_built((ds_sort_algo)a))
+                continue;
+            strncat(known, ds_sort_algo_name((ds_sort_algo)a), sizeof known - strlen(known) - 1);
+            strncat(known, ", ", sizeof known - strlen(known) - 1);
+        }
+        return usage_error("--sort '%s': unknown sort; known: %sall", arg, known);
+    }
+    dest->sort = arg;
+    return DS_OK;
+}
+
+/* --screenshot PATH: a non-empty name whose {keys} are known; a name not
+ * ending in .png gets a warning, not an error. */
+static ds_status parse_screenshot(const char *arg, ds_options *dest)
+{
+    char bad[64];
+    if (!*arg)
+        return usage_error("--screenshot '': expected a file name");
+    if (!ds_screenshot_name(arg, NULL, NULL, 0, bad, sizeof bad))
+        return usage_error("--screenshot %s: unknown key {%s} (expected {model}, "
+                           "{technique}, {sort}, {frame} or {date})", arg, bad);
+    size_t length = strlen(arg);
+    if (length < 4 || strcasecmp(arg + length - 4, ".png") != 0)
+        ds_warn("--screenshot %s: the file is a PNG whatever its name", arg);
+    dest->screenshot_path = arg;
+    return DS_OK;
+}
+
 /* The options of a shape of their own (option_shapes has the others). */
 static ds_status parse_special(int c, const char *arg, const char *name, ds_options *dest,
                                int *exit_now)
@@ -834,24 +875,7 @@ static ds_status parse_special(int c, const char *arg, const char *name, ds_opti
         break;
     }
     case OPT_SORT:
-        if (!strcmp(arg, DS_SORT_GL_NAME)) {
-            dest->stages = DS_STAGES_GL;
-        } else if (!strcmp(arg, "all")) {
-            dest->stages = DS_STAGES_AUTO;
-        } else if (ds_sort_algo_from_name(arg) != DS_SORT_ALGO_COUNT) {
-            dest->stages = DS_STAGES_SORTER;
-        } else {
-            char known[256] = DS_SORT_GL_NAME ", ";
-            for (int a = 0; a < DS_SORT_ALGO_COUNT; a++) {
-                if (!ds_sort_algo_built((ds_sort_algo)a))
-                    continue;
-                strncat(known, ds_sort_algo_name((ds_sort_algo)a), sizeof known - strlen(known) - 1);
-                strncat(known, ", ", sizeof known - strlen(known) - 1);
-            }
-            return usage_error("--sort '%s': unknown sort; known: %sall", arg, known);
-        }
-        dest->sort = arg;
-        break;
+        return parse_sort(arg, dest);
     case OPT_KEY_BITS:
         if (!parse_long(arg, 16, 32, &value) || (value != 16 && value != 24 && value != 32))
             return usage_error("--key-bits '%s': expected 16, 24 or 32", arg);
@@ -867,19 +891,8 @@ static ds_status parse_special(int c, const char *arg, const char *name, ds_opti
             return usage_error("--screenshot-overlay '%s': expected on or off", arg);
         dest->screenshot_overlay = strcmp(arg, "on") == 0;
         break;
-    case OPT_SCREENSHOT: {
-        char bad[64];
-        if (!*arg)
-            return usage_error("--screenshot '': expected a file name");
-        if (!ds_screenshot_name(arg, NULL, NULL, 0, bad, sizeof bad))
-            return usage_error("--screenshot %s: unknown key {%s} (expected {model}, "
-                               "{technique}, {sort}, {frame} or {date})", arg, bad);
-        size_t length = strlen(arg);
-        if (length < 4 || strcasecmp(arg + length - 4, ".png") != 0)
-            ds_warn("--screenshot %s: the file is a PNG whatever its name", arg);
-        dest->screenshot_path = arg;
-        break;
-    }
+    case OPT_SCREENSHOT:
+        return parse_screenshot(arg, dest);
     case OPT_COLOR:
         dest->color_mode = ds_color_mode_from_name(arg);
         if (dest->color_mode == DS_COLOR_MODE_COUNT)

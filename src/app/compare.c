@@ -781,6 +781,64 @@ static ds_status write_tables(compare_state *s, const compare_setup *setup, FILE
     return DS_OK;
 }
 
+/* The model loaded or the scene built, with progress on and a line on
+ * stderr saying what and how long. */
+static ds_status load_model(compare_state *s)
+{
+    const ds_options *opts = s->opts;
+    ds_progress_start(&s->progress, opts->progress);
+    double load_start = ds_now_ms();
+    ds_status status = ds_app_build_mesh(opts, &s->mesh);
+    if (status)
+        return status;
+    if (ds_progress_enabled(&s->progress)) {
+        char loaded[256];
+        ds_app_describe_load(opts, &s->mesh, ds_now_ms() - load_start, loaded, sizeof loaded);
+        fprintf(stderr, "depthsort: %s %s: %s (%.2f s)\n", opts->model_path ? "loaded" : "built",
+                opts->model_path ? opts->model_path : ds_app_scene_spec(opts), loaded,
+                (ds_now_ms() - load_start) / 1000.0);
+    }
+    return DS_OK;
+}
+
+/* The line on stderr that names the GPU, the input, the techniques listed
+ * and the frames, then the sorts this build lacks. */
+static void announce_run(compare_state *s, const char *label)
+{
+    const ds_options *opts = s->opts;
+    ds_renderer *first = main_renderer(s);
+    char default_sort[256];
+    ds_app_describe_default_sort(opts, first, default_sort, sizeof default_sort);
+    fprintf(stderr, "depthsort: compare on %s (EGL %s, interop %s), %s: %d techniques, %d frames "
+            "at %dx%d%s%s\n", ds_renderer_gpu_name(first), ds_egl_context_platform(s->context),
+            ds_interop_mode_name(ds_renderer_interop(first)), label,
+            s->run_count - (find_run(s, DS_COMPARE_SORTED)->listed ? 0 : 1) -
+                (find_run(s, DS_COMPARE_ABUFFER)->listed ? 0 : 1),
+            opts->frames, opts->width, opts->height, *default_sort ? "; " : "", default_sort);
+    ds_app_note_missing_sorts();
+}
+
+/* Everything the run made (GL objects first, while the context lives),
+ * then the state itself. */
+static void free_state(compare_state *s)
+{
+    if (s->reference_texture)
+        glDeleteTextures(1, &s->reference_texture);
+    ds_image_metrics_destroy(s->metrics);
+    for (int b = 0; b < BITS_COUNT; b++)
+        ds_renderer_destroy(s->renderers[b]);
+    ds_egl_context_destroy(s->context);
+    for (int r = 0; r < s->run_count; r++) {
+        free(s->runs[r].frame_times);
+        for (int m = 0; m < METRIC_COUNT; m++)
+            free(s->runs[r].metric[m]);
+    }
+    free(s->scratch);
+    free(s->pixels);
+    ds_mesh_free(&s->mesh);
+    free(s);
+}
+
 int ds_compare_run(const ds_options *opts)
 {
     compare_state *s = calloc(1, sizeof *s);
@@ -817,17 +875,8 @@ int ds_compare_run(const ds_options *opts)
     warn_unused(opts);
     ds_app_timestamp(timestamp, sizeof timestamp);
 
-    ds_progress_start(&s->progress, opts->progress);
-    double load_start = ds_now_ms();
-    if ((status = ds_app_build_mesh(opts, &s->mesh)))
+    if ((status = load_model(s)))
         goto done;
-    if (ds_progress_enabled(&s->progress)) {
-        char loaded[256];
-        ds_app_describe_load(opts, &s->mesh, ds_now_ms() - load_start, loaded, sizeof loaded);
-        fprintf(stderr, "depthsort: %s %s: %s (%.2f s)\n", opts->model_path ? "loaded" : "built",
-                opts->model_path ? opts->model_path : ds_app_scene_spec(opts), loaded,
-                (ds_now_ms() - load_start) / 1000.0);
-    }
     ds_app_input_label(opts, label, sizeof label);
     int points = s->mesh.triangle_count == 0 || opts->primitive == DS_PRIMITIVE_POINTS;
     if ((status = plan_runs(s, points)))
@@ -847,15 +896,7 @@ int ds_compare_run(const ds_options *opts)
     if ((status = make_renderers(s)) || (status = make_measures(s)))
         goto done;
     ds_renderer *first = main_renderer(s);
-    char default_sort[256];
-    ds_app_describe_default_sort(opts, first, default_sort, sizeof default_sort);
-    fprintf(stderr, "depthsort: compare on %s (EGL %s, interop %s), %s: %d techniques, %d frames "
-            "at %dx%d%s%s\n", ds_renderer_gpu_name(first), ds_egl_context_platform(s->context),
-            ds_interop_mode_name(ds_renderer_interop(first)), label,
-            s->run_count - (find_run(s, DS_COMPARE_SORTED)->listed ? 0 : 1) -
-                (find_run(s, DS_COMPARE_ABUFFER)->listed ? 0 : 1),
-            opts->frames, opts->width, opts->height, *default_sort ? "; " : "", default_sort);
-    ds_app_note_missing_sorts();
+    announce_run(s, label);
 
     if ((status = error_phase(s)) || (status = time_phase(s)))
         goto done;
@@ -895,20 +936,6 @@ done:
         exit_code = 2;
     ds_output_discard(csv, opts->csv_path);
     ds_output_discard(json, opts->json_path);
-    if (s->reference_texture)
-        glDeleteTextures(1, &s->reference_texture);
-    ds_image_metrics_destroy(s->metrics);
-    for (int b = 0; b < BITS_COUNT; b++)
-        ds_renderer_destroy(s->renderers[b]);
-    ds_egl_context_destroy(s->context);
-    for (int r = 0; r < s->run_count; r++) {
-        free(s->runs[r].frame_times);
-        for (int m = 0; m < METRIC_COUNT; m++)
-            free(s->runs[r].metric[m]);
-    }
-    free(s->scratch);
-    free(s->pixels);
-    ds_mesh_free(&s->mesh);
-    free(s);
+    free_state(s);
     return exit_code;
 }

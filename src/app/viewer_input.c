@@ -399,6 +399,74 @@ static void script_set(ds_viewer *v, const ds_script_step *step)
     ds_viewer_reset_timings(v);
 }
 
+/* sort NAME: the GL sort or a sorter, chosen as its hotkey would; a sort
+ * that cannot run fails the script. */
+static void script_sort(ds_viewer *v, const ds_script_step *step)
+{
+    int ok = strcmp(step->path, DS_SORT_GL_NAME) == 0
+                 ? ds_viewer_select_gl(v, 1)
+                 : ds_viewer_select_sort(v, ds_sort_algo_from_name(step->path), 1);
+    if (!ok) {
+        char what[256];
+        snprintf(what, sizeof what, "sort %s: %s", step->path, v->ui.sort_note);
+        script_step_failed(v, step, what);
+    }
+}
+
+/* technique NAME: chosen as its hotkey would; one that cannot be selected
+ * fails the script. */
+static void script_technique(ds_viewer *v, const ds_script_step *step)
+{
+    ds_viewer_select_technique(v, (ds_technique)step->count);
+    if (v->settings.technique != (ds_technique)step->count) {
+        char what[128];
+        snprintf(what, sizeof what, "technique %s could not be selected",
+                 ds_technique_name((ds_technique)step->count));
+        script_step_failed(v, step, what);
+    }
+}
+
+/* camera "LINE": the view set as --camera would, enclosing the model; a
+ * bad line (logged by ds_camera_parse) fails the script. */
+static void script_camera(ds_viewer *v, const ds_script_step *step)
+{
+    char what[64];
+    snprintf(what, sizeof what, "%s: line %d: camera", v->opts.script_path, step->line);
+    if (ds_camera_parse(step->path, what, &v->camera) == DS_OK)
+        ds_camera_enclose(&v->camera, v->model_center, v->model_radius);
+    else
+        v->script.failed = 1;
+}
+
+/* report: one line on stdout with the overlay's means, for a script to
+ * compare with the headless runner's for the same view. */
+static void script_report(ds_viewer *v)
+{
+    stage_means means;
+    char sort[64];
+    ds_viewer_collect_timings(v);
+    ds_viewer_mean_timings(v, &means);
+    ds_viewer_sort_label(v, sort, sizeof sort);
+    /* render: the renderer's own frame (stages, hand-over, draw),
+     * what a busy headless frame is; frame adds what the viewer
+     * draws and waits for between frames. */
+    float stages = means.distances + means.keys + means.shuffle + means.sort +
+                   means.scatter;
+    printf("report: sort %s, technique %s, alpha %.2f, %dx%d, %d frames: frame %.4f "
+           "ms, render %.4f ms, draw %.4f ms, stages %.4f ms (keys %.4f, sort %.4f, "
+           "scatter %.4f), handover %.4f ms, interop %.4f ms, window %s, on %s\n",
+           sort + (sort[0] && sort[1] == ' ' ? 2 : 0),
+           ds_technique_name(v->settings.technique), (double)v->settings.alpha,
+           v->fb_width, v->fb_height,
+           v->timings.history_count, (double)means.frame,
+           (double)(stages + means.handover + means.draw), (double)means.draw,
+           (double)stages,
+           (double)means.keys, (double)means.sort, (double)means.scatter,
+           (double)means.handover, (double)means.interop, ds_viewer_window_mode(v),
+           ds_renderer_gpu_name(v->renderer));
+    fflush(stdout);
+}
+
 /* Runs script steps until one asks for frames, a wait is on, or the
  * script ends; at its end without quit or stay, closes the window. */
 void ds_viewer_run_script(ds_viewer *v)
@@ -456,38 +524,18 @@ void ds_viewer_run_script(ds_viewer *v)
             v->script.next = v->script.steps.count;
             v->script.stay = 1;
             break;
-        case DS_SCRIPT_SORT: {
-            int ok = strcmp(step->path, DS_SORT_GL_NAME) == 0
-                         ? ds_viewer_select_gl(v, 1)
-                         : ds_viewer_select_sort(v, ds_sort_algo_from_name(step->path), 1);
-            if (!ok) {
-                char what[256];
-                snprintf(what, sizeof what, "sort %s: %s", step->path, v->ui.sort_note);
-                script_step_failed(v, step, what);
-            }
+        case DS_SCRIPT_SORT:
+            script_sort(v, step);
             break;
-        }
         case DS_SCRIPT_TECHNIQUE:
-            ds_viewer_select_technique(v, (ds_technique)step->count);
-            if (v->settings.technique != (ds_technique)step->count) {
-                char what[128];
-                snprintf(what, sizeof what, "technique %s could not be selected",
-                         ds_technique_name((ds_technique)step->count));
-                script_step_failed(v, step, what);
-            }
+            script_technique(v, step);
             break;
         case DS_SCRIPT_SET:
             script_set(v, step);
             break;
-        case DS_SCRIPT_CAMERA: {
-            char what[64];
-            snprintf(what, sizeof what, "%s: line %d: camera", v->opts.script_path, step->line);
-            if (ds_camera_parse(step->path, what, &v->camera) == DS_OK)
-                ds_camera_enclose(&v->camera, v->model_center, v->model_radius);
-            else
-                v->script.failed = 1;
+        case DS_SCRIPT_CAMERA:
+            script_camera(v, step);
             break;
-        }
         case DS_SCRIPT_ORBIT:
             /* The view turns after each of the frames (viewer.c). */
             v->script.frames_left = step->count;
@@ -501,34 +549,9 @@ void ds_viewer_run_script(ds_viewer *v)
             v->script.waiting_for_file = step;
             v->script.wait_until_ms = ds_now_ms() + DS_SCRIPT_WAIT_FILE_MS;
             break;
-        case DS_SCRIPT_REPORT: {
-            /* The overlay's means, for a script to compare with the
-             * headless runner's for the same view. */
-            stage_means means;
-            char sort[64];
-            ds_viewer_collect_timings(v);
-            ds_viewer_mean_timings(v, &means);
-            ds_viewer_sort_label(v, sort, sizeof sort);
-            /* render: the renderer's own frame (stages, hand-over, draw),
-             * what a busy headless frame is; frame adds what the viewer
-             * draws and waits for between frames. */
-            float stages = means.distances + means.keys + means.shuffle + means.sort +
-                           means.scatter;
-            printf("report: sort %s, technique %s, alpha %.2f, %dx%d, %d frames: frame %.4f "
-                   "ms, render %.4f ms, draw %.4f ms, stages %.4f ms (keys %.4f, sort %.4f, "
-                   "scatter %.4f), handover %.4f ms, interop %.4f ms, window %s, on %s\n",
-                   sort + (sort[0] && sort[1] == ' ' ? 2 : 0),
-                   ds_technique_name(v->settings.technique), (double)v->settings.alpha,
-                   v->fb_width, v->fb_height,
-                   v->timings.history_count, (double)means.frame,
-                   (double)(stages + means.handover + means.draw), (double)means.draw,
-                   (double)stages,
-                   (double)means.keys, (double)means.sort, (double)means.scatter,
-                   (double)means.handover, (double)means.interop, ds_viewer_window_mode(v),
-                   ds_renderer_gpu_name(v->renderer));
-            fflush(stdout);
+        case DS_SCRIPT_REPORT:
+            script_report(v);
             break;
-        }
         }
     }
     if (v->script.steps.count && v->script.next == v->script.steps.count &&

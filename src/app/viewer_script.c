@@ -145,6 +145,95 @@ static int parse_float(const char *text, float limit, float *dest)
     return 0;
 }
 
+/* drag left|right|middle DX DY: the button and the distances in pixels. */
+static ds_status parse_drag(char **words, int args, const char *name, int line,
+                            ds_script_step *step)
+{
+    if (args != 3)
+        return ds_fail(DS_ERR_PARSE, "%s: line %d: \"drag\" takes left|right|middle DX DY",
+                       name, line);
+    if (strcasecmp(words[1], "left") == 0)
+        step->button = GLFW_MOUSE_BUTTON_LEFT;
+    else if (strcasecmp(words[1], "right") == 0)
+        step->button = GLFW_MOUSE_BUTTON_RIGHT;
+    else if (strcasecmp(words[1], "middle") == 0)
+        step->button = GLFW_MOUSE_BUTTON_MIDDLE;
+    else
+        return ds_fail(DS_ERR_PARSE, "%s: line %d: unknown mouse button \"%s\"",
+                       name, line, words[1]);
+    if (parse_float(words[2], MAX_DRAG_PIXELS, &step->dx) != 0 ||
+        parse_float(words[3], MAX_DRAG_PIXELS, &step->dy) != 0)
+        return ds_fail(DS_ERR_PARSE, "%s: line %d: drag distances must be numbers within %g pixels",
+                       name, line, (double)MAX_DRAG_PIXELS);
+    step->op = DS_SCRIPT_DRAG;
+    return DS_OK;
+}
+
+/* technique NAME: one of the transparency techniques, by its --technique name. */
+static ds_status parse_technique(char **words, int args, const char *name, int line,
+                                 ds_script_step *step)
+{
+    ds_technique technique = args == 1 ? ds_technique_from_name(words[1]) : DS_TECHNIQUE_COUNT;
+    if (technique == DS_TECHNIQUE_COUNT) {
+        char known[160] = "";
+        for (int t = 0; t < DS_TECHNIQUE_COUNT; t++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                     t ? ", " : "", ds_technique_name((ds_technique)t));
+        return ds_fail(DS_ERR_PARSE, "%s: line %d: \"technique\" takes one of %s", name,
+                       line, known);
+    }
+    step->op = DS_SCRIPT_TECHNIQUE;
+    step->count = (int)technique;
+    return DS_OK;
+}
+
+/* set alpha|color|key|bits VALUE: one setting (step->setting) and its value. */
+static ds_status parse_set(char **words, int args, const char *name, int line,
+                           ds_script_step *step)
+{
+    static const char *const keys[DS_TRIANGLE_KEY_COUNT] = {"farthest", "mean", "centroid"};
+    step->op = DS_SCRIPT_SET;
+    if (args != 2)
+        return ds_fail(DS_ERR_PARSE, "%s: line %d: \"set\" takes alpha|color|key|bits and "
+                       "a value", name, line);
+    if (strcasecmp(words[1], "alpha") == 0) {
+        step->setting = DS_SCRIPT_SET_ALPHA;
+        if (parse_float(words[2], 1.0f, &step->dy) != 0 || step->dy <= 0.0f)
+            return ds_fail(DS_ERR_PARSE, "%s: line %d: alpha \"%s\" is not in (0, 1]",
+                           name, line, words[2]);
+        return DS_OK;
+    }
+    if (strcasecmp(words[1], "color") == 0) {
+        step->setting = DS_SCRIPT_SET_COLOR;
+        step->count = (int)ds_color_mode_from_name(words[2]);
+        if (step->count == DS_COLOR_MODE_COUNT || step->count == DS_COLOR_AUTO)
+            return ds_fail(DS_ERR_PARSE, "%s: line %d: colour mode \"%s\": normal, tint, "
+                           "height or file", name, line, words[2]);
+        return DS_OK;
+    }
+    if (strcasecmp(words[1], "key") == 0) {
+        step->setting = DS_SCRIPT_SET_KEY;
+        for (int k = 0; k < DS_TRIANGLE_KEY_COUNT; k++)
+            if (strcasecmp(words[2], keys[k]) == 0) {
+                step->count = k;
+                return DS_OK;
+            }
+        return ds_fail(DS_ERR_PARSE, "%s: line %d: key \"%s\": farthest, mean or centroid",
+                       name, line, words[2]);
+    }
+    if (strcasecmp(words[1], "bits") == 0) {
+        step->setting = DS_SCRIPT_SET_BITS;
+        step->count = atoi(words[2]);
+        if ((step->count != 16 && step->count != 24 && step->count != 32) ||
+            strspn(words[2], "0123456789") != strlen(words[2]))
+            return ds_fail(DS_ERR_PARSE, "%s: line %d: bits \"%s\": 16, 24 or 32", name,
+                           line, words[2]);
+        return DS_OK;
+    }
+    return ds_fail(DS_ERR_PARSE, "%s: line %d: \"set %s\": alpha, color, key or bits", name,
+                   line, words[1]);
+}
+
 /* Parses one line's words into *step; returns DS_OK or logs the error. */
 static ds_status parse_step(char **words, int word_count, const char *name,
                             int line, ds_script_step *step)
@@ -176,26 +265,8 @@ static ds_status parse_step(char **words, int word_count, const char *name,
         step->op = DS_SCRIPT_KEY;
         return DS_OK;
     }
-    if (strcasecmp(op, "drag") == 0) {
-        if (args != 3)
-            return ds_fail(DS_ERR_PARSE, "%s: line %d: \"drag\" takes left|right|middle DX DY",
-                           name, line);
-        if (strcasecmp(words[1], "left") == 0)
-            step->button = GLFW_MOUSE_BUTTON_LEFT;
-        else if (strcasecmp(words[1], "right") == 0)
-            step->button = GLFW_MOUSE_BUTTON_RIGHT;
-        else if (strcasecmp(words[1], "middle") == 0)
-            step->button = GLFW_MOUSE_BUTTON_MIDDLE;
-        else
-            return ds_fail(DS_ERR_PARSE, "%s: line %d: unknown mouse button \"%s\"",
-                           name, line, words[1]);
-        if (parse_float(words[2], MAX_DRAG_PIXELS, &step->dx) != 0 ||
-            parse_float(words[3], MAX_DRAG_PIXELS, &step->dy) != 0)
-            return ds_fail(DS_ERR_PARSE, "%s: line %d: drag distances must be numbers within %g pixels",
-                           name, line, (double)MAX_DRAG_PIXELS);
-        step->op = DS_SCRIPT_DRAG;
-        return DS_OK;
-    }
+    if (strcasecmp(op, "drag") == 0)
+        return parse_drag(words, args, name, line, step);
     if (strcasecmp(op, "scroll") == 0) {
         if (args != 1 || parse_float(words[1], MAX_SCROLL_NOTCHES, &step->dy) != 0)
             return ds_fail(DS_ERR_PARSE, "%s: line %d: \"scroll\" takes one number of notches",
@@ -239,63 +310,10 @@ static ds_status parse_step(char **words, int word_count, const char *name,
         step->op = DS_SCRIPT_SORT;
         return DS_OK;
     }
-    if (strcasecmp(op, "technique") == 0) {
-        ds_technique technique = args == 1 ? ds_technique_from_name(words[1]) : DS_TECHNIQUE_COUNT;
-        if (technique == DS_TECHNIQUE_COUNT) {
-            char known[160] = "";
-            for (int t = 0; t < DS_TECHNIQUE_COUNT; t++)
-                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
-                         t ? ", " : "", ds_technique_name((ds_technique)t));
-            return ds_fail(DS_ERR_PARSE, "%s: line %d: \"technique\" takes one of %s", name,
-                           line, known);
-        }
-        step->op = DS_SCRIPT_TECHNIQUE;
-        step->count = (int)technique;
-        return DS_OK;
-    }
-    if (strcasecmp(op, "set") == 0) {
-        static const char *const keys[DS_TRIANGLE_KEY_COUNT] = {"farthest", "mean", "centroid"};
-        step->op = DS_SCRIPT_SET;
-        if (args != 2)
-            return ds_fail(DS_ERR_PARSE, "%s: line %d: \"set\" takes alpha|color|key|bits and "
-                           "a value", name, line);
-        if (strcasecmp(words[1], "alpha") == 0) {
-            step->setting = DS_SCRIPT_SET_ALPHA;
-            if (parse_float(words[2], 1.0f, &step->dy) != 0 || step->dy <= 0.0f)
-                return ds_fail(DS_ERR_PARSE, "%s: line %d: alpha \"%s\" is not in (0, 1]",
-                               name, line, words[2]);
-            return DS_OK;
-        }
-        if (strcasecmp(words[1], "color") == 0) {
-            step->setting = DS_SCRIPT_SET_COLOR;
-            step->count = (int)ds_color_mode_from_name(words[2]);
-            if (step->count == DS_COLOR_MODE_COUNT || step->count == DS_COLOR_AUTO)
-                return ds_fail(DS_ERR_PARSE, "%s: line %d: colour mode \"%s\": normal, tint, "
-                               "height or file", name, line, words[2]);
-            return DS_OK;
-        }
-        if (strcasecmp(words[1], "key") == 0) {
-            step->setting = DS_SCRIPT_SET_KEY;
-            for (int k = 0; k < DS_TRIANGLE_KEY_COUNT; k++)
-                if (strcasecmp(words[2], keys[k]) == 0) {
-                    step->count = k;
-                    return DS_OK;
-                }
-            return ds_fail(DS_ERR_PARSE, "%s: line %d: key \"%s\": farthest, mean or centroid",
-                           name, line, words[2]);
-        }
-        if (strcasecmp(words[1], "bits") == 0) {
-            step->setting = DS_SCRIPT_SET_BITS;
-            step->count = atoi(words[2]);
-            if ((step->count != 16 && step->count != 24 && step->count != 32) ||
-                strspn(words[2], "0123456789") != strlen(words[2]))
-                return ds_fail(DS_ERR_PARSE, "%s: line %d: bits \"%s\": 16, 24 or 32", name,
-                               line, words[2]);
-            return DS_OK;
-        }
-        return ds_fail(DS_ERR_PARSE, "%s: line %d: \"set %s\": alpha, color, key or bits", name,
-                       line, words[1]);
-    }
+    if (strcasecmp(op, "technique") == 0)
+        return parse_technique(words, args, name, line, step);
+    if (strcasecmp(op, "set") == 0)
+        return parse_set(words, args, name, line, step);
     if (strcasecmp(op, "orbit") == 0) {
         char *end;
         long n = 0;
