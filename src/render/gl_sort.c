@@ -249,9 +249,176 @@ static int is_power_of_two(GLuint x)
 
 /* ---- create / destroy ----------------------------------------------------- */
 
+/* What create derives from the capacity and the block size: the blocks,
+ * the position sums' group (blocks per group, groups per span) and spans,
+ * and the subgroup rows of a workgroup. */
+typedef struct sort_layout {
+    size_t blocks, group, spans, rows;
+} sort_layout;
+
 ds_status ds_gl_sort_create(size_t capacity, ds_gl_sort **dest)
 {
     return ds_gl_sort_create_tuned(capacity, NULL, dest);
+}
+
+/* The subgroup size, then the workgroup size it allows, then the layout
+ * at that size: sets subgroup_size and threads. */
+static ds_status choose_workgroup(ds_gl_sort *sort)
+{
+    GLuint size = 0, probed = 0;
+    int layout_ok = 0;
+    ds_status status;
+    if ((status = probe_subgroups(MAX_THREADS, &size, &layout_ok)) != DS_OK)
+        return status;
+    if (size < MIN_SUBGROUP || size > MAX_SUBGROUP || !is_power_of_two(size))
+        return ds_fail(DS_ERR_UNSUPPORTED, "gl sort: subgroups of %u invocations (supported: "
+                       "powers of two from %d to %d)", size, MIN_SUBGROUP, MAX_SUBGROUP);
+    sort->subgroup_size = size;
+    sort->threads = size * MAX_ROWS < MAX_THREADS ? size * MAX_ROWS : MAX_THREADS;
+    if (sort->threads != MAX_THREADS &&
+        (status = probe_subgroups(sort->threads, &probed, &layout_ok)) != DS_OK)
+        return status;
+    if (!layout_ok || (sort->threads != MAX_THREADS && probed != size))
+        return ds_fail(DS_ERR_UNSUPPORTED, "gl sort: the subgroups of a %u-invocation "
+                       "workgroup are not aligned runs of %u invocations with every lane active",
+                       sort->threads, size);
+    return DS_OK;
+}
+
+/* The subgroup form (the tuning's, else KHR where it fits and is offered)
+ * and the keys per invocation: sets subgroup, items and block. */
+static ds_status choose_form(ds_gl_sort *sort, const ds_gl_sort_tuning *tuning, size_t capacity)
+{
+    GLuint size = sort->subgroup_size;
+    /* The KHR form keeps a subgroup's ballot in one word and scans the
+     * workgroup's subgroup sums in one subgroup. */
+    const int khr_fits = size <= 32 && sort->threads / size <= size;
+    sort->subgroup = tuning->subgroup;
+    if (sort->subgroup == DS_GL_SORT_SUBGROUP_AUTO)
+        sort->subgroup = khr_fits && khr_subgroups_offered(size, 0) ? DS_GL_SORT_SUBGROUP_KHR
+                                                                    : DS_GL_SORT_SUBGROUP_ARB;
+    const int partition = sort->subgroup == DS_GL_SORT_SUBGROUP_KHR_PARTITION;
+    sort->items = tuning->items                       ? (GLuint)tuning->items
+                  : capacity < SMALL_SORT             ? SMALL_ITEMS
+                  : capacity < MEDIUM_SORT            ? MEDIUM_ITEMS
+                  : sort->subgroup != DS_GL_SORT_SUBGROUP_ARB ? KHR_ITEMS
+                                                      : ARB_ITEMS;
+    sort->block = sort->threads * sort->items;
+    if (sort->subgroup != DS_GL_SORT_SUBGROUP_ARB &&
+        !(khr_fits && khr_subgroups_offered(size, partition)))
+        return ds_fail(DS_ERR_UNSUPPORTED, "gl sort: the %s form needs GL_KHR_shader_subgroup "
+                       "(basic, ballot, shuffle, arithmetic%s) in compute shaders with subgroups of at "
+                       "most 32 invocations", ds_gl_sort_subgroup_name(sort->subgroup),
+                       partition ? ", GL_NV_shader_subgroup_partitioned" : "");
+    return DS_OK;
+}
+
+/* The blocks, the groups and spans of the position sums, against the
+ * context's limits: a storage block holds capacity words; indices stay in
+ * uint; one workgroup per block; the scatter's shared memory fits. Sets
+ * sums_words. */
+static ds_status fit_limits(ds_gl_sort *sort, size_t capacity, sort_layout *layout)
+{
+    GLint max_block_size = 0, max_groups = 0, max_shared = 0;
+    glGetIntegerv(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_block_size);
+    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_groups);
+    glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &max_shared);
+    size_t blocks = (capacity + sort->block - 1) / sort->block;
+    if (blocks == 0)
+        blocks = 1;
+    /* Groups and spans of about cbrt(blocks): a block's position sums
+     * read at most 3 cbrt(blocks) rows. */
+    size_t group = 1; /* blocks per group, groups per span */
+    while (group * group * group < blocks)
+        group++;
+    size_t groups = (blocks + group - 1) / group;
+    size_t spans = (groups + group - 1) / group;
+    if (capacity > (size_t)max_block_size / sizeof(uint32_t) ||
+        capacity > (size_t)UINT32_MAX - sort->block || blocks > (size_t)max_groups ||
+        blocks * RADIX > (size_t)max_block_size / sizeof(uint32_t) ||
+        2 * (1 + spans + groups) * RADIX > (size_t)max_block_size / sizeof(uint32_t))
+        return ds_fail(DS_ERR_TOO_LARGE, "gl sort: %zu pairs exceed what the GL storage "
+                       "blocks (%d bytes) or work group counts (%d) can hold",
+                       capacity, max_block_size, max_groups);
+    /* radix_scatter's shared memory: rows or staging, two digit tables,
+     * the scan's two halves. */
+    size_t rows = sort->threads / sort->subgroup_size;
+    size_t stage = rows * RADIX > sort->block ? rows * RADIX : sort->block;
+    size_t shared = (stage + 2 * RADIX + 2 * sort->threads) * sizeof(uint32_t);
+    if (shared > (size_t)max_shared)
+        return ds_fail(DS_ERR_UNSUPPORTED, "gl sort: the scatter needs %zu bytes of shared "
+                       "memory, the context offers %d", shared, max_shared);
+
+    sort->sums_words = (GLuint)((1 + spans + groups) * RADIX);
+    layout->blocks = blocks;
+    layout->group = group;
+    layout->spans = spans;
+    layout->rows = rows;
+    return DS_OK;
+}
+
+/* The extensions and constants, then the subgroup operations (count and
+ * scatter) and the workgroup scan (scatter): compiles radix_count and
+ * radix_scatter. */
+static ds_status compile_programs(ds_gl_sort *sort, const sort_layout *layout)
+{
+    const int partition = sort->subgroup == DS_GL_SORT_SUBGROUP_KHR_PARTITION;
+    const char *extensions = sort->subgroup == DS_GL_SORT_SUBGROUP_ARB ? EXTENSIONS
+                             : partition ? KHR_EXTENSIONS PARTITION_EXTENSION
+                                         : KHR_EXTENSIONS;
+    size_t defines_size = strlen(ds_shader_radix_subgroup) +
+                          strlen(ds_shader_radix_workgroup_scan) + 1024;
+    char *defines = malloc(defines_size);
+    if (!defines)
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "gl sort: out of host memory");
+    int length = snprintf(defines, defines_size,
+                          "%s#define SUBGROUP_KHR %d\n#define MATCH_PARTITION %d\n"
+                          "#define RADIX_BITS %d\n#define RADIX %d\n#define THREADS %u\n"
+                          "#define ITEMS %u\n#define SUBGROUP_SIZE %u\n#define ROWS %zu\n"
+                          "#define GROUP %zuu\n#define SPANS %zuu\n#define SUMS_WORDS %uu\n%s",
+                          extensions, sort->subgroup != DS_GL_SORT_SUBGROUP_ARB, partition,
+                          RADIX_BITS, RADIX, sort->threads, sort->items, sort->subgroup_size,
+                          layout->rows, layout->group, layout->spans, sort->sums_words,
+                          ds_shader_radix_subgroup);
+    ds_status status = ds_gl_compile_compute("gl sort", "radix_count", defines,
+                                             ds_shader_radix_count_comp, &sort->count_program);
+    /* The scatter's block scan spans its workgroup. */
+    snprintf(defines + length, defines_size - (size_t)length, "#define SCAN_THREADS %u\n%s",
+             sort->threads, ds_shader_radix_workgroup_scan);
+    if (status == DS_OK)
+        status = ds_gl_compile_compute("gl sort", "radix_scatter", defines,
+                                       ds_shader_radix_scatter_comp, &sort->scatter_program);
+    free(defines);
+    return status;
+}
+
+/* The alternate keys and values, the block counts and the two halves of
+ * the position sums; a GL error since create began fails the create. */
+static ds_status create_buffers(ds_gl_sort *sort, size_t capacity, size_t blocks)
+{
+    /* Storage of at least one word: a zero-capacity sort still creates. */
+    GLsizeiptr pair_bytes = (GLsizeiptr)(capacity ? capacity : 1) * (GLsizeiptr)sizeof(uint32_t);
+    GLuint buffers[4];
+    glCreateBuffers(4, buffers);
+    sort->keys_alt = buffers[0];
+    sort->values_alt = buffers[1];
+    sort->counts = buffers[2];
+    sort->sums = buffers[3];
+    glNamedBufferStorage(sort->keys_alt, pair_bytes, NULL, 0);
+    glNamedBufferStorage(sort->values_alt, pair_bytes, NULL, 0);
+    glNamedBufferStorage(sort->counts, (GLsizeiptr)(blocks * RADIX * sizeof(uint32_t)), NULL, 0);
+    /* radix_count adds into the sums: both halves zero at creation, and
+     * each pass's scatter zeroes the half the next pass uses. */
+    GLsizeiptr sums_bytes = (GLsizeiptr)(2 * sort->sums_words * sizeof(uint32_t));
+    glNamedBufferStorage(sort->sums, sums_bytes, NULL, 0);
+    glClearNamedBufferData(sort->sums, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, NULL);
+
+    GLenum error = glGetError();
+    if (error != GL_NO_ERROR)
+        return ds_fail(error == GL_OUT_OF_MEMORY ? DS_ERR_OUT_OF_MEMORY : DS_ERR_GL,
+                       "gl sort: creating the buffers for %zu pairs failed (GL error 0x%x)",
+                       capacity, error);
+    return DS_OK;
 }
 
 ds_status ds_gl_sort_create_tuned(size_t capacity, const ds_gl_sort_tuning *tuning,
@@ -281,153 +448,17 @@ ds_status ds_gl_sort_create_tuned(size_t capacity, const ds_gl_sort_tuning *tuni
     if (!sort)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "gl sort: out of host memory");
     sort->capacity = capacity;
-
-    /* The subgroup size, then the workgroup size it allows, then the
-     * layout at that size. */
-    GLuint size = 0, probed = 0;
-    int layout_ok = 0;
-    if ((status = probe_subgroups(MAX_THREADS, &size, &layout_ok)) != DS_OK)
-        goto fail;
-    if (size < MIN_SUBGROUP || size > MAX_SUBGROUP || !is_power_of_two(size)) {
-        status = ds_fail(DS_ERR_UNSUPPORTED, "gl sort: subgroups of %u invocations (supported: "
-                         "powers of two from %d to %d)", size, MIN_SUBGROUP, MAX_SUBGROUP);
-        goto fail;
-    }
-    sort->subgroup_size = size;
-    sort->threads = size * MAX_ROWS < MAX_THREADS ? size * MAX_ROWS : MAX_THREADS;
-    if (sort->threads != MAX_THREADS &&
-        (status = probe_subgroups(sort->threads, &probed, &layout_ok)) != DS_OK)
-        goto fail;
-    if (!layout_ok || (sort->threads != MAX_THREADS && probed != size)) {
-        status = ds_fail(DS_ERR_UNSUPPORTED, "gl sort: the subgroups of a %u-invocation "
-                         "workgroup are not aligned runs of %u invocations with every lane active",
-                         sort->threads, size);
-        goto fail;
-    }
-
-    /* The KHR form keeps a subgroup's ballot in one word and scans the
-     * workgroup's subgroup sums in one subgroup. */
-    const int khr_fits = size <= 32 && sort->threads / size <= size;
-    sort->subgroup = tuning->subgroup;
-    if (sort->subgroup == DS_GL_SORT_SUBGROUP_AUTO)
-        sort->subgroup = khr_fits && khr_subgroups_offered(size, 0) ? DS_GL_SORT_SUBGROUP_KHR
-                                                                    : DS_GL_SORT_SUBGROUP_ARB;
-    const int partition = sort->subgroup == DS_GL_SORT_SUBGROUP_KHR_PARTITION;
-    sort->items = tuning->items                       ? (GLuint)tuning->items
-                  : capacity < SMALL_SORT             ? SMALL_ITEMS
-                  : capacity < MEDIUM_SORT            ? MEDIUM_ITEMS
-                  : sort->subgroup != DS_GL_SORT_SUBGROUP_ARB ? KHR_ITEMS
-                                                      : ARB_ITEMS;
-    sort->block = sort->threads * sort->items;
-    if (sort->subgroup != DS_GL_SORT_SUBGROUP_ARB &&
-        !(khr_fits && khr_subgroups_offered(size, partition))) {
-        status = ds_fail(DS_ERR_UNSUPPORTED, "gl sort: the %s form needs GL_KHR_shader_subgroup "
-                         "(basic, ballot, shuffle, arithmetic%s) in compute shaders with subgroups of at "
-                         "most 32 invocations", ds_gl_sort_subgroup_name(sort->subgroup),
-                         partition ? ", GL_NV_shader_subgroup_partitioned" : "");
-        goto fail;
-    }
-
-    /* Limits: a storage block holds capacity words; indices stay in uint;
-     * one workgroup per block. */
-    GLint max_block_size = 0, max_groups = 0, max_shared = 0;
-    glGetIntegerv(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_block_size);
-    glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_groups);
-    glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &max_shared);
-    size_t blocks = (capacity + sort->block - 1) / sort->block;
-    if (blocks == 0)
-        blocks = 1;
-    /* Groups and spans of about cbrt(blocks): a block's position sums
-     * read at most 3 cbrt(blocks) rows. */
-    size_t group = 1; /* blocks per group, groups per span */
-    while (group * group * group < blocks)
-        group++;
-    size_t groups = (blocks + group - 1) / group;
-    size_t spans = (groups + group - 1) / group;
-    if (capacity > (size_t)max_block_size / sizeof(uint32_t) ||
-        capacity > (size_t)UINT32_MAX - sort->block || blocks > (size_t)max_groups ||
-        blocks * RADIX > (size_t)max_block_size / sizeof(uint32_t) ||
-        2 * (1 + spans + groups) * RADIX > (size_t)max_block_size / sizeof(uint32_t)) {
-        status = ds_fail(DS_ERR_TOO_LARGE, "gl sort: %zu pairs exceed what the GL storage "
-                         "blocks (%d bytes) or work group counts (%d) can hold",
-                         capacity, max_block_size, max_groups);
-        goto fail;
-    }
-    /* radix_scatter's shared memory: rows or staging, two digit tables,
-     * the scan's two halves. */
-    size_t rows = sort->threads / size;
-    size_t stage = rows * RADIX > sort->block ? rows * RADIX : sort->block;
-    size_t shared = (stage + 2 * RADIX + 2 * sort->threads) * sizeof(uint32_t);
-    if (shared > (size_t)max_shared) {
-        status = ds_fail(DS_ERR_UNSUPPORTED, "gl sort: the scatter needs %zu bytes of shared "
-                         "memory, the context offers %d", shared, max_shared);
-        goto fail;
-    }
-
-    sort->sums_words = (GLuint)((1 + spans + groups) * RADIX);
-
-    /* The extensions and constants, then the subgroup operations (count
-     * and scatter) and the workgroup scan (scatter). */
-    const char *extensions = sort->subgroup == DS_GL_SORT_SUBGROUP_ARB ? EXTENSIONS
-                             : partition ? KHR_EXTENSIONS PARTITION_EXTENSION
-                                         : KHR_EXTENSIONS;
-    size_t defines_size = strlen(ds_shader_radix_subgroup) +
-                          strlen(ds_shader_radix_workgroup_scan) + 1024;
-    char *defines = malloc(defines_size);
-    if (!defines) {
-        status = ds_fail(DS_ERR_OUT_OF_MEMORY, "gl sort: out of host memory");
-        goto fail;
-    }
-    int length = snprintf(defines, defines_size,
-                          "%s#define SUBGROUP_KHR %d\n#define MATCH_PARTITION %d\n"
-                          "#define RADIX_BITS %d\n#define RADIX %d\n#define THREADS %u\n"
-                          "#define ITEMS %u\n#define SUBGROUP_SIZE %u\n#define ROWS %zu\n"
-                          "#define GROUP %zuu\n#define SPANS %zuu\n#define SUMS_WORDS %uu\n%s",
-                          extensions, sort->subgroup != DS_GL_SORT_SUBGROUP_ARB, partition,
-                          RADIX_BITS, RADIX, sort->threads, sort->items, size, rows, group, spans,
-                          sort->sums_words, ds_shader_radix_subgroup);
-    status = ds_gl_compile_compute("gl sort", "radix_count", defines, ds_shader_radix_count_comp,
-                                   &sort->count_program);
-    /* The scatter's block scan spans its workgroup. */
-    snprintf(defines + length, defines_size - (size_t)length, "#define SCAN_THREADS %u\n%s",
-             sort->threads, ds_shader_radix_workgroup_scan);
-    if (status == DS_OK)
-        status = ds_gl_compile_compute("gl sort", "radix_scatter", defines,
-                                       ds_shader_radix_scatter_comp, &sort->scatter_program);
-    free(defines);
-    if (status != DS_OK)
-        goto fail;
-
-    /* Storage of at least one word: a zero-capacity sort still creates. */
-    GLsizeiptr pair_bytes = (GLsizeiptr)(capacity ? capacity : 1) * (GLsizeiptr)sizeof(uint32_t);
-    GLuint buffers[4];
-    glCreateBuffers(4, buffers);
-    sort->keys_alt = buffers[0];
-    sort->values_alt = buffers[1];
-    sort->counts = buffers[2];
-    sort->sums = buffers[3];
-    glNamedBufferStorage(sort->keys_alt, pair_bytes, NULL, 0);
-    glNamedBufferStorage(sort->values_alt, pair_bytes, NULL, 0);
-    glNamedBufferStorage(sort->counts, (GLsizeiptr)(blocks * RADIX * sizeof(uint32_t)), NULL, 0);
-    /* radix_count adds into the sums: both halves zero at creation, and
-     * each pass's scatter zeroes the half the next pass uses. */
-    GLsizeiptr sums_bytes = (GLsizeiptr)(2 * sort->sums_words * sizeof(uint32_t));
-    glNamedBufferStorage(sort->sums, sums_bytes, NULL, 0);
-    glClearNamedBufferData(sort->sums, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, NULL);
-
-    GLenum error = glGetError();
-    if (error != GL_NO_ERROR) {
-        status = ds_fail(error == GL_OUT_OF_MEMORY ? DS_ERR_OUT_OF_MEMORY : DS_ERR_GL,
-                         "gl sort: creating the buffers for %zu pairs failed (GL error 0x%x)",
-                         capacity, error);
-        goto fail;
+    sort_layout layout;
+    if ((status = choose_workgroup(sort)) != DS_OK ||
+        (status = choose_form(sort, tuning, capacity)) != DS_OK ||
+        (status = fit_limits(sort, capacity, &layout)) != DS_OK ||
+        (status = compile_programs(sort, &layout)) != DS_OK ||
+        (status = create_buffers(sort, capacity, layout.blocks)) != DS_OK) {
+        ds_gl_sort_destroy(sort);
+        return status;
     }
     *dest = sort;
     return DS_OK;
-
-fail:
-    ds_gl_sort_destroy(sort);
-    return status;
 }
 
 void ds_gl_sort_describe(const ds_gl_sort *sort, ds_gl_sort_tuning *dest)
