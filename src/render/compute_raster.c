@@ -924,23 +924,12 @@ static void plan_passes(ds_compute_raster *raster, const ds_compute_raster_frame
     barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
 }
 
-ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_raster_frame *frame)
+/* Earlier frames' totals, without waiting: a frame that overflowed grows
+ * the buffers now. The slot this frame takes must be free: a wait on its
+ * fence, then its total. */
+static ds_status free_slot(ds_compute_raster *raster, int slot)
 {
     ds_status status;
-    if (!raster || !frame)
-        return ds_fail(DS_ERR_INVALID_ARG, "raster: NULL raster or frame");
-    if (frame->triangle_count > raster->triangle_count ||
-        (frame->order == DS_RASTER_TRIANGLE_ORDER && !frame->sorted_triangles))
-        return ds_fail(DS_ERR_INVALID_ARG, "raster: %zu primitives for a raster of %zu, or "
-                       "triangle order without the sorted primitives",
-                       frame->triangle_count, raster->triangle_count);
-    if (frame->points && !raster->point_count[0] && (status = make_point_programs(raster)))
-        return status;
-    int fragment_order = frame->order == DS_RASTER_FRAGMENT_ORDER;
-    size_t pixels = (size_t)raster->width * (size_t)raster->height;
-    /* Earlier frames' totals, without waiting: a frame that overflowed
-     * grows the buffers now. The slot this frame takes must be free. */
-    int slot = (int)(raster->frames % RING);
     if ((status = collect(raster, 0)))
         return status;
     if (raster->fences[slot]) {
@@ -952,39 +941,34 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
         if ((status = collect(raster, 0)))
             return status;
     }
-    raster->last_frame = *frame;
-    raster->have_last_frame = 1;
-    raster->dispatches = raster->steps = 0;
-    raster->in_step = 0;
-    raster->narrow = depth_narrowing(frame);
-    raster->key_bits = !fragment_order || frame->sort ? 0u
-                                                      : (unsigned)ds_key_narrow_bits(raster->narrow);
-    mark(raster, 0);
-    count_fragments(raster, frame);
-    mark(raster, 1);
-    plan_passes(raster, frame);
-    size_t host_total = 0;
-    if (frame->sort && fragment_order) {
-        /* A caller's sort takes its count from the host: the total read
-         * back (the wait the GL sort's indirect form avoids), the buffers
-         * grown to it before any fragment is written, and the plan again
-         * (it reads the blocks' sums and writes their starts elsewhere,
-         * so it may run twice). */
-        barrier(raster, GL_BUFFER_UPDATE_BARRIER_BIT);
-        uint32_t total = 0;
-        glGetNamedBufferSubData(raster->state, 0, sizeof total, &total);
-        host_total = total;
-        if (host_total > raster->capacity) {
-            if ((status = grow_for(raster, host_total)))
-                return status;
-            plan_passes(raster, frame);
-        }
-    }
-    mark(raster, 2);
+    return DS_OK;
+}
 
-    /* The emit's atomics count on zeroed pixel counts: the last frame's
-     * resolve zeroed each as it read it, so a clear is needed only for
-     * new buffers or after a frame that stopped short. */
+/* A caller's sort takes its count from the host: the total read back (the
+ * wait the GL sort's indirect form avoids), the buffers grown to it before
+ * any fragment is written, and the plan again (it reads the blocks' sums
+ * and writes their starts elsewhere, so it may run twice). */
+static ds_status read_total(ds_compute_raster *raster, const ds_compute_raster_frame *frame,
+                            size_t *host_total)
+{
+    barrier(raster, GL_BUFFER_UPDATE_BARRIER_BIT);
+    uint32_t total = 0;
+    glGetNamedBufferSubData(raster->state, 0, sizeof total, &total);
+    *host_total = total;
+    if (*host_total > raster->capacity) {
+        ds_status status = grow_for(raster, *host_total);
+        if (status)
+            return status;
+        plan_passes(raster, frame);
+    }
+    return DS_OK;
+}
+
+/* The emit passes. Their atomics count on zeroed pixel counts: the last
+ * frame's resolve zeroed each as it read it, so a clear is needed only
+ * for new buffers or after a frame that stopped short. */
+static void emit_fragments(ds_compute_raster *raster, const ds_compute_raster_frame *frame)
+{
     if (raster->counts_dirty) {
         static const uint32_t zero = 0;
         barrier(raster, GL_BUFFER_UPDATE_BARRIER_BIT);
@@ -1005,54 +989,47 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
          * next frame's count adds into the blocks' sums it zeroed. */
         barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
     }
-    mark(raster, 3);
-    raster->verified_frame = 0;
-    if (fragment_order && raster->verify) {
-        /* The keys as the emit wrote them: the sort may overwrite them. */
-        glCopyNamedBufferSubData(raster->keys, raster->verify_keys, 0, 0,
-                                 (GLsizeiptr)(raster->capacity * sizeof(uint32_t)));
-        barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
-        raster->verified_frame = 1;
-        raster->verified_float = frame->sort != NULL;
+}
+
+/* Fragment order: the keys sorted by the caller's sort (host_total pairs)
+ * or by the GL sort, which the pixel scan rides along. */
+static ds_status sort_fragments(ds_compute_raster *raster, const ds_compute_raster_frame *frame,
+                                size_t host_total)
+{
+    ds_status status;
+    if (frame->sort) {
+        status = host_total ? frame->sort(frame->sort_user, raster->keys, raster->values,
+                                          raster->sorted_keys, raster->sorted_values,
+                                          host_total)
+                            : DS_OK;
+        if (status)
+            return status;
+        barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
+        return DS_OK;
     }
-    raster->pending_scan = pixels;
-    if (fragment_order) {
-        if (frame->sort) {
-            status = host_total ? frame->sort(frame->sort_user, raster->keys, raster->values,
-                                              raster->sorted_keys, raster->sorted_values,
-                                              host_total)
-                                : DS_OK;
-            if (status)
-                return status;
-            barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
-        } else {
-            /* The pixel scan needs only the emit's counts: its three
-             * phases share the sort's barriers. */
-            const ds_gl_sort_alongside alongside = {scan_alongside, raster};
-            raster->in_step = 1; /* the scan's dispatches join the sort's steps */
-            status = ds_gl_sort_pairs_indirect(raster->sort, raster->keys, raster->values,
-                                               raster->sorted_keys, raster->sorted_values,
-                                               raster->state, 3, raster->state,
-                                               (GLintptr)(8 * sizeof(uint32_t)), 0,
-                                               (int)raster->key_bits, &alongside);
-            if (status)
-                return status;
-            unsigned sort_dispatches, sort_steps;
-            ds_gl_sort_issued(raster->sort, &sort_dispatches, &sort_steps);
-            raster->dispatches += sort_dispatches;
-            raster->steps += sort_steps;
-            raster->in_step = 0; /* the sort ends with a barrier */
-        }
-    }
-    mark(raster, 4);
-    if (raster->pending_scan) {
-        /* No GL sort to ride along: the scan on its own. */
-        for (int phase = 0; phase < 3; phase++) {
-            scan_phase(raster, phase, pixels);
-            barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
-        }
-        raster->pending_scan = 0;
-    }
+    /* The pixel scan needs only the emit's counts: its three phases share
+     * the sort's barriers. */
+    const ds_gl_sort_alongside alongside = {scan_alongside, raster};
+    raster->in_step = 1; /* the scan's dispatches join the sort's steps */
+    status = ds_gl_sort_pairs_indirect(raster->sort, raster->keys, raster->values,
+                                       raster->sorted_keys, raster->sorted_values,
+                                       raster->state, 3, raster->state,
+                                       (GLintptr)(8 * sizeof(uint32_t)), 0,
+                                       (int)raster->key_bits, &alongside);
+    if (status)
+        return status;
+    unsigned sort_dispatches, sort_steps;
+    ds_gl_sort_issued(raster->sort, &sort_dispatches, &sort_steps);
+    raster->dispatches += sort_dispatches;
+    raster->steps += sort_steps;
+    raster->in_step = 0; /* the sort ends with a barrier */
+    return DS_OK;
+}
+
+/* raster_bin: each pixel's fragments into its list, in sorted order or
+ * as emitted; one indirect dispatch sized by the plan. */
+static void bin_fragments(ds_compute_raster *raster, int fragment_order)
+{
     glUseProgram(raster->bin);
     glUniform1i(1, fragment_order);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, raster->sorted_values);
@@ -1065,7 +1042,12 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
     dispatch_indirect(raster, (GLintptr)(5 * sizeof(uint32_t)));
     glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
     barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
-    mark(raster, 5);
+}
+
+/* raster_resolve: each pixel's list blended into the image (the frame's,
+ * else the raster's own), zeroing the pixel counts as it reads them. */
+static void resolve_pixels(ds_compute_raster *raster, const ds_compute_raster_frame *frame)
+{
     glUseProgram(raster->resolve);
     glUniform2i(0, raster->width, raster->height);
     glUniform4fv(1, 1, frame->background);
@@ -1084,6 +1066,67 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
                         GL_TEXTURE_UPDATE_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT |
                         GL_SHADER_STORAGE_BARRIER_BIT);
     glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
+}
+
+ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_raster_frame *frame)
+{
+    ds_status status;
+    if (!raster || !frame)
+        return ds_fail(DS_ERR_INVALID_ARG, "raster: NULL raster or frame");
+    if (frame->triangle_count > raster->triangle_count ||
+        (frame->order == DS_RASTER_TRIANGLE_ORDER && !frame->sorted_triangles))
+        return ds_fail(DS_ERR_INVALID_ARG, "raster: %zu primitives for a raster of %zu, or "
+                       "triangle order without the sorted primitives",
+                       frame->triangle_count, raster->triangle_count);
+    if (frame->points && !raster->point_count[0] && (status = make_point_programs(raster)))
+        return status;
+    int fragment_order = frame->order == DS_RASTER_FRAGMENT_ORDER;
+    size_t pixels = (size_t)raster->width * (size_t)raster->height;
+    int slot = (int)(raster->frames % RING);
+    if ((status = free_slot(raster, slot)))
+        return status;
+    raster->last_frame = *frame;
+    raster->have_last_frame = 1;
+    raster->dispatches = raster->steps = 0;
+    raster->in_step = 0;
+    raster->narrow = depth_narrowing(frame);
+    raster->key_bits = !fragment_order || frame->sort ? 0u
+                                                      : (unsigned)ds_key_narrow_bits(raster->narrow);
+    mark(raster, 0);
+    count_fragments(raster, frame);
+    mark(raster, 1);
+    plan_passes(raster, frame);
+    size_t host_total = 0;
+    if (frame->sort && fragment_order && (status = read_total(raster, frame, &host_total)))
+        return status;
+    mark(raster, 2);
+
+    emit_fragments(raster, frame);
+    mark(raster, 3);
+    raster->verified_frame = 0;
+    if (fragment_order && raster->verify) {
+        /* The keys as the emit wrote them: the sort may overwrite them. */
+        glCopyNamedBufferSubData(raster->keys, raster->verify_keys, 0, 0,
+                                 (GLsizeiptr)(raster->capacity * sizeof(uint32_t)));
+        barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+        raster->verified_frame = 1;
+        raster->verified_float = frame->sort != NULL;
+    }
+    raster->pending_scan = pixels;
+    if (fragment_order && (status = sort_fragments(raster, frame, host_total)))
+        return status;
+    mark(raster, 4);
+    if (raster->pending_scan) {
+        /* No GL sort to ride along: the scan on its own. */
+        for (int phase = 0; phase < 3; phase++) {
+            scan_phase(raster, phase, pixels);
+            barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
+        }
+        raster->pending_scan = 0;
+    }
+    bin_fragments(raster, fragment_order);
+    mark(raster, 5);
+    resolve_pixels(raster, frame);
     mark(raster, 6);
     raster->queried = raster->time_passes;
     /* The frame's total and overflow, for collect() a few frames on: a
