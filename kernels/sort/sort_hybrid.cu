@@ -704,7 +704,8 @@ k_hybrid_layout(hybrid_globals *g, const uint32_t *pivots, uint32_t L,
  * bucket instead of one scattered word each. A pair's slot is its bucket's
  * offset + the sub-chunk's base in that bucket (from the count pass) + its
  * rank. Writes internal keys into the padded array. Shared memory
- * (dynamic): reposition_smem(). */
+ * (dynamic): reposition_smem(). One body: the claim loop's stages share
+ * the block's shared memory and barriers. */
 template <int THREADS, int ITEMS>
 __global__ void __launch_bounds__(THREADS, 1)
 k_hybrid_reposition(const float *keys, const uint32_t *values, size_t n,
@@ -1235,6 +1236,123 @@ static void hybrid_destroy(void *opaque)
     delete s;
 }
 
+/* The kernels' shared memory against what the device lets a block opt in
+ * to: the reposition's pairs per thread, the histogram's bins, the sort
+ * tile's variants, and how many blocks of each stay resident. */
+static ds_status fit_shared_memory(hybrid_state *s, int device)
+{
+    /* Shared memory per block that a kernel may opt in to: 227 KB on
+     * Hopper, 99 KB on sm_86, 64 KB on sm_75. */
+    int optin = 0;
+    DS_CUDA_TRY("sort hybrid",
+                cudaDeviceGetAttribute(&optin,
+                                       cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                       device));
+    s->max_bins = (uint32_t)optin / (3 * sizeof(uint32_t));
+    if (s->max_bins > MAX_HIST_BINS)
+        s->max_bins = MAX_HIST_BINS;
+    s->reposition_items = 0;
+    for (int items = s->tuning.reposition_items; items >= 2 && !s->reposition_items;
+         items /= 2) {
+        cudaFuncAttributes attributes;
+        DS_CUDA_TRY("sort hybrid",
+                    cudaFuncGetAttributes(&attributes, reposition_kernel(items)));
+        if (attributes.sharedSizeBytes + reposition_smem(items, MAX_BUCKETS) <=
+            (size_t)optin)
+            s->reposition_items = items;
+    }
+    if (!s->reposition_items)
+        return ds_fail(DS_ERR_UNSUPPORTED,
+                       "sort hybrid: %d bytes of shared memory per block "
+                       "is too little", optin);
+    size_t hist_smem = 3 * sizeof(uint32_t) * s->max_bins;
+    size_t count_smem = sizeof(uint32_t) * (2 * MAX_BUCKETS + MAX_HIST_BINS + 2);
+    size_t stage_smem = reposition_smem(s->reposition_items, MAX_BUCKETS);
+    DS_CUDA_TRY("sort hybrid",
+                cudaFuncSetAttribute(k_hybrid_histogram,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)hist_smem));
+    DS_CUDA_TRY("sort hybrid",
+                cudaFuncSetAttribute(k_hybrid_count,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)count_smem));
+    DS_CUDA_TRY("sort hybrid",
+                cudaFuncSetAttribute(reposition_kernel(s->reposition_items),
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)stage_smem));
+    s->histogram_blocks = resident_blocks((const void *)k_hybrid_histogram,
+                                          STREAM_THREADS, hist_smem, s->sms);
+    s->stream_blocks = resident_blocks(reposition_kernel(s->reposition_items),
+                                       REPOSITION_THREADS, stage_smem, s->sms);
+    s->tile_blocks = resident_blocks((const void *)k_hybrid_merge_pass,
+                                     TILE_THREADS, 0, s->sms);
+    for (int v = 0; v < SORT_TILE_VARIANTS; v++) {
+        size_t smem = tile_smem((size_t)kSortTileThreads[v] * TILE_ITEMS);
+        if (smem > (size_t)optin)
+            break;
+        DS_CUDA_TRY("sort hybrid",
+                    cudaFuncSetAttribute(tile_sort_kernel(v),
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)smem));
+        s->sort_tile_blocks[v] = resident_blocks(tile_sort_kernel(v),
+                                                 kSortTileThreads[v], smem,
+                                                 s->sms);
+        s->sort_tile_variants = v + 1;
+    }
+    return DS_OK;
+}
+
+/* The device buffers: the pass's globals, histogram, pivots and bucket
+ * tables, the sub-chunks' bases and the two padded key/value arrays. */
+static ds_status allocate_buffers(hybrid_state *s)
+{
+    DS_CUDA_TRY("sort hybrid",
+                cudaMalloc((void **)&s->globals, sizeof(hybrid_globals)));
+    DS_CUDA_TRY("sort hybrid",
+                cudaMalloc((void **)&s->hist, MAX_HIST_BINS * sizeof(uint32_t)));
+    DS_CUDA_TRY("sort hybrid",
+                cudaMalloc((void **)&s->bin_min, MAX_HIST_BINS * sizeof(uint32_t)));
+    DS_CUDA_TRY("sort hybrid",
+                cudaMalloc((void **)&s->bin_max, MAX_HIST_BINS * sizeof(uint32_t)));
+    DS_CUDA_TRY("sort hybrid",
+                cudaMalloc((void **)&s->bin_first, (MAX_HIST_BINS + 1) * sizeof(uint32_t)));
+    DS_CUDA_TRY("sort hybrid",
+                cudaMalloc((void **)&s->pivots, (MAX_BUCKETS + 1) * sizeof(uint32_t)));
+    DS_CUDA_TRY("sort hybrid",
+                cudaMalloc((void **)&s->buckets.count, MAX_BUCKETS * sizeof(uint32_t)));
+    DS_CUDA_TRY("sort hybrid",
+                cudaMalloc((void **)&s->buckets.offset, MAX_BUCKETS * sizeof(uint32_t)));
+    DS_CUDA_TRY("sort hybrid",
+                cudaMalloc((void **)&s->buckets.out, MAX_BUCKETS * sizeof(uint32_t)));
+    DS_CUDA_TRY("sort hybrid",
+                cudaMalloc((void **)&s->buckets.tile, (MAX_BUCKETS + 1) * sizeof(uint32_t)));
+    DS_CUDA_TRY("sort hybrid",
+                cudaMalloc((void **)&s->buckets.sort_tile,
+                           (MAX_BUCKETS + 1) * sizeof(uint32_t)));
+    DS_CUDA_TRY("sort hybrid",
+                cudaMalloc((void **)&s->buckets.constant, MAX_BUCKETS * sizeof(uint32_t)));
+    {
+        /* a base per sub-chunk and bucket: max_count / 2 bytes at 16 pairs
+         * a thread, 4 * max_count at 2 */
+        size_t sub_chunk = reposition_sub_chunk(s->reposition_items);
+        size_t sub_chunks = (s->max_count + sub_chunk - 1) / sub_chunk;
+        DS_CUDA_TRY("sort hybrid",
+                    cudaMalloc((void **)&s->block_base,
+                               (sub_chunks ? sub_chunks : 1) * MAX_BUCKETS *
+                                   sizeof(uint32_t)));
+    }
+    for (int i = 0; i < 2; i++) {
+        DS_CUDA_TRY("sort hybrid",
+                    cudaMalloc((void **)&s->keys[i], s->capacity * sizeof(uint32_t)));
+        DS_CUDA_TRY("sort hybrid",
+                    cudaMalloc((void **)&s->values[i], s->capacity * sizeof(uint32_t)));
+    }
+    if (s->time_phases)
+        for (int i = 0; i <= PHASE_COUNT_ALL; i++)
+            DS_CUDA_TRY("sort hybrid", cudaEventCreate(&s->events[i]));
+    return DS_OK;
+}
+
 static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
 {
     ds_status status = DS_OK;
@@ -1255,112 +1373,8 @@ static ds_status hybrid_create(const ds_sorter_desc *desc, void **state)
     DS_CUDA_GOTO(status, fail, "sort hybrid",
                  cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount,
                                         device));
-    {
-        /* Shared memory per block that a kernel may opt in to: 227 KB on
-         * Hopper, 99 KB on sm_86, 64 KB on sm_75. */
-        int optin = 0;
-        DS_CUDA_GOTO(status, fail, "sort hybrid",
-                     cudaDeviceGetAttribute(&optin,
-                                            cudaDevAttrMaxSharedMemoryPerBlockOptin,
-                                            device));
-        s->max_bins = (uint32_t)optin / (3 * sizeof(uint32_t));
-        if (s->max_bins > MAX_HIST_BINS)
-            s->max_bins = MAX_HIST_BINS;
-        s->reposition_items = 0;
-        for (int items = s->tuning.reposition_items; items >= 2 && !s->reposition_items;
-             items /= 2) {
-            cudaFuncAttributes attributes;
-            DS_CUDA_GOTO(status, fail, "sort hybrid",
-                         cudaFuncGetAttributes(&attributes, reposition_kernel(items)));
-            if (attributes.sharedSizeBytes + reposition_smem(items, MAX_BUCKETS) <=
-                (size_t)optin)
-                s->reposition_items = items;
-        }
-        if (!s->reposition_items) {
-            status = ds_fail(DS_ERR_UNSUPPORTED,
-                             "sort hybrid: %d bytes of shared memory per block "
-                             "is too little", optin);
-            goto fail;
-        }
-        size_t hist_smem = 3 * sizeof(uint32_t) * s->max_bins;
-        size_t count_smem = sizeof(uint32_t) * (2 * MAX_BUCKETS + MAX_HIST_BINS + 2);
-        size_t stage_smem = reposition_smem(s->reposition_items, MAX_BUCKETS);
-        DS_CUDA_GOTO(status, fail, "sort hybrid",
-                     cudaFuncSetAttribute(k_hybrid_histogram,
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          (int)hist_smem));
-        DS_CUDA_GOTO(status, fail, "sort hybrid",
-                     cudaFuncSetAttribute(k_hybrid_count,
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          (int)count_smem));
-        DS_CUDA_GOTO(status, fail, "sort hybrid",
-                     cudaFuncSetAttribute(reposition_kernel(s->reposition_items),
-                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          (int)stage_smem));
-        s->histogram_blocks = resident_blocks((const void *)k_hybrid_histogram,
-                                              STREAM_THREADS, hist_smem, s->sms);
-        s->stream_blocks = resident_blocks(reposition_kernel(s->reposition_items),
-                                           REPOSITION_THREADS, stage_smem, s->sms);
-        s->tile_blocks = resident_blocks((const void *)k_hybrid_merge_pass,
-                                         TILE_THREADS, 0, s->sms);
-        for (int v = 0; v < SORT_TILE_VARIANTS; v++) {
-            size_t smem = tile_smem((size_t)kSortTileThreads[v] * TILE_ITEMS);
-            if (smem > (size_t)optin)
-                break;
-            DS_CUDA_GOTO(status, fail, "sort hybrid",
-                         cudaFuncSetAttribute(tile_sort_kernel(v),
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              (int)smem));
-            s->sort_tile_blocks[v] = resident_blocks(tile_sort_kernel(v),
-                                                     kSortTileThreads[v], smem,
-                                                     s->sms);
-            s->sort_tile_variants = v + 1;
-        }
-    }
-    DS_CUDA_GOTO(status, fail, "sort hybrid",
-                 cudaMalloc((void **)&s->globals, sizeof(hybrid_globals)));
-    DS_CUDA_GOTO(status, fail, "sort hybrid",
-                 cudaMalloc((void **)&s->hist, MAX_HIST_BINS * sizeof(uint32_t)));
-    DS_CUDA_GOTO(status, fail, "sort hybrid",
-                 cudaMalloc((void **)&s->bin_min, MAX_HIST_BINS * sizeof(uint32_t)));
-    DS_CUDA_GOTO(status, fail, "sort hybrid",
-                 cudaMalloc((void **)&s->bin_max, MAX_HIST_BINS * sizeof(uint32_t)));
-    DS_CUDA_GOTO(status, fail, "sort hybrid",
-                 cudaMalloc((void **)&s->bin_first, (MAX_HIST_BINS + 1) * sizeof(uint32_t)));
-    DS_CUDA_GOTO(status, fail, "sort hybrid",
-                 cudaMalloc((void **)&s->pivots, (MAX_BUCKETS + 1) * sizeof(uint32_t)));
-    DS_CUDA_GOTO(status, fail, "sort hybrid",
-                 cudaMalloc((void **)&s->buckets.count, MAX_BUCKETS * sizeof(uint32_t)));
-    DS_CUDA_GOTO(status, fail, "sort hybrid",
-                 cudaMalloc((void **)&s->buckets.offset, MAX_BUCKETS * sizeof(uint32_t)));
-    DS_CUDA_GOTO(status, fail, "sort hybrid",
-                 cudaMalloc((void **)&s->buckets.out, MAX_BUCKETS * sizeof(uint32_t)));
-    DS_CUDA_GOTO(status, fail, "sort hybrid",
-                 cudaMalloc((void **)&s->buckets.tile, (MAX_BUCKETS + 1) * sizeof(uint32_t)));
-    DS_CUDA_GOTO(status, fail, "sort hybrid",
-                 cudaMalloc((void **)&s->buckets.sort_tile,
-                            (MAX_BUCKETS + 1) * sizeof(uint32_t)));
-    DS_CUDA_GOTO(status, fail, "sort hybrid",
-                 cudaMalloc((void **)&s->buckets.constant, MAX_BUCKETS * sizeof(uint32_t)));
-    {
-        /* a base per sub-chunk and bucket: max_count / 2 bytes at 16 pairs
-         * a thread, 4 * max_count at 2 */
-        size_t sub_chunk = reposition_sub_chunk(s->reposition_items);
-        size_t sub_chunks = (s->max_count + sub_chunk - 1) / sub_chunk;
-        DS_CUDA_GOTO(status, fail, "sort hybrid",
-                     cudaMalloc((void **)&s->block_base,
-                                (sub_chunks ? sub_chunks : 1) * MAX_BUCKETS *
-                                    sizeof(uint32_t)));
-    }
-    for (int i = 0; i < 2; i++) {
-        DS_CUDA_GOTO(status, fail, "sort hybrid",
-                     cudaMalloc((void **)&s->keys[i], s->capacity * sizeof(uint32_t)));
-        DS_CUDA_GOTO(status, fail, "sort hybrid",
-                     cudaMalloc((void **)&s->values[i], s->capacity * sizeof(uint32_t)));
-    }
-    if (s->time_phases)
-        for (int i = 0; i <= PHASE_COUNT_ALL; i++)
-            DS_CUDA_GOTO(status, fail, "sort hybrid", cudaEventCreate(&s->events[i]));
+    if ((status = fit_shared_memory(s, device)) || (status = allocate_buffers(s)))
+        goto fail;
     *state = s;
     return DS_OK;
 fail:

@@ -818,7 +818,8 @@ typedef struct partition_shared {
  * the sequence's cursors; the second pass writes keys below the pivot up
  * from the sequence's start, above it down from its end, and the values
  * of equal keys to equal_values. The sequence's last tile files the two
- * children. */
+ * children. One body: both passes share the ballots' ranks in registers
+ * and the block's shared counts between their barriers. */
 template <int T>
 __device__ void partition_tile(const quick_args &q, int cur, uint32_t index,
                                const quick_tile &t, const uint32_t *stage,
@@ -1732,7 +1733,9 @@ static cudaError_t trace_print(uint32_t count, uint32_t grid, cudaStream_t strea
 
 /* ---- backend entry ------------------------------------------------------ */
 
-/* The whole sort, with the parameters that st->tuning gives for count. */
+/* The whole sort, with the parameters that st->tuning gives for count.
+ * One body: the launches read in queue order, which is the order the
+ * stream runs them and the phase marks time them. */
 static ds_status quick_sort(void *state, float *keys, uint32_t *values,
                             size_t count, ds_sort_order order, ds_stream user_stream)
 {

@@ -1151,7 +1151,9 @@ k_radix_downsweep(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
  * step 1's barrier nobody reads the caller's pair again until a pass has
  * written it, so when an odd number of passes runs the first writes it in
  * place from registers: the last one then ends there too, and no copy
- * follows. Loads of data written in the launch bypass L1. */
+ * follows. Loads of data written in the launch bypass L1.
+ * One body: the tile stays in registers across the passes, so the steps
+ * cannot become functions that each own their data. */
 template <int BITS, bool SEPARATE, int ITEMS, int MIN_BLOCKS>
 __global__ void __launch_bounds__(kSmallThreads, MIN_BLOCKS)
 k_radix_small(uint32_t *keys, uint32_t *values, uint32_t *scratch_keys,
