@@ -1,15 +1,39 @@
 /* SPDX-License-Identifier: MIT */
 /* x11_present.c — GL frames into a GL-less X window (see x11_present.h).
  *
- * Per frame: glReadPixels of the framebuffer into one of two pixel buffer
- * objects (asynchronous; a fence marks its end), then the other one, the
- * frame before, is mapped, its rows copied bottom-up (GL's first row is
- * the bottom, X's the top) into the XImage, and the image put into the
- * window. The pixels are read in the visual's channel order, so that the
- * copy is a plain row copy: BGRA for the usual 24-bit TrueColor visual
- * (red mask 0xff0000) on a little-endian image. */
+ * Two threads. The GL thread (the caller's, whose context is current),
+ * per frame: glReadPixels of the framebuffer into one of three pixel
+ * buffer objects (asynchronous; a fence marks its end), then a wait for
+ * the frame before's fence, and that frame's pixels handed to the worker.
+ * The worker copies the rows bottom-up (GL's first row is the bottom,
+ * X's the top) into the XImage and puts the image into the window, while
+ * the GL thread goes on to the next frame: the copy (about 8 MB at
+ * 1920x1080) and the X round trips no longer hold up the next frame's
+ * submission, so the GPU need not go idle while the host copies.
+ *
+ * The buffers are mapped once, persistent and coherent, so the worker
+ * makes no GL call: a coherent buffer's GPU writes are visible to the
+ * CPU once a fence after them has signalled. A frame that is ready
+ * while the worker still puts the one before is dropped (VirtualGL's
+ * "frame spoiling"): the render loop never waits for the copy.
+ *
+ * The pixels are read in the visual's channel order, so that the copy is
+ * a plain row copy: BGRA for the usual 24-bit TrueColor visual (red mask
+ * 0xff0000) on a little-endian image.
+ *
+ * Xlib from two threads: the worker's XSync, XShmPutImage, XPutImage and
+ * XFlush go to GLFW's display while the GL thread's GLFW calls (events)
+ * use it too. That needs XInitThreads() before the display is opened:
+ * GLFW's X11 backend calls it in glfwInit, just before XOpenDisplay
+ * (_glfwPlatformInit in x11_init.c, GLFW 3.3.8 as Debian 12 ships it),
+ * and libX11 1.8 calls it itself when loaded. Each call then holds the
+ * display's lock; the worker makes no sequence of calls that needs
+ * holding it across calls. The GL thread's own X calls here (the image's
+ * making and freeing, in resize and destroy) come only once the worker is
+ * idle. */
 #include "x11_present.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ipc.h>
@@ -32,7 +56,12 @@ Window glfwGetX11Window(GLFWwindow *window);
 /* How long a read-back may take before the frame counts as lost. */
 #define READBACK_TIMEOUT_NS 5000000000ull
 
+/* Pixel buffers: one the GPU reads this frame into, one holding the frame
+ * before (its fence pending), one the worker may still copy from. */
+#define PIXEL_BUFFERS 3
+
 struct ds_x11_present {
+    /* Set at create, read by both threads. */
     Display *display;
     Window window;
     Visual *visual;
@@ -40,18 +69,32 @@ struct ds_x11_present {
     GC gc;
     GLenum read_format;   /* GL_BGRA or GL_RGBA: the visual's byte order */
     uint32_t opaque_bits; /* or'ed into each pixel: alpha for a depth-32 visual */
-    int can_shm;          /* the server offers MIT-SHM and shares our byte order */
 
+    /* The GL thread's. The size and the mapped pointers change only in
+     * resize, with the worker idle; the lock below orders those writes
+     * before the worker's next reads. */
+    int can_shm;          /* the server offers MIT-SHM and shares our byte order */
     int width, height;
     GLuint framebuffer, color, depth_buffer;
-    GLuint pixel_buffers[2];
-    GLsync fences[2];     /* a read-back in flight into pixel_buffers[i] */
-    int next;             /* the buffer this frame is read into */
+    GLuint pixel_buffers[PIXEL_BUFFERS];
+    const uint8_t *pixels[PIXEL_BUFFERS]; /* each buffer, mapped persistent and coherent */
+    GLsync fence;         /* the read-back of the frame before, in flight */
+    int fenced;           /* the buffer that fence guards, or -1 */
 
+    /* The worker's while it puts a frame; the GL thread's (resize,
+     * destroy) while it is idle. */
     XImage *image;
     XShmSegmentInfo shm;
     int shm_attached;
     int put_pending;      /* an XShmPutImage the server may still be reading */
+
+    /* The hand-over, under lock. */
+    pthread_t worker;
+    pthread_mutex_t lock;
+    pthread_cond_t handed; /* a frame (or quit) for the worker */
+    pthread_cond_t idle;   /* the worker has put its frame */
+    int putting;           /* the buffer the worker copies from, or -1 */
+    int quit;
 };
 
 /* ---- the image ------------------------------------------------------------ */
@@ -155,21 +198,22 @@ static ds_status make_image(ds_x11_present *p, int width, int height)
 
 /* ---- GL ------------------------------------------------------------------- */
 
+/* With the worker idle: deleting a buffer unmaps it. */
 static void free_gl(ds_x11_present *p)
 {
-    for (int i = 0; i < 2; i++)
-        if (p->fences[i]) {
-            glDeleteSync(p->fences[i]);
-            p->fences[i] = NULL;
-        }
+    if (p->fence)
+        glDeleteSync(p->fence);
+    p->fence = NULL;
+    p->fenced = -1;
     if (p->framebuffer) {
         glDeleteFramebuffers(1, &p->framebuffer);
         glDeleteRenderbuffers(1, &p->color);
         glDeleteRenderbuffers(1, &p->depth_buffer);
-        glDeleteBuffers(2, p->pixel_buffers);
+        glDeleteBuffers(PIXEL_BUFFERS, p->pixel_buffers);
     }
     p->framebuffer = p->color = p->depth_buffer = 0;
-    p->pixel_buffers[0] = p->pixel_buffers[1] = 0;
+    memset(p->pixel_buffers, 0, sizeof p->pixel_buffers);
+    memset(p->pixels, 0, sizeof p->pixels);
 }
 
 static ds_status make_gl(ds_x11_present *p, int width, int height)
@@ -182,17 +226,97 @@ static ds_status make_gl(ds_x11_present *p, int width, int height)
     glNamedFramebufferRenderbuffer(p->framebuffer, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, p->color);
     glNamedFramebufferRenderbuffer(p->framebuffer, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER,
                                    p->depth_buffer);
-    glCreateBuffers(2, p->pixel_buffers);
-    for (int i = 0; i < 2; i++)
-        glNamedBufferStorage(p->pixel_buffers[i], 4 * (GLsizeiptr)width * height, NULL,
-                             GL_MAP_READ_BIT | GL_CLIENT_STORAGE_BIT);
+    /* Mapped for as long as they live, so that the worker needs no GL. */
+    const GLbitfield mapping = GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+    GLsizeiptr size = 4 * (GLsizeiptr)width * height;
+    glCreateBuffers(PIXEL_BUFFERS, p->pixel_buffers);
+    int mapped = 1;
+    for (int i = 0; i < PIXEL_BUFFERS; i++) {
+        glNamedBufferStorage(p->pixel_buffers[i], size, NULL, mapping | GL_CLIENT_STORAGE_BIT);
+        p->pixels[i] = glMapNamedBufferRange(p->pixel_buffers[i], 0, size, mapping);
+        mapped = mapped && p->pixels[i];
+    }
     if (glCheckNamedFramebufferStatus(p->framebuffer, GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE ||
-        glGetError() != GL_NO_ERROR) {
+        !mapped || glGetError() != GL_NO_ERROR) {
         free_gl(p);
         return ds_fail(DS_ERR_GL, "viewer: cannot make a %dx%d framebuffer for the window",
                        width, height);
     }
     return DS_OK;
+}
+
+/* ---- the worker ---------------------------------------------------------- */
+
+/* Copies a frame into the image, top row first. */
+static void copy_rows(ds_x11_present *p, const uint8_t *pixels)
+{
+    size_t row = 4 * (size_t)p->width;
+    for (int y = 0; y < p->height; y++) {
+        const uint8_t *source = pixels + row * (size_t)(p->height - 1 - y);
+        uint8_t *dest = (uint8_t *)p->image->data + (size_t)p->image->bytes_per_line * (size_t)y;
+        if (!p->opaque_bits) {
+            memcpy(dest, source, row);
+        } else {
+            for (int x = 0; x < p->width; x++) {
+                uint32_t pixel;
+                memcpy(&pixel, source + 4 * x, 4);
+                pixel |= p->opaque_bits;
+                memcpy(dest + 4 * x, &pixel, 4);
+            }
+        }
+    }
+}
+
+static void put_frame(ds_x11_present *p, const uint8_t *pixels)
+{
+    /* The shared segment is the server's until it has drawn the last put. */
+    if (p->put_pending) {
+        XSync(p->display, False);
+        p->put_pending = 0;
+    }
+    copy_rows(p, pixels);
+    if (p->shm_attached) {
+        XShmPutImage(p->display, p->window, p->gc, p->image, 0, 0, 0, 0, (unsigned)p->width,
+                     (unsigned)p->height, False);
+        p->put_pending = 1;
+    } else {
+        XPutImage(p->display, p->window, p->gc, p->image, 0, 0, 0, 0, (unsigned)p->width,
+                  (unsigned)p->height);
+    }
+    XFlush(p->display);
+}
+
+/* The worker: puts each frame it is handed until told to quit. The
+ * buffer it copies from (putting) is its own until it sets putting back
+ * to -1: the GL thread reads no frame into it meanwhile. */
+static void *put_frames(void *arg)
+{
+    ds_x11_present *p = arg;
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (p->putting < 0 && !p->quit)
+            pthread_cond_wait(&p->handed, &p->lock);
+        if (p->putting < 0)
+            break; /* quit, with no frame left */
+        const uint8_t *pixels = p->pixels[p->putting];
+        pthread_mutex_unlock(&p->lock);
+        put_frame(p, pixels);
+        pthread_mutex_lock(&p->lock);
+        p->putting = -1;
+        pthread_cond_signal(&p->idle);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+/* Waits until the worker has put its frame: then the image, the buffers
+ * and the size are the GL thread's alone until the next hand-over. */
+static void wait_idle(ds_x11_present *p)
+{
+    pthread_mutex_lock(&p->lock);
+    while (p->putting >= 0)
+        pthread_cond_wait(&p->idle, &p->lock);
+    pthread_mutex_unlock(&p->lock);
 }
 
 /* ---- the interface -------------------------------------------------------- */
@@ -228,7 +352,20 @@ ds_status ds_x11_present_create(void *window, ds_x11_present **dest)
     p->read_format = format;
     p->opaque_bits = attributes.depth == 32 ? 0xff000000u : 0u;
     p->can_shm = XShmQueryExtension(display) && ImageByteOrder(display) == LSBFirst;
+    p->fenced = p->putting = -1;
     p->gc = XCreateGC(display, x_window, 0, NULL);
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->handed, NULL);
+    pthread_cond_init(&p->idle, NULL);
+    if (pthread_create(&p->worker, NULL, put_frames, p) != 0) {
+        pthread_cond_destroy(&p->idle);
+        pthread_cond_destroy(&p->handed);
+        pthread_mutex_destroy(&p->lock);
+        XFreeGC(display, p->gc);
+        free(p);
+        return ds_fail(DS_ERR_OUT_OF_MEMORY, "viewer: X11: cannot start the thread that copies "
+                       "frames into the window");
+    }
     *dest = p;
     return DS_OK;
 }
@@ -237,6 +374,15 @@ void ds_x11_present_destroy(ds_x11_present *p)
 {
     if (!p)
         return;
+    /* The worker puts the frame it holds, if any, and ends. */
+    pthread_mutex_lock(&p->lock);
+    p->quit = 1;
+    pthread_cond_signal(&p->handed);
+    pthread_mutex_unlock(&p->lock);
+    pthread_join(p->worker, NULL);
+    pthread_cond_destroy(&p->idle);
+    pthread_cond_destroy(&p->handed);
+    pthread_mutex_destroy(&p->lock);
     free_gl(p);
     free_image(p);
     XFreeGC(p->display, p->gc);
@@ -250,6 +396,7 @@ ds_status ds_x11_present_resize(ds_x11_present *p, int width, int height)
         return ds_fail(DS_ERR_INVALID_ARG, "viewer: window size %dx%d", width, height);
     if (width == p->width && height == p->height && p->framebuffer)
         return DS_OK;
+    wait_idle(p); /* it reads the buffers, the image and the size */
     free_gl(p);
     free_image(p);
     p->width = p->height = 0;
@@ -260,7 +407,6 @@ ds_status ds_x11_present_resize(ds_x11_present *p, int width, int height)
         return status;
     p->width = width;
     p->height = height;
-    p->next = 0;
     return DS_OK;
 }
 
@@ -271,75 +417,48 @@ const char *ds_x11_present_method(const ds_x11_present *p)
     return p->can_shm ? "MIT-SHM" : "XPutImage";
 }
 
-/* Copies the mapped frame into the image, top row first. */
-static void copy_rows(ds_x11_present *p, const uint8_t *pixels)
-{
-    size_t row = 4 * (size_t)p->width;
-    for (int y = 0; y < p->height; y++) {
-        const uint8_t *source = pixels + row * (size_t)(p->height - 1 - y);
-        uint8_t *dest = (uint8_t *)p->image->data + (size_t)p->image->bytes_per_line * (size_t)y;
-        if (!p->opaque_bits) {
-            memcpy(dest, source, row);
-        } else {
-            for (int x = 0; x < p->width; x++) {
-                uint32_t pixel;
-                memcpy(&pixel, source + 4 * x, 4);
-                pixel |= p->opaque_bits;
-                memcpy(dest + 4 * x, &pixel, 4);
-            }
-        }
-    }
-}
-
 ds_status ds_x11_present_frame(ds_x11_present *p)
 {
     if (!p->framebuffer)
         return DS_OK;
-    int slot = p->next, previous = 1 - slot;
-    /* This frame into slot's buffer; the fence says when the GPU has
-     * written it. The pack binding goes back to 0: the renderer's reads
-     * into client memory expect none. */
+    /* This frame goes into a buffer that holds neither the frame before
+     * (fenced) nor the worker's (putting; once the worker lets it go it
+     * only becomes free, so a stale look errs safe). */
+    pthread_mutex_lock(&p->lock);
+    int putting = p->putting;
+    pthread_mutex_unlock(&p->lock);
+    int slot = 0;
+    while (slot == p->fenced || slot == putting)
+        slot++;
+    /* The fence says when the GPU has written it. The pack binding goes
+     * back to 0: the renderer's reads into client memory expect none. */
     glBindFramebuffer(GL_READ_FRAMEBUFFER, p->framebuffer);
     glReadBuffer(GL_COLOR_ATTACHMENT0);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, p->pixel_buffers[slot]);
     glPixelStorei(GL_PACK_ALIGNMENT, 4);
     glReadPixels(0, 0, p->width, p->height, p->read_format, GL_UNSIGNED_BYTE, NULL);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    if (p->fences[slot])
-        glDeleteSync(p->fences[slot]);
-    p->fences[slot] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    GLsync previous_fence = p->fence;
+    int previous = p->fenced;
+    p->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    p->fenced = slot;
     glFlush();
-    p->next = previous;
-    if (!p->fences[previous])
+    if (!previous_fence)
         return DS_OK; /* the first frame at this size: the window shows it next time */
 
-    /* The frame before: its read-back had this frame's drawing to finish. */
-    GLenum waited = glClientWaitSync(p->fences[previous], GL_SYNC_FLUSH_COMMANDS_BIT,
+    /* The frame before: its read-back had this frame's drawing to finish.
+     * Once the fence has signalled, the coherent buffer holds its pixels
+     * for the CPU; the mutex passes them on to the worker. */
+    GLenum waited = glClientWaitSync(previous_fence, GL_SYNC_FLUSH_COMMANDS_BIT,
                                      READBACK_TIMEOUT_NS);
-    glDeleteSync(p->fences[previous]);
-    p->fences[previous] = NULL;
+    glDeleteSync(previous_fence);
     if (waited != GL_ALREADY_SIGNALED && waited != GL_CONDITION_SATISFIED)
         return ds_fail(DS_ERR_GL, "viewer: a frame's read-back for the window did not complete");
-    const uint8_t *pixels = glMapNamedBufferRange(p->pixel_buffers[previous], 0,
-                                                  4 * (GLsizeiptr)p->width * p->height,
-                                                  GL_MAP_READ_BIT);
-    if (!pixels)
-        return ds_fail(DS_ERR_GL, "viewer: cannot map a frame's read-back for the window");
-    /* The shared segment is the server's until it has drawn the last put. */
-    if (p->put_pending) {
-        XSync(p->display, False);
-        p->put_pending = 0;
+    pthread_mutex_lock(&p->lock);
+    if (p->putting < 0) { /* else dropped: the worker is still putting an older one */
+        p->putting = previous;
+        pthread_cond_signal(&p->handed);
     }
-    copy_rows(p, pixels);
-    glUnmapNamedBuffer(p->pixel_buffers[previous]);
-    if (p->shm_attached) {
-        XShmPutImage(p->display, p->window, p->gc, p->image, 0, 0, 0, 0, (unsigned)p->width,
-                     (unsigned)p->height, False);
-        p->put_pending = 1;
-    } else {
-        XPutImage(p->display, p->window, p->gc, p->image, 0, 0, 0, 0, (unsigned)p->width,
-                  (unsigned)p->height);
-    }
-    XFlush(p->display);
+    pthread_mutex_unlock(&p->lock);
     return DS_OK;
 }

@@ -22,9 +22,12 @@
  *   ds_x11_present_destroy(present);
  *
  * The window shows each frame one frame later: a frame's pixels are read
- * into a pixel buffer object without waiting, and put into the window
- * while the next frame is drawn, so that the GPU and the copy overlap as
- * with a swap chain. There is no vsync.
+ * into a pixel buffer object without waiting, and once the next frame has
+ * been submitted a thread of this module's copies them into the window,
+ * so that the GPU, the render loop and the copy overlap as with a swap
+ * chain. A frame that is ready while that thread still copies the one
+ * before is not shown: the render loop never waits for the copy. There
+ * is no vsync.
  */
 #ifndef DS_X11_PRESENT_H
 #define DS_X11_PRESENT_H
@@ -42,13 +45,15 @@ typedef struct ds_x11_present ds_x11_present;
  * visual is not 24-bit TrueColor), DS_ERR_OUT_OF_MEMORY. */
 ds_status ds_x11_present_create(void *window, ds_x11_present **dest);
 
-/* Frees the framebuffer, the pixel buffers and the image; NULL is
+/* Waits for the frame being copied into the window, then frees the
+ * thread, the framebuffer, the pixel buffers and the image; NULL is
  * allowed. The GL context must be current. */
 void ds_x11_present_destroy(ds_x11_present *present);
 
 /* Makes the framebuffer (colour RGBA8, depth 24) and the image at
- * width x height; a no-op at the current size. A frame still in flight at
- * the old size is dropped. Errors: DS_ERR_INVALID_ARG (non-positive
+ * width x height; a no-op at the current size. Waits for the frame being
+ * copied into the window; a frame still in flight at the old size is
+ * dropped. Errors: DS_ERR_INVALID_ARG (non-positive
  * size), DS_ERR_GL, DS_ERR_OUT_OF_MEMORY. */
 ds_status ds_x11_present_resize(ds_x11_present *present, int width, int height);
 
@@ -56,8 +61,10 @@ ds_status ds_x11_present_resize(ds_x11_present *present, int width, int height);
  * resize). */
 unsigned ds_x11_present_framebuffer(const ds_x11_present *present);
 
-/* Reads this frame back (without waiting) and puts the previous one into
- * the window. Errors: DS_ERR_GL (a read-back that never completed). */
+/* Reads this frame back (without waiting), waits for the previous one's
+ * read-back and hands it to the thread that puts it into the window, or
+ * drops it where that thread is still busy. Errors: DS_ERR_GL (a
+ * read-back that never completed). */
 ds_status ds_x11_present_frame(ds_x11_present *present);
 
 /* How frames reach the window: "MIT-SHM" or "XPutImage". */
