@@ -92,14 +92,17 @@ enum {
  * steps a pixel of the size gl_PointCoord is computed from (0: exact). */
 enum { U_POINT_SCALE = 2, U_POINT_SIZE_RANGE = 16, U_POINT_CLIP_XY = 17, U_POINT_COORD_STEPS = 18 };
 
-struct ds_compute_raster {
-    int width, height;
-    size_t triangle_count;  /* primitives the buffers are for: triangles or points */
-    int time_passes;
-    /* programs: count and emit, small [0] and large [1] */
+/* The raster's programs: count and emit, small [0] and large [1], the
+ * same for points (made by the first frame of points), the pixel scan's
+ * three phases, the by-pixel pass, the resolve and the plan. */
+typedef struct raster_programs {
     GLuint count[2], emit[2];
-    /* the same for points, made by the first frame of points */
     GLuint point_count[2], point_emit[2];
+    GLuint scan[3], bin, resolve, plan;
+} raster_programs;
+
+/* What the driver's point sprites do, asked at the first frame of points. */
+typedef struct raster_sprites {
     float point_sizes[2];  /* GL_POINT_SIZE_RANGE */
     int point_clip_xy;     /* probe_point_clipping's answer */
     /* gl_PointCoord's size step (probe_point_coord's answer, or desc's:
@@ -107,13 +110,20 @@ struct ds_compute_raster {
      * step explained the driver's coordinates */
     float point_coord_forced, point_coord_quantum, point_coord_residual;
     int point_coord_probed, point_coord_explained;
-    GLuint scan[3], bin, resolve, plan;
+} raster_sprites;
+
+/* The GPU memory: per triangle, per fragment, per pixel. */
+typedef struct raster_buffers {
     /* per triangle: counts; block sums, block starts and chunk sums */
     GLuint triangle_fragments, triangle_sums, state;
+    GLuint block_sums;
+    size_t block_capacity;
     /* per fragment */
     size_t capacity;
     GLuint keys, values, sorted_keys, sorted_values, fragments, lists;
     ds_gl_sort *sort;
+    /* verify: the last fragment-order frame's keys before the sort */
+    GLuint verify_keys;
     /* per pixel */
     GLuint pixel_counts, pixel_ends, image;
     /* The pixel counts may be other than zero: just made, or a frame
@@ -122,36 +132,49 @@ struct ds_compute_raster {
     /* The triangles' block sums may be other than zero: just made, or a
      * frame stopped between its count and its emit (which zeroes them). */
     int sums_dirty;
-    GLuint block_sums;
-    size_t block_capacity;
-    size_t last_fragments;
-    unsigned grow_count;
-    GLuint queries[DS_RASTER_PASSES + 1];
-    int queried;
-    /* the frame being drawn's dispatches and dependent steps (dispatches
-     * that wait at a barrier for the ones before), and the last frame's;
-     * in_step: a dispatch was issued since the last barrier */
+} raster_buffers;
+
+/* What a frame issues: its dispatches and dependent steps (dispatches
+ * that wait at a barrier for the ones before) and the last frame's;
+ * in_step: a dispatch was issued since the last barrier; the pass
+ * queries; the fragment keys' narrowing (depth_narrowing) and the bits the
+ * GL sort orders, this frame's and the last drawn frame's. */
+typedef struct raster_issued {
     unsigned dispatches, steps, last_dispatches, last_steps;
     int in_step;
-    /* the pixel scan issued alongside the GL sort's dispatches */
-    size_t pending_scan;
-    /* verify: the last fragment-order frame's keys before the sort */
-    int verify;
-    GLuint verify_keys;
-    int verified_frame;   /* a fragment-order frame kept its keys */
-    int verified_float;   /* they are depths (a caller's descending sort) */
-    /* each frame's total and overflow, read a few frames later */
+    size_t pending_scan; /* the pixel scan issued alongside the GL sort's dispatches */
+    GLuint queries[DS_RASTER_PASSES + 1];
+    int queried;
+    ds_key_narrow narrow;
+    unsigned key_bits, last_key_bits;
+} raster_issued;
+
+/* Each frame's total and overflow, read a few frames later, and what an
+ * overflow leaves to grow and draw again. */
+typedef struct raster_totals {
     GLuint ring;
     GLsync fences[RING];
     uint64_t ring_frame[RING], frames, settled_frame;
     size_t grow_to;       /* an overflowed frame's total, to grow to */
     int last_overflowed;  /* the latest collected frame kept only part */
+    size_t last_fragments;
+    unsigned grow_count;
     ds_compute_raster_frame last_frame; /* drawn again by settle after an overflow */
     int have_last_frame;
-    /* the frame's fragment keys narrowed (depth_narrowing); the bits the
-     * GL sort orders, this frame's and the last drawn frame's */
-    ds_key_narrow narrow;
-    unsigned key_bits, last_key_bits;
+} raster_totals;
+
+struct ds_compute_raster {
+    int width, height;
+    size_t triangle_count;  /* primitives the buffers are for: triangles or points */
+    int time_passes;
+    int verify;
+    int verified_frame;   /* a fragment-order frame kept its keys */
+    int verified_float;   /* they are depths (a caller's descending sort) */
+    raster_programs prog;
+    raster_sprites sprite;
+    raster_buffers buf;
+    raster_issued issued;
+    raster_totals totals;
 };
 
 int ds_compute_raster_supported(void)
@@ -196,21 +219,21 @@ static ds_status make_programs(ds_compute_raster *raster)
     static const char *const scan_defines[3] = {"#define PHASE 1\n", "#define PHASE 2\n",
                                                 "#define PHASE 3\n"};
     if ((status = compile("raster_fragments", "#define EMIT 0\n#define LARGE 0\n", 1,
-                          ds_shader_raster_fragments_comp, &raster->count[0])) ||
+                          ds_shader_raster_fragments_comp, &raster->prog.count[0])) ||
         (status = compile("raster_fragments", "#define EMIT 0\n#define LARGE 1\n", 1,
-                          ds_shader_raster_fragments_comp, &raster->count[1])) ||
+                          ds_shader_raster_fragments_comp, &raster->prog.count[1])) ||
         (status = compile("raster_fragments", "#define EMIT 1\n#define LARGE 0\n", 1,
-                          ds_shader_raster_fragments_comp, &raster->emit[0])) ||
+                          ds_shader_raster_fragments_comp, &raster->prog.emit[0])) ||
         (status = compile("raster_fragments", "#define EMIT 1\n#define LARGE 1\n", 1,
-                          ds_shader_raster_fragments_comp, &raster->emit[1])) ||
-        (status = compile("raster_bin", "", 0, ds_shader_raster_bin_comp, &raster->bin)) ||
+                          ds_shader_raster_fragments_comp, &raster->prog.emit[1])) ||
+        (status = compile("raster_bin", "", 0, ds_shader_raster_bin_comp, &raster->prog.bin)) ||
         (status = compile("raster_resolve", "", 0, ds_shader_raster_resolve_comp,
-                          &raster->resolve)) ||
-        (status = compile("raster_plan", "", 0, ds_shader_raster_plan_comp, &raster->plan)))
+                          &raster->prog.resolve)) ||
+        (status = compile("raster_plan", "", 0, ds_shader_raster_plan_comp, &raster->prog.plan)))
         return status;
     for (int k = 0; k < 3; k++)
         if ((status = compile("raster_scan", scan_defines[k], 0, ds_shader_raster_scan_comp,
-                              &raster->scan[k])))
+                              &raster->prog.scan[k])))
             return status;
     return DS_OK;
 }
@@ -438,24 +461,24 @@ static ds_status make_point_programs(ds_compute_raster *raster)
     static const char *const defines[4] = {
         "#define EMIT 0\n#define LARGE 0\n", "#define EMIT 0\n#define LARGE 1\n",
         "#define EMIT 1\n#define LARGE 0\n", "#define EMIT 1\n#define LARGE 1\n"};
-    GLuint *programs[4] = {&raster->point_count[0], &raster->point_count[1],
-                           &raster->point_emit[0], &raster->point_emit[1]};
+    GLuint *programs[4] = {&raster->prog.point_count[0], &raster->prog.point_count[1],
+                           &raster->prog.point_emit[0], &raster->prog.point_emit[1]};
     ds_status status;
     for (int k = 0; k < 4; k++)
         if ((status = compile("raster_points", defines[k], 1, ds_shader_raster_points_comp,
                               programs[k])))
             return status;
-    glGetFloatv(GL_POINT_SIZE_RANGE, raster->point_sizes);
-    if ((status = probe_point_clipping(&raster->point_clip_xy)))
+    glGetFloatv(GL_POINT_SIZE_RANGE, raster->sprite.point_sizes);
+    if ((status = probe_point_clipping(&raster->sprite.point_clip_xy)))
         return status;
-    if (raster->point_coord_forced) {
-        raster->point_coord_quantum = raster->point_coord_forced > 0.0f ? raster->point_coord_forced
+    if (raster->sprite.point_coord_forced) {
+        raster->sprite.point_coord_quantum = raster->sprite.point_coord_forced > 0.0f ? raster->sprite.point_coord_forced
                                                                         : 0.0f;
         return DS_OK;
     }
-    raster->point_coord_probed = 1;
-    return probe_point_coord(&raster->point_coord_quantum, &raster->point_coord_residual,
-                             &raster->point_coord_explained);
+    raster->sprite.point_coord_probed = 1;
+    return probe_point_coord(&raster->sprite.point_coord_quantum, &raster->sprite.point_coord_residual,
+                             &raster->sprite.point_coord_explained);
 }
 
 static void delete_buffer(GLuint *buffer)
@@ -503,10 +526,10 @@ static ds_status make_buffer(GLuint *dest, size_t bytes, const char *what)
 static ds_status ensure_block_sums(ds_compute_raster *raster, size_t n)
 {
     size_t blocks = (n + SCAN_BLOCK - 1) / SCAN_BLOCK;
-    if (blocks <= raster->block_capacity && raster->block_sums)
+    if (blocks <= raster->buf.block_capacity && raster->buf.block_sums)
         return DS_OK;
-    raster->block_capacity = blocks;
-    return make_buffer(&raster->block_sums, blocks * sizeof(uint32_t), "scan's block sums");
+    raster->buf.block_capacity = blocks;
+    return make_buffer(&raster->buf.block_sums, blocks * sizeof(uint32_t), "scan's block sums");
 }
 
 /* The per-fragment buffers and the GL sort for `capacity` fragments. */
@@ -523,26 +546,26 @@ static ds_status make_fragment_buffers(ds_compute_raster *raster, size_t capacit
                        capacity, raster->width, raster->height,
                        (double)capacity * DS_COMPUTE_RASTER_FRAGMENT_BYTES / (1024.0 * 1024.0),
                        (unsigned long long)most);
-    raster->capacity = 0;
-    ds_gl_sort_destroy(raster->sort);
-    raster->sort = NULL;
+    raster->buf.capacity = 0;
+    ds_gl_sort_destroy(raster->buf.sort);
+    raster->buf.sort = NULL;
     size_t words = capacity * sizeof(uint32_t);
-    if ((status = make_buffer(&raster->keys, words, "fragment keys")) ||
-        (status = make_buffer(&raster->values, words, "fragment values")) ||
-        (status = make_buffer(&raster->sorted_keys, words, "sorted fragment keys")) ||
-        (status = make_buffer(&raster->sorted_values, words, "sorted fragment values")) ||
-        (status = make_buffer(&raster->fragments, 2 * words, "fragments")) ||
-        (status = make_buffer(&raster->lists, 2 * words, "pixel lists")) ||
+    if ((status = make_buffer(&raster->buf.keys, words, "fragment keys")) ||
+        (status = make_buffer(&raster->buf.values, words, "fragment values")) ||
+        (status = make_buffer(&raster->buf.sorted_keys, words, "sorted fragment keys")) ||
+        (status = make_buffer(&raster->buf.sorted_values, words, "sorted fragment values")) ||
+        (status = make_buffer(&raster->buf.fragments, 2 * words, "fragments")) ||
+        (status = make_buffer(&raster->buf.lists, 2 * words, "pixel lists")) ||
         (raster->verify &&
-         (status = make_buffer(&raster->verify_keys, words, "fragment keys kept to verify"))))
+         (status = make_buffer(&raster->buf.verify_keys, words, "fragment keys kept to verify"))))
         return status;
     /* The GL sort picks its keys per invocation from its capacity, but a
      * frame's fragments are far fewer than the buffers hold (two a pixel
      * at first). Above SORT_TUNED_FROM fragments of capacity, 8 keys. */
     ds_gl_sort_tuning tuning = {DS_GL_SORT_SUBGROUP_AUTO, capacity >= SORT_TUNED_FROM ? 8 : 0};
-    if ((status = ds_gl_sort_create_tuned(capacity, &tuning, &raster->sort)))
+    if ((status = ds_gl_sort_create_tuned(capacity, &tuning, &raster->buf.sort)))
         return status;
-    raster->capacity = capacity;
+    raster->buf.capacity = capacity;
     return DS_OK;
 }
 
@@ -551,16 +574,16 @@ static ds_status make_pixel_buffers(ds_compute_raster *raster)
 {
     ds_status status;
     size_t pixels = (size_t)raster->width * (size_t)raster->height;
-    if ((status = make_buffer(&raster->pixel_counts, pixels * sizeof(uint32_t),
+    if ((status = make_buffer(&raster->buf.pixel_counts, pixels * sizeof(uint32_t),
                               "pixel counts")) ||
-        (status = make_buffer(&raster->pixel_ends, pixels * sizeof(uint32_t), "pixel lists' ends")) ||
+        (status = make_buffer(&raster->buf.pixel_ends, pixels * sizeof(uint32_t), "pixel lists' ends")) ||
         (status = ensure_block_sums(raster, pixels)))
         return status;
-    raster->counts_dirty = 1;
-    if (raster->image)
-        glDeleteTextures(1, &raster->image);
-    glCreateTextures(GL_TEXTURE_2D, 1, &raster->image);
-    glTextureStorage2D(raster->image, 1, GL_RGBA8, raster->width, raster->height);
+    raster->buf.counts_dirty = 1;
+    if (raster->buf.image)
+        glDeleteTextures(1, &raster->buf.image);
+    glCreateTextures(GL_TEXTURE_2D, 1, &raster->buf.image);
+    glTextureStorage2D(raster->buf.image, 1, GL_RGBA8, raster->width, raster->height);
     return DS_OK;
 }
 
@@ -592,7 +615,7 @@ ds_status ds_compute_raster_create(const ds_compute_raster_desc *desc, ds_comput
     raster->triangle_count = primitives; /* the per-primitive buffers' */
     raster->time_passes = desc->time_passes;
     raster->verify = desc->verify;
-    raster->point_coord_forced = desc->point_coord_quantum;
+    raster->sprite.point_coord_forced = desc->point_coord_quantum;
     size_t t = primitives ? primitives : 1;
     size_t blocks = (t + TRIANGLE_BLOCK - 1) / TRIANGLE_BLOCK;
     size_t chunks = (t + RASTER_THREADS - 1) / RASTER_THREADS;
@@ -600,20 +623,20 @@ ds_status ds_compute_raster_create(const ds_compute_raster_desc *desc, ds_comput
     size_t capacity = desc->initial_fragments ? desc->initial_fragments
                                               : DS_COMPUTE_RASTER_FRAGMENTS_PER_PIXEL * pixels;
     if ((status = make_programs(raster)) ||
-        (status = make_buffer(&raster->triangle_fragments, t * sizeof(uint32_t),
+        (status = make_buffer(&raster->buf.triangle_fragments, t * sizeof(uint32_t),
                               "triangle counts")) ||
-        (status = make_buffer(&raster->triangle_sums, (2 * blocks + chunks) * sizeof(uint32_t),
+        (status = make_buffer(&raster->buf.triangle_sums, (2 * blocks + chunks) * sizeof(uint32_t),
                               "triangle sums")) ||
-        (status = make_buffer_for(&raster->state, (STATE_HEADER + t) * sizeof(uint32_t),
+        (status = make_buffer_for(&raster->buf.state, (STATE_HEADER + t) * sizeof(uint32_t),
                                   "large-triangle list", 1)) ||
-        (status = make_buffer_for(&raster->ring, RING * STATE_READ_WORDS * sizeof(uint32_t),
+        (status = make_buffer_for(&raster->totals.ring, RING * STATE_READ_WORDS * sizeof(uint32_t),
                                   "frame totals", 1)) ||
         (status = make_pixel_buffers(raster)) ||
         (status = make_fragment_buffers(raster, capacity)))
         goto fail;
-    raster->sums_dirty = 1;
+    raster->buf.sums_dirty = 1;
     if (desc->time_passes)
-        glCreateQueries(GL_TIMESTAMP, DS_RASTER_PASSES + 1, raster->queries);
+        glCreateQueries(GL_TIMESTAMP, DS_RASTER_PASSES + 1, raster->issued.queries);
     *dest = raster;
     return DS_OK;
 fail:
@@ -634,38 +657,38 @@ ds_status ds_compute_raster_resize(ds_compute_raster *raster, int width, int hei
 
 GLuint ds_compute_raster_image(const ds_compute_raster *raster)
 {
-    return raster ? raster->image : 0;
+    return raster ? raster->buf.image : 0;
 }
 
 void ds_compute_raster_destroy(ds_compute_raster *raster)
 {
     if (!raster)
         return;
-    GLuint *programs[] = {&raster->count[0],       &raster->count[1],
-                          &raster->emit[0],        &raster->emit[1],
-                          &raster->point_count[0], &raster->point_count[1],
-                          &raster->point_emit[0],  &raster->point_emit[1],
-                          &raster->scan[0],        &raster->scan[1],
-                          &raster->scan[2],        &raster->bin,
-                          &raster->resolve,        &raster->plan};
+    GLuint *programs[] = {&raster->prog.count[0],       &raster->prog.count[1],
+                          &raster->prog.emit[0],        &raster->prog.emit[1],
+                          &raster->prog.point_count[0], &raster->prog.point_count[1],
+                          &raster->prog.point_emit[0],  &raster->prog.point_emit[1],
+                          &raster->prog.scan[0],        &raster->prog.scan[1],
+                          &raster->prog.scan[2],        &raster->prog.bin,
+                          &raster->prog.resolve,        &raster->prog.plan};
     for (size_t k = 0; k < sizeof programs / sizeof programs[0]; k++)
         if (*programs[k])
             glDeleteProgram(*programs[k]);
-    GLuint *buffers[] = {&raster->triangle_fragments, &raster->triangle_sums, &raster->state,
-                         &raster->keys, &raster->values, &raster->sorted_keys,
-                         &raster->sorted_values, &raster->fragments, &raster->lists,
-                         &raster->pixel_counts, &raster->pixel_ends, &raster->block_sums,
-                         &raster->verify_keys, &raster->ring};
+    GLuint *buffers[] = {&raster->buf.triangle_fragments, &raster->buf.triangle_sums, &raster->buf.state,
+                         &raster->buf.keys, &raster->buf.values, &raster->buf.sorted_keys,
+                         &raster->buf.sorted_values, &raster->buf.fragments, &raster->buf.lists,
+                         &raster->buf.pixel_counts, &raster->buf.pixel_ends, &raster->buf.block_sums,
+                         &raster->buf.verify_keys, &raster->totals.ring};
     for (size_t k = 0; k < sizeof buffers / sizeof buffers[0]; k++)
         delete_buffer(buffers[k]);
-    if (raster->image)
-        glDeleteTextures(1, &raster->image);
-    if (raster->queries[0])
-        glDeleteQueries(DS_RASTER_PASSES + 1, raster->queries);
+    if (raster->buf.image)
+        glDeleteTextures(1, &raster->buf.image);
+    if (raster->issued.queries[0])
+        glDeleteQueries(DS_RASTER_PASSES + 1, raster->issued.queries);
     for (int k = 0; k < RING; k++)
-        if (raster->fences[k])
-            glDeleteSync(raster->fences[k]);
-    ds_gl_sort_destroy(raster->sort);
+        if (raster->totals.fences[k])
+            glDeleteSync(raster->totals.fences[k]);
+    ds_gl_sort_destroy(raster->buf.sort);
     free(raster);
 }
 
@@ -674,9 +697,9 @@ void ds_compute_raster_destroy(ds_compute_raster *raster)
  * (ds_compute_raster_info). */
 static void count_dispatch(ds_compute_raster *raster)
 {
-    raster->dispatches++;
-    raster->steps += !raster->in_step;
-    raster->in_step = 1;
+    raster->issued.dispatches++;
+    raster->issued.steps += !raster->issued.in_step;
+    raster->issued.in_step = 1;
 }
 
 static void dispatch(ds_compute_raster *raster, GLuint x, GLuint y)
@@ -694,7 +717,7 @@ static void dispatch_indirect(ds_compute_raster *raster, GLintptr offset)
 static void barrier(ds_compute_raster *raster, GLbitfield bits)
 {
     glMemoryBarrier(bits);
-    raster->in_step = 0;
+    raster->issued.in_step = 0;
 }
 
 /* A workgroup grid for `n` invocations of `threads`: x up to GL's
@@ -715,11 +738,11 @@ static void dispatch_for(ds_compute_raster *raster, size_t n, unsigned threads)
 static void scan_phase(ds_compute_raster *raster, int phase, size_t n)
 {
     size_t blocks = (n + SCAN_BLOCK - 1) / SCAN_BLOCK;
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, raster->pixel_counts);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, raster->pixel_ends);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, raster->block_sums);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, raster->state);
-    glUseProgram(raster->scan[phase]);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, raster->buf.pixel_counts);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, raster->buf.pixel_ends);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, raster->buf.block_sums);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, raster->buf.state);
+    glUseProgram(raster->prog.scan[phase]);
     glUniform1ui(0, (GLuint)n);
     glUniform1ui(1, 2);
     dispatch(raster, phase == 1 ? 1u : (GLuint)(blocks ? blocks : 1), 1);
@@ -733,10 +756,10 @@ static void scan_phase(ds_compute_raster *raster, int phase, size_t n)
 static void scan_alongside(void *user, int k)
 {
     ds_compute_raster *raster = user;
-    if (k < 3 && raster->pending_scan) {
-        scan_phase(raster, k, raster->pending_scan);
+    if (k < 3 && raster->issued.pending_scan) {
+        scan_phase(raster, k, raster->issued.pending_scan);
         if (k == 2)
-            raster->pending_scan = 0;
+            raster->issued.pending_scan = 0;
     }
 }
 
@@ -794,16 +817,16 @@ static void set_shading(const ds_compute_raster *raster, const ds_compute_raster
     glUniform1ui(U_TRIANGLE_COUNT, (GLuint)frame->triangle_count);
     glUniform1i(U_BY_ORDER, frame->order == DS_RASTER_TRIANGLE_ORDER);
     glUniform1i(U_FRAGMENT_ORDER, frame->order == DS_RASTER_FRAGMENT_ORDER);
-    glUniform1ui(U_CAPACITY, (GLuint)raster->capacity);
+    glUniform1ui(U_CAPACITY, (GLuint)raster->buf.capacity);
     glUniform1i(U_FLOAT_KEYS, frame->sort != NULL);
-    glUniform2ui(U_DEPTH_KEYS, raster->narrow.base, raster->narrow.top);
+    glUniform2ui(U_DEPTH_KEYS, raster->issued.narrow.base, raster->issued.narrow.top);
     glUniform1ui(U_BLOCKS, (GLuint)((frame->triangle_count + TRIANGLE_BLOCK - 1) / TRIANGLE_BLOCK));
     if (frame->points) {
         glUniform1f(U_POINT_SCALE, frame->point_scale);
-        glUniform2fv(U_POINT_SIZE_RANGE, 1, raster->point_sizes);
-        glUniform1i(U_POINT_CLIP_XY, raster->point_clip_xy);
+        glUniform2fv(U_POINT_SIZE_RANGE, 1, raster->sprite.point_sizes);
+        glUniform1i(U_POINT_CLIP_XY, raster->sprite.point_clip_xy);
         glUniform1f(U_POINT_COORD_STEPS,
-                    raster->point_coord_quantum > 0.0f ? 1.0f / raster->point_coord_quantum : 0.0f);
+                    raster->sprite.point_coord_quantum > 0.0f ? 1.0f / raster->sprite.point_coord_quantum : 0.0f);
     }
 }
 
@@ -813,9 +836,9 @@ static void bind_fragment_passes(const ds_compute_raster *raster, const ds_compu
 {
     GLuint order = frame->sorted_triangles ? frame->sorted_triangles : frame->indices;
     GLuint buffers[11] = {frame->indices,     frame->positions,         frame->attributes,
-                          order,              raster->triangle_fragments,
-                          raster->triangle_sums, raster->state,         raster->keys,
-                          raster->values,     raster->fragments,        raster->pixel_counts};
+                          order,              raster->buf.triangle_fragments,
+                          raster->buf.triangle_sums, raster->buf.state,         raster->buf.keys,
+                          raster->buf.values,     raster->buf.fragments,        raster->buf.pixel_counts};
     for (GLuint k = 0; k < 11; k++)
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, k, buffers[k]);
 }
@@ -823,7 +846,7 @@ static void bind_fragment_passes(const ds_compute_raster *raster, const ds_compu
 static void mark(ds_compute_raster *raster, int pass)
 {
     if (raster->time_passes)
-        glQueryCounter(raster->queries[pass], GL_TIMESTAMP);
+        glQueryCounter(raster->issued.queries[pass], GL_TIMESTAMP);
 }
 
 /* Grows the fragment buffers for `total` fragments (plus headroom). */
@@ -835,7 +858,7 @@ static ds_status grow_for(ds_compute_raster *raster, size_t total)
         capacity = (size_t)most;
     ds_status status = make_fragment_buffers(raster, capacity);
     if (status == DS_OK)
-        raster->grow_count++;
+        raster->totals.grow_count++;
     return status;
 }
 
@@ -844,16 +867,16 @@ static ds_status grow_for(ds_compute_raster *raster, size_t total)
 static void take_slot(ds_compute_raster *raster, int slot)
 {
     uint32_t words[STATE_READ_WORDS];
-    glGetNamedBufferSubData(raster->ring, (GLintptr)(slot * sizeof words), sizeof words, words);
-    glDeleteSync(raster->fences[slot]);
-    raster->fences[slot] = 0;
-    if (raster->ring_frame[slot] >= raster->settled_frame) {
-        raster->settled_frame = raster->ring_frame[slot];
-        raster->last_fragments = words[0];
-        raster->last_overflowed = words[4] != 0;
+    glGetNamedBufferSubData(raster->totals.ring, (GLintptr)(slot * sizeof words), sizeof words, words);
+    glDeleteSync(raster->totals.fences[slot]);
+    raster->totals.fences[slot] = 0;
+    if (raster->totals.ring_frame[slot] >= raster->totals.settled_frame) {
+        raster->totals.settled_frame = raster->totals.ring_frame[slot];
+        raster->totals.last_fragments = words[0];
+        raster->totals.last_overflowed = words[4] != 0;
     }
     if (words[4])
-        raster->grow_to = words[0] > raster->grow_to ? words[0] : raster->grow_to;
+        raster->totals.grow_to = words[0] > raster->totals.grow_to ? words[0] : raster->totals.grow_to;
 }
 
 /* Collects the finished frames (all of them, waiting, with `wait`) and
@@ -861,10 +884,10 @@ static void take_slot(ds_compute_raster *raster, int slot)
 static ds_status collect(ds_compute_raster *raster, int wait)
 {
     for (int k = 0; k < RING; k++) {
-        int slot = (int)((raster->frames + (uint64_t)k) % RING); /* oldest first */
-        if (!raster->fences[slot])
+        int slot = (int)((raster->totals.frames + (uint64_t)k) % RING); /* oldest first */
+        if (!raster->totals.fences[slot])
             continue;
-        GLenum state = glClientWaitSync(raster->fences[slot], wait ? GL_SYNC_FLUSH_COMMANDS_BIT : 0,
+        GLenum state = glClientWaitSync(raster->totals.fences[slot], wait ? GL_SYNC_FLUSH_COMMANDS_BIT : 0,
                                         wait ? (GLuint64)10000000000ull : 0);
         if (state == GL_WAIT_FAILED)
             return ds_fail(DS_ERR_GL, "raster: waiting for a frame's fence failed");
@@ -872,12 +895,12 @@ static ds_status collect(ds_compute_raster *raster, int wait)
             continue;
         take_slot(raster, slot);
     }
-    if (raster->grow_to > raster->capacity) {
-        ds_status status = grow_for(raster, raster->grow_to);
+    if (raster->totals.grow_to > raster->buf.capacity) {
+        ds_status status = grow_for(raster, raster->totals.grow_to);
         if (status)
             return status;
     }
-    raster->grow_to = 0;
+    raster->totals.grow_to = 0;
     return DS_OK;
 }
 
@@ -889,14 +912,14 @@ static void count_fragments(ds_compute_raster *raster, const ds_compute_raster_f
 {
     size_t t = frame->triangle_count;
     static const uint32_t zero[STATE_HEADER] = {0};
-    glNamedBufferSubData(raster->state, 0, sizeof zero, zero);
+    glNamedBufferSubData(raster->buf.state, 0, sizeof zero, zero);
     if (!t)
         return;
-    if (raster->sums_dirty)
-        glClearNamedBufferData(raster->triangle_sums, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT,
+    if (raster->buf.sums_dirty)
+        glClearNamedBufferData(raster->buf.triangle_sums, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT,
                                NULL);
-    raster->sums_dirty = 1;
-    const GLuint *count = frame->points ? raster->point_count : raster->count;
+    raster->buf.sums_dirty = 1;
+    const GLuint *count = frame->points ? raster->prog.point_count : raster->prog.count;
     bind_fragment_passes(raster, frame);
     set_shading(raster, frame, count[0]);
     dispatch_for(raster, t, RASTER_THREADS);
@@ -912,13 +935,13 @@ static void count_fragments(ds_compute_raster *raster, const ds_compute_raster_f
  * later passes' workgroups. */
 static void plan_passes(ds_compute_raster *raster, const ds_compute_raster_frame *frame)
 {
-    glUseProgram(raster->plan);
-    glUniform1ui(0, (GLuint)raster->capacity);
-    glUniform1ui(1, (GLuint)ds_gl_sort_block_pairs(raster->sort));
+    glUseProgram(raster->prog.plan);
+    glUniform1ui(0, (GLuint)raster->buf.capacity);
+    glUniform1ui(1, (GLuint)ds_gl_sort_block_pairs(raster->buf.sort));
     glUniform1ui(2, RASTER_THREADS);
     glUniform1ui(3, (GLuint)((frame->triangle_count + TRIANGLE_BLOCK - 1) / TRIANGLE_BLOCK));
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, raster->triangle_sums);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 6, raster->state);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, raster->buf.triangle_sums);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 6, raster->buf.state);
     dispatch(raster, 1, 1);
     /* Read as storage and as indirect dispatch arguments. */
     barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
@@ -932,8 +955,8 @@ static ds_status free_slot(ds_compute_raster *raster, int slot)
     ds_status status;
     if ((status = collect(raster, 0)))
         return status;
-    if (raster->fences[slot]) {
-        GLenum state = glClientWaitSync(raster->fences[slot], GL_SYNC_FLUSH_COMMANDS_BIT,
+    if (raster->totals.fences[slot]) {
+        GLenum state = glClientWaitSync(raster->totals.fences[slot], GL_SYNC_FLUSH_COMMANDS_BIT,
                                         (GLuint64)10000000000ull);
         if (state == GL_WAIT_FAILED || state == GL_TIMEOUT_EXPIRED)
             return ds_fail(DS_ERR_GL, "raster: a frame's fence did not signal");
@@ -953,9 +976,9 @@ static ds_status read_total(ds_compute_raster *raster, const ds_compute_raster_f
 {
     barrier(raster, GL_BUFFER_UPDATE_BARRIER_BIT);
     uint32_t total = 0;
-    glGetNamedBufferSubData(raster->state, 0, sizeof total, &total);
+    glGetNamedBufferSubData(raster->buf.state, 0, sizeof total, &total);
     *host_total = total;
-    if (*host_total > raster->capacity) {
+    if (*host_total > raster->buf.capacity) {
         ds_status status = grow_for(raster, *host_total);
         if (status)
             return status;
@@ -969,22 +992,22 @@ static ds_status read_total(ds_compute_raster *raster, const ds_compute_raster_f
  * for new buffers or after a frame that stopped short. */
 static void emit_fragments(ds_compute_raster *raster, const ds_compute_raster_frame *frame)
 {
-    if (raster->counts_dirty) {
+    if (raster->buf.counts_dirty) {
         static const uint32_t zero = 0;
         barrier(raster, GL_BUFFER_UPDATE_BARRIER_BIT);
-        glClearNamedBufferData(raster->pixel_counts, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT,
+        glClearNamedBufferData(raster->buf.pixel_counts, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT,
                                &zero);
     }
-    raster->counts_dirty = 1;
+    raster->buf.counts_dirty = 1;
     if (frame->triangle_count) {
         /* Small and large emits write disjoint slots: no barrier between. */
-        const GLuint *emit = frame->points ? raster->point_emit : raster->emit;
+        const GLuint *emit = frame->points ? raster->prog.point_emit : raster->prog.emit;
         bind_fragment_passes(raster, frame);
         set_shading(raster, frame, emit[0]);
         dispatch_for(raster, frame->triangle_count, RASTER_THREADS);
         set_shading(raster, frame, emit[1]);
         dispatch(raster, RASTER_LARGE_GROUPS, 1);
-        raster->sums_dirty = 0;
+        raster->buf.sums_dirty = 0;
         /* The sort, the scan and the bin read what the emit wrote; the
          * next frame's count adds into the blocks' sums it zeroed. */
         barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
@@ -998,8 +1021,8 @@ static ds_status sort_fragments(ds_compute_raster *raster, const ds_compute_rast
 {
     ds_status status;
     if (frame->sort) {
-        status = host_total ? frame->sort(frame->sort_user, raster->keys, raster->values,
-                                          raster->sorted_keys, raster->sorted_values,
+        status = host_total ? frame->sort(frame->sort_user, raster->buf.keys, raster->buf.values,
+                                          raster->buf.sorted_keys, raster->buf.sorted_values,
                                           host_total)
                             : DS_OK;
         if (status)
@@ -1010,19 +1033,19 @@ static ds_status sort_fragments(ds_compute_raster *raster, const ds_compute_rast
     /* The pixel scan needs only the emit's counts: its three phases share
      * the sort's barriers. */
     const ds_gl_sort_alongside alongside = {scan_alongside, raster};
-    raster->in_step = 1; /* the scan's dispatches join the sort's steps */
-    status = ds_gl_sort_pairs_indirect(raster->sort, raster->keys, raster->values,
-                                       raster->sorted_keys, raster->sorted_values,
-                                       raster->state, 3, raster->state,
+    raster->issued.in_step = 1; /* the scan's dispatches join the sort's steps */
+    status = ds_gl_sort_pairs_indirect(raster->buf.sort, raster->buf.keys, raster->buf.values,
+                                       raster->buf.sorted_keys, raster->buf.sorted_values,
+                                       raster->buf.state, 3, raster->buf.state,
                                        (GLintptr)(8 * sizeof(uint32_t)), 0,
-                                       (int)raster->key_bits, &alongside);
+                                       (int)raster->issued.key_bits, &alongside);
     if (status)
         return status;
     unsigned sort_dispatches, sort_steps;
-    ds_gl_sort_issued(raster->sort, &sort_dispatches, &sort_steps);
-    raster->dispatches += sort_dispatches;
-    raster->steps += sort_steps;
-    raster->in_step = 0; /* the sort ends with a barrier */
+    ds_gl_sort_issued(raster->buf.sort, &sort_dispatches, &sort_steps);
+    raster->issued.dispatches += sort_dispatches;
+    raster->issued.steps += sort_steps;
+    raster->issued.in_step = 0; /* the sort ends with a barrier */
     return DS_OK;
 }
 
@@ -1030,15 +1053,15 @@ static ds_status sort_fragments(ds_compute_raster *raster, const ds_compute_rast
  * as emitted; one indirect dispatch sized by the plan. */
 static void bin_fragments(ds_compute_raster *raster, int fragment_order)
 {
-    glUseProgram(raster->bin);
+    glUseProgram(raster->prog.bin);
     glUniform1i(1, fragment_order);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, raster->sorted_values);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, raster->fragments);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, raster->keys);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, raster->pixel_ends);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, raster->lists);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, raster->state);
-    glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, raster->state);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, raster->buf.sorted_values);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, raster->buf.fragments);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, raster->buf.keys);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, raster->buf.pixel_ends);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, raster->buf.lists);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, raster->buf.state);
+    glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, raster->buf.state);
     dispatch_indirect(raster, (GLintptr)(5 * sizeof(uint32_t)));
     glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
     barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
@@ -1048,17 +1071,17 @@ static void bin_fragments(ds_compute_raster *raster, int fragment_order)
  * else the raster's own), zeroing the pixel counts as it reads them. */
 static void resolve_pixels(ds_compute_raster *raster, const ds_compute_raster_frame *frame)
 {
-    glUseProgram(raster->resolve);
+    glUseProgram(raster->prog.resolve);
     glUniform2i(0, raster->width, raster->height);
     glUniform4fv(1, 1, frame->background);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, raster->pixel_counts);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, raster->pixel_ends);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, raster->lists);
-    glBindImageTexture(0, frame->image ? frame->image : raster->image, 0, GL_FALSE, 0,
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, raster->buf.pixel_counts);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, raster->buf.pixel_ends);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, raster->buf.lists);
+    glBindImageTexture(0, frame->image ? frame->image : raster->buf.image, 0, GL_FALSE, 0,
                        GL_WRITE_ONLY, GL_RGBA8);
     /* raster_resolve's workgroup: 32 x 8 pixels. */
     dispatch(raster, (GLuint)(raster->width + 31) / 32, (GLuint)(raster->height + 7) / 8);
-    raster->counts_dirty = 0;
+    raster->buf.counts_dirty = 0;
     /* Whoever reads the image next (a blit, a read-back, a texture fetch,
      * the overlay drawn over it) sees the stores; the next frame's emit
      * sees the zeroed counts. */
@@ -1078,20 +1101,20 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
         return ds_fail(DS_ERR_INVALID_ARG, "raster: %zu primitives for a raster of %zu, or "
                        "triangle order without the sorted primitives",
                        frame->triangle_count, raster->triangle_count);
-    if (frame->points && !raster->point_count[0] && (status = make_point_programs(raster)))
+    if (frame->points && !raster->prog.point_count[0] && (status = make_point_programs(raster)))
         return status;
     int fragment_order = frame->order == DS_RASTER_FRAGMENT_ORDER;
     size_t pixels = (size_t)raster->width * (size_t)raster->height;
-    int slot = (int)(raster->frames % RING);
+    int slot = (int)(raster->totals.frames % RING);
     if ((status = free_slot(raster, slot)))
         return status;
-    raster->last_frame = *frame;
-    raster->have_last_frame = 1;
-    raster->dispatches = raster->steps = 0;
-    raster->in_step = 0;
-    raster->narrow = depth_narrowing(frame);
-    raster->key_bits = !fragment_order || frame->sort ? 0u
-                                                      : (unsigned)ds_key_narrow_bits(raster->narrow);
+    raster->totals.last_frame = *frame;
+    raster->totals.have_last_frame = 1;
+    raster->issued.dispatches = raster->issued.steps = 0;
+    raster->issued.in_step = 0;
+    raster->issued.narrow = depth_narrowing(frame);
+    raster->issued.key_bits = !fragment_order || frame->sort ? 0u
+                                                      : (unsigned)ds_key_narrow_bits(raster->issued.narrow);
     mark(raster, 0);
     count_fragments(raster, frame);
     mark(raster, 1);
@@ -1106,40 +1129,40 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
     raster->verified_frame = 0;
     if (fragment_order && raster->verify) {
         /* The keys as the emit wrote them: the sort may overwrite them. */
-        glCopyNamedBufferSubData(raster->keys, raster->verify_keys, 0, 0,
-                                 (GLsizeiptr)(raster->capacity * sizeof(uint32_t)));
+        glCopyNamedBufferSubData(raster->buf.keys, raster->buf.verify_keys, 0, 0,
+                                 (GLsizeiptr)(raster->buf.capacity * sizeof(uint32_t)));
         barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
         raster->verified_frame = 1;
         raster->verified_float = frame->sort != NULL;
     }
-    raster->pending_scan = pixels;
+    raster->issued.pending_scan = pixels;
     if (fragment_order && (status = sort_fragments(raster, frame, host_total)))
         return status;
     mark(raster, 4);
-    if (raster->pending_scan) {
+    if (raster->issued.pending_scan) {
         /* No GL sort to ride along: the scan on its own. */
         for (int phase = 0; phase < 3; phase++) {
             scan_phase(raster, phase, pixels);
             barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
         }
-        raster->pending_scan = 0;
+        raster->issued.pending_scan = 0;
     }
     bin_fragments(raster, fragment_order);
     mark(raster, 5);
     resolve_pixels(raster, frame);
     mark(raster, 6);
-    raster->queried = raster->time_passes;
+    raster->issued.queried = raster->time_passes;
     /* The frame's total and overflow, for collect() a few frames on: a
      * copy on the GPU and a fence, no wait. */
     barrier(raster, GL_BUFFER_UPDATE_BARRIER_BIT);
-    glCopyNamedBufferSubData(raster->state, raster->ring, 0,
+    glCopyNamedBufferSubData(raster->buf.state, raster->totals.ring, 0,
                              (GLintptr)(slot * STATE_READ_WORDS * sizeof(uint32_t)),
                              STATE_READ_WORDS * sizeof(uint32_t));
-    raster->fences[slot] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-    raster->ring_frame[slot] = ++raster->frames;
-    raster->last_dispatches = raster->dispatches;
-    raster->last_steps = raster->steps;
-    raster->last_key_bits = raster->key_bits;
+    raster->totals.fences[slot] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    raster->totals.ring_frame[slot] = ++raster->totals.frames;
+    raster->issued.last_dispatches = raster->issued.dispatches;
+    raster->issued.last_steps = raster->issued.steps;
+    raster->issued.last_key_bits = raster->issued.key_bits;
     return DS_OK;
 }
 
@@ -1153,12 +1176,12 @@ ds_status ds_compute_raster_settle(ds_compute_raster *raster, int *redrawn)
         ds_status status = collect(raster, 1);
         if (status)
             return status;
-        if (!raster->last_overflowed || !raster->have_last_frame)
+        if (!raster->totals.last_overflowed || !raster->totals.have_last_frame)
             return DS_OK;
         /* The last frame kept only what fitted; the buffers have grown:
          * the same frame again, into the same image. */
-        raster->last_overflowed = 0;
-        ds_compute_raster_frame again = raster->last_frame;
+        raster->totals.last_overflowed = 0;
+        ds_compute_raster_frame again = raster->totals.last_frame;
         if ((status = ds_compute_raster_draw(raster, &again)))
             return status;
         if (redrawn)
@@ -1174,31 +1197,31 @@ void ds_compute_raster_describe(const ds_compute_raster *raster, ds_compute_rast
         return;
     size_t pixels = (size_t)raster->width * (size_t)raster->height;
     size_t t = raster->triangle_count ? raster->triangle_count : 1;
-    dest->fragments = raster->last_fragments;
-    dest->capacity = raster->capacity;
-    dest->grow_count = raster->grow_count;
-    dest->dispatches = raster->last_dispatches;
-    dest->steps = raster->last_steps;
-    dest->point_coord_quantum = raster->point_coord_quantum;
-    dest->point_coord_residual = raster->point_coord_residual;
-    dest->point_coord_probed = raster->point_coord_probed;
-    dest->point_coord_explained = raster->point_coord_explained || !raster->point_coord_probed;
-    dest->key_bits = raster->last_key_bits;
+    dest->fragments = raster->totals.last_fragments;
+    dest->capacity = raster->buf.capacity;
+    dest->grow_count = raster->totals.grow_count;
+    dest->dispatches = raster->issued.last_dispatches;
+    dest->steps = raster->issued.last_steps;
+    dest->point_coord_quantum = raster->sprite.point_coord_quantum;
+    dest->point_coord_residual = raster->sprite.point_coord_residual;
+    dest->point_coord_probed = raster->sprite.point_coord_probed;
+    dest->point_coord_explained = raster->sprite.point_coord_explained || !raster->sprite.point_coord_probed;
+    dest->key_bits = raster->issued.last_key_bits;
     size_t sums = 2 * ((t + TRIANGLE_BLOCK - 1) / TRIANGLE_BLOCK) +
                   (t + RASTER_THREADS - 1) / RASTER_THREADS;
-    dest->bytes = raster->capacity * DS_COMPUTE_RASTER_FRAGMENT_BYTES + pixels * 12 + t * 8 +
-                  (sums + STATE_HEADER + raster->block_capacity) * 4;
+    dest->bytes = raster->buf.capacity * DS_COMPUTE_RASTER_FRAGMENT_BYTES + pixels * 12 + t * 8 +
+                  (sums + STATE_HEADER + raster->buf.block_capacity) * 4;
 }
 
 void ds_compute_raster_pass_times(ds_compute_raster *raster, float *dest)
 {
     for (int k = 0; k < DS_RASTER_PASSES; k++)
         dest[k] = 0.0f;
-    if (!raster || !raster->queried)
+    if (!raster || !raster->issued.queried)
         return;
     GLuint64 stamps[DS_RASTER_PASSES + 1];
     for (int k = 0; k <= DS_RASTER_PASSES; k++)
-        glGetQueryObjectui64v(raster->queries[k], GL_QUERY_RESULT, &stamps[k]);
+        glGetQueryObjectui64v(raster->issued.queries[k], GL_QUERY_RESULT, &stamps[k]);
     for (int k = 0; k < DS_RASTER_PASSES; k++)
         dest[k] = (float)((double)(stamps[k + 1] - stamps[k]) * 1e-6);
 }
@@ -1211,7 +1234,7 @@ ds_status ds_compute_raster_verify(ds_compute_raster *raster, int stable)
     ds_status settled = ds_compute_raster_settle(raster, NULL);
     if (settled)
         return settled;
-    size_t n = raster->last_fragments;
+    size_t n = raster->totals.last_fragments;
     uint32_t *keys = malloc(n * sizeof *keys), *values = malloc(n * sizeof *values);
     uint8_t *seen = calloc(n ? n : 1, 1);
     ds_status status = DS_OK;
@@ -1221,8 +1244,8 @@ ds_status ds_compute_raster_verify(ds_compute_raster *raster, int stable)
     }
     /* What the frame's passes wrote, read after they finish. */
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-    glGetNamedBufferSubData(raster->verify_keys, 0, (GLsizeiptr)(n * sizeof *keys), keys);
-    glGetNamedBufferSubData(raster->sorted_values, 0, (GLsizeiptr)(n * sizeof *values), values);
+    glGetNamedBufferSubData(raster->buf.verify_keys, 0, (GLsizeiptr)(n * sizeof *keys), keys);
+    glGetNamedBufferSubData(raster->buf.sorted_values, 0, (GLsizeiptr)(n * sizeof *values), values);
     for (size_t s = 0; s < n; s++) {
         uint32_t f = values[s];
         if (f >= n || seen[f]) {
