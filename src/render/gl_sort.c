@@ -448,7 +448,7 @@ ds_status ds_gl_sort_create_tuned(size_t capacity, const ds_gl_sort_tuning *tuni
     if (!sort)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "gl sort: out of host memory");
     sort->capacity = capacity;
-    sort_layout layout;
+    sort_layout layout = {0, 0, 0, 0};
     if ((status = choose_workgroup(sort)) != DS_OK ||
         (status = choose_form(sort, tuning, capacity)) != DS_OK ||
         (status = fit_limits(sort, capacity, &layout)) != DS_OK ||
