@@ -781,26 +781,6 @@ static ds_status write_tables(compare_state *s, const compare_setup *setup, FILE
     return DS_OK;
 }
 
-/* The model loaded or the scene built, with progress on and a line on
- * stderr saying what and how long. */
-static ds_status load_model(compare_state *s)
-{
-    const ds_options *opts = s->opts;
-    ds_progress_start(&s->progress, opts->progress);
-    double load_start = ds_now_ms();
-    ds_status status = ds_app_build_mesh(opts, &s->mesh);
-    if (status)
-        return status;
-    if (ds_progress_enabled(&s->progress)) {
-        char loaded[256];
-        ds_app_describe_load(opts, &s->mesh, ds_now_ms() - load_start, loaded, sizeof loaded);
-        fprintf(stderr, "depthsort: %s %s: %s (%.2f s)\n", opts->model_path ? "loaded" : "built",
-                opts->model_path ? opts->model_path : ds_app_scene_spec(opts), loaded,
-                (ds_now_ms() - load_start) / 1000.0);
-    }
-    return DS_OK;
-}
-
 /* The line on stderr that names the GPU, the input, the techniques listed
  * and the frames, then the sorts this build lacks. */
 static void announce_run(compare_state *s, const char *label)
@@ -875,7 +855,7 @@ int ds_compare_run(const ds_options *opts)
     warn_unused(opts);
     ds_app_timestamp(timestamp, sizeof timestamp);
 
-    if ((status = load_model(s)))
+    if ((status = ds_app_load_mesh(opts, &s->progress, &s->mesh)))
         goto done;
     ds_app_input_label(opts, label, sizeof label);
     int points = s->mesh.triangle_count == 0 || opts->primitive == DS_PRIMITIVE_POINTS;

@@ -884,6 +884,64 @@ static ds_status prepare_outputs(const ds_options *opts, FILE **csv, FILE **json
     return DS_OK;
 }
 
+/* After the table, where the compute raster drew: its last frame's
+ * fragments, buffers and pass times (and, for points, the coordinate rule). */
+static void print_raster_stats(ds_renderer *renderer, const ds_options *opts, int points)
+{
+    ds_raster_stats raster;
+    if (!ds_renderer_compute_raster(renderer) || ds_renderer_raster_info(renderer, &raster) != DS_OK)
+        return;
+    printf("compute raster, last frame: %zu fragments (%.3f a pixel), buffers for %zu (%.1f "
+           "MiB), %u grows; passes (ms): count %.4f, offsets %.4f, emit %.4f, sort %.4f, "
+           "by pixel %.4f, resolve %.4f; %u GL dispatches in %u dependent steps a frame%s\n",
+           raster.fragments, (double)raster.fragments / ((double)opts->width * opts->height),
+           raster.capacity, (double)raster.bytes / (1024.0 * 1024.0), raster.grow_count,
+           (double)raster.pass_ms[0], (double)raster.pass_ms[1], (double)raster.pass_ms[2],
+           (double)raster.pass_ms[3], (double)raster.pass_ms[4], (double)raster.pass_ms[5],
+           raster.dispatches, raster.steps,
+           raster.key_bits == 24   ? "; fragment keys on 24 bits"
+           : raster.key_bits == 16 ? "; fragment keys on 16 bits"
+                                   : "");
+    if (points)
+        print_point_coord_rule(&raster);
+}
+
+/* The start view: the orbit's framing, or --camera / --camera-file
+ * (checked before any GL work); its line for the outputs into camera_line. */
+static ds_status start_camera(const ds_options *opts, const ds_mesh *mesh, ds_camera *camera,
+                              char *camera_line, size_t capacity)
+{
+    camera->pitch = DS_HEADLESS_ORBIT_PITCH;
+    ds_camera_frame(camera, mesh->center, mesh->radius, (float)opts->width / (float)opts->height);
+    ds_status status = ds_app_start_camera_measured(opts, mesh, camera);
+    if (status)
+        return status;
+    ds_camera_format(camera, camera_line, capacity);
+    return DS_OK;
+}
+
+/* The outputs' names for the draw form, the sort key and the raster path. */
+static const char *draw_name(ds_renderer *renderer, int points, int sorting)
+{
+    /* Unsorted frames draw indexed in either form (renderer.h). */
+    return points                                                        ? "points"
+           : sorting && ds_renderer_draw_form(renderer) == DS_DRAW_PULL ? "pull"
+                                                                         : "indexed";
+}
+
+static const char *key_name(ds_triangle_key key, int points)
+{
+    static const char *const key_names[DS_TRIANGLE_KEY_COUNT] = {"farthest", "mean", "centroid"};
+    return points ? "vertex" : (unsigned)key < DS_TRIANGLE_KEY_COUNT ? key_names[key] : "unknown";
+}
+
+static const char *raster_name(ds_renderer *renderer)
+{
+    return !ds_renderer_compute_raster(renderer)                           ? "hw"
+           : ds_renderer_technique(renderer) == DS_TECHNIQUE_COMPUTE_EXACT ? "compute-exact"
+                                                                           : "compute";
+}
+
 int ds_headless_run(const ds_options *opts)
 {
     ds_status status = DS_OK;
@@ -908,27 +966,13 @@ int ds_headless_run(const ds_options *opts)
         goto done;
     ds_app_timestamp(timestamp, sizeof timestamp);
 
-    ds_progress_start(&progress, opts->progress);
-    double load_start = ds_now_ms();
-    if ((status = ds_app_build_mesh(opts, &mesh)))
+    if ((status = ds_app_load_mesh(opts, &progress, &mesh)))
         goto done;
-    if (ds_progress_enabled(&progress)) {
-        char loaded[256];
-        ds_app_describe_load(opts, &mesh, ds_now_ms() - load_start, loaded, sizeof loaded);
-        fprintf(stderr, "depthsort: %s %s: %s (%.2f s)\n", opts->model_path ? "loaded" : "built",
-                opts->model_path ? opts->model_path : ds_app_scene_spec(opts), loaded,
-                (ds_now_ms() - load_start) / 1000.0);
-    }
     ds_app_input_label(opts, label, sizeof label);
-    /* The start view: the orbit's framing, or --camera / --camera-file
-     * (checked before any GL work). */
     ds_camera camera = {0};
-    camera.pitch = DS_HEADLESS_ORBIT_PITCH;
-    ds_camera_frame(&camera, mesh.center, mesh.radius, (float)opts->width / (float)opts->height);
-    if ((status = ds_app_start_camera_measured(opts, &mesh, &camera)))
+    if ((status = start_camera(opts, &mesh, &camera, camera_line, sizeof camera_line)))
         goto done;
     float start_yaw = camera.yaw;
-    ds_camera_format(&camera, camera_line, sizeof camera_line);
 
     if ((status = ds_egl_context_create(0, &context)))
         goto done;
@@ -972,8 +1016,6 @@ int ds_headless_run(const ds_options *opts)
     if ((status = time_runs(renderer, opts, &mesh, verify, timeline != NULL, &camera, start_yaw,
                             &progress, runs, run_count, &verified)))
         goto done;
-    static const char *const key_names[DS_TRIANGLE_KEY_COUNT] = {"farthest", "mean", "centroid"};
-    ds_triangle_key key = opts->triangle_key;
     ds_app_host_info(cpu, sizeof cpu, os, sizeof os);
     ds_app_command_line(opts, command, sizeof command);
     const run_setup setup = {
@@ -981,41 +1023,19 @@ int ds_headless_run(const ds_options *opts)
         .timestamp = timestamp, .camera = camera_line, .cpu = cpu, .os = os, .command = command,
         .skipped = skipped, .skipped_count = skipped_count, .mesh = &mesh, .elements = elements,
         .primitive = primitive, .interop = interop,
-        /* Unsorted frames draw indexed in either form (renderer.h). */
-        .draw = points                                                          ? "points"
-                : sorting && ds_renderer_draw_form(renderer) == DS_DRAW_PULL ? "pull"
-                                                                               : "indexed",
-        .key = points ? "vertex" : (unsigned)key < DS_TRIANGLE_KEY_COUNT ? key_names[key] : "unknown",
+        .draw = draw_name(renderer, points, sorting), .key = key_name(opts->triangle_key, points),
         .color = ds_color_mode_name(ds_renderer_color_mode(renderer)),
         .opacity = ds_opacity_mode_name(ds_renderer_opacity_mode(renderer)),
         .up = ds_up_axis_name(opts->up), .sorting = sorting, .shuffle = sorting && opts->shuffle,
         .key_bits = opts->key_bits ? opts->key_bits : 32, .cull = ds_renderer_culling(renderer),
         .tiles = sorting && ds_renderer_tiles(renderer), .msaa = ds_renderer_msaa(renderer),
-        .raster = !ds_renderer_compute_raster(renderer)                           ? "hw"
-                  : ds_renderer_technique(renderer) == DS_TECHNIQUE_COMPUTE_EXACT ? "compute-exact"
-                                                                                  : "compute",
-        .alpha = opts->alpha, .point_size = points ? ds_renderer_point_size(renderer) : 0.0f,
+        .raster = raster_name(renderer), .alpha = opts->alpha, .point_size = points ? ds_renderer_point_size(renderer) : 0.0f,
         .width = opts->width, .height = opts->height};
     ds_progress_finish(&progress);
     print_table(runs, run_count, &setup);
     if (verify)
         printf("verify: %zu frames OK\n", verified);
-    ds_raster_stats raster;
-    if (ds_renderer_compute_raster(renderer) && ds_renderer_raster_info(renderer, &raster) == DS_OK) {
-        printf("compute raster, last frame: %zu fragments (%.3f a pixel), buffers for %zu (%.1f "
-               "MiB), %u grows; passes (ms): count %.4f, offsets %.4f, emit %.4f, sort %.4f, "
-               "by pixel %.4f, resolve %.4f; %u GL dispatches in %u dependent steps a frame%s\n",
-               raster.fragments, (double)raster.fragments / ((double)opts->width * opts->height),
-               raster.capacity, (double)raster.bytes / (1024.0 * 1024.0), raster.grow_count,
-               (double)raster.pass_ms[0], (double)raster.pass_ms[1], (double)raster.pass_ms[2],
-               (double)raster.pass_ms[3], (double)raster.pass_ms[4], (double)raster.pass_ms[5],
-               raster.dispatches, raster.steps,
-               raster.key_bits == 24   ? "; fragment keys on 24 bits"
-               : raster.key_bits == 16 ? "; fragment keys on 16 bits"
-                                       : "");
-        if (points)
-            print_point_coord_rule(&raster);
-    }
+    print_raster_stats(renderer, opts, points);
     if ((status = write_outputs(opts, renderer, &camera, runs, run_count, &setup, &csv, &json,
                                 &timeline)))
         goto done;

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "host_memory.h"
 #include "progress.h"
 #include "interop.h"
@@ -637,6 +638,23 @@ void ds_app_describe_load(const ds_options *opts, const ds_mesh *mesh, double lo
     } else {
         snprintf(dest, capacity, "%s vertices, %s triangles", vertices, triangles);
     }
+}
+
+ds_status ds_app_load_mesh(const ds_options *opts, ds_progress *progress, ds_mesh *dest)
+{
+    ds_progress_start(progress, opts->progress);
+    double load_start = ds_now_ms();
+    ds_status status = ds_app_build_mesh(opts, dest);
+    if (status)
+        return status;
+    if (ds_progress_enabled(progress)) {
+        char loaded[256];
+        ds_app_describe_load(opts, dest, ds_now_ms() - load_start, loaded, sizeof loaded);
+        fprintf(stderr, "depthsort: %s %s: %s (%.2f s)\n", opts->model_path ? "loaded" : "built",
+                opts->model_path ? opts->model_path : ds_app_scene_spec(opts), loaded,
+                (ds_now_ms() - load_start) / 1000.0);
+    }
+    return DS_OK;
 }
 
 void ds_app_input_label(const ds_options *opts, char *dest, size_t capacity)

@@ -10,6 +10,7 @@
 #include "camera.h"
 #include "cli.h"
 #include "mesh.h"
+#include "progress.h"
 #include "renderer.h"
 #include "status.h"
 
@@ -30,6 +31,11 @@ const char *ds_app_scene_spec(const ds_options *opts);
  * the scene builder's (already logged), DS_ERR_TOO_LARGE, or
  * DS_ERR_OUT_OF_MEMORY. */
 ds_status ds_app_build_mesh(const ds_options *opts, ds_mesh *dest);
+
+/* A runner's load: *progress started (--progress), ds_app_build_mesh(),
+ * then, where progress shows, one line on stderr that names the model or
+ * scene, what it holds (ds_app_describe_load()) and the seconds taken. */
+ds_status ds_app_load_mesh(const ds_options *opts, ds_progress *progress, ds_mesh *dest);
 
 /* What sorted a frame, as the app names it everywhere: DS_SORT_GL_NAME
  * ("gl") when `stages` is DS_STAGES_GL (ds_frame_timings.stages,
