@@ -221,6 +221,9 @@ static ds_status render_frame(ds_viewer *v)
         glfwSwapBuffers(v->window);
     if (status != DS_OK)
         return status;
+    /* The panels and the window's read-back stay out of the next frame's
+     * hand-over. */
+    ds_renderer_between_frames(v->renderer);
     double now = ds_now_ms();
     ds_viewer_record_cpu_frame(v, now);
     if (error_view_on && !measured)

@@ -560,6 +560,12 @@ int ds_renderer_next_timings(ds_renderer *renderer, ds_frame_timings *dest);
  * timings are collected (end of a run, before read-back). */
 ds_status ds_renderer_finish(ds_renderer *renderer);
 
+/* Tells the renderer that the caller's own GL work after a frame (its
+ * panels, a read-back for a window) has been issued: a GL timestamp,
+ * flushed, that the next frame's hand-over starts after where the GPU is
+ * still busy when that frame starts (timing.c). */
+void ds_renderer_between_frames(ds_renderer *renderer);
+
 /* A timeline of a few frames on one clock, to see where a frame's time
  * goes between the host, GL and CUDA. Each event is one of
  *   host: ds_now_ms() at the start and end of ds_renderer_frame() and

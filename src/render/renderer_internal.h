@@ -108,6 +108,9 @@ typedef struct frame_record {
     GLuint entry_query;  /* GL_TIMESTAMP as ds_renderer_frame starts */
     int after_idle;      /* the frame before was done on the GPU when
                             this one started (its results collected) */
+    GLuint caller_query; /* GL_TIMESTAMP after the caller's work before
+                            this frame (ds_renderer_between_frames) */
+    int caller_marked;   /* caller_query was issued */
     GLuint begin_query;  /* GL_TIMESTAMP before the clear */
     GLuint end_query;    /* GL_TIMESTAMP after the draw */
     int gl;              /* the stages ran as GL compute: stage_queries
@@ -262,6 +265,7 @@ typedef struct render_verification {
 typedef struct render_timing {
     uint64_t frame_count, next_collect;
     frame_record records[TIMING_RING];
+    int caller_marked;   /* ds_renderer_between_frames since the last frame */
     GLuint64 last_end_timestamp;
     int have_last_end;
     ds_frame_timings latest;

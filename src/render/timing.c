@@ -13,12 +13,14 @@
  * started (an idle GPU: the viewer's window copy, a light frame), the
  * start is the frame's entry (a GL timestamp as ds_renderer_frame starts),
  * so that what a caller draws or waits for between frames stays out of it
- * (it is in frame_ms only). In a busy pipeline it is the frame before's
- * end: the entry stamp waits in GL's queue behind that frame's draw, and
- * the GPU may run this frame's CUDA stages before it, both switches
- * between the contexts included (on an H200 an entry start read 0 there,
- * where the two switches take 0.32 ms). What is left is time in which
- * the GPU ran none of this frame's work: on the CUDA path its two
+ * (it is in frame_ms only). In a busy pipeline it is the later of the
+ * frame before's end and the caller's mark after its own GL work between
+ * the frames (ds_renderer_between_frames: the viewer's panels and window
+ * read-back): the entry stamp waits in GL's queue behind that frame's
+ * draw, and the GPU may run this frame's CUDA stages before it, both
+ * switches between the contexts included (on an H200 an entry start read
+ * 0 there, where the two switches take 0.32 ms). What is left is time in
+ * which the GPU ran none of this frame's work: on the CUDA path its two
  * switches between the GL and the CUDA context, on the GL path the gaps
  * between the compute passes (and, outside a busy pipeline, any wait for
  * the host).
@@ -154,8 +156,13 @@ int ds_render_collect_timings(ds_renderer *renderer, int wait)
      * the stages; the CPU path's ran on the host. */
     if (renderer->timing.have_last_end &&
         (cuda || record->gl || (record->oit && !renderer->settings.cpu_path))) {
-        GLuint64 start_ns = record->after_idle ? query_ns(record->entry_query)
-                                               : renderer->timing.last_end_timestamp;
+        GLuint64 start_ns = renderer->timing.last_end_timestamp;
+        if (record->after_idle) {
+            start_ns = query_ns(record->entry_query);
+        } else if (record->caller_marked) {
+            GLuint64 caller_ns = query_ns(record->caller_query);
+            start_ns = caller_ns > start_ns ? caller_ns : start_ns;
+        }
         float between_ms = span_ms(start_ns, query_ns(record->begin_query));
         t.handover_ms = between_ms > stages_ms ? between_ms - stages_ms : 0.0f;
     }
@@ -229,8 +236,26 @@ frame_record *ds_render_next_record(ds_renderer *renderer)
     const frame_record *before =
         &renderer->timing.records[(renderer->timing.frame_count + TIMING_RING - 1) % TIMING_RING];
     record->after_idle = !before->pending;
+    record->caller_marked = renderer->timing.caller_marked;
+    renderer->timing.caller_marked = 0;
     record->frame = renderer->timing.frame_count;
     return record;
+}
+
+void ds_renderer_between_frames(ds_renderer *renderer)
+{
+    if (!renderer)
+        return;
+    /* The record the next frame takes: read first if still in use, as
+     * ds_render_next_record would. */
+    frame_record *next = &renderer->timing.records[renderer->timing.frame_count % TIMING_RING];
+    while (next->pending && ds_render_collect_timings(renderer, 1))
+        ;
+    glQueryCounter(next->caller_query, GL_TIMESTAMP);
+    /* Submitted now, so that the GPU takes it before the next frame's
+     * CUDA stages, which it may otherwise run first. */
+    glFlush();
+    renderer->timing.caller_marked = 1;
 }
 
 /* ---- the timeline (timeline.c records; these drive it) ------------------ */
@@ -284,6 +309,7 @@ ds_status ds_render_timing_create(ds_renderer *renderer)
             DS_CUDA_TRY("render", cudaEventCreate(&record->events[e]));
         glCreateQueries(GL_TIME_ELAPSED, 1, &record->draw_query);
         glCreateQueries(GL_TIMESTAMP, 1, &record->entry_query);
+        glCreateQueries(GL_TIMESTAMP, 1, &record->caller_query);
         glCreateQueries(GL_TIMESTAMP, 1, &record->begin_query);
         glCreateQueries(GL_TIMESTAMP, 1, &record->end_query);
         glCreateQueries(GL_TIMESTAMP, EV_COUNT, record->stage_queries);
@@ -306,6 +332,8 @@ void ds_render_timing_free(ds_renderer *renderer)
             glDeleteQueries(1, &record->begin_query);
         if (record->entry_query)
             glDeleteQueries(1, &record->entry_query);
+        if (record->caller_query)
+            glDeleteQueries(1, &record->caller_query);
         if (record->stage_queries[0])
             glDeleteQueries(EV_COUNT, record->stage_queries);
         memset(record->events, 0, sizeof record->events);
