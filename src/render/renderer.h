@@ -562,8 +562,9 @@ ds_status ds_renderer_finish(ds_renderer *renderer);
 
 /* Tells the renderer that the caller's own GL work after a frame (its
  * panels, a read-back for a window) has been issued: a GL timestamp,
- * flushed, that the next frame's hand-over starts after where the GPU is
- * still busy when that frame starts (timing.c). */
+ * flushed, after which the next frame's hand-over starts where that
+ * frame's stages run in GL and the GPU is still busy when it starts
+ * (timing.c). */
 void ds_renderer_between_frames(ds_renderer *renderer);
 
 /* A timeline of a few frames on one clock, to see where a frame's time

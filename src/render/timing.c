@@ -13,17 +13,20 @@
  * started (an idle GPU: the viewer's window copy, a light frame), the
  * start is the frame's entry (a GL timestamp as ds_renderer_frame starts),
  * so that what a caller draws or waits for between frames stays out of it
- * (it is in frame_ms only). In a busy pipeline it is the later of the
- * frame before's end and the caller's mark after its own GL work between
- * the frames (ds_renderer_between_frames: the viewer's panels and window
- * read-back): the entry stamp waits in GL's queue behind that frame's
- * draw, and the GPU may run this frame's CUDA stages before it, both
- * switches between the contexts included (on an H200 an entry start read
- * 0 there, where the two switches take 0.32 ms). What is left is time in
- * which the GPU ran none of this frame's work: on the CUDA path its two
- * switches between the GL and the CUDA context, on the GL path the gaps
- * between the compute passes (and, outside a busy pipeline, any wait for
- * the host).
+ * (it is in frame_ms only). In a busy pipeline it is the frame before's
+ * end: the entry stamp waits in GL's queue behind that frame's draw, and
+ * the GPU may run this frame's CUDA stages before it, both switches
+ * between the contexts included (on an H200 an entry start read 0 there,
+ * where the two switches take 0.32 ms). A frame whose stages run in GL
+ * starts instead at the caller's mark after its own GL work between the
+ * frames, where that is later (ds_renderer_between_frames: the viewer's
+ * panels and window read-back); a CUDA frame cannot use the mark, which
+ * the GPU, like the entry stamp, may reach only after the CUDA stages
+ * (on the H200 the CUDA sorts' hand-over then read 0). What is left is
+ * time in which the GPU ran none of this frame's work: on the CUDA path
+ * its two switches between the GL and the CUDA context, on the GL path the
+ * gaps between the compute passes (and, outside a busy pipeline, any wait
+ * for the host).
  *
  * The ring's queries and events (render_timing) are made and freed here,
  * and the timeline (timeline.c) is started and read from here. */
@@ -159,7 +162,7 @@ int ds_render_collect_timings(ds_renderer *renderer, int wait)
         GLuint64 start_ns = renderer->timing.last_end_timestamp;
         if (record->after_idle) {
             start_ns = query_ns(record->entry_query);
-        } else if (record->caller_marked) {
+        } else if (record->caller_marked && record->gl) {
             GLuint64 caller_ns = query_ns(record->caller_query);
             start_ns = caller_ns > start_ns ? caller_ns : start_ns;
         }
