@@ -65,9 +65,8 @@ extern const char ds_shader_raster_points_comp[];
 #define SCAN_THREADS 256
 #define SCAN_ITEMS 8
 #define SCAN_BLOCK (SCAN_THREADS * SCAN_ITEMS)
-/* Fragment capacity from which the GL sort is built with 8 keys per
- * invocation: faster than 12 (which a capacity above 2M picks) below about
- * 2M keys on the H200, where most frames' fragments lie. */
+/* From this fragment capacity the GL sort gets 8 keys per invocation, the
+ * fastest below about 2M keys, where a frame's fragments lie. */
 #define SORT_TUNED_FROM 262144
 /* GL's guaranteed workgroup count along x. */
 #define MAX_GROUPS_X 65535u
@@ -352,8 +351,8 @@ static ds_status probe_point_clipping(int *dest)
  * cell: window centres on the 1/256-pixel grid (so that a driver's
  * snapping of the centre adds nothing to the residual) and sizes whose
  * floors to 1/2, 1/4, ..., 1/256 pixel differ pairwise in at least one
- * of them, most by nearly a whole step (2.3 and 7.9 as the H200
- * measurement's, 5.499 and 11.49 just below a step of every candidate). */
+ * of them, most by nearly a whole step (5.499 and 11.49 lie just below a
+ * step of every candidate). */
 #define COORD_PROBE_WIDTH 64
 #define COORD_PROBE_HEIGHT 16
 static const float coord_probe[PROBE_POINTS][3] = {
@@ -362,10 +361,9 @@ static const float coord_probe[PROBE_POINTS][3] = {
 /* Steps tried: 2^-k pixel for k = 1 .. COORD_STEP_BITS, and the exact size. */
 #define COORD_STEP_BITS 8
 /* A rule explains the driver's coordinates where none of them is farther
- * than this from it, in pixels (|d gl_PointCoord| x size): llvmpipe's
- * stay within 0.002 of the exact rule, the H200's within 0.0016 where
- * the size is a whole step, and a wrong step of 1/32 puts them about 1/64
- * pixel off at the rim. */
+ * than this from it, in pixels (|d gl_PointCoord| x size): half of the
+ * 1/64 pixel a wrong step of 1/32 puts them off at the rim, several times
+ * a driver's own rounding (docs/algorithms/compute-raster.md). */
 #define COORD_TOLERANCE (1.0 / 128.0)
 
 int ds_point_coord_quantum_valid(float quantum)

@@ -16,17 +16,16 @@
  * (it is in frame_ms only). In a busy pipeline it is the frame before's
  * end: the entry stamp waits in GL's queue behind that frame's draw, and
  * the GPU may run this frame's CUDA stages before it, both switches
- * between the contexts included (on an H200 an entry start read 0 there,
- * where the two switches take 0.32 ms). A frame whose stages run in GL
- * starts instead at the caller's mark after its own GL work between the
- * frames, where that is later (ds_renderer_between_frames: the viewer's
- * panels and window read-back); a CUDA frame cannot use the mark, which
- * the GPU, like the entry stamp, may reach only after the CUDA stages
- * (on the H200 the CUDA sorts' hand-over then read 0). What is left is
- * time in which the GPU ran none of this frame's work: on the CUDA path
- * its two switches between the GL and the CUDA context, on the GL path the
- * gaps between the compute passes (and, outside a busy pipeline, any wait
- * for the host).
+ * between the contexts included (an entry start would read 0 there). A
+ * frame whose stages run in GL starts instead at the caller's mark after
+ * its own GL work between the frames, where that is later
+ * (ds_renderer_between_frames: the viewer's panels and window read-back);
+ * a CUDA frame cannot use the mark, which the GPU, like the entry stamp,
+ * may reach only after the CUDA stages. What is left is time in which the
+ * GPU ran none of this frame's work: on the CUDA path its two switches
+ * between the GL and the CUDA context, on the GL path the gaps between
+ * the compute passes (and, outside a busy pipeline, any wait for the
+ * host).
  *
  * The ring's queries and events (render_timing) are made and freed here,
  * and the timeline (timeline.c) is started and read from here. */
