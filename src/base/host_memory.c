@@ -8,23 +8,30 @@
 #include <string.h>
 #include <sys/resource.h>
 
-/* The value of "Key:  N kB" in /proc/meminfo, in bytes; 0 if absent. */
-static uint64_t meminfo_bytes(const char *key)
+/* The number after "KEY" and `separator` on a line of `path` (a
+ * /proc/meminfo or a cgroup memory.stat line); 0 if absent. */
+static uint64_t keyed_number(const char *path, const char *key, char separator)
 {
-    FILE *file = fopen("/proc/meminfo", "r");
+    FILE *file = fopen(path, "r");
     if (!file)
         return 0;
     char line[256];
     size_t key_length = strlen(key);
-    uint64_t bytes = 0;
+    uint64_t value = 0;
     while (fgets(line, sizeof line, file)) {
-        if (strncmp(line, key, key_length) == 0 && line[key_length] == ':') {
-            bytes = strtoull(line + key_length + 1, NULL, 10) * 1024u;
+        if (strncmp(line, key, key_length) == 0 && line[key_length] == separator) {
+            value = strtoull(line + key_length + 1, NULL, 10);
             break;
         }
     }
     fclose(file);
-    return bytes;
+    return value;
+}
+
+/* The value of "Key:  N kB" in /proc/meminfo, in bytes; 0 if absent. */
+static uint64_t meminfo_bytes(const char *key)
+{
+    return keyed_number("/proc/meminfo", key, ':') * 1024u;
 }
 
 /* A cgroup v2 file holding one number ("max" reads as 0: no limit). */
@@ -39,25 +46,6 @@ static uint64_t cgroup_number(const char *path)
     if (!got || strncmp(text, "max", 3) == 0)
         return 0;
     return strtoull(text, NULL, 10);
-}
-
-/* The value of "KEY N" in a cgroup v2 memory.stat; 0 if absent. */
-static uint64_t cgroup_stat(const char *path, const char *key)
-{
-    FILE *file = fopen(path, "r");
-    if (!file)
-        return 0;
-    char line[256];
-    size_t key_length = strlen(key);
-    uint64_t value = 0;
-    while (fgets(line, sizeof line, file)) {
-        if (strncmp(line, key, key_length) == 0 && line[key_length] == ' ') {
-            value = strtoull(line + key_length + 1, NULL, 10);
-            break;
-        }
-    }
-    fclose(file);
-    return value;
 }
 
 uint64_t ds_host_memory_available(void)
@@ -78,7 +66,7 @@ uint64_t ds_host_memory_available(void)
         snprintf(path, sizeof path, "%s/memory.current", dir);
         uint64_t used = cgroup_number(path);
         snprintf(path, sizeof path, "%s/memory.stat", dir);
-        uint64_t cache = cgroup_stat(path, "inactive_file");
+        uint64_t cache = keyed_number(path, "inactive_file", ' ');
         used = used > cache ? used - cache : 0;
         uint64_t left = limit > used ? limit - used : 0;
         if (!available || left < available)
