@@ -22,15 +22,12 @@
 // of triangle i (k in row order within each triangle of the fan, fans in
 // order) at slot offset(i) + k: its pixel and RGBA8 colour, its order key
 // and its own number as the sort's value, and count it on its pixel. In
-// fragment order the key is 0x3F800000 - the depth's bits (depths lie in
-// [0, 1], whose bits order as the floats: ascending is far first), or the
-// same order on the float steps of the frame's depth range (24 or 16
-// bits where the range is that narrow: raster_slots.glsl); or, for
-// a caller's sort that orders floats descending, the depth itself) and
-// the slots run backwards, fragment f = total - 1 - slot, so that a
-// stable sort leaves equal depths with the higher triangle number first:
-// farther, as the A-buffer orders them. In triangle order the key is the
-// triangle's sorted position.
+// fragment order the key is made from the fragment's 1 / w, which orders
+// as its depth (raster_slots.glsl's emit), and the slots run backwards,
+// fragment f = total - 1 - slot, so that a stable sort leaves equal
+// depths with the higher triangle number first: farther, as the A-buffer
+// orders them. In triangle order the key is the triangle's sorted
+// position.
 
 #if !LARGE
 
@@ -87,7 +84,8 @@ void main()
                     if (!ds_raster_covers_small(tri, e, depth))
                         continue;
 #if EMIT
-                    emit(base + covered, ivec2(x, y), depth, ds_raster_color(tri, vec3(e)), i);
+                    emit(base + covered, ivec2(x, y), ds_raster_inv_w(tri, vec3(e)),
+                         ds_raster_color(tri, vec3(e)), i);
 #endif
                     covered++;
                 }
@@ -148,7 +146,7 @@ void main()
                     barrier();
                 }
                 if (hit)
-                    emit(base + group_sum + prefix[local] - 1u, q, depth,
+                    emit(base + group_sum + prefix[local] - 1u, q, ds_raster_inv_w(tri, vec3(e)),
                          ds_raster_color(tri, vec3(e)), i);
                 barrier();
                 if (local == RASTER_THREADS - 1u)

@@ -55,6 +55,7 @@ struct RasterPoint {
     float size;    // diameter in pixels: the square covered
     float coord_size; // the size gl_PointCoord is computed from
     float depth;   // window depth, every fragment's
+    float inv_w;   // 1 / w, every fragment's (their order key)
     vec4 color;    // points.vert.glsl's vertex_color
     ivec4 box;     // the centres in the square, within the viewport
 };
@@ -97,6 +98,7 @@ bool point_setup(uint i, out RasterPoint point)
         point_coord_steps > 0.0 ? floor(size * point_coord_steps) / point_coord_steps : size;
     point.coord_size = coord_size;
     point.depth = depth;
+    point.inv_w = r;
     point.color = vec4(ds_base_color(color.rgb, normal, position), color.a * alpha);
     // The square [lo, hi) in 1/256 pixel: window positions lie within the
     // guard band and sizes within GL's range, so all of it fits an int.
@@ -167,7 +169,7 @@ void main()
                     if (!point_covers(point, ivec2(x, y), r2))
                         continue;
 #if EMIT
-                    emit(base + covered, ivec2(x, y), point.depth, point_color(point, r2), i);
+                    emit(base + covered, ivec2(x, y), point.inv_w, point_color(point, r2), i);
 #endif
                     covered++;
                 }
@@ -208,7 +210,7 @@ void main()
                 continue;
             uint k = atomicAdd(point_fragments, 1u);
 #if EMIT
-            emit(base + k, q, point.depth, point_color(point, r2), i);
+            emit(base + k, q, point.inv_w, point_color(point, r2), i);
 #endif
         }
         barrier();

@@ -244,6 +244,23 @@ float ds_raster_depth(RasterTriangle tri, vec3 e)
     return z;
 }
 
+// 1 / w at a covered centre with edge values e: linear in the window, as
+// the window depth (GL interpolates both so). Under the camera's
+// perspective projection the window depth is an increasing affine
+// function of w's inverse, so the two order fragments alike; the order
+// keys are made from this one (raster_slots.glsl's emit), whose floats
+// span few binades (the ratio of the farthest to the nearest view depth)
+// where the window depth's reach towards 0 near the near plane.
+float ds_raster_inv_w(RasterTriangle tri, vec3 e)
+{
+    precise float inv_area = 1.0 / float(tri.area);
+    precise float b0 = e.y * inv_area;
+    precise float b1 = e.z * inv_area;
+    precise float b2 = e.x * inv_area;
+    precise float inv_w = b0 * tri.inv_w.x + b1 * tri.inv_w.y + b2 * tri.inv_w.z;
+    return inv_w;
+}
+
 // Coverage of a centre whose edge values are e: inside by the fill rule
 // and within [0, 1] depth; writes its depth.
 bool ds_raster_covers_at(RasterTriangle tri, dvec3 e, out float depth)

@@ -33,11 +33,11 @@ layout(std430, binding = 10) buffer PixelCounts { uint pixel_counts[]; };
 
 layout(location = 11) uniform bool fragment_order;
 layout(location = 13) uniform uint capacity;     // fragments the buffers hold
-layout(location = 14) uniform bool float_keys;   // keys are the depths themselves
+layout(location = 14) uniform bool float_keys;   // for a caller's descending float sort
 layout(location = 15) uniform uint blocks;       // ceil(primitives / BLOCK)
 // Fragment order with the GL sort: (base, top) narrows the keys to the
-// float steps of the depth above base (distance_math.h's ds_key_narrow:
-// every depth of the frame lies in (base, base + top]), so that they fit
+// float steps of 1 / w above base (distance_math.h's ds_key_narrow:
+// every 1 / w of the frame lies in (base, base + top]), so that they fit
 // 24 or 16 bits; top 0: full keys.
 layout(location = 19) uniform uvec2 depth_keys;
 
@@ -92,26 +92,33 @@ void count_chunk_end(uint chunk)
 
 // Fragment f = slot (triangle order) or total - 1 - slot (fragment order:
 // the higher primitive first at equal depth, as the A-buffer orders
-// them), its key, its pixel and colour, and a count on its pixel.
-void emit(uint slot, ivec2 q, float depth, uint color, uint rank)
+// them), its key, its pixel and colour, and a count on its pixel. The
+// fragment-order key comes from inv_w, the fragment's 1 / w (positive:
+// the near plane is clipped), far first: the GL sort's ascending keys
+// are its bits (positive floats order as their bits), or those steps
+// above base when narrowed; a caller's sort, which orders floats
+// descending, gets the float whose bits are 0x7F7FFFFF - its bits (a
+// positive normal float for any 1 / w the camera gives, in the reverse
+// order).
+void emit(uint slot, ivec2 q, float inv_w, uint color, uint rank)
 {
     uint f = fragment_order ? state[STATE_TOTAL] - 1u - slot : slot;
     if (f >= capacity)
         return; // an overflow: raster_plan keeps the first `capacity`
     uint pixel = uint(q.y) * uint(viewport.x) + uint(q.x);
-    uint bits = floatBitsToUint(depth);
+    uint bits = floatBitsToUint(inv_w);
     uint key;
     if (!fragment_order) {
         key = rank;
     } else if (float_keys) {
-        key = bits;
+        key = 0x7F7FFFFFu - bits;
     } else if (depth_keys.y == 0u) {
-        key = 0x3F800000u - bits;
+        key = bits;
     } else {
-        // Far first, as the full keys: top - steps above base, clamped as
-        // ds_narrow_key clamps (a sound bound never needs it).
+        // The steps above base, clamped to [1, top] as ds_narrow_key
+        // clamps (a sound bound never needs it).
         uint steps = bits > depth_keys.x ? bits - depth_keys.x : 1u;
-        key = depth_keys.y - min(steps, depth_keys.y);
+        key = min(steps, depth_keys.y);
     }
     fragment_keys[f] = key;
     fragment_values[f] = f;

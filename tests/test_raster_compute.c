@@ -512,10 +512,14 @@ static unsigned exact_key_bits(const ds_mesh *mesh, const ds_camera *camera, int
     return stats.key_bits;
 }
 
-/* Fragment keys narrowed to the float steps of the frame's depth range
+/* Fragment keys narrowed to the float steps of the frame's 1 / w range
  * (24 bits: an odd number of radix passes) give the full keys' order:
- * the same image, pixel for pixel. A view from inside the model's box
- * (corners behind the near plane) keeps the full keys. */
+ * the same image, pixel for pixel: with the near plane well before the
+ * model; as ds_camera_frame sets it, close to the model's box, where
+ * the window depths' floats would span too many steps; and cutting
+ * through the model (clipped triangles' fragments on the near plane, the
+ * bound's near end). A view from inside the model's box (a near plane
+ * far closer than the box's far side) keeps the full keys. */
 static void test_narrowed_keys(void **state)
 {
     (void)state;
@@ -526,7 +530,7 @@ static void test_narrowed_keys(void **state)
     uint8_t *narrowed = malloc((size_t)w * h * 4), *full = malloc((size_t)w * h * 4);
     assert_non_null(narrowed);
     assert_non_null(full);
-    for (int view = 0; view < 3; view++) {
+    for (int view = 0; view < 5; view++) {
         const ds_mesh *mesh = view == 0 ? &tilted : &planes;
         ds_camera camera;
         if (view == 0) {
@@ -540,7 +544,10 @@ static void test_narrowed_keys(void **state)
             if (view == 1) { /* the near plane well before the model */
                 camera.near_plane = 0.3f * planes.radius;
                 camera.far_plane = camera.distance + 2.0f * planes.radius;
-            } else { /* the eye inside the box */
+            } else if (view == 3) { /* the near plane through the model */
+                camera.near_plane = camera.distance - 0.5f * planes.radius;
+                camera.far_plane = camera.distance + 2.0f * planes.radius;
+            } else if (view == 4) { /* the eye inside the box */
                 ds_camera_zoom(&camera, 0.05f);
             }
         }
@@ -556,7 +563,7 @@ static void test_narrowed_keys(void **state)
         assert_int_equal(full_bits, 32);
         assert_true(drawn > 1000);
         assert_int_equal(over, 0);
-        assert_int_equal(bits, view < 2 ? 24u : 32u);
+        assert_int_equal(bits, view < 4 ? 24u : 32u);
     }
     free(narrowed);
     free(full);

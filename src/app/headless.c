@@ -893,7 +893,7 @@ static void print_raster_stats(ds_renderer *renderer, const ds_options *opts, in
         return;
     printf("compute raster, last frame: %zu fragments (%.3f a pixel), buffers for %zu (%.1f "
            "MiB), %u grows; passes (ms): count %.4f, offsets %.4f, emit %.4f, sort %.4f, "
-           "by pixel %.4f, resolve %.4f; %u GL dispatches in %u dependent steps a frame%s\n",
+           "by pixel %.4f, resolve %.4f; %u GL dispatches in %u dependent steps a frame%s",
            raster.fragments, (double)raster.fragments / ((double)opts->width * opts->height),
            raster.capacity, (double)raster.bytes / (1024.0 * 1024.0), raster.grow_count,
            (double)raster.pass_ms[0], (double)raster.pass_ms[1], (double)raster.pass_ms[2],
@@ -902,6 +902,10 @@ static void print_raster_stats(ds_renderer *renderer, const ds_options *opts, in
            raster.key_bits == 24   ? "; fragment keys on 24 bits"
            : raster.key_bits == 16 ? "; fragment keys on 16 bits"
                                    : "");
+    /* Warm-up frames included: the GL sort's frames since the raster was made. */
+    if (raster.sorted_frames)
+        printf(" (narrowed in %lu of %lu frames)", raster.narrowed_frames, raster.sorted_frames);
+    printf("\n");
     if (points)
         print_point_coord_rule(&raster);
 }

@@ -13,7 +13,7 @@
  *             primitive's first slot from its block's and chunk's, then
  *             every fragment's pixel, RGBA8 colour and order key, and a
  *             count per pixel
- *   sort      fragment order: the keys (depths) with their fragment
+ *   sort      fragment order: the keys (from 1 / w) with their fragment
  *             numbers, by gl_sort.h's radix sort or the caller's sort;
  *             raster_scan over the pixel counts (each pixel's list start)
  *             rides along the GL sort's dispatches
@@ -30,6 +30,7 @@
  * total exceeds them. */
 #include "compute_raster.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +147,7 @@ typedef struct raster_issued {
     int queried;
     ds_key_narrow narrow;
     unsigned key_bits, last_key_bits;
+    unsigned long sorted_frames, narrowed_frames; /* frames the GL sort ordered; narrowed */
 } raster_issued;
 
 /* Each frame's total and overflow, read a few frames later, and what an
@@ -168,7 +170,7 @@ struct ds_compute_raster {
     int time_passes;
     int verify;
     int verified_frame;   /* a fragment-order frame kept its keys */
-    int verified_float;   /* they are depths (a caller's descending sort) */
+    int verified_float;   /* they are for a caller's descending sort */
     raster_programs prog;
     raster_sprites sprite;
     raster_buffers buf;
@@ -761,39 +763,46 @@ static void scan_alongside(void *user, int k)
     }
 }
 
-/* Relative widening of the depth bound below, far more than the few float
- * roundings between a corner's depth and a fragment's. */
+/* Relative widening of the bound below, far more than the few float
+ * roundings between a corner's 1 / w and a fragment's. */
 #define DEPTH_BOUND_SLACK 1e-5
 
 /* The narrowing of a fragment-order frame's keys for the GL sort, as
- * frame.c narrows the triangles' distances: the window depths of the
- * box's corners bound every fragment's (window depth is monotonic in view
- * depth, which is linear over the box, and a fragment's depth lies
- * between its triangle's corners'), so where they span fewer than 2^24
- * float steps the keys are those steps, in the same order. None where a
- * corner is behind the near plane (a clipped triangle's fragments may
- * reach depth 0, whose float steps are many). */
+ * frame.c narrows the triangles' distances. The keys are made from each
+ * fragment's 1 / w (raster_slots.glsl), and w, linear over the box,
+ * takes its extremes at the box's corners; a fragment's 1 / w lies
+ * between its (clipped) triangle's corners' (GL interpolates it linearly
+ * in the window), and no fragment is nearer than the near plane. So every
+ * fragment's 1 / w lies in [1 / (the farthest corner's w), 1 / (the
+ * nearest corner's w, or the near plane's if that is farther)]. Where
+ * that range spans fewer than 2^24 float steps, which it does whenever
+ * its ends are less than about four times apart, the keys are those
+ * steps, in the same order. */
 static ds_key_narrow depth_narrowing(const ds_compute_raster_frame *frame)
 {
     ds_key_narrow none = {0u, 0u};
     if (!frame->narrow_keys || frame->sort || frame->order != DS_RASTER_FRAGMENT_ORDER)
         return none;
     const float *m = frame->shading.view_projection; /* column-major */
-    double lo = 2.0, hi = -1.0;
+    double nearest = HUGE_VAL, farthest = 0.0;
     for (int c = 0; c < 8; c++) {
         double x = frame->box[c & 1][0], y = frame->box[(c >> 1) & 1][1],
                z = frame->box[(c >> 2) & 1][2];
         double clip_z = m[2] * x + m[6] * y + m[10] * z + m[14];
         double clip_w = m[3] * x + m[7] * y + m[11] * z + m[15];
-        if (!(clip_w > 0.0) || !(clip_z >= -clip_w))
+        /* Without the near plane, a corner before it has no bound. */
+        if (!(frame->near_plane > 0.0f) && (!(clip_w > 0.0) || !(clip_z >= -clip_w)))
             return none;
-        double depth = 0.5 * clip_z / clip_w + 0.5;
-        lo = fmin(lo, depth);
-        hi = fmax(hi, depth);
+        nearest = fmin(nearest, clip_w);
+        farthest = fmax(farthest, clip_w);
     }
-    lo *= 1.0 - DEPTH_BOUND_SLACK;
-    hi = fmin(hi * (1.0 + DEPTH_BOUND_SLACK), 1.0);
-    if (!(lo > 0.0 && lo <= hi))
+    if (frame->near_plane > 0.0f)
+        nearest = fmax(nearest, (double)frame->near_plane);
+    if (!(nearest > 0.0 && nearest <= farthest && farthest < HUGE_VAL))
+        return none; /* nothing in front of the near plane, or no numbers */
+    double lo = (1.0 / farthest) * (1.0 - DEPTH_BOUND_SLACK);
+    double hi = (1.0 / nearest) * (1.0 + DEPTH_BOUND_SLACK);
+    if (!(lo > 0.0 && lo <= hi && hi <= FLT_MAX))
         return none;
     return ds_key_narrow_for((float)lo, (float)hi);
 }
@@ -1161,6 +1170,8 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
     raster->issued.last_dispatches = raster->issued.dispatches;
     raster->issued.last_steps = raster->issued.steps;
     raster->issued.last_key_bits = raster->issued.key_bits;
+    raster->issued.sorted_frames += raster->issued.key_bits != 0u;
+    raster->issued.narrowed_frames += raster->issued.key_bits != 0u && raster->issued.key_bits < 32u;
     return DS_OK;
 }
 
@@ -1205,6 +1216,8 @@ void ds_compute_raster_describe(const ds_compute_raster *raster, ds_compute_rast
     dest->point_coord_probed = raster->sprite.point_coord_probed;
     dest->point_coord_explained = raster->sprite.point_coord_explained || !raster->sprite.point_coord_probed;
     dest->key_bits = raster->issued.last_key_bits;
+    dest->sorted_frames = raster->issued.sorted_frames;
+    dest->narrowed_frames = raster->issued.narrowed_frames;
     size_t sums = 2 * ((t + TRIANGLE_BLOCK - 1) / TRIANGLE_BLOCK) +
                   (t + RASTER_THREADS - 1) / RASTER_THREADS;
     dest->bytes = raster->buf.capacity * DS_COMPUTE_RASTER_FRAGMENT_BYTES + pixels * 12 + t * 8 +
@@ -1254,8 +1267,9 @@ ds_status ds_compute_raster_verify(ds_compute_raster *raster, int stable)
         seen[f] = 1;
         if (s == 0)
             continue;
-        /* Far first: ascending complements, or descending depths (their
-         * bits, as the depths are non-negative). */
+        /* Far first: ascending 1 / w (its bits, or their steps), or a
+         * caller's descending mirrored floats (their bits, as they are
+         * positive). */
         uint32_t before = keys[values[s - 1]], key = keys[f];
         int wrong = raster->verified_float ? before < key : before > key;
         if (!wrong && stable && before == key && values[s - 1] > f)

@@ -25,9 +25,10 @@
  *   TRIANGLE: the fragments in the order of a given sorted triangle (or
  *     point) list (the sorted hardware draw's image, without its 8-bit
  *     blending steps);
- *   FRAGMENT: every fragment's own depth sorted, equal depths by triangle
- *     (or point) number, the higher farther: the A-buffer's image, exact
- *     per pixel.
+ *   FRAGMENT: every fragment's own depth sorted (by its 1 / w, which
+ *     orders as the window depth and whose floats span fewer steps),
+ *     equal depths by triangle (or point) number, the higher farther: the
+ *     A-buffer's image, exact per pixel.
  */
 #ifndef DS_COMPUTE_RASTER_H
 #define DS_COMPUTE_RASTER_H
@@ -80,8 +81,9 @@ typedef struct ds_compute_raster_shading {
 
 /* Sorts n (float key, uint32 value) pairs descending by key (far first)
  * from the GL buffers (keys, values) into (keys_out, values_out), equal
- * keys in input order where the sort is stable; the keys are the
- * fragments' window depths, in [0, 1]. For a caller that sorts fragments
+ * keys in input order where the sort is stable; the keys are positive
+ * normal floats, the fragments' 1 / w mirrored (their bits 0x7F7FFFFF -
+ * the bits of 1 / w), which order as the window depths. For a caller that sorts fragments
  * with another sort than the raster's GL radix sort (the CUDA sorts); it
  * may use all four buffers as scratch. */
 typedef ds_status (*ds_compute_raster_sort_fn)(void *user, GLuint keys, GLuint values, GLuint keys_out,
@@ -109,8 +111,12 @@ typedef struct ds_compute_raster_frame {
     void *sort_user;
     float box[2][3];           /* FRAGMENT with the GL sort, narrow_keys:
                                   a box holding every primitive (min, max),
-                                  whose window depths bound the frame's */
-    int narrow_keys;           /* nonzero: where those depths span fewer
+                                  whose corners' 1 / w bound the frame's */
+    float near_plane;          /* the near plane's clip w (the camera's
+                                  near distance): no fragment is nearer;
+                                  0: unknown (then the box's corners must
+                                  lie beyond it to narrow) */
+    int narrow_keys;           /* nonzero: where those 1 / w span fewer
                                   than 2^24 float steps, the GL sort orders
                                   the steps (the same order) on 24 or 16
                                   bits, one or two radix passes less */
@@ -148,6 +154,9 @@ typedef struct ds_compute_raster_info {
     int point_coord_explained;
     unsigned key_bits;         /* the bits the last frame's GL sort ordered
                                   (32, 24 or 16); 0 without one */
+    unsigned long sorted_frames;   /* frames drawn whose fragments the GL
+                                      sort ordered */
+    unsigned long narrowed_frames; /* of those, on 24 or 16 bits */
 } ds_compute_raster_info;
 
 /* 1 if `quantum` is a step desc.point_coord_quantum may force: a power

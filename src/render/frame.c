@@ -91,6 +91,7 @@ void ds_render_plan(ds_renderer *renderer, const ds_camera *camera, uint32_t fra
     ds_camera_eye(camera, plan.eye);
     ds_camera_view_projection(camera, plan.view_projection);
     ds_camera_projection(camera, projection);
+    plan.near_plane = camera->near_plane;
     plan.target = framebuffer == DS_RENDERER_OWN_FRAMEBUFFER ? renderer->gl.framebuffer
                                                              : framebuffer;
     if (renderer->settings.msaa > 1 && plan.target != renderer->gl.framebuffer) {

@@ -153,7 +153,7 @@ static ds_status cuda_sort(void *user, GLuint keys, GLuint values, GLuint keys_o
         ds_sorter_desc desc = {0};
         desc.algo = renderer->settings.algo;
         desc.max_count = info.capacity;
-        desc.keys_nonnegative = 1; /* window depths, [0, 1] */
+        desc.keys_nonnegative = 1; /* positive floats (compute_raster.h) */
         if ((status = ds_sorter_create(&desc, &s->sorter)))
             return status;
         s->sorter_algo = renderer->settings.algo;
@@ -218,6 +218,7 @@ ds_status ds_render_compute_draw(ds_renderer *renderer, const frame_plan *plan,
     }
     memcpy(frame.box[0], renderer->mesh.min, sizeof frame.box[0]);
     memcpy(frame.box[1], renderer->mesh.max, sizeof frame.box[1]);
+    frame.near_plane = plan->near_plane;
     frame.narrow_keys = renderer->settings.narrow_keys;
     ds_compute_raster_shading *shading = &frame.shading;
     memcpy(shading->view_projection, plan->view_projection, sizeof shading->view_projection);
@@ -288,6 +289,8 @@ ds_status ds_renderer_raster_info(ds_renderer *renderer, ds_raster_stats *dest)
     dest->point_coord_probed = info.point_coord_probed;
     dest->point_coord_explained = info.point_coord_explained;
     dest->key_bits = info.key_bits;
+    dest->sorted_frames = info.sorted_frames;
+    dest->narrowed_frames = info.narrowed_frames;
     ds_compute_raster_pass_times(s->raster, dest->pass_ms);
     return DS_OK;
 }

@@ -501,6 +501,9 @@ typedef struct ds_raster_stats {
     unsigned key_bits;       /* the bits of the fragments' keys the GL sort
                                 ordered (32, or 24 or 16 narrowed); 0: no
                                 GL sort (triangle order, a CUDA sort) */
+    unsigned long sorted_frames;   /* frames since the raster was made whose
+                                      fragments the GL sort ordered */
+    unsigned long narrowed_frames; /* of those, on 24 or 16 bits */
 } ds_raster_stats;
 
 /* Waits for the GPU, then the compute raster's facts. Errors:

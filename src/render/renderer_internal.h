@@ -78,6 +78,8 @@ typedef struct frame_plan {
                                 not around the sorter */
     float eye[3];
     float view_projection[16];
+    float near_plane;        /* the camera's: the view depth (clip w) of
+                                the near plane */
     float point_scale;       /* points.vert.glsl's splat scale */
     ds_key_range range;      /* 16-bit keys' depth range; scale 0 else */
     ds_key_narrow narrow;    /* the keys narrowed to their frame's depth
