@@ -33,6 +33,10 @@
 # 90 s: every sort and technique at 1 s each, then 300 headless frames a
 # sort. Locally, with Mesa under xvfb-run, --local BUILD_DIR runs the same
 # script and comparison without the carried runtime.
+# DS_VIEWER_SORTS and DS_VIEWER_TECHNIQUES (space-separated names; an empty
+# DS_VIEWER_TECHNIQUES for none) run a subset; DS_VIEWER_SHORT=1 leaves out
+# the --gl-window auto check, the heatmap and split shots and the paper
+# shot (for several runs in one call).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 size=1920x1080
@@ -156,9 +160,11 @@ else
 fi
 
 # The sorts and techniques this build has, from --help's lists.
-sorts=$("$bin" --help | awk '/^Sorts/{on=1; next} /^$/{on=0} on && $1 ~ /^[a-z0-9]+$/ && $1 != "cpu" {print $1}')
-techniques=$("$bin" --help | awk '/^Techniques/{on=1; next} /^$/{on=0} on && NF {print $1}' |
-    grep -vE '^(key-|bits-)' || true)
+sorts=${DS_VIEWER_SORTS:-$("$bin" --help |
+    awk '/^Sorts/{on=1; next} /^$/{on=0} on && $1 ~ /^[a-z0-9]+$/ && $1 != "cpu" {print $1}')}
+techniques=${DS_VIEWER_TECHNIQUES-$("$bin" --help |
+    awk '/^Techniques/{on=1; next} /^$/{on=0} on && NF {print $1}' | grep -vE '^(key-|bits-)' || true)}
+short=${DS_VIEWER_SHORT:-0}
 say "sorts: $(echo $sorts); techniques: $(echo $techniques)"
 
 # The viewer: one window, every sort, then every technique.
@@ -173,22 +179,26 @@ script=/tmp/ds-viewer-script.txt
     for t in $techniques; do
         echo "technique $t"; echo "wait 1000"; echo "report"; echo "screenshot $shots/technique-$t.png"
     done
-    echo "technique sorted"; echo "key D"; echo "key D"; echo "wait 700"
-    echo "screenshot $shots/heatmap.png"; echo "key D"; echo 'key \'; echo "wait 700"
-    echo "screenshot $shots/split.png"
+    if [[ $short != 1 ]]; then
+        echo "technique sorted"; echo "key D"; echo "key D"; echo "wait 700"
+        echo "screenshot $shots/heatmap.png"; echo "key D"; echo 'key \'; echo "wait 700"
+        echo "screenshot $shots/split.png"
+    fi
     echo "quit"
 } >"$script"
 
 # --gl-window auto: GLX where the display has it (Mesa here), else EGL
 # copied into the window with one line saying so (the GPU host).
-say "=== viewer: --gl-window auto, a short run"
-printf 'frames 10\nreport\nquit\n' >/tmp/ds-viewer-auto.txt
-run_x timeout 30 "$bin" "$model" --size 640x360 --ui text --no-vsync \
-    --script /tmp/ds-viewer-auto.txt >/tmp/ds-viewer-auto.out 2>&1
-auto_status=$?
-cat /tmp/ds-viewer-auto.out >>"$log"
-say "auto: exit status $auto_status; $(grep -E 'no GLX' /tmp/ds-viewer-auto.out)" \
-    "$(grep -m1 -o 'window [^,]*' /tmp/ds-viewer-auto.out)"
+if [[ $short != 1 ]]; then
+    say "=== viewer: --gl-window auto, a short run"
+    printf 'frames 10\nreport\nquit\n' >/tmp/ds-viewer-auto.txt
+    run_x timeout 30 "$bin" "$model" --size 640x360 --ui text --no-vsync \
+        --script /tmp/ds-viewer-auto.txt >/tmp/ds-viewer-auto.out 2>&1
+    auto_status=$?
+    cat /tmp/ds-viewer-auto.out >>"$log"
+    say "auto: exit status $auto_status; $(grep -E 'no GLX' /tmp/ds-viewer-auto.out)" \
+        "$(grep -m1 -o 'window [^,]*' /tmp/ds-viewer-auto.out)"
+fi
 
 say "=== viewer: --gl-window egl, $size, --script (sort, wait 1 s, report, screenshot)"
 start=$(date +%s)
@@ -231,6 +241,10 @@ done
 # averaged down over a transparent background, in the viewer's window
 # (--gl-window auto: EGL copied in on the GPU host) and by headless EGL
 # (the same view and size: the same pixels, their PNG text chunks aside).
+if [[ $short == 1 ]]; then
+    tar -C "$shots" -cf "$out/viewer-shots.tar" .
+    exit "$status"
+fi
 say "=== paper shot: --supersample 2 --screenshot-alpha, viewer (window) and headless (EGL)"
 printf 'frames 3\nscreenshot %s\nquit\n' "$shots/paper-viewer.png" >/tmp/ds-paper.txt
 run_x timeout 30 "$bin" "$model" --size "$size" --ui text --no-vsync --camera "$view" \
