@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // radix_workgroup_scan.glsl — the exclusive prefix sum over a workgroup of
 // SCAN_THREADS invocations with which radix_scatter scans its block's
-// digit counts and the pass's digit totals.
+// digit counts and the pass's digit totals, and the compute raster's
+// pixel scan (raster_scan) and plan (raster_plan.glsl) scan their sums.
 //
-// Prepended by gl_sort.c after the shader's defines (SCAN_THREADS,
-// SUBGROUP_KHR and, where that is 1, SUBGROUP_SIZE and the subgroup
-// extensions).
+// Prepended by gl_sort.c and compute_raster.c after the shader's defines
+// (SCAN_THREADS, SUBGROUP_KHR and, where that is 1, SUBGROUP_SIZE and the
+// subgroup extensions; the raster's programs use the scan without
+// subgroups).
 
 shared uint scan_buffer[2 * SCAN_THREADS];
 

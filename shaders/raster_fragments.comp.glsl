@@ -14,7 +14,8 @@
 //     which evaluate them in double.
 //   LARGE 1: a workgroup per large triangle (RASTER_LARGE_GROUPS
 //     workgroups striding over the list), its invocations taking the box's
-//     pixels RASTER_THREADS at a time, row by row.
+//     pixels RASTER_THREADS at a time, row by row. The large count's last
+//     workgroup to finish then runs the frame's plan (raster_plan.glsl).
 //
 // The count passes write each triangle's covered pixels and add them to
 // its chunk's and block's sums; the emit passes find each triangle's first
@@ -164,6 +165,10 @@ void main()
 #endif
         barrier();
     }
+#if !EMIT
+    // Every workgroup ends here; the last one to finish plans the frame.
+    plan_if_last_group();
+#endif
 }
 
 #endif

@@ -44,6 +44,8 @@
 //     RASTER_THREADS at a time. A point's fragments share one depth and
 //     never a pixel, so no order of the frame depends on theirs among
 //     themselves: each takes the next of its point's slots by an atomic.
+//     The large count's last workgroup to finish runs the frame's plan
+//     (raster_plan.glsl), as for triangles.
 
 layout(location = 16) uniform vec2 point_size_range; // GL_POINT_SIZE_RANGE
 layout(location = 17) uniform bool point_clip_xy;    // centres beside the screen dropped
@@ -222,6 +224,10 @@ void main()
 #endif
         barrier();
     }
+#if !EMIT
+    // Every workgroup ends here; the last one to finish plans the frame.
+    plan_if_last_group();
+#endif
 }
 
 #endif

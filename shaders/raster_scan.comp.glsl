@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // raster_scan.comp.glsl — an exclusive prefix sum of n uint32 words
-// (raster_compute.c: the triangles' fragment counts into offsets, the
-// pixels' counts into their lists' starts), in three dispatches by the
+// (compute_raster.c: the pixels' counts into their lists' starts), in
+// three dispatches by the
 // define PHASE, a block being SCAN_THREADS x SCAN_ITEMS words:
 //   1: each workgroup sums its block into block_sums[block];
 //   2: one workgroup scans the block sums (exclusive, in place) and writes
@@ -9,7 +9,8 @@
 //   3: each workgroup scans its block and adds its block's start.
 // Invocation t of a block owns its words t * SCAN_ITEMS .. + SCAN_ITEMS.
 // In and out may be the same buffer bound twice: each word is read and
-// then written by the same invocation.
+// then written by the same invocation. The workgroup's scan is
+// radix_workgroup_scan.glsl's, compiled before this file.
 layout(local_size_x = SCAN_THREADS) in;
 
 layout(std430, binding = 0) readonly buffer ScanIn { uint scan_in[]; };
@@ -21,27 +22,6 @@ layout(location = 0) uniform uint n;
 layout(location = 1) uniform uint total_word;
 
 const uint BLOCK = SCAN_THREADS * SCAN_ITEMS;
-
-shared uint partial[SCAN_THREADS];
-
-// Exclusive scan of partial[] over the workgroup (Hillis and Steele);
-// returns this invocation's start, and the sum of all in `sum`.
-uint workgroup_exclusive(uint value, out uint sum)
-{
-    uint local = gl_LocalInvocationID.x;
-    partial[local] = value;
-    barrier();
-    for (uint step = 1u; step < SCAN_THREADS; step <<= 1) {
-        uint add = local >= step ? partial[local - step] : 0u;
-        barrier();
-        partial[local] += add;
-        barrier();
-    }
-    sum = partial[SCAN_THREADS - 1u];
-    uint start = partial[local] - value;
-    barrier();
-    return start;
-}
 
 void main()
 {
@@ -56,7 +36,7 @@ void main()
         own += words[k];
     }
     uint sum;
-    uint start = workgroup_exclusive(own, sum);
+    uint start = workgroup_exclusive_scan(own, sum);
 #if PHASE == 1
     if (local == 0u)
         block_sums[block] = sum;
@@ -79,7 +59,7 @@ void main()
             own += block_sums[b];
     }
     uint sum;
-    uint start = workgroup_exclusive(own, sum);
+    uint start = workgroup_exclusive_scan(own, sum);
     for (uint k = 0u; k < per; k++) {
         uint b = local * per + k;
         if (b < blocks) {

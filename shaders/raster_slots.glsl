@@ -7,8 +7,9 @@
 //
 // The count passes keep each primitive's covered pixels and add them to
 // its chunk's sum (RASTER_THREADS primitives, the small count's workgroup)
-// and its block's (BLOCK_CHUNKS chunks); raster_plan scans the blocks' sums
-// into their first slots and the frame's total. The emit then finds a
+// and its block's (BLOCK_CHUNKS chunks); the plan (raster_plan.glsl, in the
+// large count's last workgroup) scans the blocks' sums into their first
+// slots and the frame's total. The emit then finds a
 // primitive's first slot itself: its block's start, plus the chunks before
 // it in the block, plus the primitives before it in the chunk. No dispatch
 // of its own scans the primitives' counts (each would be a step the whole
@@ -18,12 +19,17 @@ layout(local_size_x = RASTER_THREADS) in;
 
 layout(std430, binding = 4) buffer TriangleFragments { uint triangle_fragments[]; };
 // [0, blocks) the blocks' sums (zero before the count passes: the emit
-// zeroes them after raster_plan read them), [blocks, 2 blocks) their first
-// slots (raster_plan's), then the chunks' sums.
+// zeroes them after the plan read them), [blocks, 2 blocks) their first
+// slots (the plan's), then the chunks' sums. Coherent in the counts: the
+// large count's last workgroup reads the sums the others added.
+#if EMIT
 layout(std430, binding = 5) buffer TriangleSums { uint triangle_sums[]; };
-// [0] the frame's fragments (raster_plan writes it), [1] large primitives
-// listed, [2] the pixels' total, [3..10] raster_plan's words, then the
-// list.
+#else
+layout(std430, binding = 5) coherent buffer TriangleSums { uint triangle_sums[]; };
+#endif
+// [0] the frame's fragments (the plan writes it), [1] large primitives
+// listed, [2] the pixels' total, [3..10] the plan's words, [11] the large
+// count's workgroups done, then the list.
 layout(std430, binding = 6) buffer State { uint state[]; };
 layout(std430, binding = 7) writeonly buffer FragmentKeys { uint fragment_keys[]; };
 layout(std430, binding = 8) writeonly buffer FragmentValues { uint fragment_values[]; };
@@ -152,8 +158,8 @@ shared uint slot_prefix[RASTER_THREADS];
 // The first slot of primitive i, invocation i % RASTER_THREADS of the
 // small emit's workgroup for chunk `chunk` (i past the last primitive:
 // valid false). The whole workgroup calls it. It also zeroes the blocks'
-// sums, which raster_plan, their only reader, has read, for the next
-// frame's count passes.
+// sums, which the plan, their only reader, has read, for the next frame's
+// count passes.
 uint small_first_slot(uint chunk, uint i, bool valid)
 {
     uint local = gl_LocalInvocationID.x;

@@ -892,8 +892,9 @@ static void print_raster_stats(ds_renderer *renderer, const ds_options *opts, in
     if (!ds_renderer_compute_raster(renderer) || ds_renderer_raster_info(renderer, &raster) != DS_OK)
         return;
     printf("compute raster, last frame: %zu fragments (%.3f a pixel), buffers for %zu (%.1f "
-           "MiB), %u grows; passes (ms): count %.4f, offsets %.4f, emit %.4f, sort %.4f, "
-           "by pixel %.4f, resolve %.4f; %u GL dispatches in %u dependent steps a frame%s",
+           "MiB), %u grows; passes (ms): count and plan %.4f, total read %.4f, emit %.4f, "
+           "sort %.4f, by pixel %.4f, resolve %.4f; %u GL dispatches in %u dependent steps a "
+           "frame%s",
            raster.fragments, (double)raster.fragments / ((double)opts->width * opts->height),
            raster.capacity, (double)raster.bytes / (1024.0 * 1024.0), raster.grow_count,
            (double)raster.pass_ms[0], (double)raster.pass_ms[1], (double)raster.pass_ms[2],

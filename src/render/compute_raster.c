@@ -7,7 +7,8 @@
  *             or a box over RASTER_SMALL_PIXELS) listed, then counted a
  *             workgroup each (points by raster_points alike); the counts
  *             also summed per chunk and block
- *   plan      raster_plan: the blocks' sums into their first slots and the
+ *   plan      raster_plan.glsl, in the large count's last workgroup to
+ *             finish: the blocks' sums into their first slots and the
  *             frame's total, and the later passes' workgroups from it
  *   emit      raster_fragments (EMIT 1), or raster_points: each
  *             primitive's first slot from its block's and chunk's, then
@@ -47,7 +48,9 @@ extern const char ds_shader_raster_fragments_comp[];
 extern const char ds_shader_raster_scan_comp[];
 extern const char ds_shader_raster_bin_comp[];
 extern const char ds_shader_raster_resolve_comp[];
+extern const char ds_shader_raster_plan[];
 extern const char ds_shader_raster_plan_comp[];
+extern const char ds_shader_radix_workgroup_scan[];
 extern const char ds_shader_raster_points_comp[];
 
 /* Invocations per workgroup of the per-triangle and per-fragment passes. */
@@ -55,14 +58,16 @@ extern const char ds_shader_raster_points_comp[];
 /* A triangle whose box holds more pixel centres than this is walked by a
  * workgroup (RASTER_THREADS pixels a round) instead of one invocation. */
 #define RASTER_SMALL_PIXELS 64
-/* Workgroups striding over the large triangles. */
+/* Workgroups striding over the large triangles; the large count's last
+ * one to finish runs the plan, so it always runs, even with no large
+ * triangle. */
 #define RASTER_LARGE_GROUPS 1024
-/* Chunks of RASTER_THREADS triangles in a block: raster_plan scans one sum
+/* Chunks of RASTER_THREADS triangles in a block: the plan scans one sum
  * a block (a few thousand at 30M triangles), the emit adds at most this
  * many chunks' sums to its block's start. */
 #define RASTER_BLOCK_CHUNKS 16
 #define TRIANGLE_BLOCK (RASTER_THREADS * RASTER_BLOCK_CHUNKS)
-/* The scan's block: invocations, and words each. */
+/* The pixel scan's block: invocations, and words each. */
 #define SCAN_THREADS 256
 #define SCAN_ITEMS 8
 #define SCAN_BLOCK (SCAN_THREADS * SCAN_ITEMS)
@@ -74,7 +79,7 @@ extern const char ds_shader_raster_points_comp[];
 /* A buffer grown for a frame gets this much more than it needed. */
 #define GROW_HEADROOM 4 /* one quarter */
 /* State words before the large list (raster_fragments' STATE_LIST), and
- * those a frame copies for the host (raster_plan's: total to overflow). */
+ * those a frame copies for the host (the plan's: total to overflow). */
 #define STATE_HEADER 12
 #define STATE_READ_WORDS 8
 /* Frames whose totals may be outstanding at once. */
@@ -85,7 +90,8 @@ enum {
     U_VIEW_PROJECTION = 0, U_ALPHA = 1, U_EYE = 3, U_COLOR_MODE = 4, U_TINT = 5,
     U_HEIGHT_RANGE = 6, U_VIEW_OPACITY = 7, U_VIEWPORT = 8, U_TRIANGLE_COUNT = 9,
     U_BY_ORDER = 10, U_FRAGMENT_ORDER = 11, U_NORMALS_ONLY = 12, U_CAPACITY = 13,
-    U_FLOAT_KEYS = 14, U_BLOCKS = 15, U_DEPTH_KEYS = 19
+    U_FLOAT_KEYS = 14, U_BLOCKS = 15, U_DEPTH_KEYS = 19,
+    U_SORT_BLOCK = 20 /* raster_plan.glsl's: the large count's and the plan's */
 };
 /* raster_points': shade.glsl's splat scale, GL's range of sizes,
  * whether a point whose centre is beside the screen is dropped, and the
@@ -94,7 +100,9 @@ enum { U_POINT_SCALE = 2, U_POINT_SIZE_RANGE = 16, U_POINT_CLIP_XY = 17, U_POINT
 
 /* The raster's programs: count and emit, small [0] and large [1], the
  * same for points (made by the first frame of points), the pixel scan's
- * three phases, the by-pixel pass, the resolve and the plan. */
+ * three phases, the by-pixel pass, the resolve, and the plan on its own
+ * (a frame's runs in its large count; this one after a caller's sort grew
+ * the buffers). */
 typedef struct raster_programs {
     GLuint count[2], emit[2];
     GLuint point_count[2], point_emit[2];
@@ -185,9 +193,16 @@ int ds_compute_raster_supported(void)
     return ds_gl_sort_supported();
 }
 
-/* A compute program of shade.glsl, raster_setup.glsl, raster_slots.glsl
- * and `body` (or of `body` alone without `setup`), after `defines`. */
-static ds_status compile(const char *name, const char *defines, int setup, const char *body,
+/* What a raster program is compiled from before its own source, in this
+ * order: PIECE_SETUP shade.glsl, raster_setup.glsl and raster_slots.glsl
+ * (the fragment passes'); PIECE_SCAN radix_workgroup_scan.glsl, without
+ * subgroups (SCAN_THREADS: RASTER_THREADS after the set-up, else the
+ * pixel scan's); PIECE_PLAN raster_plan.glsl (the large count's and the
+ * plan's own). */
+enum { PIECE_SETUP = 1, PIECE_SCAN = 2, PIECE_PLAN = 4 };
+
+/* A compute program of `pieces` and `body`, after `defines`. */
+static ds_status compile(const char *name, const char *defines, int pieces, const char *body,
                          GLuint *dest)
 {
     char header[512];
@@ -195,20 +210,34 @@ static ds_status compile(const char *name, const char *defines, int setup, const
              "%s"
              "#define RASTER_THREADS %du\n#define RASTER_SMALL_PIXELS %du\n"
              "#define RASTER_BLOCK_CHUNKS %du\n"
-             "#define SCAN_THREADS %du\n#define SCAN_ITEMS %du\n",
-             defines, RASTER_THREADS, RASTER_SMALL_PIXELS, RASTER_BLOCK_CHUNKS, SCAN_THREADS,
-             SCAN_ITEMS);
-    if (!setup)
-        return ds_gl_compile_compute("raster", name, header, body, dest);
-    size_t a = strlen(ds_shader_shade), b = strlen(ds_shader_raster_setup),
-           c = strlen(ds_shader_raster_slots), d = strlen(body);
-    char *source = malloc(a + b + c + d + 1);
+             "#define SCAN_THREADS %du\n#define SCAN_ITEMS %du\n#define SUBGROUP_KHR 0\n",
+             defines, RASTER_THREADS, RASTER_SMALL_PIXELS, RASTER_BLOCK_CHUNKS,
+             (pieces & PIECE_SETUP) ? RASTER_THREADS : SCAN_THREADS, SCAN_ITEMS);
+    const char *parts[6];
+    int count = 0;
+    if (pieces & PIECE_SETUP) {
+        parts[count++] = ds_shader_shade;
+        parts[count++] = ds_shader_raster_setup;
+        parts[count++] = ds_shader_raster_slots;
+    }
+    if (pieces & PIECE_SCAN)
+        parts[count++] = ds_shader_radix_workgroup_scan;
+    if (pieces & PIECE_PLAN)
+        parts[count++] = ds_shader_raster_plan;
+    parts[count++] = body;
+    size_t length = 1;
+    for (int k = 0; k < count; k++)
+        length += strlen(parts[k]);
+    char *source = malloc(length);
     if (!source)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "raster: out of host memory");
-    memcpy(source, ds_shader_shade, a);
-    memcpy(source + a, ds_shader_raster_setup, b);
-    memcpy(source + a + b, ds_shader_raster_slots, c);
-    memcpy(source + a + b + c, body, d + 1);
+    size_t at = 0;
+    for (int k = 0; k < count; k++) {
+        size_t n = strlen(parts[k]);
+        memcpy(source + at, parts[k], n);
+        at += n;
+    }
+    source[at] = '\0';
     ds_status status = ds_gl_compile_compute("raster", name, header, source, dest);
     free(source);
     return status;
@@ -219,22 +248,24 @@ static ds_status make_programs(ds_compute_raster *raster)
     ds_status status;
     static const char *const scan_defines[3] = {"#define PHASE 1\n", "#define PHASE 2\n",
                                                 "#define PHASE 3\n"};
-    if ((status = compile("raster_fragments", "#define EMIT 0\n#define LARGE 0\n", 1,
+    const int planned = PIECE_SETUP | PIECE_SCAN | PIECE_PLAN;
+    if ((status = compile("raster_fragments", "#define EMIT 0\n#define LARGE 0\n", PIECE_SETUP,
                           ds_shader_raster_fragments_comp, &raster->prog.count[0])) ||
-        (status = compile("raster_fragments", "#define EMIT 0\n#define LARGE 1\n", 1,
+        (status = compile("raster_fragments", "#define EMIT 0\n#define LARGE 1\n", planned,
                           ds_shader_raster_fragments_comp, &raster->prog.count[1])) ||
-        (status = compile("raster_fragments", "#define EMIT 1\n#define LARGE 0\n", 1,
+        (status = compile("raster_fragments", "#define EMIT 1\n#define LARGE 0\n", PIECE_SETUP,
                           ds_shader_raster_fragments_comp, &raster->prog.emit[0])) ||
-        (status = compile("raster_fragments", "#define EMIT 1\n#define LARGE 1\n", 1,
+        (status = compile("raster_fragments", "#define EMIT 1\n#define LARGE 1\n", PIECE_SETUP,
                           ds_shader_raster_fragments_comp, &raster->prog.emit[1])) ||
         (status = compile("raster_bin", "", 0, ds_shader_raster_bin_comp, &raster->prog.bin)) ||
         (status = compile("raster_resolve", "", 0, ds_shader_raster_resolve_comp,
                           &raster->prog.resolve)) ||
-        (status = compile("raster_plan", "", 0, ds_shader_raster_plan_comp, &raster->prog.plan)))
+        (status = compile("raster_plan", "#define EMIT 0\n#define LARGE 1\n", planned,
+                          ds_shader_raster_plan_comp, &raster->prog.plan)))
         return status;
     for (int k = 0; k < 3; k++)
-        if ((status = compile("raster_scan", scan_defines[k], 0, ds_shader_raster_scan_comp,
-                              &raster->prog.scan[k])))
+        if ((status = compile("raster_scan", scan_defines[k], PIECE_SCAN,
+                              ds_shader_raster_scan_comp, &raster->prog.scan[k])))
             return status;
     return DS_OK;
 }
@@ -461,12 +492,15 @@ static ds_status make_point_programs(ds_compute_raster *raster)
     static const char *const defines[4] = {
         "#define EMIT 0\n#define LARGE 0\n", "#define EMIT 0\n#define LARGE 1\n",
         "#define EMIT 1\n#define LARGE 0\n", "#define EMIT 1\n#define LARGE 1\n"};
+    /* The large count plans the frame, as the triangles'. */
+    static const int pieces[4] = {PIECE_SETUP, PIECE_SETUP | PIECE_SCAN | PIECE_PLAN,
+                                  PIECE_SETUP, PIECE_SETUP};
     GLuint *programs[4] = {&raster->prog.point_count[0], &raster->prog.point_count[1],
                            &raster->prog.point_emit[0], &raster->prog.point_emit[1]};
     ds_status status;
     for (int k = 0; k < 4; k++)
-        if ((status = compile("raster_points", defines[k], 1, ds_shader_raster_points_comp,
-                              programs[k])))
+        if ((status = compile("raster_points", defines[k], pieces[k],
+                              ds_shader_raster_points_comp, programs[k])))
             return status;
     glGetFloatv(GL_POINT_SIZE_RANGE, raster->sprite.point_sizes);
     if ((status = probe_point_clipping(&raster->sprite.point_clip_xy)))
@@ -911,42 +945,49 @@ static ds_status collect(ds_compute_raster *raster, int wait)
     return DS_OK;
 }
 
-/* The count passes. They add into the state's large-triangle count,
- * zeroed first, and into the blocks' sums, which the last frame's emit
- * zeroed after its plan read them (cleared here only when new, or after a
- * frame that stopped between its count and its emit). */
+/* The count passes, and in the large count's last workgroup the plan:
+ * the blocks' starts, the total, the fragments kept and the later passes'
+ * workgroups. They add into the state's large-triangle count and its
+ * count of finished workgroups, zeroed first, and into the blocks' sums,
+ * which the last frame's emit zeroed after its plan read them (cleared
+ * here only when new, or after a frame that stopped between its count and
+ * its emit). The large count runs with no primitive too: it plans the
+ * empty frame. */
 static void count_fragments(ds_compute_raster *raster, const ds_compute_raster_frame *frame)
 {
     size_t t = frame->triangle_count;
     static const uint32_t zero[STATE_HEADER] = {0};
     glNamedBufferSubData(raster->buf.state, 0, sizeof zero, zero);
-    if (!t)
-        return;
-    if (raster->buf.sums_dirty)
-        glClearNamedBufferData(raster->buf.triangle_sums, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT,
-                               NULL);
-    raster->buf.sums_dirty = 1;
     const GLuint *count = frame->points ? raster->prog.point_count : raster->prog.count;
     bind_fragment_passes(raster, frame);
-    set_shading(raster, frame, count[0]);
-    dispatch_for(raster, t, RASTER_THREADS);
-    /* The large list and the chunk sums, for the large count. */
-    barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
+    if (t) {
+        if (raster->buf.sums_dirty)
+            glClearNamedBufferData(raster->buf.triangle_sums, GL_R32UI, GL_RED_INTEGER,
+                                   GL_UNSIGNED_INT, NULL);
+        raster->buf.sums_dirty = 1;
+        set_shading(raster, frame, count[0]);
+        dispatch_for(raster, t, RASTER_THREADS);
+        /* The large list and the chunk and block sums, for the large count
+         * and its plan. */
+        barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
+    }
     set_shading(raster, frame, count[1]);
+    glUniform1ui(U_SORT_BLOCK, (GLuint)ds_gl_sort_block_pairs(raster->buf.sort));
     dispatch(raster, RASTER_LARGE_GROUPS, 1);
-    /* Every count and sum, for the plan and the emit. */
-    barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
+    /* Every count and sum, and the plan's words, for the emit; those are
+     * read as indirect dispatch arguments too. */
+    barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
 }
 
-/* raster_plan: the blocks' starts, the total, the fragments kept and the
- * later passes' workgroups. */
-static void plan_passes(ds_compute_raster *raster, const ds_compute_raster_frame *frame)
+/* The plan again, on its own (one workgroup), after a caller's sort grew
+ * the buffers: the fragments kept and the later passes' workgroups for
+ * the new capacity and sort. */
+static void plan_again(ds_compute_raster *raster, const ds_compute_raster_frame *frame)
 {
     glUseProgram(raster->prog.plan);
-    glUniform1ui(0, (GLuint)raster->buf.capacity);
-    glUniform1ui(1, (GLuint)ds_gl_sort_block_pairs(raster->buf.sort));
-    glUniform1ui(2, RASTER_THREADS);
-    glUniform1ui(3, (GLuint)((frame->triangle_count + TRIANGLE_BLOCK - 1) / TRIANGLE_BLOCK));
+    glUniform1ui(U_CAPACITY, (GLuint)raster->buf.capacity);
+    glUniform1ui(U_BLOCKS, (GLuint)((frame->triangle_count + TRIANGLE_BLOCK - 1) / TRIANGLE_BLOCK));
+    glUniform1ui(U_SORT_BLOCK, (GLuint)ds_gl_sort_block_pairs(raster->buf.sort));
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, raster->buf.triangle_sums);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 6, raster->buf.state);
     dispatch(raster, 1, 1);
@@ -977,7 +1018,8 @@ static ds_status free_slot(ds_compute_raster *raster, int slot)
 /* A caller's sort takes its count from the host: the total read back (the
  * wait the GL sort's indirect form avoids), the buffers grown to it before
  * any fragment is written, and the plan again (it reads the blocks' sums
- * and writes their starts elsewhere, so it may run twice). */
+ * and writes their starts elsewhere, so it may run twice; the emit, which
+ * zeroes the sums, has not run yet). */
 static ds_status read_total(ds_compute_raster *raster, const ds_compute_raster_frame *frame,
                             size_t *host_total)
 {
@@ -989,7 +1031,7 @@ static ds_status read_total(ds_compute_raster *raster, const ds_compute_raster_f
         ds_status status = grow_for(raster, *host_total);
         if (status)
             return status;
-        plan_passes(raster, frame);
+        plan_again(raster, frame);
     }
     return DS_OK;
 }
@@ -1125,7 +1167,6 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
     mark(raster, 0);
     count_fragments(raster, frame);
     mark(raster, 1);
-    plan_passes(raster, frame);
     size_t host_total = 0;
     if (frame->sort && fragment_order && (status = read_total(raster, frame, &host_total)))
         return status;

@@ -124,8 +124,11 @@ typedef struct ds_compute_raster_frame {
 
 /* Passes timed with desc.time_passes. */
 enum {
-    DS_RASTER_PASS_COUNT = 0, /* triangle set-up and coverage count */
-    DS_RASTER_PASS_OFFSETS,   /* the scan, and the host reading the total */
+    DS_RASTER_PASS_COUNT = 0, /* set-up and coverage count, and the plan in
+                                 the large count's last workgroup */
+    DS_RASTER_PASS_TOTAL,     /* a caller's sort: the host reading the total
+                                 (and the plan again where the buffers grew);
+                                 nothing with the GL sort */
     DS_RASTER_PASS_EMIT,      /* fragments written */
     DS_RASTER_PASS_SORT,      /* fragment order: the depth sort */
     DS_RASTER_PASS_BIN,       /* the pixels' starts and the by-pixel pass */

@@ -483,8 +483,8 @@ typedef struct ds_raster_stats {
     size_t bytes;            /* GPU memory the raster holds */
     unsigned grow_count;     /* frames that grew the buffers */
     /* with desc.raster_time_passes, the last frame's passes (ms): set-up
-     * and count, offsets and plan, emit, fragment sort, by-pixel pass,
-     * resolve */
+     * and count with the plan, the host's read of the total (a CUDA sort),
+     * emit, fragment sort, by-pixel pass, resolve */
     float pass_ms[6];
     unsigned dispatches;     /* the last frame's GL compute dispatches */
     unsigned steps;          /* and dependent steps (dispatches that wait
