@@ -92,6 +92,11 @@ static void algorithm_names_round_trip(void **state)
         else
             assert_true(ds_sort_algo_bytes_per_pair((ds_sort_algo)a) >= 8);
     assert_int_equal(ds_sort_algo_bytes_per_pair(DS_SORT_ALGO_COUNT), 0);
+    /* Only quick waits for the host between its steps (where built). */
+    for (int a = 0; a < DS_SORT_ALGO_COUNT; a++)
+        assert_int_equal(ds_sort_algo_host_paced((ds_sort_algo)a),
+                         a == DS_SORT_QUICK && ds_sort_algo_built((ds_sort_algo)a));
+    assert_false(ds_sort_algo_host_paced(DS_SORT_ALGO_COUNT));
 }
 
 static void distribution_names_round_trip(void **state)

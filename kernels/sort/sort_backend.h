@@ -51,6 +51,11 @@ typedef struct ds_sort_backend {
      * for a host backend. ds_sort_algo_bytes_per_pair() adds the
      * shuffle's. */
     size_t bytes_per_pair;
+    /* 1 if a sort waits for the host between its steps (it reads a report
+     * back from the device mid-sort and decides what to launch next), so
+     * that its time depends on the host's and the bus's latency; 0 if it
+     * is queued whole. */
+    int host_paced;
 } ds_sort_backend;
 
 /* One backend object per registry line (sort_registry.h). */

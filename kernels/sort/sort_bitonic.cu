@@ -1175,10 +1175,10 @@ static ds_status bitonic_sort(void *state, float *keys, uint32_t *values,
 
 extern "C" const ds_sort_backend ds_sort_backend_bitonic0 = {
     "bitonic0", 0, bitonic0_create, bitonic_destroy, bitonic_sort, NULL, NULL, NULL,
-    BITONIC_BYTES_PER_PAIR};
+    BITONIC_BYTES_PER_PAIR, 0};
 extern "C" const ds_sort_backend ds_sort_backend_bitonic1 = {
     "bitonic1", 0, bitonic1_create, bitonic_destroy, bitonic_sort, NULL, NULL, NULL,
-    BITONIC_BYTES_PER_PAIR};
+    BITONIC_BYTES_PER_PAIR, 0};
 extern "C" const ds_sort_backend ds_sort_backend_bitonic2 = {
     "bitonic2", 0, bitonic2_create, bitonic_destroy, bitonic_sort, NULL, NULL, NULL,
-    BITONIC_BYTES_PER_PAIR};
+    BITONIC_BYTES_PER_PAIR, 0};

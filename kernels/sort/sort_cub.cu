@@ -330,5 +330,5 @@ static void cub_set_low_bits(void *state, int low_bits)
 
 extern "C" const ds_sort_backend ds_sort_backend_cub = {
     "cub", 0, cub_create, cub_destroy, cub_sort, cub_phases, cub_set_low_bits,
-    cub_sort_pingpong, CUB_BYTES_PER_PAIR,
+    cub_sort_pingpong, CUB_BYTES_PER_PAIR, 0,
 };

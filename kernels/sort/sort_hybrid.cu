@@ -1537,4 +1537,4 @@ static int hybrid_phases(void *opaque, const char **names, float *ms, int capaci
 
 extern "C" const ds_sort_backend ds_sort_backend_hybrid = {
     "hybrid", 0, hybrid_create, hybrid_destroy, hybrid_sort, hybrid_phases, NULL, NULL,
-    HYBRID_BYTES_PER_PAIR};
+    HYBRID_BYTES_PER_PAIR, 0};

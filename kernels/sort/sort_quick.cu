@@ -1985,4 +1985,4 @@ static int quick_phases(void *state, const char **names, float *ms, int capacity
 
 extern "C" const ds_sort_backend ds_sort_backend_quick = {
     "quick", 0, quick_create, quick_destroy, quick_sort, quick_phases, NULL, NULL,
-    QUICK_BYTES_PER_PAIR};
+    QUICK_BYTES_PER_PAIR, 1 /* host_paced: the plans' reports */};

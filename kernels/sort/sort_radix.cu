@@ -2032,4 +2032,4 @@ static int radix_phases(void *state, const char **names, float *ms,
 
 extern "C" const ds_sort_backend ds_sort_backend_radix = {
     "radix", 0, radix_create, radix_destroy, radix_sort, radix_phases, radix_set_low_bits,
-    radix_sort_pingpong, RADIX_BYTES_PER_PAIR};
+    radix_sort_pingpong, RADIX_BYTES_PER_PAIR, 0};

@@ -214,9 +214,15 @@ static ds_status render_frame(ds_viewer *v)
     if (v->script.screenshot_path[0])
         save_screenshot(v);
     /* After the renderer's timestamps: the GPU frame time never holds the
-     * copy into the window; the CPU clock's frame does. */
+     * copy into the window; the CPU clock's frame does. A CUDA sort that
+     * waits for the host between its steps (quick) would meet this
+     * frame's read-back on the bus during the next frame, each of its
+     * reports queued behind up to the whole frame's bytes: for it the
+     * read-back finishes first. */
     if (v->present)
-        status = ds_x11_present_frame(v->present);
+        status = ds_x11_present_frame(v->present,
+                                      ds_renderer_interop(v->renderer) != DS_INTEROP_NONE &&
+                                          ds_sort_algo_host_paced(ds_renderer_sort(v->renderer)));
     else
         glfwSwapBuffers(v->window);
     if (status != DS_OK)

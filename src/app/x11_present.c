@@ -417,7 +417,7 @@ const char *ds_x11_present_method(const ds_x11_present *p)
     return p->can_shm ? "MIT-SHM" : "XPutImage";
 }
 
-ds_status ds_x11_present_frame(ds_x11_present *p)
+ds_status ds_x11_present_frame(ds_x11_present *p, int finish_read_back)
 {
     if (!p->framebuffer)
         return DS_OK;
@@ -443,6 +443,15 @@ ds_status ds_x11_present_frame(ds_x11_present *p)
     p->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     p->fenced = slot;
     glFlush();
+    /* The read-back moves the frame to host memory over the bus while the
+     * next frame runs; a sort that waits for reports from the device on
+     * that bus would wait behind it, so for such a sort the read-back
+     * ends first (the later wait for this fence then returns at once). */
+    if (finish_read_back) {
+        GLenum own = glClientWaitSync(p->fence, GL_SYNC_FLUSH_COMMANDS_BIT, READBACK_TIMEOUT_NS);
+        if (own != GL_ALREADY_SIGNALED && own != GL_CONDITION_SATISFIED)
+            return ds_fail(DS_ERR_GL, "viewer: a frame's read-back for the window did not complete");
+    }
     if (!previous_fence)
         return DS_OK; /* the first frame at this size: the window shows it next time */
 

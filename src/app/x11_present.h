@@ -61,11 +61,12 @@ ds_status ds_x11_present_resize(ds_x11_present *present, int width, int height);
  * resize). */
 unsigned ds_x11_present_framebuffer(const ds_x11_present *present);
 
-/* Reads this frame back (without waiting), waits for the previous one's
+/* Reads this frame back (without waiting, or with finish_read_back
+ * until it has reached host memory), waits for the previous one's
  * read-back and hands it to the thread that puts it into the window, or
  * drops it where that thread is still busy. Errors: DS_ERR_GL (a
  * read-back that never completed). */
-ds_status ds_x11_present_frame(ds_x11_present *present);
+ds_status ds_x11_present_frame(ds_x11_present *present, int finish_read_back);
 
 /* How frames reach the window: "MIT-SHM" or "XPutImage". */
 const char *ds_x11_present_method(const ds_x11_present *present);

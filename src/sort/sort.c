@@ -79,6 +79,11 @@ int ds_sort_algo_on_host(ds_sort_algo algo)
     return (unsigned)algo < DS_SORT_ALGO_COUNT && backends[algo] && backends[algo]->on_host;
 }
 
+int ds_sort_algo_host_paced(ds_sort_algo algo)
+{
+    return (unsigned)algo < DS_SORT_ALGO_COUNT && backends[algo] && backends[algo]->host_paced;
+}
+
 int ds_sort_algo_built(ds_sort_algo algo)
 {
     return (unsigned)algo < DS_SORT_ALGO_COUNT && backends[algo] != NULL;

@@ -102,6 +102,11 @@ ds_sort_algo ds_sort_algo_from_name(const char *name);
 /* 1 if the algorithm sorts host memory (DS_SORT_CPU), else 0. */
 int ds_sort_algo_on_host(ds_sort_algo algo);
 
+/* 1 if the algorithm's GPU sort waits for the host between its steps
+ * (quick reads each plan's report back through mapped host memory), so
+ * that other traffic on the bus to the host slows it; else 0. */
+int ds_sort_algo_host_paced(ds_sort_algo algo);
+
 /* 1 if this build has the algorithm, else 0: a build configured without
  * CUDA (DS_CUDA=OFF, or no toolkit found) has only the host sorts, and
  * ds_sorter_create() refuses the others with DS_ERR_UNSUPPORTED. Lists
