@@ -53,11 +53,6 @@
 // The workgroups also zero the other half of sums[] (at clear_base), which
 // the next pass's radix_count adds into: its last reader, the previous
 // pass's radix_scatter, has finished (barrier before this dispatch).
-//
-// With RADIX_SINK 1 (the last pass of a sort with a sink, gl_sort.h's
-// ds_gl_sort_sink) the caller's source, compiled in after this header,
-// defines radix_sink(position, key, value), and each pair goes there at
-// its sorted position instead of into keys_out and values_out.
 
 layout(local_size_x = THREADS) in;
 
@@ -237,19 +232,12 @@ void main()
     memoryBarrierShared();
     barrier();
     uint destinations[ITEMS];
-#if RADIX_SINK
-    uint sorted_keys[ITEMS];
-#endif
     for (uint item = 0u; item < ITEMS; item++) {
         const uint sorted = item * THREADS + local;
         if (sorted < block_pairs) {
             const uint key = stage[sorted];
             destinations[item] = digit_global[bitfieldExtract(key, int(shift), RADIX_BITS)] + sorted;
-#if RADIX_SINK
-            sorted_keys[item] = key;
-#else
             keys_out[destinations[item]] = key;
-#endif
         }
     }
     // Every invocation has read the staged keys before stage holds values.
@@ -262,10 +250,6 @@ void main()
     for (uint item = 0u; item < ITEMS; item++) {
         const uint sorted = item * THREADS + local;
         if (sorted < block_pairs)
-#if RADIX_SINK
-            radix_sink(destinations[item], sorted_keys[item], stage[sorted]);
-#else
             values_out[destinations[item]] = stage[sorted];
-#endif
     }
 }

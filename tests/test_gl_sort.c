@@ -331,120 +331,6 @@ static void test_invalid_arguments(void **state)
     assert_int_equal(gl_errors, 0);
 }
 
-/* A sink that keeps each pair at its position, in buffers of its own. */
-static const char KEEP_SINK[] =
-    "layout(std430, binding = 8) writeonly buffer SinkKeys { uint sink_keys[]; };\n"
-    "layout(std430, binding = 9) writeonly buffer SinkValues { uint sink_values[]; };\n"
-    "layout(location = 8) uniform uint sink_xor;\n"
-    "void radix_sink(uint position, uint key, uint value)\n"
-    "{\n"
-    "    sink_keys[position] = key;\n"
-    "    sink_values[position] = value ^ sink_xor;\n"
-    "}\n";
-
-typedef struct {
-    GLuint keys, values;
-    int bound;
-} keep_sink;
-
-static void bind_keep_sink(void *user, GLuint program)
-{
-    keep_sink *sink = user;
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, DS_GL_SORT_SINK_BINDING, sink->keys);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, DS_GL_SORT_SINK_BINDING + 1, sink->values);
-    glProgramUniform1ui(program, DS_GL_SORT_SINK_UNIFORM, 0x5A5A5A5Au);
-    sink->bound++;
-}
-
-/* The indirect form with a sink: every pair reaches the sink once, at its
- * stable sorted position (the host reference's), with its key and value
- * (the uniform bound for the last pass), on 16, 24 and 32 bits. */
-static void test_sink(void **state)
-{
-    (void)state;
-    static const size_t sizes[] = {2, 1000, 70001};
-    static const int ends[] = {16, 24, 32};
-    const size_t capacity = 70001;
-    ds_gl_sort *sort = NULL;
-    assert_int_equal(create_sort(capacity, &sort), DS_OK);
-    ds_log_set_quiet(1);
-    keep_sink unset = {0, 0, 0};
-    const ds_gl_sort_sink early = {bind_keep_sink, &unset};
-    GLuint dummy[4];
-    glCreateBuffers(4, dummy);
-    for (int b = 0; b < 4; b++)
-        glNamedBufferStorage(dummy[b], 16, NULL, 0);
-    assert_int_equal(ds_gl_sort_pairs_indirect(sort, dummy[0], dummy[1], dummy[2], dummy[3],
-                                               dummy[0], 0, dummy[1], 0, 0, 32, NULL, &early),
-                     DS_ERR_INVALID_ARG); /* no source set yet */
-    assert_int_equal(ds_gl_sort_set_sink_source(sort, NULL), DS_ERR_INVALID_ARG);
-    glDeleteBuffers(4, dummy);
-    ds_log_set_quiet(0);
-    assert_int_equal(ds_gl_sort_set_sink_source(sort, KEEP_SINK), DS_OK);
-
-    uint32_t *keys = malloc(capacity * sizeof *keys), *expected = malloc(capacity * sizeof *expected);
-    uint32_t *got_keys = malloc(capacity * sizeof *got_keys);
-    uint32_t *got_values = malloc(capacity * sizeof *got_values);
-    assert_true(keys && expected && got_keys && got_values);
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-        for (size_t e = 0; e < sizeof ends / sizeof ends[0]; e++) {
-            size_t n = sizes[s];
-            rng_state = SEED ^ (uint32_t)(n * 31u + (size_t)ends[e]);
-            make_keys(KEYS_FEW_UNIQUE + (int)e % 2, keys, n);
-            for (size_t i = 0; i < n; i++) /* ties and all of the bits that count */
-                keys[i] = ends[e] == 32 ? keys[i] ^ (next_random() & 0xFFFF0000u)
-                                        : keys[i] & ((1u << ends[e]) - 1u);
-            GLuint in_keys, in_values, out[2], sink_out[2], state_buffer;
-            upload(keys, n, &in_keys, &in_values);
-            glCreateBuffers(2, out);
-            glCreateBuffers(2, sink_out);
-            for (int b = 0; b < 2; b++) {
-                glNamedBufferStorage(out[b], (GLsizeiptr)(n * sizeof(uint32_t)), NULL, 0);
-                glNamedBufferStorage(sink_out[b], (GLsizeiptr)(n * sizeof(uint32_t)), NULL, 0);
-            }
-            /* Word 0: n; words 1 to 3: the dispatch. */
-            const GLuint blocks = (GLuint)((n + ds_gl_sort_block_pairs(sort) - 1) /
-                                           ds_gl_sort_block_pairs(sort));
-            const uint32_t words[4] = {(uint32_t)n, blocks ? blocks : 1u, 1u, 1u};
-            glCreateBuffers(1, &state_buffer);
-            glNamedBufferStorage(state_buffer, sizeof words, words, 0);
-            keep_sink sink = {sink_out[0], sink_out[1], 0};
-            const ds_gl_sort_sink with = {bind_keep_sink, &sink};
-            assert_int_equal(ds_gl_sort_pairs_indirect(sort, in_keys, in_values, out[0], out[1],
-                                                       state_buffer, 0, state_buffer, 4, 0,
-                                                       ends[e], NULL, &with),
-                             DS_OK);
-            assert_int_equal(sink.bound, 1);
-            glGetNamedBufferSubData(sink_out[0], 0, (GLsizeiptr)(n * sizeof(uint32_t)), got_keys);
-            glGetNamedBufferSubData(sink_out[1], 0, (GLsizeiptr)(n * sizeof(uint32_t)), got_values);
-            for (size_t i = 0; i < n; i++)
-                expected[i] = (uint32_t)i;
-            reference_begin = 0;
-            reference_end = ends[e];
-            reference_keys = keys;
-            qsort(expected, n, sizeof *expected, compare_positions);
-            for (size_t i = 0; i < n; i++)
-                if (got_keys[i] != keys[expected[i]] ||
-                    (got_values[i] ^ 0x5A5A5A5Au) != expected[i]) {
-                    fprintf(stderr, "test_gl_sort: sink, n=%zu bits [0,%d): position %zu has "
-                            "(0x%08x, %u), expected (0x%08x, %u)\n", n, ends[e], i, got_keys[i],
-                            got_values[i] ^ 0x5A5A5A5Au, keys[expected[i]], expected[i]);
-                    fail();
-                }
-            GLuint all[7] = {in_keys, in_values, out[0], out[1], sink_out[0], sink_out[1],
-                             state_buffer};
-            glDeleteBuffers(7, all);
-        }
-    printf("sink: %zu sizes x 16, 24, 32 bits, every pair at its stable position\n",
-           sizeof sizes / sizeof sizes[0]);
-    free(keys);
-    free(expected);
-    free(got_keys);
-    free(got_values);
-    ds_gl_sort_destroy(sort);
-    assert_int_equal(gl_errors, 0);
-}
-
 /* A sort of capacity 0 creates and sorts nothing. */
 static void test_empty(void **state)
 {
@@ -706,7 +592,6 @@ int main(int argc, char **argv)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_invalid_arguments),
             cmocka_unit_test(test_empty),
-            cmocka_unit_test(test_sink),
             cmocka_unit_test(test_small_sizes),
             cmocka_unit_test(test_partial_ranges),
             cmocka_unit_test(test_large),

@@ -891,21 +891,14 @@ static void print_raster_stats(ds_renderer *renderer, const ds_options *opts, in
     ds_raster_stats raster;
     if (!ds_renderer_compute_raster(renderer) || ds_renderer_raster_info(renderer, &raster) != DS_OK)
         return;
-    /* With the GL sort in fragment order (key bits set), its last pass
-     * bins the fragments by pixel: no pass of its own. */
-    char by_pixel[32];
-    if (raster.key_bits)
-        snprintf(by_pixel, sizeof by_pixel, "in the sort");
-    else
-        snprintf(by_pixel, sizeof by_pixel, "%.4f", (double)raster.pass_ms[4]);
     printf("compute raster, last frame: %zu fragments (%.3f a pixel), buffers for %zu (%.1f "
            "MiB), %u grows; passes (ms): count and plan %.4f, total read %.4f, emit %.4f, "
-           "sort %.4f, by pixel %s, resolve %.4f; %u GL dispatches in %u dependent steps a "
+           "sort %.4f, by pixel %.4f, resolve %.4f; %u GL dispatches in %u dependent steps a "
            "frame%s",
            raster.fragments, (double)raster.fragments / ((double)opts->width * opts->height),
            raster.capacity, (double)raster.bytes / (1024.0 * 1024.0), raster.grow_count,
            (double)raster.pass_ms[0], (double)raster.pass_ms[1], (double)raster.pass_ms[2],
-           (double)raster.pass_ms[3], by_pixel, (double)raster.pass_ms[5],
+           (double)raster.pass_ms[3], (double)raster.pass_ms[4], (double)raster.pass_ms[5],
            raster.dispatches, raster.steps,
            raster.key_bits == 24   ? "; fragment keys on 24 bits"
            : raster.key_bits == 16 ? "; fragment keys on 16 bits"

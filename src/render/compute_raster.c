@@ -52,7 +52,6 @@ extern const char ds_shader_raster_plan[];
 extern const char ds_shader_raster_plan_comp[];
 extern const char ds_shader_radix_workgroup_scan[];
 extern const char ds_shader_raster_points_comp[];
-extern const char ds_shader_raster_sink[];
 
 /* Invocations per workgroup of the per-triangle and per-fragment passes. */
 #define RASTER_THREADS 128
@@ -598,8 +597,7 @@ static ds_status make_fragment_buffers(ds_compute_raster *raster, size_t capacit
      * frame's fragments are far fewer than the buffers hold (two a pixel
      * at first). Above SORT_TUNED_FROM fragments of capacity, 8 keys. */
     ds_gl_sort_tuning tuning = {DS_GL_SORT_SUBGROUP_AUTO, capacity >= SORT_TUNED_FROM ? 8 : 0};
-    if ((status = ds_gl_sort_create_tuned(capacity, &tuning, &raster->buf.sort)) ||
-        (status = ds_gl_sort_set_sink_source(raster->buf.sort, ds_shader_raster_sink)))
+    if ((status = ds_gl_sort_create_tuned(capacity, &tuning, &raster->buf.sort)))
         return status;
     raster->buf.capacity = capacity;
     return DS_OK;
@@ -1065,22 +1063,8 @@ static void emit_fragments(ds_compute_raster *raster, const ds_compute_raster_fr
     }
 }
 
-/* The GL sort's sink (raster_sink.glsl): its last pass puts each sorted
- * fragment into its pixel's list, as raster_bin would after it. */
-static void bind_sink(void *user, GLuint program)
-{
-    const ds_compute_raster *raster = user;
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, DS_GL_SORT_SINK_BINDING, raster->buf.fragments);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, DS_GL_SORT_SINK_BINDING + 1, raster->buf.pixel_ends);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, DS_GL_SORT_SINK_BINDING + 2, raster->buf.lists);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, DS_GL_SORT_SINK_BINDING + 3,
-                     raster->buf.sorted_values);
-    glProgramUniform1i(program, DS_GL_SORT_SINK_UNIFORM, raster->verify);
-}
-
 /* Fragment order: the keys sorted by the caller's sort (host_total pairs)
- * or by the GL sort, which the pixel scan rides along and whose last pass
- * does the by-pixel pass (bind_sink). */
+ * or by the GL sort, which the pixel scan rides along. */
 static ds_status sort_fragments(ds_compute_raster *raster, const ds_compute_raster_frame *frame,
                                 size_t host_total)
 {
@@ -1098,13 +1082,12 @@ static ds_status sort_fragments(ds_compute_raster *raster, const ds_compute_rast
     /* The pixel scan needs only the emit's counts: its three phases share
      * the sort's barriers. */
     const ds_gl_sort_alongside alongside = {scan_alongside, raster};
-    const ds_gl_sort_sink sink = {bind_sink, raster};
     raster->issued.in_step = 1; /* the scan's dispatches join the sort's steps */
     status = ds_gl_sort_pairs_indirect(raster->buf.sort, raster->buf.keys, raster->buf.values,
                                        raster->buf.sorted_keys, raster->buf.sorted_values,
                                        raster->buf.state, 3, raster->buf.state,
                                        (GLintptr)(8 * sizeof(uint32_t)), 0,
-                                       (int)raster->issued.key_bits, &alongside, &sink);
+                                       (int)raster->issued.key_bits, &alongside);
     if (status)
         return status;
     unsigned sort_dispatches, sort_steps;
@@ -1212,9 +1195,7 @@ ds_status ds_compute_raster_draw(ds_compute_raster *raster, const ds_compute_ras
         }
         raster->issued.pending_scan = 0;
     }
-    /* The GL sort's last pass binned the fragments (its sink). */
-    if (!fragment_order || frame->sort)
-        bin_fragments(raster, fragment_order);
+    bin_fragments(raster, fragment_order);
     mark(raster, 5);
     resolve_pixels(raster, frame);
     mark(raster, 6);

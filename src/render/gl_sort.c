@@ -133,9 +133,6 @@ struct ds_gl_sort {
     GLuint sums_words;    /* one half of sums: RADIX totals, then RADIX a span
                              and RADIX a group */
     GLuint count_program, scatter_program;
-    GLuint sink_program;         /* the scatter with the caller's sink, or 0 */
-    size_t group, spans, rows;   /* the position sums' layout and the
-                                    subgroup rows of a workgroup (fit_limits) */
     GLuint keys_alt, values_alt; /* the other side of the ping-pong */
     GLuint counts;               /* blocks x RADIX, block-major */
     GLuint sums;                 /* two halves of sums_words */
@@ -252,6 +249,12 @@ static int is_power_of_two(GLuint x)
 
 /* ---- create / destroy ----------------------------------------------------- */
 
+/* What create derives from the capacity and the block size: the blocks,
+ * the position sums' group (blocks per group, groups per span) and spans,
+ * and the subgroup rows of a workgroup. */
+typedef struct sort_layout {
+    size_t blocks, group, spans, rows;
+} sort_layout;
 
 ds_status ds_gl_sort_create(size_t capacity, ds_gl_sort **dest)
 {
@@ -313,9 +316,8 @@ static ds_status choose_form(ds_gl_sort *sort, const ds_gl_sort_tuning *tuning, 
 /* The blocks, the groups and spans of the position sums, against the
  * context's limits: a storage block holds capacity words; indices stay in
  * uint; one workgroup per block; the scatter's shared memory fits. Sets
- * sums_words, the sums' group (blocks per group, groups per span), spans
- * and the subgroup rows of a workgroup; *blocks_made the blocks. */
-static ds_status fit_limits(ds_gl_sort *sort, size_t capacity, size_t *blocks_made)
+ * sums_words. */
+static ds_status fit_limits(ds_gl_sort *sort, size_t capacity, sort_layout *layout)
 {
     GLint max_block_size = 0, max_groups = 0, max_shared = 0;
     glGetIntegerv(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &max_block_size);
@@ -348,25 +350,24 @@ static ds_status fit_limits(ds_gl_sort *sort, size_t capacity, size_t *blocks_ma
                        "memory, the context offers %d", shared, max_shared);
 
     sort->sums_words = (GLuint)((1 + spans + groups) * RADIX);
-    sort->group = group;
-    sort->spans = spans;
-    sort->rows = rows;
-    *blocks_made = blocks;
+    layout->blocks = blocks;
+    layout->group = group;
+    layout->spans = spans;
+    layout->rows = rows;
     return DS_OK;
 }
 
 /* The extensions and constants, then the subgroup operations (count and
  * scatter) and the workgroup scan (scatter): compiles radix_count and
- * radix_scatter; with a sink source, instead the scatter of the last pass
- * that hands its pairs to that source's radix_sink, into sink_program. */
-static ds_status compile_programs(ds_gl_sort *sort, const char *sink)
+ * radix_scatter. */
+static ds_status compile_programs(ds_gl_sort *sort, const sort_layout *layout)
 {
     const int partition = sort->subgroup == DS_GL_SORT_SUBGROUP_KHR_PARTITION;
     const char *extensions = sort->subgroup == DS_GL_SORT_SUBGROUP_ARB ? EXTENSIONS
                              : partition ? KHR_EXTENSIONS PARTITION_EXTENSION
                                          : KHR_EXTENSIONS;
     size_t defines_size = strlen(ds_shader_radix_subgroup) +
-                          strlen(ds_shader_radix_workgroup_scan) + (sink ? strlen(sink) : 0) + 1024;
+                          strlen(ds_shader_radix_workgroup_scan) + 1024;
     char *defines = malloc(defines_size);
     if (!defines)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "gl sort: out of host memory");
@@ -377,20 +378,16 @@ static ds_status compile_programs(ds_gl_sort *sort, const char *sink)
                           "#define GROUP %zuu\n#define SPANS %zuu\n#define SUMS_WORDS %uu\n%s",
                           extensions, sort->subgroup != DS_GL_SORT_SUBGROUP_ARB, partition,
                           RADIX_BITS, RADIX, sort->threads, sort->items, sort->subgroup_size,
-                          sort->rows, sort->group, sort->spans, sort->sums_words,
+                          layout->rows, layout->group, layout->spans, sort->sums_words,
                           ds_shader_radix_subgroup);
-    ds_status status = DS_OK;
-    if (!sink)
-        status = ds_gl_compile_compute("gl sort", "radix_count", defines,
-                                       ds_shader_radix_count_comp, &sort->count_program);
+    ds_status status = ds_gl_compile_compute("gl sort", "radix_count", defines,
+                                             ds_shader_radix_count_comp, &sort->count_program);
     /* The scatter's block scan spans its workgroup. */
-    snprintf(defines + length, defines_size - (size_t)length,
-             "#define SCAN_THREADS %u\n%s#define RADIX_SINK %d\n%s", sort->threads,
-             ds_shader_radix_workgroup_scan, sink != NULL, sink ? sink : "");
+    snprintf(defines + length, defines_size - (size_t)length, "#define SCAN_THREADS %u\n%s",
+             sort->threads, ds_shader_radix_workgroup_scan);
     if (status == DS_OK)
-        status = ds_gl_compile_compute("gl sort", sink ? "radix_scatter with a sink" : "radix_scatter",
-                                       defines, ds_shader_radix_scatter_comp,
-                                       sink ? &sort->sink_program : &sort->scatter_program);
+        status = ds_gl_compile_compute("gl sort", "radix_scatter", defines,
+                                       ds_shader_radix_scatter_comp, &sort->scatter_program);
     free(defines);
     return status;
 }
@@ -451,26 +448,17 @@ ds_status ds_gl_sort_create_tuned(size_t capacity, const ds_gl_sort_tuning *tuni
     if (!sort)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "gl sort: out of host memory");
     sort->capacity = capacity;
-    size_t blocks = 0;
+    sort_layout layout = {0, 0, 0, 0};
     if ((status = choose_workgroup(sort)) != DS_OK ||
         (status = choose_form(sort, tuning, capacity)) != DS_OK ||
-        (status = fit_limits(sort, capacity, &blocks)) != DS_OK ||
-        (status = compile_programs(sort, NULL)) != DS_OK ||
-        (status = create_buffers(sort, capacity, blocks)) != DS_OK) {
+        (status = fit_limits(sort, capacity, &layout)) != DS_OK ||
+        (status = compile_programs(sort, &layout)) != DS_OK ||
+        (status = create_buffers(sort, capacity, layout.blocks)) != DS_OK) {
         ds_gl_sort_destroy(sort);
         return status;
     }
     *dest = sort;
     return DS_OK;
-}
-
-ds_status ds_gl_sort_set_sink_source(ds_gl_sort *sort, const char *source)
-{
-    if (!sort || !source)
-        return ds_fail(DS_ERR_INVALID_ARG, "gl sort: a sink needs a sort and its source");
-    glDeleteProgram(sort->sink_program);
-    sort->sink_program = 0;
-    return compile_programs(sort, source);
 }
 
 void ds_gl_sort_describe(const ds_gl_sort *sort, ds_gl_sort_tuning *dest)
@@ -501,7 +489,6 @@ void ds_gl_sort_destroy(ds_gl_sort *sort)
     glDeleteBuffers(4, buffers);
     glDeleteProgram(sort->count_program);
     glDeleteProgram(sort->scatter_program);
-    glDeleteProgram(sort->sink_program);
     free(sort);
 }
 
@@ -574,8 +561,7 @@ static void sort_dispatch(ds_gl_sort *sort, int k, GLuint blocks, const gpu_coun
 
 static void sort_passes(ds_gl_sort *sort, GLuint keys_in, GLuint values_in, GLuint keys_out,
                         GLuint values_out, size_t n, int begin_bit, int end_bit,
-                        const gpu_count *gpu, const ds_gl_sort_alongside *alongside,
-                        const ds_gl_sort_sink *sink)
+                        const gpu_count *gpu, const ds_gl_sort_alongside *alongside)
 {
     const GLuint key_count = (GLuint)n;
     const GLuint blocks = (key_count + sort->block - 1) / sort->block;
@@ -586,10 +572,6 @@ static void sort_passes(ds_gl_sort *sort, GLuint keys_in, GLuint values_in, GLui
     glProgramUniform1ui(sort->scatter_program, UNIFORM_KEY_COUNT, key_count);
     glProgramUniform1i(sort->count_program, UNIFORM_COUNT_WORD, count_word);
     glProgramUniform1i(sort->scatter_program, UNIFORM_COUNT_WORD, count_word);
-    if (sink) {
-        glProgramUniform1ui(sort->sink_program, UNIFORM_KEY_COUNT, key_count);
-        glProgramUniform1i(sort->sink_program, UNIFORM_COUNT_WORD, count_word);
-    }
     if (gpu)
         glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, gpu->dispatch_buffer);
 
@@ -625,14 +607,10 @@ static void sort_passes(ds_gl_sort *sort, GLuint keys_in, GLuint values_in, GLui
         glBindBuffersBase(GL_SHADER_STORAGE_BUFFER, 0, BIND_COUNT, buffers);
         if (gpu)
             glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, gpu->dispatch_buffer);
-        /* The last pass of a sort with a sink hands its pairs to it. */
-        const GLuint scatter = sink && pass + 1 == passes ? sort->sink_program : sort->scatter_program;
-        glProgramUniform1ui(scatter, UNIFORM_SHIFT, shift);
-        glProgramUniform1ui(scatter, UNIFORM_SUMS_BASE, sums_base);
-        glProgramUniform1ui(scatter, UNIFORM_CLEAR_BASE, clear_base);
-        if (scatter == sort->sink_program)
-            sink->bind(sink->user, scatter);
-        glUseProgram(scatter);
+        glProgramUniform1ui(sort->scatter_program, UNIFORM_SHIFT, shift);
+        glProgramUniform1ui(sort->scatter_program, UNIFORM_SUMS_BASE, sums_base);
+        glProgramUniform1ui(sort->scatter_program, UNIFORM_CLEAR_BASE, clear_base);
+        glUseProgram(sort->scatter_program);
         sort_dispatch(sort, 2 * pass + 1, blocks, gpu, alongside);
         if (pass + 1 < passes)
             /* The scattered pairs and the zeroed half of the sums, for
@@ -677,7 +655,7 @@ ds_status ds_gl_sort_pairs(ds_gl_sort *sort, GLuint keys, GLuint values, size_t 
                        "must be two distinct buffers", keys, values);
     sort->dispatches = sort->steps = 0;
     if (n >= 2)
-        sort_passes(sort, keys, values, keys, values, n, begin_bit, end_bit, NULL, NULL, NULL);
+        sort_passes(sort, keys, values, keys, values, n, begin_bit, end_bit, NULL, NULL);
     return DS_OK;
 }
 
@@ -693,7 +671,7 @@ ds_status ds_gl_sort_pairs_into(ds_gl_sort *sort, GLuint keys_in, GLuint values_
     sort->dispatches = sort->steps = 0;
     if (n >= 2) {
         sort_passes(sort, keys_in, values_in, keys_out, values_out, n, begin_bit, end_bit, NULL,
-                    NULL, NULL);
+                    NULL);
     } else if (n == 1) {
         /* Nothing to order: the one pair moves over as it is. */
         glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
@@ -714,17 +692,13 @@ ds_status ds_gl_sort_pairs_indirect(ds_gl_sort *sort, GLuint keys_in, GLuint val
                                     GLuint keys_out, GLuint values_out, GLuint count_buffer,
                                     GLuint count_word, GLuint dispatch_buffer,
                                     GLintptr dispatch_offset, int begin_bit, int end_bit,
-                                    const ds_gl_sort_alongside *alongside,
-                                    const ds_gl_sort_sink *sink)
+                                    const ds_gl_sort_alongside *alongside)
 {
     ds_status status = check_sort(sort, 0, begin_bit, end_bit);
     if (status == DS_OK)
         status = check_four_buffers(keys_in, values_in, keys_out, values_out);
     if (status)
         return status;
-    if (sink && (!sink->bind || !sort->sink_program))
-        return ds_fail(DS_ERR_INVALID_ARG, "gl sort: a sink needs its bind function and "
-                       "ds_gl_sort_set_sink_source first");
     if (!count_buffer || !dispatch_buffer || dispatch_offset % 4 != 0)
         return ds_fail(DS_ERR_INVALID_ARG, "gl sort: an indirect sort needs a count buffer and "
                        "4-byte aligned dispatch arguments");
@@ -733,7 +707,7 @@ ds_status ds_gl_sort_pairs_indirect(ds_gl_sort *sort, GLuint keys_in, GLuint val
     /* The GPU's count and dispatch arguments were written by shaders. */
     sort_barrier(sort, GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
     sort_passes(sort, keys_in, values_in, keys_out, values_out, sort->capacity, begin_bit,
-                end_bit, &gpu, alongside, sink);
+                end_bit, &gpu, alongside);
     glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
     return DS_OK;
 }

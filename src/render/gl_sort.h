@@ -119,34 +119,6 @@ typedef struct ds_gl_sort_alongside {
     void *user;
 } ds_gl_sort_alongside;
 
-/* A sink: where the last pass of an indirect sort puts its pairs instead
- * of (keys_out, values_out), so that a caller whose next step reads
- * every sorted pair once (the compute raster's by-pixel pass) does it in
- * the sort's last dispatch, saving that dispatch and the sorted pairs'
- * round trip through memory. The source, set once per sort with
- * ds_gl_sort_set_sink_source, is GLSL compiled into a variant of the
- * scatter that defines
- *     void radix_sink(uint position, uint key, uint value)
- * called once for every pair with its position in the sorted order, and
- * the buffers and uniforms it uses, at shader storage bindings from
- * DS_GL_SORT_SINK_BINDING and uniform locations from
- * DS_GL_SORT_SINK_UNIFORM up (the sort's own take those below). bind(user,
- * program) binds those buffers and sets those uniforms of `program` just
- * before the last pass (work alongside may have changed the bindings in
- * between). The pairs reach the sink in no particular order: a position
- * is the order, not the time of the call. */
-#define DS_GL_SORT_SINK_BINDING 8
-#define DS_GL_SORT_SINK_UNIFORM 8
-typedef struct ds_gl_sort_sink {
-    void (*bind)(void *user, GLuint program);
-    void *user;
-} ds_gl_sort_sink;
-
-/* Compiles the last pass's variant with a sink's source (replacing an
- * earlier one). Errors: DS_ERR_INVALID_ARG (NULL), DS_ERR_GL (it did not
- * build: the log names the sort's scatter with a sink). */
-ds_status ds_gl_sort_set_sink_source(ds_gl_sort *sort, const char *source);
-
 /* As ds_gl_sort_pairs_into, with the pair count written on the GPU, so
  * that no host read waits for it: word `count_word` of `count_buffer`
  * holds n (at most the capacity), and `dispatch_buffer` at byte
@@ -154,16 +126,12 @@ ds_status ds_gl_sort_set_sink_source(ds_gl_sort *sort, const char *source);
  * (max(1, ceil(n / ds_gl_sort_block_pairs())), 1, 1), which every pass's
  * two dispatches read. `alongside` (NULL:
  * none) issues the caller's independent work between the sort's
- * dispatches. With `sink` (NULL: none; the sort needs its source set),
- * the last pass gives every pair to the sink, and (keys_out, values_out)
- * then hold no sorted order. Leaves the same state changed as the others;
- * the final barrier covers the sink's shader storage writes too. */
+ * dispatches. Leaves the same state changed as the others. */
 ds_status ds_gl_sort_pairs_indirect(ds_gl_sort *sort, GLuint keys_in, GLuint values_in,
                                     GLuint keys_out, GLuint values_out, GLuint count_buffer,
                                     GLuint count_word, GLuint dispatch_buffer,
                                     GLintptr dispatch_offset, int begin_bit, int end_bit,
-                                    const ds_gl_sort_alongside *alongside,
-                                    const ds_gl_sort_sink *sink);
+                                    const ds_gl_sort_alongside *alongside);
 
 /* The compute dispatches the last sort call issued, and its steps: the
  * dispatches that each wait at a memory barrier for the ones before (for
