@@ -287,5 +287,16 @@ run_x timeout 30 "$bin" "$model" --size "$size" --ui text --no-vsync --camera "$
 timeout 30 "$bin" --headless "$model" --size "$size" --camera "$view" --orbit 0 --frames 1 \
     --supersample 2 --screenshot-alpha --screenshot "$shots/paper-headless.png" >>"$log" 2>&1 ||
     say "paper shot: headless failed"
+# The panels on the GPU: the error heatmap with its colour bar, and the
+# split view's divider and labels (unsorted against the A-buffer, whose
+# halves differ), drawn with Dear ImGui and kept in the screenshots.
+say "=== panels: --ui panels --screenshot-overlay on, the heatmap and the split view"
+{
+    echo "camera \"$view\""; echo "technique unsorted"; echo "key D"; echo "key D"; echo "wait 700"
+    echo "screenshot $shots/panels-heatmap.png"; echo "key D"; echo 'key \'; echo "wait 700"
+    echo "screenshot $shots/panels-split.png"; echo "quit"
+} >/tmp/ds-panels.txt
+run_x timeout 30 "$bin" "$model" --size "$size" --ui panels --no-vsync --screenshot-overlay on \
+    --script /tmp/ds-panels.txt >>"$log" 2>&1 || say "panels: the viewer failed"
 tar -C "$shots" -cf "$out/viewer-shots.tar" . && say "screenshots: $(ls "$shots" | wc -l) in viewer-shots.tar"
 exit "$status"

@@ -325,21 +325,25 @@ static void plot_section(const ds_ui_view *v, float scale)
     range = ceilf(range / PLOT_MIN_RANGE_MS) * PLOT_MIN_RANGE_MS;
     float tick_ms = FRAME_60HZ_MS * fmaxf(1.0f, ceilf(range / (4.0f * FRAME_60HZ_MS)));
 
+    /* Tenths only while they say something; the labels' column as wide as
+     * the largest (a software GL's frames take seconds). */
+    const char *format = tick_ms >= 100.0f ? "%.0f" : "%.1f";
+    char label[32];
+    snprintf(label, sizeof label, format, (double)range);
     ImDrawList *draw = ImGui::GetWindowDrawList();
     ImVec2 origin = ImGui::GetCursorScreenPos();
-    float label_width = ImGui::CalcTextSize("000.0").x + 4.0f * scale;
+    float label_width = ImGui::CalcTextSize(label).x + 4.0f * scale;
     float width = ImGui::GetContentRegionAvail().x - label_width;
     float height = PLOT_HEIGHT * scale;
     float line_height = ImGui::GetTextLineHeight();
     ImVec2 top_left(origin.x + label_width, origin.y + 0.5f * line_height);
     ImVec2 bottom_right(top_left.x + width, top_left.y + height);
     draw->AddRectFilled(top_left, bottom_right, IM_COL32(20, 20, 26, 255));
-    char label[32];
     for (float ms = 0.0f; ms <= range + 0.01f; ms += tick_ms) {
         float y = bottom_right.y - height * ms / range;
         draw->AddLine(ImVec2(top_left.x, y), ImVec2(bottom_right.x, y), grid_color);
         draw->AddLine(ImVec2(top_left.x - 3.0f * scale, y), ImVec2(top_left.x, y), axis_color);
-        snprintf(label, sizeof label, "%.1f", (double)ms);
+        snprintf(label, sizeof label, format, (double)ms);
         ImVec2 size = ImGui::CalcTextSize(label);
         draw->AddText(ImVec2(top_left.x - 4.0f * scale - size.x, y - 0.5f * size.y), axis_color,
                       label);
