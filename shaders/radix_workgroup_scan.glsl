@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: MIT
 // radix_workgroup_scan.glsl — the exclusive prefix sum over a workgroup of
 // SCAN_THREADS invocations with which radix_scatter scans its block's
-// digit counts and the pass's digit totals, and the compute raster's
-// pixel scan (raster_scan) and plan (raster_plan.glsl) scan their sums.
+// digit counts and the pass's digit totals, the compute raster's pixel
+// scan (raster_scan) and plan (raster_plan.glsl) scan their sums, and its
+// emits (raster_slots.glsl, raster_fragments) their primitives' counts
+// and the covered pixels of a large triangle's round.
 //
 // Prepended by gl_sort.c and compute_raster.c after the shader's defines
 // (SCAN_THREADS, SUBGROUP_KHR and, where that is 1, SUBGROUP_SIZE and the
-// subgroup extensions; the raster's programs use the scan without
-// subgroups).
+// subgroup extensions: where the context offers GL_KHR_shader_subgroup's
+// arithmetic and the GL sort's probe found subgroups laid out as aligned
+// runs of gl_LocalInvocationIndex).
 
 shared uint scan_buffer[2 * SCAN_THREADS];
 
 #if SUBGROUP_KHR
 // A subgroup scan, then the scan of the subgroups' sums by subgroup 0
-// (SCAN_THREADS / SUBGROUP_SIZE <= SUBGROUP_SIZE, which gl_sort.c checks).
+// (SCAN_THREADS / SUBGROUP_SIZE <= SUBGROUP_SIZE, which gl_sort.c and
+// compute_raster.c check). Three barriers a call.
 uint workgroup_exclusive_scan(uint value, out uint sum)
 {
     const uint local = gl_LocalInvocationIndex;
@@ -43,7 +47,7 @@ uint workgroup_exclusive_scan(uint value, out uint sum)
 }
 #else
 // Hillis and Steele's scan, ping-ponging between the halves of
-// scan_buffer, a barrier per step.
+// scan_buffer, a barrier per step (log2 SCAN_THREADS + 2 a call).
 uint workgroup_exclusive_scan(uint value, out uint sum)
 {
     const uint local = gl_LocalInvocationIndex;

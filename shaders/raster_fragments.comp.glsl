@@ -104,8 +104,9 @@ void main()
 
 #else
 
+#if !EMIT
 shared uint group_sum;
-shared uint prefix[RASTER_THREADS];
+#endif
 
 void main()
 {
@@ -115,11 +116,15 @@ void main()
         Corner polygon[MAX_POLYGON];
         int n = ds_raster_polygon(i, polygon);
 #if EMIT
+        // The triangle's first slot, and its fragments the rounds before
+        // emitted (the same in every invocation).
         uint base = large_first_slot(i);
-#endif
+        uint emitted = 0u;
+#else
         if (local == 0u)
             group_sum = 0u;
         barrier();
+#endif
         for (int k = 1; k + 1 < n; k++) {
             RasterTriangle tri;
             if (!ds_raster_setup(polygon, k, tri))
@@ -137,22 +142,14 @@ void main()
                     atomicAdd(group_sum, 1u);
 #else
                 // The rank of this pixel among the covered ones of the
-                // round: an inclusive scan over the workgroup.
-                prefix[local] = hit ? 1u : 0u;
-                barrier();
-                for (uint step = 1u; step < RASTER_THREADS; step <<= 1) {
-                    uint add = local >= step ? prefix[local - step] : 0u;
-                    barrier();
-                    prefix[local] += add;
-                    barrier();
-                }
+                // round, and the round's covered pixels
+                // (radix_workgroup_scan.glsl).
+                uint round_hits;
+                uint rank = workgroup_exclusive_scan(hit ? 1u : 0u, round_hits);
                 if (hit)
-                    emit(base + group_sum + prefix[local] - 1u, q, ds_raster_inv_w(tri, vec3(e)),
+                    emit(base + emitted + rank, q, ds_raster_inv_w(tri, vec3(e)),
                          ds_raster_color(tri, vec3(e)), i);
-                barrier();
-                if (local == RASTER_THREADS - 1u)
-                    group_sum += prefix[local];
-                barrier();
+                emitted += round_hits;
 #endif
             }
         }

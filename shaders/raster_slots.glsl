@@ -153,8 +153,6 @@ void find_chunk_base(uint chunk)
 }
 
 #if !LARGE
-shared uint slot_prefix[RASTER_THREADS];
-
 // The first slot of primitive i, invocation i % RASTER_THREADS of the
 // small emit's workgroup for chunk `chunk` (i past the last primitive:
 // valid false). The whole workgroup calls it. It also zeroes the blocks'
@@ -162,23 +160,13 @@ shared uint slot_prefix[RASTER_THREADS];
 // count passes.
 uint small_first_slot(uint chunk, uint i, bool valid)
 {
-    uint local = gl_LocalInvocationID.x;
     if (i < blocks)
         triangle_sums[i] = 0u;
     find_chunk_base(chunk);
     // The chunk's first slot plus the counts of the primitives before it
-    // in the chunk (Hillis and Steele over the workgroup, inclusive, then
-    // less its own).
-    uint own = valid ? triangle_fragments[i] : 0u;
-    slot_prefix[local] = own;
-    barrier();
-    for (uint step = 1u; step < RASTER_THREADS; step <<= 1) {
-        uint add = local >= step ? slot_prefix[local - step] : 0u;
-        barrier();
-        slot_prefix[local] += add;
-        barrier();
-    }
-    return chunk_base + slot_prefix[local] - own;
+    // in the chunk (radix_workgroup_scan.glsl).
+    uint chunk_total;
+    return chunk_base + workgroup_exclusive_scan(valid ? triangle_fragments[i] : 0u, chunk_total);
 }
 #else
 shared uint primitive_base;

@@ -15,6 +15,9 @@
  *     change the compute-exact image, and neither do the frames a renderer
  *     drew before (what each frame zeroes for the next);
  *   - buffers made too small grow and the image stays the same;
+ *   - the workgroup scans without subgroup operations (where the context
+ *     has GL_KHR_shader_subgroup, as a context without it runs them) give
+ *     the same image, small and large triangles and points;
  *   - points as round splats: compute-exact matches the A-buffer and
  *     compute (point order) the sorted hardware point draw on a cloud of
  *     overlapping splats of several sizes and colours, and on a triangle
@@ -57,6 +60,7 @@ typedef struct options {
     float point_size; /* nonzero: the vertices as splats of this world diameter */
     int view_opacity; /* DS_OPACITY_VIEW */
     float point_coord_quantum; /* desc.raster_point_coord_quantum */
+    int no_subgroups;          /* desc.raster_no_subgroups */
 } options;
 
 static ds_renderer *make_renderer(const ds_mesh *mesh, int width, int height,
@@ -76,6 +80,7 @@ static ds_renderer *make_renderer(const ds_mesh *mesh, int width, int height,
     if (o && o->view_opacity)
         desc.opacity = DS_OPACITY_VIEW;
     desc.raster_point_coord_quantum = o ? o->point_coord_quantum : 0.0f;
+    desc.raster_no_subgroups = o ? o->no_subgroups : 0;
     if (o && o->point_size > 0.0f) {
         desc.primitive = DS_PRIMITIVE_POINTS;
         desc.point_size = o->point_size;
@@ -191,6 +196,49 @@ static void test_planes_scene(void **state)
     ds_camera_frame(&camera, mesh.center, mesh.radius, 160.0f / 120.0f);
     check_against_references(&mesh, &camera, 160, 120, 40, NULL);
     ds_mesh_free(&mesh);
+}
+
+/* The scans of the emits and the plan (radix_workgroup_scan.glsl) with
+ * GL_KHR_shader_subgroup's arithmetic where the context offers it, and
+ * without: the same fragments in the same slots, so the same image in
+ * both orders, on the planes scene (large triangles), a finely tessellated
+ * one (small) and its vertices as points. llvmpipe offers no KHR
+ * subgroups, so there both runs take the scan of shared memory. */
+static void test_scans_without_subgroups(void **state)
+{
+    (void)state;
+    static const char *const scenes[2] = {"planes", "shells"};
+    static const size_t sizes[2] = {2000, 20000};
+    /* splats of several pixels on the planes (large ones), of a few on the shells */
+    static const float splats[2] = {0.3f, 0.05f};
+    for (int s = 0; s < 2; s++) {
+        ds_mesh mesh;
+        ds_camera camera;
+        assert_int_equal(ds_scene_build(scenes[s], sizes[s], &mesh), DS_OK);
+        memset(&camera, 0, sizeof camera);
+        camera.fov_y = 0.8f;
+        camera.yaw = 0.6f;
+        camera.pitch = 0.3f;
+        ds_camera_frame(&camera, mesh.center, mesh.radius, 160.0f / 120.0f);
+        for (int points = 0; points < 2; points++)
+            for (int t = 0; t < 2; t++) {
+                ds_technique technique = t ? DS_TECHNIQUE_COMPUTE : DS_TECHNIQUE_COMPUTE_EXACT;
+                options with = {0}, without = {0};
+                with.point_size = without.point_size = points ? mesh.radius * splats[s] : 0.0f;
+                without.no_subgroups = 1;
+                uint8_t *a = image_of(&mesh, &camera, 160, 120, technique, &with);
+                uint8_t *b = image_of(&mesh, &camera, 160, 120, technique, &without);
+                size_t over = 0;
+                int most = max_difference(a, b, 160 * 120, 0, &over);
+                printf("%s%s, %s: scans with and without subgroups differ by %d in %zu pixels\n",
+                       scenes[s], points ? " as points" : "",
+                       t ? "compute" : "compute-exact", most, over);
+                assert_int_equal(over, 0);
+                free(a);
+                free(b);
+            }
+        ds_mesh_free(&mesh);
+    }
 }
 
 /* ---- the fill rule ------------------------------------------------------- */
@@ -1151,6 +1199,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_intersecting_triangles),
         cmocka_unit_test(test_planes_scene),
+        cmocka_unit_test(test_scans_without_subgroups),
         cmocka_unit_test(test_fill_rule_fan),
         cmocka_unit_test(test_fill_rule_grid),
         cmocka_unit_test(test_awkward_triangles),

@@ -177,6 +177,11 @@ struct ds_compute_raster {
     size_t triangle_count;  /* primitives the buffers are for: triangles or points */
     int time_passes;
     int verify;
+    int no_subgroups;     /* desc's: the scans and the GL sort without KHR subgroups */
+    /* The subgroup size the workgroup scans build on (GL_KHR_shader_subgroup's
+     * arithmetic, as the GL sort's KHR form found it), 0 for the scan of
+     * shared memory alone. */
+    unsigned scan_subgroup;
     int verified_frame;   /* a fragment-order frame kept its keys */
     int verified_float;   /* they are for a caller's descending sort */
     raster_programs prog;
@@ -194,34 +199,46 @@ int ds_compute_raster_supported(void)
 }
 
 /* What a raster program is compiled from before its own source, in this
- * order: PIECE_SETUP shade.glsl, raster_setup.glsl and raster_slots.glsl
- * (the fragment passes'); PIECE_SCAN radix_workgroup_scan.glsl, without
- * subgroups (SCAN_THREADS: RASTER_THREADS after the set-up, else the
- * pixel scan's); PIECE_PLAN raster_plan.glsl (the large count's and the
+ * order: PIECE_SCAN radix_workgroup_scan.glsl (SCAN_THREADS:
+ * RASTER_THREADS with the set-up, else the pixel scan's); PIECE_SETUP
+ * shade.glsl, raster_setup.glsl and raster_slots.glsl (the fragment
+ * passes'); PIECE_PLAN raster_plan.glsl (the large count's and the
  * plan's own). */
 enum { PIECE_SETUP = 1, PIECE_SCAN = 2, PIECE_PLAN = 4 };
 
-/* A compute program of `pieces` and `body`, after `defines`. */
-static ds_status compile(const char *name, const char *defines, int pieces, const char *body,
-                         GLuint *dest)
+/* The GL_KHR_shader_subgroup extensions of radix_workgroup_scan.glsl's
+ * subgroup scan. */
+#define SCAN_EXTENSIONS                                                                            \
+    "#extension GL_KHR_shader_subgroup_basic : require\n"                                          \
+    "#extension GL_KHR_shader_subgroup_arithmetic : require\n"
+
+/* A compute program of `pieces` and `body`, after `defines`. Its
+ * workgroup scan builds on subgroups where the raster has them and the
+ * scan's subgroups fit in one (radix_workgroup_scan.glsl). */
+static ds_status compile(const ds_compute_raster *raster, const char *name, const char *defines,
+                         int pieces, const char *body, GLuint *dest)
 {
-    char header[512];
+    unsigned threads = (pieces & PIECE_SETUP) ? RASTER_THREADS : SCAN_THREADS;
+    unsigned size = raster->scan_subgroup;
+    int subgroups = (pieces & PIECE_SCAN) && size && threads % size == 0 && threads / size <= size;
+    char header[768];
     snprintf(header, sizeof header,
-             "%s"
+             "%s%s"
              "#define RASTER_THREADS %du\n#define RASTER_SMALL_PIXELS %du\n"
              "#define RASTER_BLOCK_CHUNKS %du\n"
-             "#define SCAN_THREADS %du\n#define SCAN_ITEMS %du\n#define SUBGROUP_KHR 0\n",
-             defines, RASTER_THREADS, RASTER_SMALL_PIXELS, RASTER_BLOCK_CHUNKS,
-             (pieces & PIECE_SETUP) ? RASTER_THREADS : SCAN_THREADS, SCAN_ITEMS);
+             "#define SCAN_THREADS %uu\n#define SCAN_ITEMS %du\n#define SUBGROUP_KHR %d\n"
+             "#define SUBGROUP_SIZE %uu\n",
+             subgroups ? SCAN_EXTENSIONS : "", defines, RASTER_THREADS, RASTER_SMALL_PIXELS,
+             RASTER_BLOCK_CHUNKS, threads, SCAN_ITEMS, subgroups, subgroups ? size : 1u);
     const char *parts[6];
     int count = 0;
+    if (pieces & PIECE_SCAN)
+        parts[count++] = ds_shader_radix_workgroup_scan;
     if (pieces & PIECE_SETUP) {
         parts[count++] = ds_shader_shade;
         parts[count++] = ds_shader_raster_setup;
         parts[count++] = ds_shader_raster_slots;
     }
-    if (pieces & PIECE_SCAN)
-        parts[count++] = ds_shader_radix_workgroup_scan;
     if (pieces & PIECE_PLAN)
         parts[count++] = ds_shader_raster_plan;
     parts[count++] = body;
@@ -249,22 +266,25 @@ static ds_status make_programs(ds_compute_raster *raster)
     static const char *const scan_defines[3] = {"#define PHASE 1\n", "#define PHASE 2\n",
                                                 "#define PHASE 3\n"};
     const int planned = PIECE_SETUP | PIECE_SCAN | PIECE_PLAN;
-    if ((status = compile("raster_fragments", "#define EMIT 0\n#define LARGE 0\n", PIECE_SETUP,
+    /* The emits scan each chunk's counts and each large triangle's
+     * covered pixels a round at a time. */
+    const int emits = PIECE_SETUP | PIECE_SCAN;
+    if ((status = compile(raster, "raster_fragments", "#define EMIT 0\n#define LARGE 0\n", PIECE_SETUP,
                           ds_shader_raster_fragments_comp, &raster->prog.count[0])) ||
-        (status = compile("raster_fragments", "#define EMIT 0\n#define LARGE 1\n", planned,
+        (status = compile(raster, "raster_fragments", "#define EMIT 0\n#define LARGE 1\n", planned,
                           ds_shader_raster_fragments_comp, &raster->prog.count[1])) ||
-        (status = compile("raster_fragments", "#define EMIT 1\n#define LARGE 0\n", PIECE_SETUP,
+        (status = compile(raster, "raster_fragments", "#define EMIT 1\n#define LARGE 0\n", emits,
                           ds_shader_raster_fragments_comp, &raster->prog.emit[0])) ||
-        (status = compile("raster_fragments", "#define EMIT 1\n#define LARGE 1\n", PIECE_SETUP,
+        (status = compile(raster, "raster_fragments", "#define EMIT 1\n#define LARGE 1\n", emits,
                           ds_shader_raster_fragments_comp, &raster->prog.emit[1])) ||
-        (status = compile("raster_bin", "", 0, ds_shader_raster_bin_comp, &raster->prog.bin)) ||
-        (status = compile("raster_resolve", "", 0, ds_shader_raster_resolve_comp,
+        (status = compile(raster, "raster_bin", "", 0, ds_shader_raster_bin_comp, &raster->prog.bin)) ||
+        (status = compile(raster, "raster_resolve", "", 0, ds_shader_raster_resolve_comp,
                           &raster->prog.resolve)) ||
-        (status = compile("raster_plan", "#define EMIT 0\n#define LARGE 1\n", planned,
+        (status = compile(raster, "raster_plan", "#define EMIT 0\n#define LARGE 1\n", planned,
                           ds_shader_raster_plan_comp, &raster->prog.plan)))
         return status;
     for (int k = 0; k < 3; k++)
-        if ((status = compile("raster_scan", scan_defines[k], PIECE_SCAN,
+        if ((status = compile(raster, "raster_scan", scan_defines[k], PIECE_SCAN,
                               ds_shader_raster_scan_comp, &raster->prog.scan[k])))
             return status;
     return DS_OK;
@@ -492,14 +512,15 @@ static ds_status make_point_programs(ds_compute_raster *raster)
     static const char *const defines[4] = {
         "#define EMIT 0\n#define LARGE 0\n", "#define EMIT 0\n#define LARGE 1\n",
         "#define EMIT 1\n#define LARGE 0\n", "#define EMIT 1\n#define LARGE 1\n"};
-    /* The large count plans the frame, as the triangles'. */
+    /* The large count plans the frame, as the triangles'; the small emit
+     * scans its chunk's counts. */
     static const int pieces[4] = {PIECE_SETUP, PIECE_SETUP | PIECE_SCAN | PIECE_PLAN,
-                                  PIECE_SETUP, PIECE_SETUP};
+                                  PIECE_SETUP | PIECE_SCAN, PIECE_SETUP};
     GLuint *programs[4] = {&raster->prog.point_count[0], &raster->prog.point_count[1],
                            &raster->prog.point_emit[0], &raster->prog.point_emit[1]};
     ds_status status;
     for (int k = 0; k < 4; k++)
-        if ((status = compile("raster_points", defines[k], pieces[k],
+        if ((status = compile(raster, "raster_points", defines[k], pieces[k],
                               ds_shader_raster_points_comp, programs[k])))
             return status;
     glGetFloatv(GL_POINT_SIZE_RANGE, raster->sprite.point_sizes);
@@ -596,7 +617,9 @@ static ds_status make_fragment_buffers(ds_compute_raster *raster, size_t capacit
     /* The GL sort picks its keys per invocation from its capacity, but a
      * frame's fragments are far fewer than the buffers hold (two a pixel
      * at first). Above SORT_TUNED_FROM fragments of capacity, 8 keys. */
-    ds_gl_sort_tuning tuning = {DS_GL_SORT_SUBGROUP_AUTO, capacity >= SORT_TUNED_FROM ? 8 : 0};
+    ds_gl_sort_tuning tuning = {raster->no_subgroups ? DS_GL_SORT_SUBGROUP_ARB
+                                                     : DS_GL_SORT_SUBGROUP_AUTO,
+                                capacity >= SORT_TUNED_FROM ? 8 : 0};
     if ((status = ds_gl_sort_create_tuned(capacity, &tuning, &raster->buf.sort)))
         return status;
     raster->buf.capacity = capacity;
@@ -649,6 +672,7 @@ ds_status ds_compute_raster_create(const ds_compute_raster_desc *desc, ds_comput
     raster->triangle_count = primitives; /* the per-primitive buffers' */
     raster->time_passes = desc->time_passes;
     raster->verify = desc->verify;
+    raster->no_subgroups = desc->no_subgroups;
     raster->sprite.point_coord_forced = desc->point_coord_quantum;
     size_t t = primitives ? primitives : 1;
     size_t blocks = (t + TRIANGLE_BLOCK - 1) / TRIANGLE_BLOCK;
@@ -656,6 +680,11 @@ ds_status ds_compute_raster_create(const ds_compute_raster_desc *desc, ds_comput
     size_t pixels = (size_t)desc->width * (size_t)desc->height;
     size_t capacity = desc->initial_fragments ? desc->initial_fragments
                                               : DS_COMPUTE_RASTER_FRAGMENTS_PER_PIXEL * pixels;
+    /* The GL sort first: the programs' scans use the subgroups its probe
+     * found. */
+    if ((status = make_fragment_buffers(raster, capacity)))
+        goto fail;
+    raster->scan_subgroup = ds_gl_sort_khr_subgroup_size(raster->buf.sort);
     if ((status = make_programs(raster)) ||
         (status = make_buffer(&raster->buf.triangle_fragments, t * sizeof(uint32_t),
                               "triangle counts")) ||
@@ -665,8 +694,7 @@ ds_status ds_compute_raster_create(const ds_compute_raster_desc *desc, ds_comput
                                   "large-triangle list", 1)) ||
         (status = make_buffer_for(&raster->totals.ring, RING * STATE_READ_WORDS * sizeof(uint32_t),
                                   "frame totals", 1)) ||
-        (status = make_pixel_buffers(raster)) ||
-        (status = make_fragment_buffers(raster, capacity)))
+        (status = make_pixel_buffers(raster)))
         goto fail;
     raster->buf.sums_dirty = 1;
     if (desc->time_passes)

@@ -65,6 +65,10 @@ typedef struct ds_compute_raster_desc {
                                   driver (the first frame of points);
                                   1/2 to 1/256 (a power of two) takes
                                   that; below 0 the exact size */
+    int no_subgroups;          /* nonzero: the workgroup scans and the GL
+                                  sort without GL_KHR_shader_subgroup, as
+                                  where the context lacks it (tests of
+                                  that path on a GL that has it) */
 } ds_compute_raster_desc;
 
 /* shade.glsl's uniforms. */

@@ -467,6 +467,11 @@ void ds_gl_sort_describe(const ds_gl_sort *sort, ds_gl_sort_tuning *dest)
     dest->items = (int)sort->items;
 }
 
+unsigned ds_gl_sort_khr_subgroup_size(const ds_gl_sort *sort)
+{
+    return sort && sort->subgroup != DS_GL_SORT_SUBGROUP_ARB ? sort->subgroup_size : 0u;
+}
+
 void ds_gl_sort_set_timestamps(ds_gl_sort *sort, const GLuint *queries)
 {
     sort->timestamps = queries;

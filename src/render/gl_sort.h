@@ -69,6 +69,14 @@ ds_status ds_gl_sort_create_tuned(size_t capacity, const ds_gl_sort_tuning *tuni
 /* The tuning `sort` was built with, AUTO resolved. */
 void ds_gl_sort_describe(const ds_gl_sort *sort, ds_gl_sort_tuning *dest);
 
+/* The subgroup size on which other compute programs of the context may
+ * build GL_KHR_shader_subgroup's arithmetic (radix_workgroup_scan.glsl's
+ * subgroup scan): `sort`'s where its form is KHR or KHR_PARTITION
+ * (arithmetic offered in compute shaders, subgroups of at most 32
+ * invocations found by its probe to be aligned runs of
+ * gl_LocalInvocationIndex with every lane active), else 0. */
+unsigned ds_gl_sort_khr_subgroup_size(const ds_gl_sort *sort);
+
 /* For measurements: while `queries` is set (at least 1 + 2 x 4 GL_TIMESTAMP
  * query names, owned by the caller), each sort records a timestamp into
  * queries[0] before its first dispatch and into queries[1 + 2 p + k]

@@ -62,6 +62,7 @@ static ds_status compute_create(ds_renderer *renderer, void *state)
     desc.initial_fragments = renderer->settings.raster_initial_fragments;
     desc.time_passes = renderer->settings.raster_time_passes;
     desc.verify = renderer->settings.verify;
+    desc.no_subgroups = renderer->settings.raster_no_subgroups;
     desc.point_coord_quantum = renderer->settings.raster_point_coord_quantum;
     if ((status = ds_compute_raster_create(&desc, &s->raster)))
         return status;

@@ -254,6 +254,7 @@ static ds_status settings_from_desc(ds_renderer *renderer, const ds_renderer_des
     renderer->settings.raster = desc->raster;
     renderer->settings.raster_initial_fragments = desc->raster_initial_fragments;
     renderer->settings.raster_time_passes = desc->raster_time_passes;
+    renderer->settings.raster_no_subgroups = desc->raster_no_subgroups;
     float quantum = desc->raster_point_coord_quantum;
     if (!(quantum <= 0.0f) && !ds_point_coord_quantum_valid(quantum))
         return ds_fail(DS_ERR_INVALID_ARG, "render: raster_point_coord_quantum must be 0, below "

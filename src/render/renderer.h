@@ -273,6 +273,9 @@ typedef struct ds_renderer_desc {
     int raster_time_passes;       /* the compute raster records a GL
                                      timestamp after each pass
                                      (ds_renderer_raster_info) */
+    int raster_no_subgroups;      /* the compute raster's scans and GL
+                                     sort without GL_KHR_shader_subgroup
+                                     (compute_raster.h's no_subgroups) */
     float raster_point_coord_quantum; /* the compute raster's points take
                                      gl_PointCoord from the size floored
                                      to this step (pixels), as the

@@ -160,6 +160,7 @@ typedef struct render_settings {
     ds_raster_path raster;       /* the raster path of sorted frames */
     size_t raster_initial_fragments; /* the compute raster's (desc) */
     int raster_time_passes;
+    int raster_no_subgroups;
     float raster_point_coord_quantum;
     ds_stages_mode stages;       /* asked for: AUTO, SORTER or GL */
     int stages_gl;               /* resolved: the stages run in GL */
