@@ -3,9 +3,12 @@
 // (raster_compute.c; docs/algorithms/compute-raster.md), shared by its
 // fragment passes, which raster_compute.c compiles after shade.glsl.
 //
-// A triangle's three vertices are fetched and shaded as mesh_pull.vert.glsl
-// shades them (the same colour modes, headlight and view opacity, lit per
-// vertex), clipped in clip space where they need it, projected to window
+// Each vertex is shaded once a frame as mesh_pull.vert.glsl shades it (the
+// same colour modes, headlight and view opacity, lit per vertex) by the
+// vertex pass (raster_shade.comp.glsl), its RGBA kept as floats so that
+// a corner's colour is the one shading it in place would give. A
+// triangle's three vertices are fetched with their shaded colours,
+// clipped in clip space where they need it, projected to window
 // coordinates snapped to 1/256 pixel as GL's rasterisers snap them, and
 // split into a fan of at most MAX_POLYGON - 2 triangles. Coverage is
 // exact: edge functions of the snapped integer coordinates at pixel
@@ -27,6 +30,8 @@ layout(std430, binding = 1) readonly buffer Positions { float positions[]; };
 layout(std430, binding = 2) readonly buffer Attributes { uint attribute_words[]; };
 // Triangle order: the sorted triangles, far first (the renderer's stages).
 layout(std430, binding = 3) readonly buffer Order { uint sorted_triangles[]; };
+// Each vertex's shaded colour, this frame's (the vertex pass writes it).
+layout(std430, binding = 11) buffer VertexColors { vec4 vertex_colors[]; };
 
 layout(location = 8) uniform ivec2 viewport;      // width, height in pixels
 layout(location = 9) uniform uint triangle_count; // the triangles visited
@@ -66,19 +71,32 @@ struct RasterTriangle {
     ivec4 box;
 };
 
-Corner ds_raster_corner(uint v)
+vec3 vertex_position(uint v)
 {
-    vec3 position = vec3(positions[3u * v], positions[3u * v + 1u], positions[3u * v + 2u]);
+    return vec3(positions[3u * v], positions[3u * v + 1u], positions[3u * v + 2u]);
+}
+
+// Vertex v's colour, shaded (the vertex pass's).
+vec4 ds_raster_shade_vertex(uint v)
+{
+    vec3 position = vertex_position(v);
     uvec2 words = normals_only != 0 ? uvec2(attribute_words[v], 0u)
                                     : uvec2(attribute_words[2u * v], attribute_words[2u * v + 1u]);
     vec4 color;
     vec3 normal;
     ds_vertex_words(words, color, normal);
-    Corner corner;
-    precise vec4 clip = view_projection * vec4(position, 1.0);
-    corner.clip = clip;
     vec4 base = vec4(ds_base_color(color.rgb, normal, position), color.a * alpha);
-    corner.color = ds_shade(base, ds_view_cosine(normal, position));
+    return ds_shade(base, ds_view_cosine(normal, position));
+}
+
+// Vertex v as a triangle's corner: in clip space, with the vertex pass's
+// colour (read by the emits; the counts use none).
+Corner ds_raster_corner(uint v)
+{
+    Corner corner;
+    precise vec4 clip = view_projection * vec4(vertex_position(v), 1.0);
+    corner.clip = clip;
+    corner.color = vertex_colors[v];
     return corner;
 }
 

@@ -2,6 +2,8 @@
 /* compute_raster.c — compute_raster.h: the compute raster's passes, in
  * order (docs/algorithms/compute-raster.md):
  *
+ *   shade     raster_shade, beside the small count: each vertex's colour,
+ *             shaded once, for the emits' corners (triangles only)
  *   count     raster_fragments (EMIT 0): each triangle's covered pixels,
  *             small triangles one invocation each, large ones (clipped,
  *             or a box over RASTER_SMALL_PIXELS) listed, then counted a
@@ -52,6 +54,7 @@ extern const char ds_shader_raster_plan[];
 extern const char ds_shader_raster_plan_comp[];
 extern const char ds_shader_radix_workgroup_scan[];
 extern const char ds_shader_raster_points_comp[];
+extern const char ds_shader_raster_shade_comp[];
 
 /* Invocations per workgroup of the per-triangle and per-fragment passes. */
 #define RASTER_THREADS 128
@@ -91,19 +94,21 @@ enum {
     U_HEIGHT_RANGE = 6, U_VIEW_OPACITY = 7, U_VIEWPORT = 8, U_TRIANGLE_COUNT = 9,
     U_BY_ORDER = 10, U_FRAGMENT_ORDER = 11, U_NORMALS_ONLY = 12, U_CAPACITY = 13,
     U_FLOAT_KEYS = 14, U_BLOCKS = 15, U_DEPTH_KEYS = 19,
-    U_SORT_BLOCK = 20 /* raster_plan.glsl's: the large count's and the plan's */
+    U_SORT_BLOCK = 20, /* raster_plan.glsl's: the large count's and the plan's */
+    U_VERTEX_COUNT = 21 /* raster_shade's */
 };
 /* raster_points': shade.glsl's splat scale, GL's range of sizes,
  * whether a point whose centre is beside the screen is dropped, and the
  * steps a pixel of the size gl_PointCoord is computed from (0: exact). */
 enum { U_POINT_SCALE = 2, U_POINT_SIZE_RANGE = 16, U_POINT_CLIP_XY = 17, U_POINT_COORD_STEPS = 18 };
 
-/* The raster's programs: count and emit, small [0] and large [1], the
- * same for points (made by the first frame of points), the pixel scan's
- * three phases, the by-pixel pass, the resolve, and the plan on its own
- * (a frame's runs in its large count; this one after a caller's sort grew
- * the buffers). */
+/* The raster's programs: the vertex pass, count and emit, small [0] and
+ * large [1], the same for points (made by the first frame of points), the
+ * pixel scan's three phases, the by-pixel pass, the resolve, and the plan
+ * on its own (a frame's runs in its large count; this one after a
+ * caller's sort grew the buffers). */
 typedef struct raster_programs {
+    GLuint shade;
     GLuint count[2], emit[2];
     GLuint point_count[2], point_emit[2];
     GLuint scan[3], bin, resolve, plan;
@@ -122,6 +127,8 @@ typedef struct raster_sprites {
 
 /* The GPU memory: per triangle, per fragment, per pixel. */
 typedef struct raster_buffers {
+    /* per vertex: the shaded colour (4 floats) */
+    GLuint vertex_colors;
     /* per triangle: counts; block sums, block starts and chunk sums */
     GLuint triangle_fragments, triangle_sums, state;
     GLuint block_sums;
@@ -175,6 +182,7 @@ typedef struct raster_totals {
 struct ds_compute_raster {
     int width, height;
     size_t triangle_count;  /* primitives the buffers are for: triangles or points */
+    size_t vertex_count;    /* the mesh's vertices (desc.point_count), shaded a frame */
     int time_passes;
     int verify;
     int no_subgroups;     /* desc's: the scans and the GL sort without KHR subgroups */
@@ -269,7 +277,9 @@ static ds_status make_programs(ds_compute_raster *raster)
     /* The emits scan each chunk's counts and each large triangle's
      * covered pixels a round at a time. */
     const int emits = PIECE_SETUP | PIECE_SCAN;
-    if ((status = compile(raster, "raster_fragments", "#define EMIT 0\n#define LARGE 0\n", PIECE_SETUP,
+    if ((status = compile(raster, "raster_shade", "#define EMIT 0\n#define LARGE 0\n", PIECE_SETUP,
+                          ds_shader_raster_shade_comp, &raster->prog.shade)) ||
+        (status = compile(raster, "raster_fragments", "#define EMIT 0\n#define LARGE 0\n", PIECE_SETUP,
                           ds_shader_raster_fragments_comp, &raster->prog.count[0])) ||
         (status = compile(raster, "raster_fragments", "#define EMIT 0\n#define LARGE 1\n", planned,
                           ds_shader_raster_fragments_comp, &raster->prog.count[1])) ||
@@ -664,12 +674,22 @@ ds_status ds_compute_raster_create(const ds_compute_raster_desc *desc, ds_comput
     if (primitives >= 0xFFFFFFFFu / 2)
         return ds_fail(DS_ERR_TOO_LARGE, "raster: %zu triangles or points: at most 2^31 are "
                        "numbered", primitives);
+    if (desc->triangle_count && !desc->point_count)
+        return ds_fail(DS_ERR_INVALID_ARG, "raster: %zu triangles of no vertices (desc.point_count "
+                       "is the mesh's vertices)", desc->triangle_count);
+    /* The vertex pass's colours, 16 bytes a vertex, are bound whole. */
+    if ((uint64_t)desc->point_count * 16u > max_block_bytes())
+        return ds_fail(DS_ERR_TOO_LARGE, "raster: the shaded colours of %zu vertices need %.0f MiB; "
+                       "this GL binds at most %.0f MiB (GL_MAX_SHADER_STORAGE_BLOCK_SIZE)",
+                       desc->point_count, (double)desc->point_count * 16.0 / (1024.0 * 1024.0),
+                       (double)max_block_bytes() / (1024.0 * 1024.0));
     ds_compute_raster *raster = calloc(1, sizeof *raster);
     if (!raster)
         return ds_fail(DS_ERR_OUT_OF_MEMORY, "raster: out of host memory");
     raster->width = desc->width;
     raster->height = desc->height;
     raster->triangle_count = primitives; /* the per-primitive buffers' */
+    raster->vertex_count = desc->point_count;
     raster->time_passes = desc->time_passes;
     raster->verify = desc->verify;
     raster->no_subgroups = desc->no_subgroups;
@@ -686,6 +706,8 @@ ds_status ds_compute_raster_create(const ds_compute_raster_desc *desc, ds_comput
         goto fail;
     raster->scan_subgroup = ds_gl_sort_khr_subgroup_size(raster->buf.sort);
     if ((status = make_programs(raster)) ||
+        (status = make_buffer(&raster->buf.vertex_colors, raster->vertex_count * 4 * sizeof(float),
+                              "shaded vertex colours")) ||
         (status = make_buffer(&raster->buf.triangle_fragments, t * sizeof(uint32_t),
                               "triangle counts")) ||
         (status = make_buffer(&raster->buf.triangle_sums, (2 * blocks + chunks) * sizeof(uint32_t),
@@ -726,7 +748,8 @@ void ds_compute_raster_destroy(ds_compute_raster *raster)
 {
     if (!raster)
         return;
-    GLuint *programs[] = {&raster->prog.count[0],       &raster->prog.count[1],
+    GLuint *programs[] = {&raster->prog.shade,
+                          &raster->prog.count[0],       &raster->prog.count[1],
                           &raster->prog.emit[0],        &raster->prog.emit[1],
                           &raster->prog.point_count[0], &raster->prog.point_count[1],
                           &raster->prog.point_emit[0],  &raster->prog.point_emit[1],
@@ -736,7 +759,7 @@ void ds_compute_raster_destroy(ds_compute_raster *raster)
     for (size_t k = 0; k < sizeof programs / sizeof programs[0]; k++)
         if (*programs[k])
             glDeleteProgram(*programs[k]);
-    GLuint *buffers[] = {&raster->buf.triangle_fragments, &raster->buf.triangle_sums, &raster->buf.state,
+    GLuint *buffers[] = {&raster->buf.vertex_colors, &raster->buf.triangle_fragments, &raster->buf.triangle_sums, &raster->buf.state,
                          &raster->buf.keys, &raster->buf.values, &raster->buf.sorted_keys,
                          &raster->buf.sorted_values, &raster->buf.fragments, &raster->buf.lists,
                          &raster->buf.pixel_counts, &raster->buf.pixel_ends, &raster->buf.block_sums,
@@ -900,15 +923,16 @@ static void set_shading(const ds_compute_raster *raster, const ds_compute_raster
 }
 
 /* Binds the fragment passes' buffers (raster_setup's and
- * raster_fragments' bindings). */
+ * raster_slots' bindings). */
 static void bind_fragment_passes(const ds_compute_raster *raster, const ds_compute_raster_frame *frame)
 {
     GLuint order = frame->sorted_triangles ? frame->sorted_triangles : frame->indices;
-    GLuint buffers[11] = {frame->indices,     frame->positions,         frame->attributes,
+    GLuint buffers[12] = {frame->indices,     frame->positions,         frame->attributes,
                           order,              raster->buf.triangle_fragments,
                           raster->buf.triangle_sums, raster->buf.state,         raster->buf.keys,
-                          raster->buf.values,     raster->buf.fragments,        raster->buf.pixel_counts};
-    for (GLuint k = 0; k < 11; k++)
+                          raster->buf.values,     raster->buf.fragments,        raster->buf.pixel_counts,
+                          raster->buf.vertex_colors};
+    for (GLuint k = 0; k < 12; k++)
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, k, buffers[k]);
 }
 
@@ -973,7 +997,8 @@ static ds_status collect(ds_compute_raster *raster, int wait)
     return DS_OK;
 }
 
-/* The count passes, and in the large count's last workgroup the plan:
+/* The vertex pass and the count passes, and in the large count's last
+ * workgroup the plan:
  * the blocks' starts, the total, the fragments kept and the later passes'
  * workgroups. They add into the state's large-triangle count and its
  * count of finished workgroups, zeroed first, and into the blocks' sums,
@@ -995,8 +1020,15 @@ static void count_fragments(ds_compute_raster *raster, const ds_compute_raster_f
         raster->buf.sums_dirty = 1;
         set_shading(raster, frame, count[0]);
         dispatch_for(raster, t, RASTER_THREADS);
+        if (!frame->points) {
+            /* Each vertex shaded once for the emits' corners, beside the
+             * small count, which reads no colour: no step of its own. */
+            set_shading(raster, frame, raster->prog.shade);
+            glUniform1ui(U_VERTEX_COUNT, (GLuint)raster->vertex_count);
+            dispatch_for(raster, raster->vertex_count, RASTER_THREADS);
+        }
         /* The large list and the chunk and block sums, for the large count
-         * and its plan. */
+         * and its plan; the colours, for the emits. */
         barrier(raster, GL_SHADER_STORAGE_BARRIER_BIT);
     }
     set_shading(raster, frame, count[1]);
@@ -1290,6 +1322,7 @@ void ds_compute_raster_describe(const ds_compute_raster *raster, ds_compute_rast
     size_t sums = 2 * ((t + TRIANGLE_BLOCK - 1) / TRIANGLE_BLOCK) +
                   (t + RASTER_THREADS - 1) / RASTER_THREADS;
     dest->bytes = raster->buf.capacity * DS_COMPUTE_RASTER_FRAGMENT_BYTES + pixels * 12 + t * 8 +
+                  raster->vertex_count * 16 +
                   (sums + STATE_HEADER + raster->buf.block_capacity) * 4;
 }
 

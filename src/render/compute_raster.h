@@ -52,7 +52,10 @@ typedef struct ds_compute_raster ds_compute_raster;
 typedef struct ds_compute_raster_desc {
     int width, height;         /* the viewport */
     size_t triangle_count;     /* the mesh's triangles */
-    size_t point_count;        /* the points it may draw instead (its vertices) */
+    size_t point_count;        /* the mesh's vertices: the points it may
+                                  draw instead, and what a frame of
+                                  triangles shades once each for their
+                                  corners */
     size_t initial_fragments;  /* 0: DS_COMPUTE_RASTER_FRAGMENTS_PER_PIXEL x pixels;
                                   tests make it small to force a grow */
     int time_passes;           /* nonzero: a GL_TIMESTAMP after each pass
