@@ -65,10 +65,11 @@ extern const char ds_shader_raster_shade_comp[];
  * one to finish runs the plan, so it always runs, even with no large
  * triangle. */
 #define RASTER_LARGE_GROUPS 1024
-/* Chunks of RASTER_THREADS triangles in a block: the plan scans one sum
- * a block (a few thousand at 30M triangles), the emit adds at most this
- * many chunks' sums to its block's start. */
-#define RASTER_BLOCK_CHUNKS 16
+/* Chunks of RASTER_THREADS triangles in a block: the plan, run by one
+ * workgroup at the large count's end, scans one sum a block (about 1,200
+ * at 10M triangles), the emit adds at most this many chunks' sums to its
+ * block's start, one an invocation (so at most RASTER_THREADS). */
+#define RASTER_BLOCK_CHUNKS 64
 #define TRIANGLE_BLOCK (RASTER_THREADS * RASTER_BLOCK_CHUNKS)
 /* The pixel scan's block: invocations, and words each. */
 #define SCAN_THREADS 256
