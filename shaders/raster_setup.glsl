@@ -247,10 +247,9 @@ dvec3 ds_raster_edges(RasterTriangle tri, ivec2 q)
                  edge_at(tri.p2, tri.p0, q));
 }
 
-// The window depth at a covered centre with edge values e: linear in the
-// window, as gl_FragCoord.z. Fragments beyond the far plane are not
-// drawn (GL clips them; this clipper cut only the near plane).
-float ds_raster_depth(RasterTriangle tri, vec3 e)
+// A quantity given at the corners and linear in the window, at a covered
+// centre with edge values e.
+float ds_raster_linear(RasterTriangle tri, vec3 e, vec3 corners)
 {
     // Corner i's weight is the edge opposite it: edge i + 1. The edge
     // values are integers, rounded to float the same from int or double.
@@ -258,25 +257,27 @@ float ds_raster_depth(RasterTriangle tri, vec3 e)
     precise float b0 = e.y * inv_area;
     precise float b1 = e.z * inv_area;
     precise float b2 = e.x * inv_area;
-    precise float z = b0 * tri.z.x + b1 * tri.z.y + b2 * tri.z.z;
-    return z;
+    precise float value = b0 * corners.x + b1 * corners.y + b2 * corners.z;
+    return value;
 }
 
-// 1 / w at a covered centre with edge values e: linear in the window, as
-// the window depth (GL interpolates both so). Under the camera's
-// perspective projection the window depth is an increasing affine
-// function of w's inverse, so the two order fragments alike; the order
-// keys are made from this one (raster_slots.glsl's emit), whose floats
-// span few binades (the ratio of the farthest to the nearest view depth)
-// where the window depth's reach towards 0 near the near plane.
+// The window depth, as gl_FragCoord.z. Fragments beyond the far plane are
+// not drawn (GL clips them; this clipper cut only the near plane).
+float ds_raster_depth(RasterTriangle tri, vec3 e)
+{
+    return ds_raster_linear(tri, e, tri.z);
+}
+
+// 1 / w, which GL interpolates linearly in the window too. Under the
+// camera's perspective projection the window depth is a decreasing affine
+// function of 1 / w, so the two order fragments alike (the farther, the
+// smaller 1 / w); the order keys are made from this one (raster_slots.glsl's
+// emit), whose floats span few binades (the ratio of the farthest to the
+// nearest view depth) where the window depth's reach towards 0 near the
+// near plane.
 float ds_raster_inv_w(RasterTriangle tri, vec3 e)
 {
-    precise float inv_area = 1.0 / float(tri.area);
-    precise float b0 = e.y * inv_area;
-    precise float b1 = e.z * inv_area;
-    precise float b2 = e.x * inv_area;
-    precise float inv_w = b0 * tri.inv_w.x + b1 * tri.inv_w.y + b2 * tri.inv_w.z;
-    return inv_w;
+    return ds_raster_linear(tri, e, tri.inv_w);
 }
 
 // Coverage of a centre whose edge values are e: inside by the fill rule
