@@ -251,7 +251,7 @@ static void check_single_layer(const ds_mesh *mesh, const ds_camera *camera, int
                                              int h))
 {
     static const float clear[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-    options o = {0.5f, clear, 0, DS_COLOR_TINT, 0.0f, 0, 0.0f};
+    options o = {0.5f, clear, 0, DS_COLOR_TINT, 0.0f, 0, 0.0f, 0};
     uint8_t *image = image_of(mesh, camera, w, h, DS_TECHNIQUE_COMPUTE_EXACT, &o);
     size_t doubled = 0, empty = 0, covered = 0;
     for (int y = 0; y < h; y++)
@@ -631,7 +631,7 @@ static void test_overflow_grows(void **state)
     camera.pitch = 0.3f;
     ds_camera_frame(&camera, mesh.center, mesh.radius, 1.0f);
     uint8_t *full = image_of(&mesh, &camera, 64, 64, DS_TECHNIQUE_COMPUTE_EXACT, NULL);
-    options o = {0.0f, NULL, 16, DS_COLOR_AUTO, 0.0f, 0, 0.0f};
+    options o = {0.0f, NULL, 16, DS_COLOR_AUTO, 0.0f, 0, 0.0f, 0};
     ds_renderer *renderer = make_renderer(&mesh, 64, 64, DS_TECHNIQUE_COMPUTE_EXACT, &o);
     uint8_t *small = malloc(64 * 64 * 4);
     assert_non_null(small);
@@ -820,7 +820,7 @@ static void test_point_cloud(void **state)
     ds_camera camera;
     front_camera(&camera, 96, 72);
     /* splats of about 3 to 12 pixels, about two deep on average */
-    options o = {0.5f, NULL, 0, DS_COLOR_FILE, 0.2f, 0, 0.0f};
+    options o = {0.5f, NULL, 0, DS_COLOR_FILE, 0.2f, 0, 0.0f, 0};
     check_points(&mesh, &camera, 96, 72, &o);
     /* with the view-dependent opacity: the spheres' rims more opaque */
     o.view_opacity = 1;
@@ -838,7 +838,7 @@ static void test_mesh_as_points(void **state)
     mesh.has_colors = 0;
     ds_camera camera;
     front_camera(&camera, 80, 60);
-    options o = {0.5f, NULL, 0, DS_COLOR_AUTO, 0.12f, 0, 0.0f};
+    options o = {0.5f, NULL, 0, DS_COLOR_AUTO, 0.12f, 0, 0.0f, 0};
     check_points(&mesh, &camera, 80, 60, &o);
     ds_mesh_free(&mesh);
 }
@@ -851,7 +851,7 @@ static void test_point_order_invariance(void **state)
     make_point_cloud(&mesh, n, 53);
     ds_camera camera;
     front_camera(&camera, 96, 72);
-    options o = {0.5f, NULL, 0, DS_COLOR_FILE, 0.2f, 0, 0.0f};
+    options o = {0.5f, NULL, 0, DS_COLOR_FILE, 0.2f, 0, 0.0f, 0};
     uint8_t *given = image_of(&mesh, &camera, 96, 72, DS_TECHNIQUE_COMPUTE_EXACT, &o);
     size_t order[200];
     uint32_t seed = 9;
@@ -913,7 +913,7 @@ static void test_awkward_points(void **state)
      * within half a pixel of it, or none */
     ds_mesh tiny;
     make_point_cloud(&tiny, 2000, 73);
-    options small = {0.6f, NULL, 0, DS_COLOR_FILE, 0.01f, 0, 0.0f};
+    options small = {0.6f, NULL, 0, DS_COLOR_FILE, 0.01f, 0, 0.0f, 0};
     check_points(&tiny, &camera, w, h, &small);
     ds_mesh_free(&tiny);
 
@@ -947,7 +947,7 @@ static void test_awkward_points(void **state)
     }
     mesh.has_colors = 1;
     assert_int_equal(ds_mesh_finish(&mesh), DS_OK);
-    options large = {0.7f, NULL, 0, DS_COLOR_FILE, 2.0f, 0, 0.0f};
+    options large = {0.7f, NULL, 0, DS_COLOR_FILE, 2.0f, 0, 0.0f, 0};
     check_points(&mesh, &camera, w, h, &large);
     ds_mesh_free(&mesh);
 }
@@ -1086,7 +1086,7 @@ static void test_point_coord_quantum(void **state)
     coord_reference(&mesh, &camera, 0.0, exact_ref, exact_rims);
     coord_reference(&mesh, &camera, 1.0 / 32.0, step_ref, step_rims);
 
-    options o = {COORD_ALPHA, NULL, 0, DS_COLOR_FILE, COORD_WORLD_SIZE, 0, 1.0f / 32.0f};
+    options o = {COORD_ALPHA, NULL, 0, DS_COLOR_FILE, COORD_WORLD_SIZE, 0, 1.0f / 32.0f, 0};
     ds_raster_stats stats;
     uint8_t *stepped = image_with_stats(&mesh, &camera, COORD_W, COORD_H,
                                         DS_TECHNIQUE_COMPUTE_EXACT, &o, &stats);
