@@ -194,7 +194,9 @@ static int name_combo(const char *label, const char *const *names, int count, in
 
 static void settings_section(const ds_ui_view *v, ds_ui_changes *c)
 {
-    ImGui::PushItemWidth(-ImGui::GetFontSize() * 6.0f);
+    /* The widgets leave room on their right for the longest label. */
+    ImGui::PushItemWidth(-(ImGui::CalcTextSize("triangle key").x +
+                           ImGui::GetStyle().ItemInnerSpacing.x));
     c->sort = choice_combo("sort", v->sorts, v->sort_count, v->sort);
     if (v->sort_note && v->sort_note[0])
         ImGui::TextColored(warn_color, "%s", v->sort_note);
